@@ -1,0 +1,130 @@
+import mqtt, { type MqttClient } from 'mqtt';
+import { topics, type AgentEvent, type AgentStatus, type Command, type DriveState, type EventAck } from '../shared/protocol.js';
+import type { Logger } from '../shared/log.js';
+import type { AgentStore } from './agent-store.js';
+
+const RESEND_AFTER_MS = 15_000;
+
+export interface LinkHandlers {
+  onCommand(cmd: Command): void;
+  /** The retained status to publish on every (re)connect and heartbeat. */
+  status(): AgentStatus;
+}
+
+/**
+ * The agent's MQTT connection: last will + retained online state, commands in,
+ * events out of the SQLite outbox (replayed after an outage until acknowledged).
+ */
+export class AgentLink {
+  private client: MqttClient | null = null;
+  private resendTimer: NodeJS.Timeout | null = null;
+  private flushing = false;
+  private lastFlush = 0;
+
+  constructor(
+    private readonly url: string,
+    private readonly node: string,
+    private readonly store: AgentStore,
+    private readonly handlers: LinkHandlers,
+    private readonly log: Logger,
+  ) {}
+
+  get connected(): boolean {
+    return this.client?.connected ?? false;
+  }
+
+  start(): void {
+    const willPayload: AgentStatus = { node: this.node, state: 'offline' };
+    this.client = mqtt.connect(this.url, {
+      clientId: `ripwerk-agent-${this.node}`.slice(0, 120),
+      clean: false,
+      protocolVersion: 4,
+      keepalive: 10,
+      reconnectPeriod: 1000,
+      connectTimeout: 10_000,
+      queueQoSZero: false,
+      resubscribe: true,
+      will: { topic: topics.agentStatus(this.node), payload: Buffer.from(JSON.stringify(willPayload)), qos: 1, retain: true },
+    });
+    this.client.on('connect', (packet) => {
+      this.log.info(`connected to MQTT broker ${this.url} (session present: ${packet.sessionPresent})`);
+      this.client?.subscribe([topics.command(this.node), topics.ack(this.node)], { qos: 1 });
+      this.publishStatus();
+      void this.flush(true);
+    });
+    this.client.on('offline', () => this.log.warn(`MQTT broker ${this.url} unreachable; events are kept in the outbox`));
+    this.client.on('error', (err) => this.log.warn(`MQTT error: ${err.message}`));
+    this.client.on('message', (topic, payload) => this.onMessage(topic, payload));
+    this.resendTimer = setInterval(() => void this.flush(false), 5_000);
+  }
+
+  private onMessage(topic: string, payload: Buffer): void {
+    let body: unknown;
+    try {
+      body = JSON.parse(payload.toString('utf8'));
+    } catch {
+      this.log.warn(`ignored a message on ${topic} that is not JSON`);
+      return;
+    }
+    if (topic === topics.ack(this.node)) {
+      const ack = body as EventAck;
+      if (Array.isArray(ack.event_ids)) this.store.ackEvents(ack.event_ids.filter((id) => typeof id === 'string'));
+      return;
+    }
+    if (topic === topics.command(this.node)) {
+      const cmd = body as Command;
+      if (!cmd || typeof cmd.id !== 'string' || typeof cmd.task !== 'string') {
+        this.log.warn(`ignored a malformed command on ${topic}`);
+        return;
+      }
+      this.handlers.onCommand(cmd);
+    }
+  }
+
+  publishStatus(): void {
+    if (!this.client?.connected) return;
+    this.client.publish(topics.agentStatus(this.node), JSON.stringify(this.handlers.status()), { qos: 1, retain: true });
+  }
+
+  publishDrive(state: DriveState): void {
+    this.client?.publish(topics.driveState(this.node, state.drive), JSON.stringify(state), { qos: 1, retain: true });
+  }
+
+  /** Stores the event in the outbox and sends it when connected. */
+  emit(event: AgentEvent): void {
+    if (this.client?.connected) this.client.publish(topics.event(this.node), JSON.stringify(event), { qos: 1 });
+  }
+
+  /**
+   * Publishes the outbox. On connect everything is sent; later only when events wait longer than
+   * RESEND_AFTER_MS without an ack (a coordinator that restarted behind an external broker).
+   */
+  private async flush(all: boolean): Promise<void> {
+    if (!this.client?.connected || this.flushing) return;
+    const now = Date.now();
+    if (!all && now - this.lastFlush < RESEND_AFTER_MS) return;
+    const pending = this.store.pendingEvents();
+    if (pending.length === 0) {
+      this.lastFlush = now;
+      return;
+    }
+    this.flushing = true;
+    try {
+      for (const row of pending) this.client.publish(topics.event(this.node), row.payload, { qos: 1 });
+      this.lastFlush = now;
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  /** Graceful stop: the offline state is published by us (a clean disconnect sends no will). */
+  async stop(): Promise<void> {
+    if (this.resendTimer) clearInterval(this.resendTimer);
+    const client = this.client;
+    if (!client) return;
+    if (client.connected) {
+      await client.publishAsync(topics.agentStatus(this.node), JSON.stringify({ node: this.node, state: 'offline' } satisfies AgentStatus), { qos: 1, retain: true }).catch(() => undefined);
+    }
+    await client.endAsync().catch(() => undefined);
+  }
+}

@@ -1,0 +1,83 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { folderName, safeName, seasonFolder, withCollisionSuffix } from '../shared/output-name.js';
+
+export interface OutputTarget {
+  target_dir: string;
+  title: string;
+  year: number | null;
+  series: string | null;
+  season: number | null;
+  job_id: string;
+}
+
+export interface OutputPlan {
+  dir: string;
+  /** Base of the file names inside dir, without extension. */
+  fileBase: string;
+}
+
+async function exists(p: string): Promise<boolean> {
+  return fs.lstat(p).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * Where a job's finished files go: `<target>/Title (Year)` (with the job id appended when that folder
+ * exists already), or `<target>/<Series>/Season NN` for a series rip. The folder is created.
+ */
+export async function planOutput(t: OutputTarget): Promise<OutputPlan> {
+  if (t.series && t.season !== null && t.season !== undefined) {
+    const series = safeName(t.series);
+    const dir = path.join(t.target_dir, series, seasonFolder(t.season));
+    await fs.mkdir(dir, { recursive: true });
+    return { dir, fileBase: `${series} - S${String(t.season).padStart(2, '0')}` };
+  }
+  const name = folderName(t.title, t.year);
+  let dir = path.join(t.target_dir, name);
+  if (await exists(dir)) dir = path.join(t.target_dir, withCollisionSuffix(name, t.job_id));
+  await fs.mkdir(dir, { recursive: true });
+  return { dir, fileBase: name };
+}
+
+/** The n-th output file's name: one file keeps the folder name, several get a title number. */
+export function outputFileName(plan: OutputPlan, index: number, count: number, ext: string, isSeries: boolean): string {
+  if (count === 1 && !isSeries) return `${plan.fileBase}${ext}`;
+  return `${plan.fileBase} - t${String(index + 1).padStart(2, '0')}${ext}`;
+}
+
+/** Picks a file name inside dir that is not taken yet. */
+export async function freeFileName(dir: string, name: string): Promise<string> {
+  const ext = path.extname(name);
+  const base = name.slice(0, name.length - ext.length);
+  let candidate = name;
+  for (let i = 2; await exists(path.join(dir, candidate)); i++) candidate = `${base} (${i})${ext}`;
+  return candidate;
+}
+
+/** Moves a file: rename first; across devices copy, check the size, then remove the original. */
+export async function moveFile(from: string, to: string): Promise<void> {
+  try {
+    await fs.rename(from, to);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+    await fs.copyFile(from, to);
+    const [a, b] = await Promise.all([fs.stat(from), fs.stat(to)]);
+    if (a.size !== b.size) {
+      await fs.rm(to, { force: true });
+      throw new Error(`copy of ${path.basename(from)} is incomplete (${b.size} of ${a.size} bytes)`);
+    }
+    await fs.rm(from);
+  }
+}
+
+/** Removes a folder we created when it stayed empty (a failed or canceled job). */
+export async function removeIfEmpty(dir: string): Promise<void> {
+  try {
+    if ((await fs.readdir(dir)).length === 0) await fs.rmdir(dir);
+  } catch {
+    /* already gone or not empty */
+  }
+}

@@ -1,0 +1,91 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { RipArgs, Track } from '../shared/protocol.js';
+import type { DiscSource } from './disc/image-drive.js';
+import type { Ripper } from './rippers.js';
+import { moveFile, outputFileName, planOutput } from './output-folder.js';
+import { ProgressThrottle } from './progress-throttle.js';
+
+export interface TaskContext {
+  signal: AbortSignal;
+  progress(pct: number): void;
+  log(level: 'info' | 'warn' | 'error', message: string): void;
+  onSpawn(pid: number): void;
+}
+
+export class TaskFailure extends Error {}
+
+/** Which titles a rip takes: the chosen ones, else the longest (main feature only), else all. */
+export function selectTitles(tracks: Track[], chosen: number[], mainFeatureOnly: boolean): Track[] {
+  if (tracks.length === 0) throw new TaskFailure('the disc has no titles the ripper could read');
+  if (chosen.length > 0) {
+    const byNumber = new Map(tracks.map((t) => [t.number, t]));
+    const missing = chosen.filter((n) => !byNumber.has(n));
+    if (missing.length) throw new TaskFailure(`the disc has no title ${missing.join(', ')} (titles on the disc: ${tracks.map((t) => t.number).join(', ')})`);
+    return chosen.map((n) => byNumber.get(n) as Track);
+  }
+  if (mainFeatureOnly) return [tracks.reduce((a, b) => (b.seconds > a.seconds ? b : a))];
+  return tracks;
+}
+
+function gb(bytes: number): string {
+  return (bytes / 1e9).toFixed(1);
+}
+
+/** Refuses a rip that cannot fit: the selected titles' size against the free space of the raw dir. */
+export async function checkFreeSpace(dir: string, neededBytes: number): Promise<void> {
+  const st = await fs.statfs(dir);
+  const free = st.bavail * st.bsize;
+  if (neededBytes > free) {
+    throw new TaskFailure(`not enough free space in ${dir}: the rip needs about ${gb(neededBytes)} GB, ${gb(free)} GB are free`);
+  }
+}
+
+export interface RipResult {
+  files: string[];
+  /** Set when the job ended here (no transcode stage). */
+  output?: { output_path: string; files: string[] };
+}
+
+/**
+ * worker.tasks.rip_disc: one ripper call per selected title into the raw dir (named like the job id),
+ * progress shared in proportion. Without a transcode stage the files move into the output folder.
+ */
+export async function runRip(args: RipArgs, source: DiscSource, ripper: Ripper, ctx: TaskContext): Promise<RipResult> {
+  await fs.mkdir(args.raw_dir, { recursive: true });
+  const tracks = await ripper.scan(source, ctx.signal);
+  const selected = selectTitles(tracks, args.titles, args.main_feature_only);
+  await checkFreeSpace(args.raw_dir, selected.reduce((sum, t) => sum + t.size_bytes, 0));
+  ctx.log('info', `ripping ${selected.length} title(s) (${selected.map((t) => t.number).join(', ')}) with ${ripper.name} into ${args.raw_dir}`);
+
+  const throttle = new ProgressThrottle(ctx.progress);
+  const totalSeconds = selected.reduce((sum, t) => sum + Math.max(t.seconds, 1), 0);
+  let doneSeconds = 0;
+  const files: string[] = [];
+  for (const track of selected) {
+    const weight = Math.max(track.seconds, 1);
+    const produced = await ripper.rip(source, track, args.raw_dir, {
+      signal: ctx.signal,
+      onSpawn: ctx.onSpawn,
+      onMessage: (text) => ctx.log('info', text),
+      onProgress: (pct) => throttle.update(((doneSeconds + (weight * pct) / 100) / totalSeconds) * 100),
+    });
+    files.push(...produced);
+    doneSeconds += weight;
+    throttle.update((doneSeconds / totalSeconds) * 100);
+  }
+  throttle.flush();
+  if (args.transcode) return { files };
+
+  const plan = await planOutput({ ...args });
+  const out: string[] = [];
+  for (const [i, file] of files.entries()) {
+    const name = outputFileName(plan, i, files.length, path.extname(file), Boolean(args.series));
+    const dest = path.join(plan.dir, name);
+    if (args.keep_original) await fs.copyFile(file, dest);
+    else await moveFile(file, dest);
+    out.push(dest);
+  }
+  if (!args.keep_original) await fs.rm(args.raw_dir, { recursive: true, force: true });
+  return { files, output: { output_path: plan.dir, files: out } };
+}

@@ -1,0 +1,40 @@
+/** A fixed number of slots; work waits in order for a free one. */
+export class SlotPool {
+  private running = 0;
+  private readonly waiting: { id: string; start: () => Promise<void> }[] = [];
+
+  constructor(readonly size: number) {}
+
+  get free(): number {
+    return Math.max(0, this.size - this.running);
+  }
+
+  get busy(): number {
+    return this.running;
+  }
+
+  /** Queues work; it starts when a slot is free. */
+  submit(id: string, start: () => Promise<void>): void {
+    this.waiting.push({ id, start });
+    this.pump();
+  }
+
+  /** Drops work that has not started yet; returns true when it was waiting. */
+  withdraw(id: string): boolean {
+    const i = this.waiting.findIndex((w) => w.id === id);
+    if (i < 0) return false;
+    this.waiting.splice(i, 1);
+    return true;
+  }
+
+  private pump(): void {
+    while (this.running < this.size && this.waiting.length > 0) {
+      const next = this.waiting.shift() as { id: string; start: () => Promise<void> };
+      this.running++;
+      void next.start().finally(() => {
+        this.running--;
+        this.pump();
+      });
+    }
+  }
+}

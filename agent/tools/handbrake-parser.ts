@@ -1,0 +1,199 @@
+/**
+ * Pure parsing of HandBrakeCLI output (handbrake.md): `--json` blocks on stdout, scan results,
+ * `--preset-list` (stderr) and failure reasons from stderr + exit code.
+ */
+
+/** One `Label: { … }` object from `--json` stdout (`Version`, `Progress`, `JSON Title Set`). */
+export interface HandbrakeJsonBlock {
+  label: string;
+  value: unknown;
+}
+
+const BLOCK_START = /^([A-Za-z][A-Za-z ]*): (\{.*)$/;
+
+/**
+ * Line-fed collector: a block starts at `Label: {` and ends at the matching `}` in column 0;
+ * everything else (libdvdread/libbluray noise) is skipped. `push` returns a block when it closes.
+ */
+export class HandbrakeJsonCollector {
+  private label: string | null = null;
+  private buffer: string[] = [];
+
+  push(line: string): HandbrakeJsonBlock | null {
+    if (this.label === null) return this.start(line);
+    this.buffer.push(line);
+    if (!line.startsWith('}')) return null;
+    return this.finish();
+  }
+
+  private start(line: string): HandbrakeJsonBlock | null {
+    const m = BLOCK_START.exec(line);
+    if (!m) return null;
+    this.label = m[1];
+    this.buffer = [m[2]];
+    const oneLine = tryParse(m[2]);
+    if (oneLine === undefined) return null;
+    return this.finish();
+  }
+
+  private finish(): HandbrakeJsonBlock | null {
+    const label = this.label as string;
+    const value = tryParse(this.buffer.join('\n'));
+    this.label = null;
+    this.buffer = [];
+    return value === undefined ? null : { label, value };
+  }
+}
+
+function tryParse(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+type Json = Record<string, unknown>;
+
+function asObject(value: unknown): Json | null {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : null;
+}
+
+function asNumber(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+function progressState(block: HandbrakeJsonBlock): { state: string; body: Json } | null {
+  if (block.label !== 'Progress') return null;
+  const body = asObject(block.value);
+  const state = body?.State;
+  return body && typeof state === 'string' ? { state, body } : null;
+}
+
+/**
+ * Overall encode percent 0..100 from a `Progress` block: ((Pass-1)+Progress)/PassCount*100, only for
+ * State WORKING (SCANNING, SEARCHING, MUXING, WORKDONE … give null).
+ */
+export function handbrakeProgress(block: HandbrakeJsonBlock): number | null {
+  const p = progressState(block);
+  if (!p || p.state !== 'WORKING') return null;
+  const working = asObject(p.body.Working);
+  const progress = asNumber(working?.Progress);
+  if (progress === null) return null;
+  const passCount = Math.max(1, asNumber(working?.PassCount) ?? 1);
+  const pass = Math.min(passCount, Math.max(1, asNumber(working?.Pass) ?? 1));
+  const pct = ((pass - 1 + progress) / passCount) * 100;
+  return Math.min(100, Math.max(0, pct));
+}
+
+/** The WORKDONE block's error (0 = success), or null for any other block. */
+export function workDone(block: HandbrakeJsonBlock): { error: number } | null {
+  const p = progressState(block);
+  if (!p || p.state !== 'WORKDONE') return null;
+  const done = asObject(p.body.WorkDone);
+  return { error: asNumber(done?.Error) ?? 0 };
+}
+
+export interface HandbrakeScan {
+  titles: { index: number; seconds: number }[];
+}
+
+/** Titles of `HandBrakeCLI -i X --scan -t 0 --json` stdout; seconds = Duration.Ticks / 90000. */
+export function parseHandbrakeScan(stdout: string): HandbrakeScan {
+  const collector = new HandbrakeJsonCollector();
+  const titles: HandbrakeScan['titles'] = [];
+  for (const line of stdout.split(/\r?\n/)) {
+    const block = collector.push(line);
+    if (!block || block.label !== 'JSON Title Set') continue;
+    const list = asObject(block.value)?.TitleList;
+    if (!Array.isArray(list)) continue;
+    for (const item of list) {
+      const title = asObject(item);
+      const index = asNumber(title?.Index);
+      const ticks = asNumber(asObject(title?.Duration)?.Ticks);
+      if (index !== null) titles.push({ index, seconds: ticks === null ? 0 : ticks / 90000 });
+    }
+  }
+  return { titles };
+}
+
+export interface PresetCategory {
+  category: string;
+  presets: string[];
+}
+
+function indentOf(line: string): number {
+  return line.length - line.trimStart().length;
+}
+
+function isCategoryLine(line: string): boolean {
+  const indent = indentOf(line);
+  return (indent === 0 || indent === 4) && /^\s*[^\s[].*\/\s*$/.test(line);
+}
+
+/**
+ * The `--preset-list` listing (stderr): category lines end with `/`, presets are indented 4 more,
+ * descriptions 8 more. Also reads the listing HandBrake dumps after "Invalid preset" (indented 4).
+ */
+export function parsePresetList(stderrText: string): PresetCategory[] {
+  const categories: PresetCategory[] = [];
+  let base: number | null = null;
+  for (const raw of stderrText.split(/\r?\n/)) {
+    const line = raw.replace(/\s+$/, '');
+    if (line === '') continue;
+    const indent = indentOf(line);
+    if (base === null && !isCategoryLine(line)) continue;
+    if ((base === null || indent === base) && line.endsWith('/')) {
+      base = indent;
+      categories.push({ category: line.trim().slice(0, -1), presets: [] });
+    } else if (base !== null && indent === base + 4) {
+      categories[categories.length - 1].presets.push(line.trim());
+    } else if (base !== null && indent < base + 4) {
+      base = isCategoryLine(line) ? base : null;
+    }
+  }
+  return categories;
+}
+
+/** `HandBrake 1.6.1` (from `--version` stdout) → "1.6.1". */
+export function parseHandbrakeVersion(stdout: string): string | null {
+  return /^HandBrake (\S+)/m.exec(stdout)?.[1] ?? null;
+}
+
+function lastMatch(lines: string[], pattern: RegExp): RegExpExecArray | null {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const m = pattern.exec(lines[i]);
+    if (m) return m;
+  }
+  return null;
+}
+
+function encodeFailureDetail(lines: string[]): string | null {
+  const error = lastMatch(lines, /(?:^|\] )ERROR: (.+)$/);
+  if (error) return error[1].trim();
+  const codec = lastMatch(lines, /^\[([\w-]+) @ [^\]]*\] (.+)$/);
+  return codec ? `${codec[1]}: ${codec[2].trim()}` : null;
+}
+
+/** The last stderr line that is not a `[hh:mm:ss]` log line or HandBrake's farewell. */
+function lastPlainLine(lines: string[]): string | null {
+  const m = lastMatch(lines, /^(?!\[\d\d:\d\d:\d\d\])(?!HandBrake has exited)(?!Cannot load lib)(\S.*)$/);
+  return m ? m[1].trim() : null;
+}
+
+/**
+ * A household-readable reason for a failed HandBrakeCLI run (handbrake.md §5): an unknown preset is
+ * named, "No title found" means the input is unreadable, exit 3 reports the last ERROR:/[codec @ …]
+ * line as the encode failure.
+ */
+export function handbrakeFailureReason(stderrText: string, exitCode: number | null, preset: string): string {
+  const lines = stderrText.split(/\r?\n/);
+  const invalid = lastMatch(lines, /^Invalid preset (.+)$/);
+  if (invalid) return `The transcoder does not know the preset "${invalid[1].trim() || preset}"`;
+  if (lines.some((l) => /No title found/.test(l))) return 'The transcoder could not read the input file: it holds no video it can open';
+  const detail = encodeFailureDetail(lines);
+  if (exitCode === 3 || detail) return `Encode failed: ${detail ?? 'the transcoder gave no reason'}`;
+  const last = lastPlainLine(lines);
+  const how = exitCode === null ? 'was stopped by a signal' : `stopped with exit code ${exitCode}`;
+  return `The transcoder ${how} while using preset "${preset}"${last ? `: ${last}` : ''}`;
+}

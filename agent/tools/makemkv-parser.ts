@@ -1,0 +1,360 @@
+/**
+ * Pure parsing of `makemkvcon -r` (robot mode) output: tokenizer, `info` result, a reducer for
+ * `mkv` runs, the outcome rule (makemkv.md §3) and the per-rip message filter.
+ */
+
+export type MakemkvField = number | string;
+
+export interface MakemkvRecord {
+  prefix: string;
+  fields: MakemkvField[];
+}
+
+export interface MakemkvMessage {
+  code: number;
+  /** AP_UIMSG_* flags with the undocumented 0x01000000 "burst" bit masked off. */
+  flags: number;
+  text: string;
+  params: string[];
+}
+
+export interface Track {
+  /** TINFO title index: the number `mkv` takes. */
+  number: number;
+  seconds: number;
+  sizeBytes: number;
+  chapters: number;
+  /** TINFO 27: the file name `mkv` writes. */
+  outputFileName: string | null;
+}
+
+export interface MakemkvInfo {
+  discName: string | null;
+  volumeName: string | null;
+  titles: Track[];
+  /** The info outcome rule held: 5011 seen, TCOUNT >= 1, no fatal code. */
+  opened: boolean;
+  /** A fatal code (5010, 5021, ...) was seen. */
+  failed: boolean;
+  messages: MakemkvMessage[];
+  titleCount: number | null;
+  fatalCodes: number[];
+}
+
+const ROBOT_PREFIXES = new Set(['MSG', 'PRGT', 'PRGC', 'PRGV', 'DRV', 'TCOUNT', 'CINFO', 'TINFO', 'SINFO']);
+
+/** The undocumented MSG flag bit seen on lines printed in a burst (makemkv.md §2.2). */
+const BURST_FLAG = 0x01000000;
+
+/** Codes that end a run as failed (makemkv.md §3). */
+export const MAKEMKV_FATAL_CODES: ReadonlySet<number> = new Set([5010, 5003, 5021, 2019]);
+
+const MSG_DEBUG = 1003;
+const MSG_OPENED = 5011;
+const MSG_SAVED_PARTIAL = 5004;
+const MSG_SAVED = 5005;
+const MSG_COPY_DONE = 5036;
+const MSG_COPY_DONE_FAILURES = 5037;
+const PRGC_SAVING_MKV = 5017;
+const PRGV_MAX = 65536;
+
+const ATTR_CHAPTERS = 8;
+const ATTR_DURATION = 9;
+const ATTR_SIZE_BYTES = 11;
+const ATTR_OUTPUT_FILE = 27;
+const CATTR_NAME = 2;
+const CATTR_VOLUME = 32;
+
+function readQuoted(line: string, start: number): { value: string; end: number } | null {
+  let value = '';
+  for (let i = start + 1; i < line.length; i++) {
+    const c = line[i];
+    if (c === '"') return { value, end: i + 1 };
+    if (c === '\\' && i + 1 < line.length) {
+      const next = line[i + 1];
+      value += next === '"' || next === '\\' ? next : `\\${next}`;
+      i++;
+    } else {
+      value += c;
+    }
+  }
+  return null;
+}
+
+function readBare(line: string, start: number): { value: MakemkvField; end: number } {
+  const comma = line.indexOf(',', start);
+  const end = comma === -1 ? line.length : comma;
+  const raw = line.slice(start, end);
+  return { value: /^-?\d+$/.test(raw) ? Number(raw) : raw, end };
+}
+
+function readFields(body: string): MakemkvField[] | null {
+  const fields: MakemkvField[] = [];
+  let pos = 0;
+  for (;;) {
+    const field = body[pos] === '"' ? readQuoted(body, pos) : readBare(body, pos);
+    if (!field) return null;
+    fields.push(field.value);
+    pos = field.end;
+    if (pos >= body.length) return fields;
+    if (body[pos] !== ',') return null;
+    pos++;
+  }
+}
+
+/**
+ * One robot-mode line → prefix and fields (numbers for bare integers, strings for quoted values with
+ * `\"` and `\\` unescaped). null for anything else: usage text, `#` annotations, blank lines.
+ */
+export function tokenizeMakemkvLine(line: string): MakemkvRecord | null {
+  const text = line.replace(/\r$/, '');
+  const colon = text.indexOf(':');
+  if (colon <= 0) return null;
+  const prefix = text.slice(0, colon);
+  if (!ROBOT_PREFIXES.has(prefix)) return null;
+  const body = text.slice(colon + 1);
+  if (body === '') return null;
+  const fields = readFields(body);
+  return fields ? { prefix, fields } : null;
+}
+
+function num(field: MakemkvField | undefined): number | null {
+  if (typeof field === 'number') return field;
+  if (typeof field === 'string' && /^-?\d+$/.test(field.trim())) return Number(field.trim());
+  return null;
+}
+
+function str(field: MakemkvField | undefined): string {
+  return field === undefined ? '' : String(field);
+}
+
+/** The MSG fields → a message; null when the record is no MSG or is malformed. */
+export function toMessage(record: MakemkvRecord): MakemkvMessage | null {
+  if (record.prefix !== 'MSG') return null;
+  const code = num(record.fields[0]);
+  const flags = num(record.fields[1]);
+  if (code === null || flags === null) return null;
+  return { code, flags: flags & ~BURST_FLAG, text: str(record.fields[3]), params: record.fields.slice(5).map(str) };
+}
+
+/** "H:MM:SS" (hour not padded) → seconds; 0 when unreadable. */
+export function parseMakemkvDuration(value: string): number {
+  const parts = value.trim().split(':');
+  if (parts.length === 0 || parts.some((p) => !/^\d+$/.test(p))) return 0;
+  return parts.reduce((total, p) => total * 60 + Number(p), 0);
+}
+
+function blankTrack(number: number): Track {
+  return { number, seconds: 0, sizeBytes: 0, chapters: 0, outputFileName: null };
+}
+
+function applyTitleAttribute(track: Track, attr: number, value: string): void {
+  if (attr === ATTR_DURATION) track.seconds = parseMakemkvDuration(value);
+  else if (attr === ATTR_SIZE_BYTES) track.sizeBytes = Number(value) || 0;
+  else if (attr === ATTR_CHAPTERS) track.chapters = Number(value) || 0;
+  else if (attr === ATTR_OUTPUT_FILE) track.outputFileName = value || null;
+}
+
+/** The result of an `info` run (makemkv.md §2, §3: success ⇔ 5011 and TCOUNT ≥ 1, 5010 ⇒ failure). */
+export function parseMakemkvInfo(lines: string[]): MakemkvInfo {
+  const info: MakemkvInfo = { discName: null, volumeName: null, titles: [], opened: false, failed: false, messages: [], titleCount: null, fatalCodes: [] };
+  const tracks = new Map<number, Track>();
+  let sawOpened = false;
+  for (const line of lines) {
+    const record = tokenizeMakemkvLine(line);
+    if (!record) continue;
+    const [a, b, , d] = record.fields;
+    if (record.prefix === 'MSG') {
+      const msg = toMessage(record);
+      if (!msg) continue;
+      info.messages.push(msg);
+      if (msg.code === MSG_OPENED) sawOpened = true;
+      if (MAKEMKV_FATAL_CODES.has(msg.code)) info.fatalCodes.push(msg.code);
+    } else if (record.prefix === 'TCOUNT') {
+      info.titleCount = num(a);
+    } else if (record.prefix === 'CINFO') {
+      if (a === CATTR_NAME) info.discName = str(record.fields[2]) || null;
+      if (a === CATTR_VOLUME) info.volumeName = str(record.fields[2]) || null;
+    } else if (record.prefix === 'TINFO') {
+      const title = num(a);
+      const attr = num(b);
+      if (title === null || attr === null) continue;
+      const track = tracks.get(title) ?? blankTrack(title);
+      tracks.set(title, track);
+      applyTitleAttribute(track, attr, str(d));
+    }
+  }
+  info.titles = [...tracks.values()].sort((x, y) => x.number - y.number);
+  info.failed = info.fatalCodes.length > 0;
+  info.opened = sawOpened && (info.titleCount ?? 0) >= 1 && !info.failed;
+  return info;
+}
+
+/** State of one `mkv` run, fed line by line through applyMkvLine. */
+export interface MkvRunState {
+  /** Code of the current PRGC sub-operation (5017 = saving to MKV). */
+  currentOperation: number | null;
+  /** Rip percent 0..100, from PRGV only while PRGC 5017 is current. */
+  ripPercent: number;
+  saved: number;
+  failed: number;
+  /** 5036 or 5037 was seen: MakeMKV says the copy is complete. */
+  completed: boolean;
+  opened: boolean;
+  fatal: MakemkvMessage[];
+  messages: MakemkvMessage[];
+  /** TINFO 27 per title, when the run prints it. */
+  outputFiles: Record<number, string>;
+}
+
+export function createMkvRunState(): MkvRunState {
+  return { currentOperation: null, ripPercent: 0, saved: 0, failed: 0, completed: false, opened: false, fatal: [], messages: [], outputFiles: {} };
+}
+
+function countParam(msg: MakemkvMessage, index: number): number | null {
+  const value = msg.params[index];
+  if (value !== undefined && /^\d+$/.test(value)) return Number(value);
+  const numbers = msg.text.match(/\d+/g);
+  return numbers && numbers[index] !== undefined ? Number(numbers[index]) : null;
+}
+
+function applyCounts(state: MkvRunState, msg: MakemkvMessage): MkvRunState {
+  const saved = countParam(msg, 0) ?? state.saved;
+  switch (msg.code) {
+    case MSG_SAVED:
+      return { ...state, saved };
+    case MSG_COPY_DONE:
+      return { ...state, saved, completed: true };
+    case MSG_SAVED_PARTIAL:
+      return { ...state, saved, failed: countParam(msg, 1) ?? state.failed };
+    case MSG_COPY_DONE_FAILURES:
+      return { ...state, saved, failed: countParam(msg, 1) ?? state.failed, completed: true };
+    default:
+      return state;
+  }
+}
+
+function applyMessage(state: MkvRunState, msg: MakemkvMessage): MkvRunState {
+  let next: MkvRunState = { ...state, messages: [...state.messages, msg] };
+  if (msg.code === MSG_OPENED) next.opened = true;
+  if (MAKEMKV_FATAL_CODES.has(msg.code)) next.fatal = [...next.fatal, msg];
+  next = applyCounts(next, msg);
+  return next;
+}
+
+function applyProgress(state: MkvRunState, record: MakemkvRecord): MkvRunState {
+  if (state.currentOperation !== PRGC_SAVING_MKV) return state;
+  const current = num(record.fields[0]);
+  const max = num(record.fields[2]) || PRGV_MAX;
+  if (current === null) return state;
+  const pct = Math.min(100, Math.max(0, (current / max) * 100));
+  return pct === state.ripPercent ? state : { ...state, ripPercent: pct };
+}
+
+/** Reducer: the state after one more stdout line of an `mkv` run. Never mutates `state`. */
+export function applyMkvLine(state: MkvRunState, line: string): MkvRunState {
+  const record = tokenizeMakemkvLine(line);
+  if (!record) return state;
+  switch (record.prefix) {
+    case 'MSG': {
+      const msg = toMessage(record);
+      return msg ? applyMessage(state, msg) : state;
+    }
+    case 'PRGC':
+      return { ...state, currentOperation: num(record.fields[0]) };
+    case 'PRGT':
+      return { ...state, currentOperation: null };
+    case 'PRGV':
+      return applyProgress(state, record);
+    case 'TINFO': {
+      const [title, attr, , value] = record.fields;
+      if (typeof title !== 'number' || attr !== ATTR_OUTPUT_FILE || !value) return state;
+      return { ...state, outputFiles: { ...state.outputFiles, [title]: str(value) } };
+    }
+    default:
+      return state;
+  }
+}
+
+/** A household-readable reason for a fatal MakeMKV message. */
+export function makemkvFatalReason(msg: MakemkvMessage): string {
+  switch (msg.code) {
+    case 5021:
+      return 'MakeMKV is too old or its beta key expired (code 5021): update MakeMKV or enter a new key';
+    case 2019: {
+      const [error, file] = msg.params;
+      if (error && file) return `MakeMKV could not write the file ${file}: ${error} (code 2019)`;
+      return `MakeMKV could not write the output file: ${msg.text} (code 2019)`;
+    }
+    case 5010:
+      return 'MakeMKV could not open the disc (code 5010)';
+    case 5003: {
+      const [title, file] = msg.params;
+      return file ? `MakeMKV failed to save title ${title} to ${file} (code 5003)` : `MakeMKV failed to save the title: ${msg.text} (code 5003)`;
+    }
+    default:
+      return `MakeMKV stopped with an error: ${msg.text} (code ${msg.code})`;
+  }
+}
+
+/** Fatal codes in the order their reason is preferred (the most specific first). */
+const FATAL_PRIORITY = [5021, 2019, 5010, 5003];
+
+function firstFatal(fatal: MakemkvMessage[]): MakemkvMessage | null {
+  for (const code of FATAL_PRIORITY) {
+    const msg = fatal.find((m) => m.code === code);
+    if (msg) return msg;
+  }
+  return fatal[0] ?? null;
+}
+
+export interface MkvOutcome {
+  ok: boolean;
+  saved: number;
+  failed: number;
+  reason: string | null;
+}
+
+function failureReason(state: MkvRunState): string | null {
+  const fatal = firstFatal(state.fatal);
+  if (fatal) return makemkvFatalReason(fatal);
+  if (state.failed > 0) return `MakeMKV saved ${state.saved} title(s) and failed ${state.failed}`;
+  if (!state.completed) {
+    return state.opened ? 'MakeMKV stopped before it reported the title as saved' : 'MakeMKV stopped before it opened the disc';
+  }
+  if (state.saved < 1) return 'MakeMKV finished but saved no title';
+  return null;
+}
+
+/**
+ * The outcome rule for an `mkv` run (makemkv.md §3), without the file check (the runner's job):
+ * success ⇔ 5036 (or 5037 with 0 failed) with saved ≥ 1 and no 5003/5010/5021/2019.
+ */
+export function mkvOutcome(state: MkvRunState): MkvOutcome {
+  const reason = failureReason(state);
+  return { ok: reason === null, saved: state.saved, failed: state.failed, reason };
+}
+
+/** Most messages one rip writes to the job log. */
+export const RIPPER_MESSAGE_LIMIT = 40;
+
+/**
+ * Which MakeMKV messages reach the job log: debug traces (1003) and exact repeats are dropped, and at
+ * most RIPPER_MESSAGE_LIMIT messages are passed per rip.
+ */
+export class RipperMessageLog {
+  private readonly seen = new Set<string>();
+  private passed = 0;
+
+  constructor(private readonly limit: number = RIPPER_MESSAGE_LIMIT) {}
+
+  add(msg: MakemkvMessage): string | null {
+    if (msg.code === MSG_DEBUG) return null;
+    const text = msg.text.trim();
+    if (text === '' || this.seen.has(text)) return null;
+    if (this.passed >= this.limit) return null;
+    this.seen.add(text);
+    this.passed++;
+    return text;
+  }
+}

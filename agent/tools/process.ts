@@ -1,0 +1,184 @@
+import { once } from 'node:events';
+import path from 'node:path';
+import readline from 'node:readline';
+import type { Readable } from 'node:stream';
+import { execa } from 'execa';
+
+/** Grace period between SIGTERM and SIGKILL when a tool's process group is stopped. */
+export const KILL_GRACE_MS = 3000;
+
+/** How much of stderr a run keeps (the tail) for failure reasons. */
+const STDERR_KEEP_CHARS = 256 * 1024;
+
+/** A tool run that failed; `message` is the plain reason shown to the household. */
+export class ToolError extends Error {
+  readonly tool: string;
+  readonly exitCode?: number;
+  readonly reason: string;
+  readonly canceled: boolean;
+  readonly timedOut: boolean;
+
+  constructor(tool: string, reason: string, opts: { exitCode?: number; canceled?: boolean; timedOut?: boolean; cause?: unknown } = {}) {
+    super(reason, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = 'ToolError';
+    this.tool = tool;
+    this.reason = reason;
+    if (opts.exitCode !== undefined) this.exitCode = opts.exitCode;
+    this.canceled = opts.canceled ?? false;
+    this.timedOut = opts.timedOut ?? false;
+  }
+}
+
+export interface RunToolOptions {
+  signal?: AbortSignal;
+  onStdoutLine?: (line: string) => void;
+  onStderrLine?: (line: string) => void;
+  onSpawn?: (pid: number) => void;
+  timeoutMs?: number;
+  cwd?: string;
+  env?: Record<string, string>;
+  /** Keep the whole stdout text in the result (for short outputs such as scans). */
+  captureStdout?: boolean;
+}
+
+export interface ToolResult {
+  /** null when the process was ended by a signal. */
+  exitCode: number | null;
+  signal: string | null;
+  /** Whole stdout when captureStdout was set, else "". */
+  stdout: string;
+  /** The tail of stderr. */
+  stderr: string;
+}
+
+function toolName(bin: string): string {
+  return path.basename(bin);
+}
+
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Stops a whole process group (the tool and everything it started): SIGTERM now, SIGKILL after
+ * KILL_GRACE_MS if anything of the group is still there. Safe to call for a group that is gone.
+ * Resolves once the group is gone or SIGKILL was sent.
+ */
+export async function killProcessGroup(pid: number, graceMs: number = KILL_GRACE_MS): Promise<void> {
+  try {
+    process.kill(-pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    if (!groupAlive(pid)) return;
+  }
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    return;
+  }
+}
+
+function readLines(stream: Readable | null, onLine: (line: string) => void): Promise<void> {
+  if (!stream) return Promise.resolve();
+  stream.setEncoding('utf8');
+  const rl = readline.createInterface({ input: stream, crlfDelay: Infinity });
+  rl.on('line', onLine);
+  return once(rl, 'close').then(() => undefined);
+}
+
+class TailBuffer {
+  private text = '';
+  constructor(private readonly keep: number) {}
+
+  add(line: string): void {
+    this.text += `${line}\n`;
+    if (this.text.length > this.keep * 2) this.text = this.text.slice(-this.keep);
+  }
+
+  toString(): string {
+    return this.text.length > this.keep ? this.text.slice(-this.keep) : this.text;
+  }
+}
+
+function isEnoent(result: { code?: string; cause?: unknown }): boolean {
+  if (result.code === 'ENOENT') return true;
+  const cause = result.cause as { code?: string } | undefined;
+  return cause?.code === 'ENOENT';
+}
+
+/**
+ * Runs one external tool with an argv array (never a shell) as the leader of its own process group.
+ * Lines of stdout/stderr go to the callbacks as they arrive (invalid UTF-8 becomes U+FFFD). Any exit
+ * code resolves: the runners judge success from the tool's own output. Throws a ToolError when the
+ * binary is missing, when `signal` aborts (reason "canceled") or when `timeoutMs` passes; in both of
+ * the last cases the whole process group is stopped first.
+ */
+export async function runTool(bin: string, args: string[], opts: RunToolOptions = {}): Promise<ToolResult> {
+  const tool = toolName(bin);
+  if (opts.signal?.aborted) throw new ToolError(tool, 'canceled', { canceled: true });
+
+  const child = execa(bin, args, {
+    reject: false,
+    buffer: false,
+    detached: true,
+    stdin: 'ignore',
+    cwd: opts.cwd,
+    env: opts.env,
+    extendEnv: true,
+  });
+
+  let stopping: 'canceled' | 'timeout' | null = null;
+  let killing: Promise<void> = Promise.resolve();
+  const stop = (why: 'canceled' | 'timeout'): void => {
+    if (stopping || child.pid === undefined) return;
+    stopping = why;
+    killing = killProcessGroup(child.pid);
+  };
+  const onAbort = (): void => stop('canceled');
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  const timer = opts.timeoutMs ? setTimeout(() => stop('timeout'), opts.timeoutMs) : undefined;
+  if (child.pid !== undefined) opts.onSpawn?.(child.pid);
+
+  let stdout = '';
+  const stderr = new TailBuffer(STDERR_KEEP_CHARS);
+  const reading = Promise.all([
+    readLines(child.stdout, (line) => {
+      if (opts.captureStdout) stdout += `${line}\n`;
+      opts.onStdoutLine?.(line);
+    }),
+    readLines(child.stderr, (line) => {
+      stderr.add(line);
+      opts.onStderrLine?.(line);
+    }),
+  ]);
+
+  try {
+    const result = await child;
+    await reading;
+    await killing;
+    if (isEnoent(result)) throw new ToolError(tool, `${tool} is not installed (looked for ${bin})`, { cause: result.cause });
+    if (stopping === 'canceled') throw new ToolError(tool, 'canceled', { canceled: true });
+    if (stopping === 'timeout') {
+      throw new ToolError(tool, `${tool} did not finish within ${Math.round((opts.timeoutMs ?? 0) / 1000)} s and was stopped`, { timedOut: true });
+    }
+    return { exitCode: result.exitCode ?? null, signal: result.signal ?? null, stdout, stderr: stderr.toString() };
+  } finally {
+    if (timer) clearTimeout(timer);
+    opts.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** A plain description of how a process ended, for failure reasons. */
+export function describeExit(result: Pick<ToolResult, 'exitCode' | 'signal'>): string {
+  if (result.exitCode !== null) return `exit code ${result.exitCode}`;
+  return `stopped by signal ${result.signal ?? 'unknown'}`;
+}

@@ -1,0 +1,234 @@
+import type { Db } from '../shared/sqlite.js';
+import type { Phase } from '../shared/protocol.js';
+import { appendPoint, computeEtaSeconds, etaText, type ProgressPoint } from '../shared/eta.js';
+
+export type JobStatus = 'pending' | 'running' | 'transcoding' | 'canceling' | 'failed' | 'completed' | 'canceled';
+export const ACTIVE_STATUSES: JobStatus[] = ['pending', 'running', 'transcoding', 'canceling'];
+export type RawState = 'present' | 'absent' | 'unclear';
+
+export interface JobMeta {
+  poster_path?: string;
+  titles?: number[];
+  transcode_node?: string;
+  work_dir?: string;
+  rip_fertig?: boolean;
+  fingerprint?: string;
+  year?: number | null;
+  series?: string | null;
+  season?: number | null;
+  main_feature_only?: boolean;
+  disc_type?: string;
+  disc_label?: string;
+  [key: string]: unknown;
+}
+
+export interface JobRow {
+  id: string;
+  title: string;
+  status: JobStatus;
+  progress: number;
+  output_path: string | null;
+  target_dir: string | null;
+  meta: string | null;
+  device: string | null;
+  node: string | null;
+  transcode_node: string | null;
+  error: string | null;
+  phase: Phase | null;
+  eta_points: string | null;
+  raw_state: RawState | null;
+  raw_path: string | null;
+  raw_size: number | null;
+  raw_checked_at: string | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
+/** The Job resource as the API shows it. */
+export interface JobView {
+  id: string;
+  title: string;
+  status: string;
+  progress: number;
+  output_path: string | null;
+  target_dir: string | null;
+  meta: JobMeta | null;
+  can_retry: boolean;
+  eta_sekunden: number | null;
+  eta_text: string | null;
+  device: string | null;
+  node: string | null;
+  transcode_node: string | null;
+  phase: Phase | null;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
+export function parseMeta(raw: string | null): JobMeta | null {
+  if (!raw) return null;
+  try {
+    const value: unknown = JSON.parse(raw);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as JobMeta) : null;
+  } catch {
+    return null;
+  }
+}
+
+function parsePoints(raw: string | null): ProgressPoint[] {
+  if (!raw) return [];
+  try {
+    const value: unknown = JSON.parse(raw);
+    return Array.isArray(value) ? (value as ProgressPoint[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+export function toView(row: JobRow, now: number): JobView {
+  const active = row.status === 'running' || row.status === 'transcoding';
+  const eta = active ? computeEtaSeconds(parsePoints(row.eta_points), now) : null;
+  return {
+    id: row.id,
+    title: row.title,
+    status: row.status === 'running' ? 'processing' : row.status,
+    progress: row.progress,
+    output_path: row.output_path,
+    target_dir: row.target_dir,
+    meta: parseMeta(row.meta),
+    can_retry: row.raw_state === 'present',
+    eta_sekunden: eta,
+    eta_text: etaText(eta),
+    device: row.device,
+    node: row.node,
+    transcode_node: row.transcode_node,
+    phase: row.phase,
+    error: row.error,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    finished_at: row.finished_at,
+  };
+}
+
+export interface NewJob {
+  id: string;
+  title: string;
+  target_dir: string;
+  device: string;
+  node: string;
+  meta: JobMeta;
+}
+
+/** Job rows: every write goes through here, so the serialised-row cache of GET /jobs stays right. */
+export class JobsStore {
+  private readonly jsonCache = new Map<string, string>();
+  private readonly stmts;
+
+  constructor(private readonly db: Db, private readonly clock: () => number = Date.now) {
+    this.stmts = {
+      get: db.prepare<[string], JobRow>('SELECT * FROM jobs WHERE id = ?'),
+      all: db.prepare<[], JobRow>('SELECT * FROM jobs ORDER BY created_at DESC, id'),
+      active: db.prepare<[], JobRow>(`SELECT * FROM jobs WHERE status IN ('pending','running','transcoding','canceling')`),
+      insert: db.prepare(
+        `INSERT INTO jobs (id, title, status, progress, target_dir, meta, device, node, created_at, updated_at)
+         VALUES (@id, @title, 'pending', 0, @target_dir, @meta, @device, @node, @now, @now)`,
+      ),
+      remove: db.prepare<[string]>('DELETE FROM jobs WHERE id = ?'),
+      log: db.prepare('INSERT INTO job_logs (job_id, ts, level, message) VALUES (?, ?, ?, ?)'),
+      logs: db.prepare<[string], { ts: string; level: string; message: string }>('SELECT ts, level, message FROM job_logs WHERE job_id = ? ORDER BY id'),
+      removeLogs: db.prepare<[string]>('DELETE FROM job_logs WHERE job_id = ?'),
+    };
+  }
+
+  private nowIso(): string {
+    return new Date(this.clock()).toISOString();
+  }
+
+  get(id: string): JobRow | undefined {
+    return this.stmts.get.get(id);
+  }
+
+  all(): JobRow[] {
+    return this.stmts.all.all();
+  }
+
+  active(): JobRow[] {
+    return this.stmts.active.all();
+  }
+
+  create(job: NewJob): JobRow {
+    this.stmts.insert.run({ ...job, meta: JSON.stringify(job.meta), now: this.nowIso() });
+    return this.get(job.id) as JobRow;
+  }
+
+  /** Updates the given columns; `updated_at` is set. */
+  update(id: string, fields: Partial<Omit<JobRow, 'id' | 'created_at'>>): JobRow | undefined {
+    const entries = Object.entries({ ...fields, updated_at: this.nowIso() });
+    const sql = `UPDATE jobs SET ${entries.map(([k]) => `${k} = @${k}`).join(', ')} WHERE id = @id`;
+    this.db.prepare(sql).run({ ...Object.fromEntries(entries), id });
+    this.jsonCache.delete(id);
+    return this.get(id);
+  }
+
+  updateMeta(id: string, patch: Partial<JobMeta>): JobRow | undefined {
+    const row = this.get(id);
+    if (!row) return undefined;
+    return this.update(id, { meta: JSON.stringify({ ...(parseMeta(row.meta) ?? {}), ...patch }) });
+  }
+
+  /** Records a progress value of one phase; a new phase starts a new ETA series. */
+  recordProgress(id: string, phase: Phase, progress: number): JobRow | undefined {
+    const row = this.get(id);
+    if (!row) return undefined;
+    const series = row.phase === phase ? parsePoints(row.eta_points) : [];
+    const points = appendPoint(series, { t: this.clock(), p: progress });
+    const last = points.length ? points[points.length - 1].p : progress;
+    return this.update(id, { phase, progress: Math.max(0, Math.min(100, last)), eta_points: JSON.stringify(points) });
+  }
+
+  startPhase(id: string, phase: Phase, fields: Partial<JobRow> = {}): JobRow | undefined {
+    return this.update(id, { ...fields, phase, progress: 0, eta_points: JSON.stringify([]) });
+  }
+
+  remove(id: string): void {
+    this.db.transaction(() => {
+      this.stmts.remove.run(id);
+      this.stmts.removeLogs.run(id);
+    })();
+    this.jsonCache.delete(id);
+  }
+
+  addLog(id: string, level: string, message: string): void {
+    this.stmts.log.run(id, this.nowIso(), level, message);
+  }
+
+  logs(id: string): { ts: string; level: string; message: string }[] {
+    return this.stmts.logs.all(id);
+  }
+
+  /** GET /jobs body: finished rows are served from a cache of their JSON, active ones are computed (ETA). */
+  listJson(): string {
+    const now = this.clock();
+    const parts: string[] = [];
+    for (const row of this.all()) {
+      const active = row.status === 'running' || row.status === 'transcoding';
+      if (active) {
+        parts.push(JSON.stringify(toView(row, now)));
+        continue;
+      }
+      let json = this.jsonCache.get(row.id);
+      if (json === undefined) {
+        json = JSON.stringify(toView(row, now));
+        this.jsonCache.set(row.id, json);
+      }
+      parts.push(json);
+    }
+    return `[${parts.join(',')}]`;
+  }
+
+  invalidate(id: string): void {
+    this.jsonCache.delete(id);
+  }
+}

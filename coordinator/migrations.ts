@@ -1,0 +1,93 @@
+import type { Migration } from '../shared/sqlite.js';
+
+export const coordinatorMigrations: Migration[] = [
+  {
+    version: 1,
+    name: 'jobs, settings, history, workers, transcode queue, commands, events, logs',
+    up: `
+      CREATE TABLE jobs (
+        id TEXT PRIMARY KEY,
+        title TEXT NOT NULL,
+        status TEXT NOT NULL,
+        progress REAL NOT NULL DEFAULT 0,
+        output_path TEXT,
+        target_dir TEXT,
+        meta TEXT,
+        device TEXT,
+        node TEXT,
+        transcode_node TEXT,
+        error TEXT,
+        phase TEXT,
+        eta_points TEXT,
+        raw_state TEXT,
+        raw_path TEXT,
+        raw_size INTEGER,
+        raw_checked_at TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        finished_at TEXT
+      );
+      CREATE INDEX jobs_status ON jobs(status);
+      CREATE INDEX jobs_created ON jobs(created_at);
+      CREATE TABLE job_logs (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        job_id TEXT NOT NULL,
+        ts TEXT NOT NULL,
+        level TEXT NOT NULL,
+        message TEXT NOT NULL
+      );
+      CREATE INDEX job_logs_job ON job_logs(job_id);
+      CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      CREATE TABLE history (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        fingerprint TEXT NOT NULL,
+        title TEXT NOT NULL,
+        job_id TEXT NOT NULL,
+        finished_at TEXT NOT NULL
+      );
+      CREATE INDEX history_fp ON history(fingerprint);
+      CREATE TABLE workers (
+        node TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        host TEXT,
+        ip TEXT,
+        online INTEGER NOT NULL DEFAULT 0,
+        status TEXT,
+        capabilities TEXT,
+        last_seen TEXT,
+        last_ping TEXT,
+        offline_since TEXT
+      );
+      CREATE TABLE transcode_queue (
+        id TEXT PRIMARY KEY,
+        job_id TEXT NOT NULL,
+        args TEXT NOT NULL,
+        preferred_node TEXT,
+        state TEXT NOT NULL,
+        assigned_node TEXT,
+        created_at TEXT NOT NULL,
+        assigned_at TEXT
+      );
+      CREATE INDEX transcode_queue_state ON transcode_queue(state, created_at);
+      CREATE TABLE commands (
+        id TEXT PRIMARY KEY,
+        node TEXT NOT NULL,
+        task TEXT NOT NULL,
+        job_id TEXT,
+        payload TEXT NOT NULL,
+        state TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX commands_node_state ON commands(node, state);
+      CREATE TABLE processed_events (event_id TEXT PRIMARY KEY, ts TEXT NOT NULL);
+      CREATE TABLE logs (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        ts TEXT NOT NULL,
+        level TEXT NOT NULL,
+        source TEXT NOT NULL,
+        job_id TEXT,
+        message TEXT NOT NULL
+      );
+    `,
+  },
+];

@@ -1,0 +1,95 @@
+import type { Db } from '../shared/sqlite.js';
+
+/** Every setting with its default. Names of the spec are kept (workDir, transcodeEnabled, ...). */
+export const SETTING_DEFAULTS = {
+  workDir: '',
+  transcodeEnabled: true,
+  keepOriginal: false,
+  autoRipStart: false,
+  ripperAppKey: '',
+  transcodePreset: 'Fast 1080p30',
+  autoEject: true,
+  mainFeatureOnly: false,
+  mediaServerType: '',
+  mediaServerUrl: '',
+  mediaServerKey: '',
+  webhookUrl: '',
+  tmdbApiKey: '',
+  omdbApiKey: '',
+  quickPickMovies: 'Filme',
+  quickPickSeries: 'Serien',
+  quickPickMusic: 'Musik',
+  setupComplete: false,
+} as const;
+
+export type Settings = { -readonly [K in keyof typeof SETTING_DEFAULTS]: (typeof SETTING_DEFAULTS)[K] extends boolean ? boolean : string };
+export type SettingName = keyof Settings;
+
+/** Settings whose values never reach an API answer or a log line. */
+export const SECRET_SETTINGS: ReadonlySet<SettingName> = new Set(['ripperAppKey', 'mediaServerKey', 'tmdbApiKey', 'omdbApiKey', 'webhookUrl']);
+export const SECRET_MASK = '********';
+
+export function isSettingName(name: string): name is SettingName {
+  return Object.prototype.hasOwnProperty.call(SETTING_DEFAULTS, name);
+}
+
+export class SettingsError extends Error {}
+
+/** Validates one value against the type of its default. */
+export function validateSetting(name: string, value: unknown): Settings[SettingName] {
+  if (!isSettingName(name)) throw new SettingsError(`unknown setting "${name}"`);
+  const expected = typeof SETTING_DEFAULTS[name];
+  if (typeof value !== expected) throw new SettingsError(`setting "${name}" must be a ${expected}`);
+  if (typeof value === 'string' && value.length > 4096) throw new SettingsError(`setting "${name}" is longer than 4096 characters`);
+  return value as Settings[SettingName];
+}
+
+export class SettingsStore {
+  constructor(private readonly db: Db) {}
+
+  all(): Settings {
+    const rows = this.db.prepare<[], { key: string; value: string }>('SELECT key, value FROM settings').all();
+    const out: Record<string, unknown> = { ...SETTING_DEFAULTS };
+    for (const row of rows) {
+      try {
+        out[row.key] = JSON.parse(row.value);
+      } catch {
+        out[row.key] = row.value;
+      }
+    }
+    return out as Settings;
+  }
+
+  get<K extends SettingName>(name: K): Settings[K] {
+    return this.all()[name];
+  }
+
+  set(values: Partial<Settings>): void {
+    const stmt = this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+    this.db.transaction(() => {
+      for (const [k, v] of Object.entries(values)) stmt.run(k, JSON.stringify(v));
+    })();
+  }
+
+  /** Free-form keys such as tracks:<device>. */
+  getRaw(key: string): unknown {
+    const row = this.db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE key = ?').get(key);
+    if (!row) return undefined;
+    try {
+      return JSON.parse(row.value);
+    } catch {
+      return undefined;
+    }
+  }
+
+  setRaw(key: string, value: unknown): void {
+    this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, JSON.stringify(value));
+  }
+
+  /** The settings as the API shows them: secrets masked. */
+  publicView(): Record<string, unknown> {
+    const all = this.all() as Record<string, unknown>;
+    for (const name of SECRET_SETTINGS) if (all[name]) all[name] = SECRET_MASK;
+    return all;
+  }
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what Ripwerk needs on this machine: the Debian tools it drives (when missing) and the
+# npm packages, then builds. Used by `npm start`, `npm test` and CI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# command -> Debian package
+declare -A TOOLS=(
+  [HandBrakeCLI]=handbrake-cli
+  [ffmpeg]=ffmpeg
+  [dvdauthor]=dvdauthor
+  [genisoimage]=genisoimage
+  [xorriso]=xorriso
+  [lsdvd]=lsdvd
+  [dvdbackup]=dvdbackup
+  [mosquitto]=mosquitto
+  [mosquitto_sub]=mosquitto-clients
+)
+missing=()
+for cmd in "${!TOOLS[@]}"; do
+  if ! command -v "$cmd" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$cmd" ]; then missing+=("${TOOLS[$cmd]}"); fi
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "installing Debian packages: ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
+npm run --silent build

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# npm test: installs what is missing, builds, runs unit then end-to-end tests, ends with one summary line.
+#   npm test              all tests
+#   npm test -- unit      unit tests only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+
+kind=${1:-all}
+files=()
+if [ "$kind" = all ] || [ "$kind" = unit ]; then files+=(dist/test/unit/*.test.js); fi
+if [ "$kind" = all ] || [ "$kind" = e2e ]; then
+  for f in dist/test/e2e/*.test.js; do [ -e "$f" ] && files+=("$f"); done
+fi
+
+tap=$(mktemp)
+trap 'rm -f "$tap"' EXIT
+status=0
+node --test --test-concurrency=1 --test-timeout=600000 \
+  --test-reporter=spec --test-reporter-destination=stdout \
+  --test-reporter=tap --test-reporter-destination="$tap" \
+  "${files[@]}" || status=$?
+passed=$(grep -E '^# pass ' "$tap" | awk '{print $3}' | tail -1)
+failed=$(grep -E '^# fail ' "$tap" | awk '{print $3}' | tail -1)
+echo "ripwerk tests: ${passed:-0} passed, ${failed:-0} failed"
+exit $status

@@ -1,0 +1,146 @@
+import os from 'node:os';
+import path from 'node:path';
+import { parsePathMap, type PathMapEntry } from './path-map.js';
+
+/** Everything the coordinator reads from its environment, validated once at start. */
+export interface CoordinatorConfig {
+  port: number;
+  mqttPort: number;
+  /** External broker; null means the embedded broker. */
+  mqttUrl: string | null;
+  dataDir: string;
+  mediaRoot: string;
+  rawDir: string;
+  tmdbBaseUrl: string;
+  omdbBaseUrl: string;
+  jikanBaseUrl: string;
+  rateLimitPerMinute: number;
+  /** Seconds an agent may stay offline before its rip jobs fail and its transcodes are re-queued. */
+  agentGraceSeconds: number;
+}
+
+/** Everything an agent reads from its environment, validated once at start. */
+export interface AgentConfig {
+  mqttUrl: string;
+  dataDir: string;
+  mediaRoot: string;
+  rawDir: string;
+  workerName: string;
+  hostName: string;
+  apiUrl: string;
+  /** Device paths (/dev/sr0) and image drive folders. Empty with auto: every /dev/sr* found. */
+  drives: DriveSpec[];
+  drivesAuto: boolean;
+  makemkvcon: string;
+  handbrakeCli: string;
+  abcde: string;
+  pathMap: PathMapEntry[];
+  slots: number;
+}
+
+export type DriveSpec = { kind: 'device'; path: string } | { kind: 'image'; dir: string };
+
+export type Env = Record<string, string | undefined>;
+
+export class ConfigError extends Error {}
+
+function port(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`${name} must be a port number from 0 to 65535, got "${raw}"`);
+  return n;
+}
+
+function positiveInt(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new ConfigError(`${name} must be a positive whole number, got "${raw}"`);
+  return n;
+}
+
+function absDir(env: Env, name: string, fallback: string): string {
+  const raw = env[name];
+  const value = raw === undefined || raw === '' ? fallback : raw;
+  if (!path.isAbsolute(value)) throw new ConfigError(`${name} must be an absolute path, got "${value}"`);
+  return path.resolve(value);
+}
+
+function url(env: Env, name: string, fallback: string | null): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  try {
+    new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+export function readCoordinatorConfig(env: Env): CoordinatorConfig {
+  return {
+    port: port(env, 'PORT', 8080),
+    mqttPort: port(env, 'MQTT_PORT', 1883),
+    mqttUrl: url(env, 'MQTT_URL', null),
+    dataDir: absDir(env, 'DATA_DIR', '/var/lib/ripwerk'),
+    mediaRoot: absDir(env, 'MEDIA_ROOT', '/app/media'),
+    rawDir: absDir(env, 'RAW_DIR', '/app/temp/raw'),
+    tmdbBaseUrl: url(env, 'TMDB_BASE_URL', 'https://api.themoviedb.org') as string,
+    omdbBaseUrl: url(env, 'OMDB_BASE_URL', 'https://www.omdbapi.com') as string,
+    jikanBaseUrl: url(env, 'JIKAN_BASE_URL', 'https://api.jikan.moe/v4') as string,
+    rateLimitPerMinute: positiveInt(env, 'RATE_LIMIT_PER_MINUTE', 600),
+    agentGraceSeconds: positiveInt(env, 'AGENT_GRACE_SECONDS', 20),
+  };
+}
+
+export function parseDrives(value: string | undefined): { drives: DriveSpec[]; auto: boolean } {
+  if (value === undefined || value.trim() === '' || value.trim() === 'auto') return { drives: [], auto: true };
+  const drives: DriveSpec[] = [];
+  for (const part of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+    if (part.startsWith('image:')) {
+      const dir = part.slice('image:'.length);
+      if (!path.isAbsolute(dir)) throw new ConfigError(`DRIVES: image folder must be absolute, got "${dir}"`);
+      drives.push({ kind: 'image', dir: path.resolve(dir) });
+    } else if (part.startsWith('/dev/')) {
+      drives.push({ kind: 'device', path: part });
+    } else {
+      throw new ConfigError(`DRIVES: "${part}" is neither a device path (/dev/sr0) nor image:DIR`);
+    }
+  }
+  return { drives, auto: false };
+}
+
+export function readAgentConfig(env: Env, embeddedMqttUrl?: string): AgentConfig {
+  const { drives, auto } = parseDrives(env.DRIVES);
+  let pathMap: PathMapEntry[];
+  try {
+    pathMap = parsePathMap(env.RIPWERK_PATH_MAP ?? '');
+  } catch (err) {
+    throw new ConfigError(`RIPWERK_PATH_MAP: ${(err as Error).message}`);
+  }
+  const hostName = os.hostname();
+  const workerName = (env.WORKER_NAME ?? '').trim() || hostName;
+  if (!/^[A-Za-z0-9._-]+$/.test(workerName)) throw new ConfigError(`WORKER_NAME may hold letters, digits, dot, dash and underscore only, got "${workerName}"`);
+  return {
+    mqttUrl: url(env, 'MQTT_URL', embeddedMqttUrl ?? 'mqtt://localhost:1883') as string,
+    dataDir: absDir(env, 'DATA_DIR', '/var/lib/ripwerk'),
+    mediaRoot: absDir(env, 'MEDIA_ROOT', '/app/media'),
+    rawDir: absDir(env, 'RAW_DIR', '/app/temp/raw'),
+    workerName,
+    hostName,
+    apiUrl: url(env, 'API_URL', 'http://localhost:8080') as string,
+    drives,
+    drivesAuto: auto,
+    makemkvcon: env.MAKEMKVCON || 'makemkvcon',
+    handbrakeCli: env.HANDBRAKE_CLI || 'HandBrakeCLI',
+    abcde: env.ABCDE || 'abcde',
+    pathMap,
+    slots: 4,
+  };
+}
+
+/** The queue node of an agent: celery style name@host, so two workers on one host differ by name. */
+export function nodeName(workerName: string, hostName: string): string {
+  return `${workerName}@${hostName}`;
+}

@@ -1,0 +1,174 @@
+/**
+ * The MQTT topic tree and message types, shared by coordinator and agent.
+ * Documented with example payloads in docs/mqtt.md.
+ *
+ *   ripwerk/agent/<node>/status          retained, agent -> all     AgentStatus (last will: state offline)
+ *   ripwerk/drive/<node>/<drive>/state   retained, agent -> all     DriveState
+ *   ripwerk/cmd/<node>                   QoS 1, coordinator -> agent Command
+ *   ripwerk/event/<node>                 QoS 1, agent -> coordinator AgentEvent (from the agent's outbox)
+ *   ripwerk/ack/<node>                   QoS 1, coordinator -> agent EventAck
+ *   ripwerk/coordinator/status           retained, coordinator       CoordinatorStatus
+ */
+
+export const TOPIC_ROOT = 'ripwerk';
+
+export const topics = {
+  agentStatus: (node: string) => `${TOPIC_ROOT}/agent/${node}/status`,
+  agentStatusAll: `${TOPIC_ROOT}/agent/+/status`,
+  driveState: (node: string, drive: string) => `${TOPIC_ROOT}/drive/${node}/${drive}/state`,
+  driveStateAll: `${TOPIC_ROOT}/drive/+/+/state`,
+  command: (node: string) => `${TOPIC_ROOT}/cmd/${node}`,
+  event: (node: string) => `${TOPIC_ROOT}/event/${node}`,
+  eventAll: `${TOPIC_ROOT}/event/+`,
+  ack: (node: string) => `${TOPIC_ROOT}/ack/${node}`,
+  coordinatorStatus: `${TOPIC_ROOT}/coordinator/status`,
+} as const;
+
+/** Parses the node out of ripwerk/<kind>/<node>/... */
+export function nodeOfTopic(topic: string): string | null {
+  const parts = topic.split('/');
+  return parts.length >= 3 && parts[0] === TOPIC_ROOT ? parts[2] : null;
+}
+
+export const TASKS = {
+  ripDisc: 'worker.tasks.rip_disc',
+  transcodeFiles: 'worker.tasks.transcode_files',
+  scanTracks: 'worker.tasks.scan_tracks',
+  pingWorker: 'worker.tasks.ping_worker',
+  cancel: 'worker.tasks.cancel',
+  eject: 'worker.tasks.eject',
+} as const;
+export type TaskName = (typeof TASKS)[keyof typeof TASKS];
+
+/** The shared queue name of the transcode stage. */
+export const TRANSCODE_QUEUE = 'transcode';
+
+export interface Capabilities {
+  encoders: string[];
+  tools: Record<string, string | null>;
+  /** Where the ripper gets its disc keys from (for example "makemkv", "libdvdread (unencrypted only)"). */
+  key_source: string;
+  schluessel: number;
+  rip_backend: 'makemkv' | 'open-dvd' | 'none';
+  transcode_only: boolean;
+}
+
+export interface AgentStatus {
+  node: string;
+  state: 'online' | 'offline';
+  name?: string;
+  host?: string;
+  ip?: string;
+  slots?: number;
+  /** Command ids the agent holds (running or waiting for a slot): the reconnect handshake. */
+  tasks?: string[];
+  capabilities?: Capabilities;
+  started_at?: string;
+  last_seen?: string;
+}
+
+export type DiscType = 'dvd' | 'bluray' | 'uhd' | 'cd' | 'unknown';
+
+export interface DiscInfo {
+  label: string;
+  title: string;
+  type: DiscType;
+  size_bytes: number;
+  /** Fingerprint of label and size, for the history and the metadata cache. */
+  fingerprint: string;
+  source: string;
+}
+
+export interface DriveState {
+  node: string;
+  drive: string;
+  kind: 'device' | 'image';
+  path: string;
+  vendor: string | null;
+  model: string | null;
+  status: 'no_disc' | 'tray_open' | 'disc_present' | 'unknown';
+  disc: DiscInfo | null;
+}
+
+export interface Track {
+  number: number;
+  seconds: number;
+  size_bytes: number;
+  chapters: number;
+}
+
+export interface RipArgs {
+  job_id: string;
+  drive: string;
+  titles: number[];
+  main_feature_only: boolean;
+  raw_dir: string;
+  target_dir: string;
+  title: string;
+  year: number | null;
+  series: string | null;
+  season: number | null;
+  transcode: boolean;
+  keep_original: boolean;
+  auto_eject: boolean;
+}
+
+export interface TranscodeArgs {
+  job_id: string;
+  raw_dir: string;
+  files: string[];
+  target_dir: string;
+  title: string;
+  year: number | null;
+  series: string | null;
+  season: number | null;
+  preset: string;
+  keep_original: boolean;
+}
+
+export type Command =
+  | { id: string; task: typeof TASKS.ripDisc; job_id: string; args: RipArgs }
+  | { id: string; task: typeof TASKS.transcodeFiles; job_id: string; args: TranscodeArgs }
+  | { id: string; task: typeof TASKS.scanTracks; args: { drive: string } }
+  | { id: string; task: typeof TASKS.pingWorker; args: Record<string, never> }
+  | { id: string; task: typeof TASKS.cancel; job_id: string; args: { command_id: string } }
+  | { id: string; task: typeof TASKS.eject; args: { drive: string } };
+
+export type Phase = 'rip' | 'transcode';
+
+interface EventBase {
+  event_id: string;
+  node: string;
+  ts: string;
+  command_id?: string;
+  job_id?: string;
+}
+
+export type AgentEvent = EventBase &
+  (
+    | { type: 'accepted' }
+    | { type: 'rejected'; reason: string }
+    | { type: 'progress'; phase: Phase; progress: number }
+    | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }
+    | { type: 'rip_started'; raw_dir: string }
+    | { type: 'rip_done'; raw_dir: string; files: string[] }
+    | { type: 'transcode_started' }
+    | { type: 'job_done'; output_path: string; files: string[]; raw_removed: boolean }
+    | { type: 'job_failed'; phase: Phase; reason: string }
+    | { type: 'job_canceled'; phase: Phase }
+    | { type: 'tracks'; drive: string; tracks: Track[] }
+    | { type: 'command_failed'; reason: string }
+    | { type: 'ejected'; drive: string }
+    | { type: 'pong'; capabilities: Capabilities }
+  );
+
+export type AgentEventType = AgentEvent['type'];
+
+export interface EventAck {
+  event_ids: string[];
+}
+
+export interface CoordinatorStatus {
+  state: 'online' | 'offline';
+  started_at?: string;
+}

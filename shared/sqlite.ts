@@ -1,0 +1,30 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+
+export type Db = Database.Database;
+
+export interface Migration {
+  version: number;
+  name: string;
+  up: string;
+}
+
+/** Opens a SQLite file with WAL, a busy timeout and the given versioned migrations applied in order. */
+export function openDatabase(file: string, migrations: Migration[]): Db {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  const current = db.pragma('user_version', { simple: true }) as number;
+  for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+    if (m.version <= current) continue;
+    db.transaction(() => {
+      db.exec(m.up);
+      db.pragma(`user_version = ${m.version}`);
+    })();
+  }
+  return db;
+}

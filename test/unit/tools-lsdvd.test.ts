@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { dvdbackupError, DVD_SECTOR, estimateTitleSizes, parseDvdbackupInfo, scanVobSectors } from '../../agent/tools/dvdbackup-parser.js';
+import { cssLibraryMissing, lsdvdError, parseLsdvdXml, toMatroskaLanguage } from '../../agent/tools/lsdvd-parser.js';
+import { sampleSection } from '../fixtures/tools-samples.js';
+
+/** stdout of `lsdvd -Ox -a -c test.iso` as captured: the libdvdread banner, then the XML. */
+function lsdvdXmlOutput(): string {
+  const banner = sampleSection('dvd-lsdvd.txt', '## lsdvd test.iso', 'Disc Title:');
+  const xml = sampleSection('dvd-lsdvd.txt', '## lsdvd -Ox -a -c test.iso');
+  return [...banner, ...xml].join('\n');
+}
+
+describe('parseLsdvdXml', () => {
+  const disc = parseLsdvdXml(lsdvdXmlOutput());
+
+  it('reads label, main feature and titles behind the libdvdread banner', () => {
+    assert.equal(disc.label, 'MY_TEST_MOVIE');
+    assert.equal(disc.longest, 2);
+    assert.deepEqual(
+      disc.titles.map((t) => [t.number, t.seconds, t.chapters.length]),
+      [
+        [1, 20, 4],
+        [2, 75, 15],
+        [3, 8, 2],
+      ],
+    );
+  });
+
+  it('reads chapter lengths and audio streams', () => {
+    assert.deepEqual(disc.titles[0].chapters, [4.8, 5.4, 4.8, 5.0]);
+    assert.deepEqual(disc.titles[2].chapters, [4.8, 3.2]);
+    assert.deepEqual(disc.titles[0].audioLangs, ['und'], 'lsdvd "xx" = unknown');
+    assert.deepEqual(disc.titles[0].audioStreamIds, [0x80]);
+  });
+
+  it('keeps a single track, a numeric label and a raw & (lsdvd -x) readable', () => {
+    const xml = [
+      'libdvdread: Encrypted DVD support unavailable.',
+      '<?xml version="1.0" encoding="UTF-8"?>',
+      '<lsdvd><title>2001</title><track><ix>1</ix><length>12.500</length><df>P&S + Letter</df>',
+      '<audio><ix>1</ix><langcode>de</langcode><streamid>0x80</streamid></audio>',
+      '<audio><ix>2</ix><langcode>en</langcode><streamid>0x81</streamid></audio>',
+      '<chapter><ix>1</ix><length>12.500</length></chapter></track><longest_track>1</longest_track></lsdvd>',
+    ].join('\n');
+    const parsed = parseLsdvdXml(xml);
+    assert.equal(parsed.label, '2001');
+    assert.deepEqual(parsed.titles, [{ number: 1, seconds: 12.5, chapters: [12.5], audioLangs: ['ger', 'eng'], audioStreamIds: [0x80, 0x81] }]);
+  });
+
+  it('throws when there is no XML', () => {
+    assert.throws(() => parseLsdvdXml('Disc Title: X\n'));
+  });
+});
+
+describe('lsdvd errors and the css banner', () => {
+  it('explains a missing path (exit 1) and a non-DVD (exit 3)', () => {
+    const missing = sampleSection('dvd-lsdvd.txt', '## lsdvd nothere.iso', '##').join('\n');
+    assert.equal(lsdvdError(missing, 1), 'The disc or image nothere.iso was not found');
+    const junk = sampleSection('dvd-lsdvd.txt', '## lsdvd junk.iso', '##').join('\n');
+    assert.equal(lsdvdError(junk, 3), "This is not a readable DVD-Video disc: it has no usable VIDEO_TS");
+    assert.equal(lsdvdError('', 5), 'Reading the DVD\'s title list failed with exit code 5');
+  });
+
+  it('detects the no-css banner without treating it as an error', () => {
+    const output = lsdvdXmlOutput();
+    assert.equal(cssLibraryMissing(output), true);
+    assert.equal(parseLsdvdXml(output).titles.length, 3);
+    assert.equal(cssLibraryMissing('<?xml version="1.0"?><lsdvd/>'), false);
+  });
+
+  it('maps DVD language codes to Matroska ones', () => {
+    assert.equal(toMatroskaLanguage('de'), 'ger');
+    assert.equal(toMatroskaLanguage('FR'), 'fre');
+    assert.equal(toMatroskaLanguage('xx'), 'und');
+    assert.equal(toMatroskaLanguage(''), 'und');
+    assert.equal(toMatroskaLanguage('eng'), 'eng');
+  });
+});
+
+describe('dvdbackup -I', () => {
+  const info = parseDvdbackupInfo(sampleSection('dvd-backup-remux.txt', '## dvdbackup -i test.iso -I', '##').join('\n'));
+
+  it('reads VOB bytes and titles per title set', () => {
+    assert.deepEqual([...info.vobBytes], [[1, 26255360]]);
+    assert.deepEqual([...info.titleSets], [[1, [1, 2, 3]]]);
+  });
+
+  it('shares a title set among its titles by length', () => {
+    const sizes = estimateTitleSizes(
+      [
+        { number: 1, seconds: 20 },
+        { number: 2, seconds: 75 },
+        { number: 3, seconds: 8 },
+      ],
+      info,
+    );
+    assert.equal(sizes.get(2), Math.round((26255360 * 75) / 103));
+    assert.equal([...sizes.values()].reduce((a, b) => a + b, 0), 26255360);
+  });
+
+  it('gives a lone title its whole set and unknown titles 0', () => {
+    const two = parseDvdbackupInfo('\tVTS_01_1.VOB\t  1000\n\tVTS_01_0.VOB\t 50\n\tVTS_02_1.VOB\t 500\n\tVTS_02_2.VOB\t 300\nTitle set 1\n\t\t\tTitle 1:\nTitle set 2\n\t\t\tTitle 2:\n');
+    const sizes = estimateTitleSizes(
+      [
+        { number: 1, seconds: 10 },
+        { number: 2, seconds: 10 },
+        { number: 9, seconds: 5 },
+      ],
+      two,
+    );
+    assert.deepEqual([...sizes], [
+      [1, 1000],
+      [2, 800],
+      [9, 0],
+    ]);
+  });
+
+  it('explains a source that cannot be opened', () => {
+    const stderr = sampleSection('dvd-backup-remux.txt', '## dvdbackup -i nothere.iso -I', '##').join('\n');
+    assert.equal(dvdbackupError(stderr, 255), 'The DVD nothere.iso could not be opened');
+  });
+});
+
+/** One 2048-byte pack: pack header, then a PES packet of `streamId` with the given scrambling bits. */
+function pack(streamId: number, scrambling: number): Uint8Array {
+  const sector = new Uint8Array(DVD_SECTOR);
+  sector.set([0x00, 0x00, 0x01, 0xba, 0x44, 0, 0x04, 0, 0x04, 0x01, 0x01, 0x89, 0xc3, 0xf8]);
+  sector.set([0x00, 0x00, 0x01, streamId, 0x07, 0xec, 0x80 | (scrambling << 4), 0x80, 0x05], 14);
+  return sector;
+}
+
+function concat(...sectors: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(sectors.length * DVD_SECTOR);
+  sectors.forEach((s, i) => out.set(s, i * DVD_SECTOR));
+  return out;
+}
+
+describe('scanVobSectors', () => {
+  it('sees clear MPEG packs', () => {
+    assert.deepEqual(scanVobSectors(concat(pack(0xe0, 0), pack(0xbd, 0), pack(0xbb, 0))), { packs: 3, scrambled: 0 });
+  });
+
+  it('counts CSS-scrambled audio/video sectors', () => {
+    assert.deepEqual(scanVobSectors(concat(pack(0xe0, 1), pack(0xbd, 1), pack(0xbf, 3), new Uint8Array(DVD_SECTOR))), { packs: 3, scrambled: 2 });
+  });
+
+  it('finds no packs in random or empty data', () => {
+    assert.deepEqual(scanVobSectors(new Uint8Array(DVD_SECTOR * 4)), { packs: 0, scrambled: 0 });
+  });
+});

@@ -1,0 +1,273 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { AgentConfig } from '../shared/config.js';
+import { nodeName } from '../shared/config.js';
+import type { Logger } from '../shared/log.js';
+import { mapPath, unmapPath } from '../shared/path-map.js';
+import { TASKS, type AgentEvent, type AgentStatus, type Capabilities, type Command, type Phase, type RipArgs, type TranscodeArgs } from '../shared/protocol.js';
+import { AgentStore, type TaskRow } from './agent-store.js';
+import { DriveManager } from './drive-manager.js';
+import { AgentLink } from './link.js';
+import { makemkvRipper, openDvdRipper, probeTool, type Ripper } from './rippers.js';
+import { runRip, TaskFailure, type TaskContext } from './rip-task.js';
+import { SlotPool } from './slot-pool.js';
+import { killProcessGroup } from './tools/process.js';
+import { handbrakeTranscode } from './tools/handbrake-runner.js';
+import { runTranscode, type Transcoder } from './transcode-task.js';
+
+const HEARTBEAT_MS = 60_000;
+const PRUNE_AFTER_MS = 7 * 24 * 3600_000;
+
+type EventBody = Parameters<AgentStore['enqueueEvent']>[0];
+type JobCommand = Extract<Command, { task: typeof TASKS.ripDisc | typeof TASKS.transcodeFiles }>;
+
+export interface RunningAgent {
+  node: string;
+  capabilities: Capabilities;
+  stop(): Promise<void>;
+}
+
+/** Finds which tools this host has and which rip backend it uses. */
+export async function probeCapabilities(config: AgentConfig): Promise<{ capabilities: Capabilities; ripper: Ripper | null }> {
+  const [makemkv, handbrake, lsdvd, dvdbackup, ffmpeg] = await Promise.all([
+    probeTool(config.makemkvcon, ['--version']).then((v) => (v === null ? null : v || 'makemkvcon')),
+    probeTool(config.handbrakeCli, ['--version']),
+    probeTool('lsdvd', ['-V']),
+    probeTool('dvdbackup', ['--version']),
+    probeTool('ffmpeg', ['-version']),
+  ]);
+  let ripper: Ripper | null = null;
+  if (makemkv !== null) ripper = makemkvRipper(config.makemkvcon);
+  else if (lsdvd !== null && dvdbackup !== null && ffmpeg !== null) ripper = openDvdRipper();
+  const capabilities: Capabilities = {
+    encoders: handbrake !== null ? ['software'] : [],
+    tools: { makemkvcon: makemkv, HandBrakeCLI: handbrake, lsdvd, dvdbackup, ffmpeg },
+    key_source: ripper?.name === 'makemkv' ? 'makemkv' : ripper ? 'libdvdread (unencrypted DVDs only)' : 'none',
+    schluessel: 0,
+    rip_backend: ripper?.name ?? 'none',
+    transcode_only: config.drives.length === 0 && !config.drivesAuto,
+  };
+  return { capabilities, ripper };
+}
+
+/** Drives from DRIVES=auto: every /dev/sr* of this host. */
+async function autoDrives(): Promise<AgentConfig['drives']> {
+  const names = await fs.readdir('/dev').catch(() => [] as string[]);
+  return names.filter((n) => /^sr\d+$/.test(n)).sort().map((n) => ({ kind: 'device' as const, path: `/dev/${n}` }));
+}
+
+function localIp(): string | undefined {
+  for (const list of Object.values(os.networkInterfaces())) {
+    for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  }
+  return undefined;
+}
+
+/**
+ * One agent per host: owns its drives, its SQLite (tasks and event outbox) and 4 work slots.
+ * Commands arrive over MQTT; every outcome is an event kept in the outbox until acknowledged.
+ */
+export async function startAgent(config: AgentConfig, log: Logger): Promise<RunningAgent> {
+  const node = nodeName(config.workerName, config.hostName);
+  await fs.mkdir(config.dataDir, { recursive: true });
+  const store = new AgentStore(path.join(config.dataDir, `agent-${config.workerName}.sqlite`), node);
+  const { capabilities, ripper } = await probeCapabilities(config);
+  const specs = config.drivesAuto ? await autoDrives() : config.drives;
+  const startedAt = new Date().toISOString();
+  const pool = new SlotPool(config.slots);
+  const controllers = new Map<string, AbortController>();
+  let stopping = false;
+
+  const toLocal = (p: string): string => mapPath(config.pathMap, p);
+  const toShared = (p: string): string => unmapPath(config.pathMap, p);
+  const transcoder: Transcoder = {
+    transcode: (input, output, preset, hooks) => handbrakeTranscode(config.handbrakeCli, input, output, preset, { ...hooks, timeoutMs: 24 * 3600_000 }),
+  };
+
+  const status = (): AgentStatus => ({
+    node,
+    state: 'online',
+    name: config.workerName,
+    host: config.hostName,
+    ip: localIp(),
+    slots: config.slots,
+    tasks: store.tasksIn(['waiting', 'running']).map((t) => t.id),
+    capabilities,
+    started_at: startedAt,
+    last_seen: new Date().toISOString(),
+  });
+
+  const link: AgentLink = new AgentLink(config.mqttUrl, node, store, { onCommand: (cmd) => onCommand(cmd), status }, log);
+  const emit = (body: EventBody, coalesceKey?: string): AgentEvent => {
+    const event = store.enqueueEvent(body, coalesceKey);
+    link.emit(event);
+    return event;
+  };
+  const drives = new DriveManager(specs, node, log, (state) => link.publishDrive(state));
+
+  function context(cmd: JobCommand, phase: Phase, signal: AbortSignal): TaskContext {
+    return {
+      signal,
+      progress: (pct) => emit({ type: 'progress', command_id: cmd.id, job_id: cmd.job_id, phase, progress: pct }, `progress:${cmd.id}`),
+      log: (level, message) => {
+        log[level](message, cmd.job_id);
+        emit({ type: 'log', command_id: cmd.id, job_id: cmd.job_id, level, message });
+      },
+      onSpawn: (pid) => store.setTaskPid(cmd.id, pid),
+    };
+  }
+
+  async function rip(cmd: Extract<JobCommand, { task: typeof TASKS.ripDisc }>, signal: AbortSignal): Promise<void> {
+    const args: RipArgs = { ...cmd.args, raw_dir: toLocal(cmd.args.raw_dir), target_dir: toLocal(cmd.args.target_dir) };
+    if (!ripper) throw new TaskFailure('this worker has no ripper: install MakeMKV, or lsdvd, dvdbackup and ffmpeg for unencrypted DVDs');
+    const drive = drives.get(args.drive);
+    if (!drive) throw new TaskFailure(`this worker has no drive named "${args.drive}"`);
+    await drives.poll();
+    if (!drive.image) throw new TaskFailure(`there is no disc in drive ${args.drive}`);
+    emit({ type: 'rip_started', command_id: cmd.id, job_id: cmd.job_id, raw_dir: toShared(args.raw_dir) });
+    const ctx = context(cmd, 'rip', signal);
+    const result = await runRip(args, drive.image.source, ripper, ctx);
+    if (args.auto_eject) {
+      await drives.eject(args.drive).catch((err: Error) => ctx.log('warn', `auto-eject after the rip failed: ${err.message}`));
+    }
+    if (result.output) {
+      emit({ type: 'job_done', command_id: cmd.id, job_id: cmd.job_id, output_path: toShared(result.output.output_path), files: result.output.files.map(toShared), raw_removed: !args.keep_original });
+    } else {
+      emit({ type: 'rip_done', command_id: cmd.id, job_id: cmd.job_id, raw_dir: toShared(args.raw_dir), files: result.files.map(toShared) });
+    }
+  }
+
+  async function transcode(cmd: Extract<JobCommand, { task: typeof TASKS.transcodeFiles }>, signal: AbortSignal): Promise<void> {
+    const args: TranscodeArgs = { ...cmd.args, raw_dir: toLocal(cmd.args.raw_dir), target_dir: toLocal(cmd.args.target_dir), files: cmd.args.files.map(toLocal) };
+    if (capabilities.tools.HandBrakeCLI === null) throw new TaskFailure(`this worker cannot transcode: ${config.handbrakeCli} was not found`);
+    emit({ type: 'transcode_started', command_id: cmd.id, job_id: cmd.job_id });
+    const result = await runTranscode(args, transcoder, context(cmd, 'transcode', signal));
+    emit({ type: 'job_done', command_id: cmd.id, job_id: cmd.job_id, output_path: toShared(result.output_path), files: result.files.map(toShared), raw_removed: result.raw_removed });
+  }
+
+  async function runJob(cmd: JobCommand): Promise<void> {
+    const controller = new AbortController();
+    controllers.set(cmd.id, controller);
+    store.setTaskState(cmd.id, 'running');
+    link.publishStatus();
+    const phase: Phase = cmd.task === TASKS.ripDisc ? 'rip' : 'transcode';
+    let final: 'done' | 'failed' | 'canceled' = 'done';
+    try {
+      if (cmd.task === TASKS.ripDisc) await rip(cmd, controller.signal);
+      else await transcode(cmd, controller.signal);
+    } catch (err) {
+      if (stopping) return;
+      if (controller.signal.aborted) {
+        final = 'canceled';
+        if (cmd.task === TASKS.ripDisc) await fs.rm(toLocal(cmd.args.raw_dir), { recursive: true, force: true }).catch(() => undefined);
+        log.info(`${phase} canceled`, cmd.job_id);
+        emit({ type: 'job_canceled', command_id: cmd.id, job_id: cmd.job_id, phase });
+      } else {
+        final = 'failed';
+        const reason = (err as Error).message || String(err);
+        log.error(`${phase} failed: ${reason}`, cmd.job_id);
+        emit({ type: 'job_failed', command_id: cmd.id, job_id: cmd.job_id, phase, reason });
+      }
+    } finally {
+      controllers.delete(cmd.id);
+      if (!stopping) {
+        store.setTaskState(cmd.id, final);
+        link.publishStatus();
+      }
+    }
+  }
+
+  function cancel(cmd: Extract<Command, { task: typeof TASKS.cancel }>): void {
+    const target = cmd.args.command_id;
+    const running = controllers.get(target);
+    if (running) {
+      running.abort();
+      return;
+    }
+    const task = store.getTask(target);
+    if (task && task.state !== 'waiting') return; // finished: its outcome is in the outbox already
+    if (task) {
+      pool.withdraw(target);
+      store.setTaskState(target, 'canceled');
+      link.publishStatus();
+    }
+    const phase: Phase = task?.task === TASKS.transcodeFiles ? 'transcode' : 'rip';
+    emit({ type: 'job_canceled', command_id: target, job_id: cmd.job_id, phase });
+  }
+
+  async function ephemeral(cmd: Command): Promise<void> {
+    try {
+      if (cmd.task === TASKS.pingWorker) {
+        emit({ type: 'pong', command_id: cmd.id, capabilities });
+      } else if (cmd.task === TASKS.scanTracks) {
+        if (!ripper) throw new Error('this worker has no ripper to read titles with');
+        const drive = drives.get(cmd.args.drive);
+        if (!drive) throw new Error(`this worker has no drive named "${cmd.args.drive}"`);
+        await drives.poll();
+        if (!drive.image) throw new Error(`there is no disc in drive ${cmd.args.drive}`);
+        const tracks = await ripper.scan(drive.image.source, AbortSignal.timeout(10 * 60_000));
+        emit({ type: 'tracks', command_id: cmd.id, drive: cmd.args.drive, tracks });
+      } else if (cmd.task === TASKS.eject) {
+        await drives.eject(cmd.args.drive);
+        emit({ type: 'ejected', command_id: cmd.id, drive: cmd.args.drive });
+      }
+    } catch (err) {
+      emit({ type: 'command_failed', command_id: cmd.id, reason: (err as Error).message });
+    }
+  }
+
+  function onCommand(cmd: Command): void {
+    if (stopping) return;
+    if (cmd.task === TASKS.cancel) return cancel(cmd);
+    if (cmd.task !== TASKS.ripDisc && cmd.task !== TASKS.transcodeFiles) {
+      void ephemeral(cmd);
+      return;
+    }
+    if (!store.addTask(cmd)) return; // a redelivery of a command we hold or finished
+    log.info(`accepted ${cmd.task} (command ${cmd.id})`, cmd.job_id);
+    emit({ type: 'accepted', command_id: cmd.id, job_id: cmd.job_id });
+    link.publishStatus();
+    pool.submit(cmd.id, () => runJob(cmd));
+  }
+
+  /** Tasks left from a previous run: a rip cannot resume (its disc state is gone), a transcode starts over. */
+  async function recover(rows: TaskRow[]): Promise<void> {
+    for (const row of rows) {
+      if (row.pid) await killProcessGroup(row.pid, 1000);
+      const cmd = JSON.parse(row.payload) as JobCommand;
+      if (row.state === 'running' && cmd.task === TASKS.ripDisc) {
+        store.setTaskState(row.id, 'interrupted');
+        await fs.rm(toLocal(cmd.args.raw_dir), { recursive: true, force: true }).catch(() => undefined);
+        log.warn('the agent stopped during this rip; the rip is marked failed', cmd.job_id);
+        emit({ type: 'job_failed', command_id: row.id, job_id: cmd.job_id, phase: 'rip', reason: 'the worker stopped during the rip (crash or restart): retry the rip' });
+        continue;
+      }
+      log.info(`resuming ${cmd.task} after a restart`, cmd.job_id);
+      store.setTaskState(row.id, 'waiting');
+      pool.submit(row.id, () => runJob(cmd));
+    }
+  }
+
+  store.pruneTasks(PRUNE_AFTER_MS);
+  const leftover = store.tasksIn(['waiting', 'running']);
+  log.info(`agent ${node} starting: rip backend ${capabilities.rip_backend}, ${specs.length} drive(s), ${config.slots} slots, broker ${config.mqttUrl}`);
+  await recover(leftover);
+  await drives.start();
+  link.start();
+  for (const state of drives.states()) link.publishDrive(state);
+  const heartbeat = setInterval(() => link.publishStatus(), HEARTBEAT_MS);
+
+  return {
+    node,
+    capabilities,
+    async stop() {
+      stopping = true;
+      clearInterval(heartbeat);
+      drives.stop();
+      for (const c of controllers.values()) c.abort();
+      await link.stop();
+      store.close();
+    },
+  };
+}

@@ -1,0 +1,131 @@
+import fs from 'node:fs/promises';
+import http from 'node:http';
+import path from 'node:path';
+import express from 'express';
+import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
+import type { CoordinatorConfig } from '../shared/config.js';
+import type { Logger } from '../shared/log.js';
+import { openDatabase } from '../shared/sqlite.js';
+import { startEmbeddedBroker, type EmbeddedBroker } from './broker.js';
+import type { AppContext } from './context.js';
+import { Dispatcher } from './dispatcher.js';
+import { Fleet } from './fleet.js';
+import { errorHandler, sendText } from './http.js';
+import { JobsStore } from './jobs-store.js';
+import { coordinatorMigrations } from './migrations.js';
+import { RawDataFinder } from './raw-data.js';
+import { devicesRouter } from './routes/devices.js';
+import { jobsRouter } from './routes/jobs.js';
+import { logsRouter } from './routes/logs.js';
+import { settingsRouter } from './routes/settings.js';
+import { workersRouter } from './routes/workers.js';
+import { SettingsStore } from './settings-store.js';
+
+const KEEP_LOG_ROWS = 20_000;
+
+export interface RunningCoordinator {
+  port: number;
+  url: string;
+  mqttUrl: string;
+  ctx: AppContext;
+  stop(): Promise<void>;
+}
+
+/** The client address: X-Real-IP from the reverse proxy, else the socket's. */
+function clientIp(req: express.Request): string {
+  const header = req.headers['x-real-ip'];
+  const value = (Array.isArray(header) ? header[0] : header)?.trim();
+  return value || req.socket.remoteAddress || 'unknown';
+}
+
+export function createApp(ctx: AppContext): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  const limitLogged = new Map<string, number>();
+  app.use(
+    rateLimit({
+      windowMs: 60_000,
+      limit: ctx.config.rateLimitPerMinute,
+      standardHeaders: 'draft-7',
+      legacyHeaders: false,
+      keyGenerator: (req) => ipKeyGenerator(clientIp(req)),
+      validate: { keyGeneratorIpFallback: false },
+      handler: (req, res) => {
+        const ip = clientIp(req);
+        const now = Date.now();
+        if ((limitLogged.get(ip) ?? 0) < now - 60_000) {
+          limitLogged.set(ip, now);
+          ctx.log.warn(`rate limit hit by ${ip} (${ctx.config.rateLimitPerMinute} requests per minute)`);
+        }
+        sendText(res, 429, `too many requests: at most ${ctx.config.rateLimitPerMinute} per minute per client`);
+      },
+    }),
+  );
+  app.use(express.json({ limit: '1mb' }));
+  app.get('/health', (_req, res) => {
+    res.json({ ok: true, mqtt: ctx.dispatcher.connected, workers_online: ctx.fleet.online().length });
+  });
+  app.use(jobsRouter(ctx));
+  app.use(devicesRouter(ctx));
+  app.use(settingsRouter(ctx));
+  app.use(workersRouter(ctx));
+  app.use(logsRouter(ctx));
+  app.use((req, res) => sendText(res, 404, `no such endpoint: ${req.method} ${req.path}`));
+  app.use(errorHandler(ctx.log));
+  return app;
+}
+
+/**
+ * Starts the coordinator: SQLite state, the embedded MQTT broker (unless MQTT_URL names one), the
+ * dispatcher and the HTTP API.
+ */
+export async function startCoordinator(config: CoordinatorConfig, log: Logger): Promise<RunningCoordinator> {
+  await fs.mkdir(config.dataDir, { recursive: true });
+  const db = openDatabase(path.join(config.dataDir, 'coordinator.sqlite'), coordinatorMigrations);
+  const insertLog = db.prepare('INSERT INTO logs (ts, level, source, job_id, message) VALUES (?, ?, ?, ?, ?)');
+  let written = 0;
+  log.addSink((e) => {
+    insertLog.run(e.ts, e.level, e.source, e.job_id ?? null, e.message);
+    if (++written % 1000 === 0) db.prepare('DELETE FROM logs WHERE id <= (SELECT MAX(id) FROM logs) - ?').run(KEEP_LOG_ROWS);
+  });
+  const jobs = new JobsStore(db);
+  const settings = new SettingsStore(db);
+  const fleet = new Fleet(db);
+  const dispatcher = new Dispatcher(db, jobs, settings, fleet, config.agentGraceSeconds * 1000, log.child('dispatcher'));
+  const raw = new RawDataFinder(jobs, settings, config.rawDir, log.child('rohdaten'));
+  const ctx: AppContext = { config, db, jobs, settings, fleet, dispatcher, raw, log };
+
+  let broker: EmbeddedBroker | null = null;
+  let mqttUrl = config.mqttUrl;
+  if (!mqttUrl) {
+    broker = await startEmbeddedBroker(config.mqttPort, log.child('broker'));
+    mqttUrl = broker.url;
+  }
+  await dispatcher.start(mqttUrl);
+  dispatcher.prune();
+  raw.start();
+
+  const server = http.createServer(createApp(ctx));
+  server.requestTimeout = 3600_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, () => resolve());
+  });
+  const port = (server.address() as { port: number }).port;
+  log.info(`API listening on port ${port}; MQTT ${mqttUrl}`);
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    mqttUrl,
+    ctx,
+    async stop() {
+      raw.stop();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await dispatcher.stop();
+      if (broker) await broker.close();
+      db.close();
+    },
+  };
+}

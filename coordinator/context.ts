@@ -1,0 +1,20 @@
+import type { CoordinatorConfig } from '../shared/config.js';
+import type { Logger } from '../shared/log.js';
+import type { Db } from '../shared/sqlite.js';
+import type { Dispatcher } from './dispatcher.js';
+import type { Fleet } from './fleet.js';
+import type { JobsStore } from './jobs-store.js';
+import type { RawDataFinder } from './raw-data.js';
+import type { SettingsStore } from './settings-store.js';
+
+/** What the routers share: one per coordinator process. */
+export interface AppContext {
+  config: CoordinatorConfig;
+  db: Db;
+  jobs: JobsStore;
+  settings: SettingsStore;
+  fleet: Fleet;
+  dispatcher: Dispatcher;
+  raw: RawDataFinder;
+  log: Logger;
+}

@@ -1,0 +1,532 @@
+import { randomUUID } from 'node:crypto';
+import mqtt, { type MqttClient } from 'mqtt';
+import type { Db } from '../shared/sqlite.js';
+import type { Logger } from '../shared/log.js';
+import { TASKS, TOPIC_ROOT, topics, type AgentEvent, type AgentStatus, type Command, type CoordinatorStatus, type DriveState, type RipArgs, type Track, type TranscodeArgs } from '../shared/protocol.js';
+import type { Fleet } from './fleet.js';
+import { parseMeta, type JobRow, type JobsStore } from './jobs-store.js';
+import type { SettingsStore } from './settings-store.js';
+
+const PING_MS = 5_000;
+const STALE_MS = 30_000;
+const ACK_DELAY_MS = 50;
+const REPLY_TIMEOUT_MS = 15_000;
+
+type CommandState = 'sent' | 'accepted' | 'done' | 'superseded';
+type JobTask = typeof TASKS.ripDisc | typeof TASKS.transcodeFiles;
+
+interface CommandRow {
+  id: string;
+  node: string;
+  task: JobTask;
+  job_id: string;
+  payload: string;
+  state: CommandState;
+}
+
+interface QueueRow {
+  id: string;
+  job_id: string;
+  args: string;
+  preferred_node: string | null;
+  state: 'queued' | 'assigned' | 'done';
+  assigned_node: string | null;
+}
+
+export class DispatchError extends Error {
+  constructor(message: string, readonly status: number) {
+    super(message);
+  }
+}
+
+type Reply = { ok: true; event: AgentEvent } | { ok: false; reason: string };
+
+/**
+ * The coordinator's side of the MQTT protocol: sends commands to agents, applies their events to the
+ * job rows exactly once, routes the transcode stage (chosen node, else the shared queue), and fails
+ * or re-queues the work of agents that stay away longer than the grace period.
+ */
+export class Dispatcher {
+  private client: MqttClient | null = null;
+  private readonly pendingAcks = new Map<string, string[]>();
+  private ackTimer: NodeJS.Timeout | null = null;
+  private readonly graceTimers = new Map<string, NodeJS.Timeout>();
+  private readonly replies = new Map<string, (reply: Reply) => void>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private connectedSince: number | null = null;
+  private readonly startedAt = new Date().toISOString();
+  /** Called when a job reaches an end state (for notifications and the library refresh). */
+  onJobEnd: (job: JobRow) => void = () => undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly jobs: JobsStore,
+    private readonly settings: SettingsStore,
+    private readonly fleet: Fleet,
+    private readonly graceMs: number,
+    private readonly log: Logger,
+  ) {}
+
+  // ---------------------------------------------------------------- connection
+
+  async start(url: string): Promise<void> {
+    const client = mqtt.connect(url, {
+      clientId: `ripwerk-coordinator-${randomUUID().slice(0, 8)}`,
+      clean: true,
+      protocolVersion: 4,
+      keepalive: 10,
+      reconnectPeriod: 1000,
+      connectTimeout: 10_000,
+      queueQoSZero: false,
+      will: { topic: topics.coordinatorStatus, payload: Buffer.from(JSON.stringify({ state: 'offline' } satisfies CoordinatorStatus)), qos: 1, retain: true },
+    });
+    this.client = client;
+    client.on('connect', () => {
+      this.connectedSince = Date.now();
+      this.log.info(`connected to MQTT broker ${url}`);
+      client.subscribe([topics.agentStatusAll, topics.driveStateAll, topics.eventAll], { qos: 1 });
+      client.publish(topics.coordinatorStatus, JSON.stringify({ state: 'online', started_at: this.startedAt } satisfies CoordinatorStatus), { qos: 1, retain: true });
+    });
+    client.on('offline', () => {
+      this.connectedSince = null;
+      this.log.warn(`MQTT broker ${url} unreachable; reconnecting`);
+    });
+    client.on('error', (err) => this.log.warn(`MQTT error: ${err.message}`));
+    client.on('message', (topic, payload) => this.onMessage(topic, payload));
+    // Agents with open work are offline until they speak: their grace period starts now.
+    for (const node of this.nodesWithOpenWork()) this.startGrace(node);
+    this.timers.push(setInterval(() => this.pingAndSweep(), PING_MS));
+    await new Promise<void>((resolve) => {
+      if (client.connected) resolve();
+      else client.once('connect', () => resolve());
+    });
+  }
+
+  async stop(): Promise<void> {
+    for (const t of this.timers) clearInterval(t);
+    for (const t of this.graceTimers.values()) clearTimeout(t);
+    this.flushAcks();
+    const client = this.client;
+    if (!client) return;
+    if (client.connected) await client.publishAsync(topics.coordinatorStatus, JSON.stringify({ state: 'offline' }), { qos: 1, retain: true }).catch(() => undefined);
+    await client.endAsync().catch(() => undefined);
+  }
+
+  get connected(): boolean {
+    return this.client?.connected ?? false;
+  }
+
+  private publish(node: string, cmd: Command, qos: 0 | 1 = 1): void {
+    this.client?.publish(topics.command(node), JSON.stringify(cmd), { qos });
+  }
+
+  private onMessage(topic: string, payload: Buffer): void {
+    let body: unknown;
+    try {
+      body = JSON.parse(payload.toString('utf8'));
+    } catch {
+      this.log.warn(`ignored a message on ${topic} that is not JSON`);
+      return;
+    }
+    if (!body || typeof body !== 'object') return;
+    const [root, kind, node, ...rest] = topic.split('/');
+    if (root !== TOPIC_ROOT || !node) return;
+    try {
+      if (kind === 'agent' && rest[0] === 'status') this.onStatus(body as AgentStatus);
+      else if (kind === 'drive' && rest[1] === 'state') this.onDrive(body as DriveState);
+      else if (kind === 'event' && rest.length === 0) this.onEvent(node, body as AgentEvent);
+    } catch (err) {
+      this.log.error(`handling ${topic} failed: ${(err as Error).message}`);
+    }
+  }
+
+  // ---------------------------------------------------------------- agents
+
+  private onStatus(status: AgentStatus): void {
+    if (typeof status.node !== 'string') return;
+    const { wasOnline } = this.fleet.applyStatus(status);
+    if (status.state !== 'online') {
+      if (wasOnline) this.log.warn(`worker ${status.node} went offline; its work waits ${Math.round(this.graceMs / 1000)} s for it`);
+      if (this.nodesWithOpenWork().includes(status.node)) this.startGrace(status.node);
+      return;
+    }
+    this.clearGrace(status.node);
+    if (!wasOnline) {
+      this.log.info(`worker ${status.node} is online`);
+      this.handshake(status);
+    }
+    this.pump();
+  }
+
+  /** After (re)connect: resend what the agent should hold but does not list, cancel what was taken away from it. */
+  private handshake(status: AgentStatus): void {
+    const holds = new Set(status.tasks ?? []);
+    for (const cmd of this.commandsOf(status.node, ['sent', 'accepted'])) {
+      if (!holds.has(cmd.id)) this.publish(status.node, JSON.parse(cmd.payload) as Command);
+    }
+    for (const id of holds) {
+      const row = this.command(id);
+      if (row?.state === 'superseded' || row?.state === 'done') {
+        this.publish(status.node, { id: randomUUID(), task: TASKS.cancel, job_id: row.job_id, args: { command_id: id } });
+      }
+    }
+  }
+
+  private onDrive(state: DriveState): void {
+    if (typeof state.node !== 'string' || typeof state.drive !== 'string') return;
+    const before = this.fleet.device(this.fleet.deviceName(state));
+    const entry = this.fleet.applyDrive(state);
+    if (before && before.state.disc?.fingerprint !== state.disc?.fingerprint) {
+      this.log.info(state.disc ? `device ${entry.name}: disc "${state.disc.title}" inserted` : `device ${entry.name}: disc ejected`);
+    }
+  }
+
+  private startGrace(node: string): void {
+    if (this.graceTimers.has(node)) return;
+    const timer = setTimeout(() => {
+      this.graceTimers.delete(node);
+      if (!this.fleet.get(node)?.online) this.agentLost(node);
+    }, this.graceMs);
+    this.graceTimers.set(node, timer);
+  }
+
+  private clearGrace(node: string): void {
+    const t = this.graceTimers.get(node);
+    if (t) clearTimeout(t);
+    this.graceTimers.delete(node);
+  }
+
+  /** The agent stayed away past the grace period: its rips fail, its transcodes go back to the queue. */
+  private agentLost(node: string): void {
+    const seconds = Math.round(this.graceMs / 1000);
+    for (const cmd of this.commandsOf(node, ['sent', 'accepted'])) {
+      this.setCommandState(cmd.id, 'superseded');
+      const job = this.jobs.get(cmd.job_id);
+      if (!job || !this.isActive(job)) continue;
+      if (job.status === 'canceling') {
+        this.finish(job.id, { status: 'canceled' }, `canceled (worker ${node} is offline)`);
+      } else if (cmd.task === TASKS.ripDisc) {
+        this.finish(job.id, { status: 'failed', error: `the worker ${node} went offline during the rip (no contact for ${seconds} s): retry the rip` }, `worker ${node} lost during the rip`);
+      } else {
+        this.db.prepare(`UPDATE transcode_queue SET state = 'queued', assigned_node = NULL, preferred_node = NULL WHERE job_id = ? AND state = 'assigned'`).run(job.id);
+        this.jobs.update(job.id, { transcode_node: null });
+        this.jobLog(job.id, 'warn', `worker ${node} went offline during the transcode; the transcode goes back to the shared queue`);
+      }
+    }
+    this.pump();
+  }
+
+  /** Capability pings, and agents that went silent without a last will (a broker outage hid it). */
+  private pingAndSweep(): void {
+    if (!this.client?.connected) return;
+    const now = Date.now();
+    for (const agent of this.fleet.online()) {
+      this.publish(agent.node, { id: randomUUID(), task: TASKS.pingWorker, args: {} }, 0);
+      const connectedLongEnough = this.connectedSince !== null && now - this.connectedSince > STALE_MS;
+      if (connectedLongEnough && now - agent.lastContact > STALE_MS) {
+        this.log.warn(`worker ${agent.node} has not answered for ${Math.round(STALE_MS / 1000)} s; treating it as offline`);
+        this.fleet.markOffline(agent.node);
+        if (this.nodesWithOpenWork().includes(agent.node)) this.startGrace(agent.node);
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- events
+
+  private onEvent(node: string, event: AgentEvent): void {
+    if (typeof event.event_id !== 'string' || typeof event.type !== 'string') return;
+    this.fleet.touch(node);
+    const seen = this.db.prepare<[string], { event_id: string }>('SELECT event_id FROM processed_events WHERE event_id = ?').get(event.event_id);
+    if (!seen) {
+      this.db.transaction(() => {
+        this.db.prepare('INSERT INTO processed_events (event_id, ts) VALUES (?, ?)').run(event.event_id, new Date().toISOString());
+        this.apply(node, event);
+      })();
+    }
+    this.queueAck(node, event.event_id);
+    if (event.command_id) {
+      const reply = this.replies.get(event.command_id);
+      if (reply && (event.type === 'command_failed' || event.type === 'ejected' || event.type === 'tracks' || event.type === 'pong')) {
+        this.replies.delete(event.command_id);
+        reply(event.type === 'command_failed' ? { ok: false, reason: event.reason } : { ok: true, event });
+      }
+    }
+  }
+
+  private queueAck(node: string, id: string): void {
+    const list = this.pendingAcks.get(node) ?? [];
+    list.push(id);
+    this.pendingAcks.set(node, list);
+    if (!this.ackTimer) this.ackTimer = setTimeout(() => this.flushAcks(), ACK_DELAY_MS);
+  }
+
+  private flushAcks(): void {
+    if (this.ackTimer) clearTimeout(this.ackTimer);
+    this.ackTimer = null;
+    for (const [node, ids] of this.pendingAcks) this.client?.publish(topics.ack(node), JSON.stringify({ event_ids: ids }), { qos: 1 });
+    this.pendingAcks.clear();
+  }
+
+  /** Applies one event to the job rows (inside the transaction that records it as processed). */
+  private apply(node: string, event: AgentEvent): void {
+    if (event.type === 'pong') {
+      this.fleet.recordPong(node, event.capabilities);
+      return;
+    }
+    if (event.type === 'tracks') {
+      const device = this.fleet.deviceName({ node, drive: event.drive });
+      this.settings.setRaw(`tracks:${device}`, { device, scanned_at: event.ts, tracks: event.tracks satisfies Track[] });
+      this.log.info(`device ${device}: title scan found ${event.tracks.length} title(s)`);
+      return;
+    }
+    if (event.type === 'ejected' || event.type === 'command_failed') return;
+    const cmd = event.command_id ? this.command(event.command_id) : undefined;
+    if (cmd?.state === 'superseded') return; // work that was taken away from this agent
+    const job = event.job_id ? this.jobs.get(event.job_id) : undefined;
+    if (!job) return;
+    switch (event.type) {
+      case 'accepted':
+        if (cmd) this.setCommandState(cmd.id, 'accepted');
+        this.jobLog(job.id, 'info', `worker ${node} accepted the ${cmd?.task === TASKS.transcodeFiles ? 'transcode' : 'rip'}`);
+        return;
+      case 'rejected':
+        if (cmd) this.setCommandState(cmd.id, 'done');
+        this.finish(job.id, { status: 'failed', error: event.reason }, `worker ${node} refused: ${event.reason}`);
+        return;
+      case 'log':
+        this.jobs.addLog(job.id, event.level, event.message);
+        return;
+      case 'progress':
+        if (this.isActive(job)) this.jobs.recordProgress(job.id, event.phase, event.progress);
+        return;
+      case 'rip_started':
+        if (job.status === 'pending') this.jobs.startPhase(job.id, 'rip', { status: 'running', node });
+        this.jobs.updateMeta(job.id, { rip_fertig: false });
+        this.jobs.update(job.id, { raw_path: event.raw_dir });
+        this.jobLog(job.id, 'info', `rip started on ${node} into ${event.raw_dir}`);
+        return;
+      case 'rip_done':
+        return this.ripDone(job, event.raw_dir, event.files, node);
+      case 'transcode_started':
+        if (job.status !== 'canceling') this.jobs.startPhase(job.id, 'transcode', { status: 'transcoding', transcode_node: node });
+        else this.jobs.update(job.id, { transcode_node: node });
+        this.jobLog(job.id, 'info', `transcode started on ${node}`);
+        return;
+      case 'job_done':
+        if (cmd) this.setCommandState(cmd.id, 'done');
+        this.db.prepare(`UPDATE transcode_queue SET state = 'done' WHERE job_id = ?`).run(job.id);
+        this.finish(
+          job.id,
+          { status: 'completed', progress: 100, output_path: event.output_path, raw_state: event.raw_removed ? 'absent' : 'present', raw_checked_at: new Date().toISOString() },
+          `finished: ${event.files.length} file(s) in ${event.output_path}${event.raw_removed ? '; raw data removed' : '; raw data kept'}`,
+        );
+        this.recordHistory(job);
+        this.pump();
+        return;
+      case 'job_failed': {
+        if (cmd) this.setCommandState(cmd.id, 'done');
+        this.db.prepare(`UPDATE transcode_queue SET state = 'done' WHERE job_id = ?`).run(job.id);
+        const rawPresent = event.phase === 'transcode';
+        this.finish(job.id, { status: 'failed', error: event.reason, ...(rawPresent ? { raw_state: 'present', raw_checked_at: new Date().toISOString() } : {}) }, `${event.phase} failed on ${node}: ${event.reason}`);
+        this.pump();
+        return;
+      }
+      case 'job_canceled':
+        if (cmd) this.setCommandState(cmd.id, 'done');
+        this.db.prepare(`UPDATE transcode_queue SET state = 'done' WHERE job_id = ?`).run(job.id);
+        this.finish(job.id, { status: 'canceled' }, `${event.phase} canceled on ${node}`);
+        this.pump();
+        return;
+    }
+  }
+
+  private ripDone(job: JobRow, rawDir: string, files: string[], node: string): void {
+    const cmd = this.activeCommand(job.id);
+    if (cmd) this.setCommandState(cmd.id, 'done');
+    this.jobs.updateMeta(job.id, { rip_fertig: true, raw_files: files });
+    this.jobs.update(job.id, { raw_path: rawDir, raw_state: 'present', raw_checked_at: new Date().toISOString() });
+    this.jobLog(job.id, 'info', `rip finished on ${node}: ${files.length} file(s)`);
+    if (job.status === 'canceling') {
+      this.finish(job.id, { status: 'canceled' }, 'canceled after the rip; the raw data is kept');
+      return;
+    }
+    this.jobs.startPhase(job.id, 'transcode', { status: 'transcoding' });
+    this.enqueueTranscode(job.id, rawDir, files);
+  }
+
+  // ---------------------------------------------------------------- jobs
+
+  private isActive(job: JobRow): boolean {
+    return job.status === 'pending' || job.status === 'running' || job.status === 'transcoding' || job.status === 'canceling';
+  }
+
+  private jobLog(jobId: string, level: 'info' | 'warn' | 'error', message: string): void {
+    this.jobs.addLog(jobId, level, message);
+    this.log[level](message, jobId);
+  }
+
+  private finish(jobId: string, fields: Partial<JobRow>, message: string): void {
+    const row = this.jobs.update(jobId, { ...fields, finished_at: new Date().toISOString() });
+    this.jobLog(jobId, fields.status === 'failed' ? 'error' : 'info', message);
+    if (row) {
+      try {
+        this.onJobEnd(row);
+      } catch (err) {
+        this.log.warn(`job end hook failed: ${(err as Error).message}`, jobId);
+      }
+    }
+  }
+
+  private recordHistory(job: JobRow): void {
+    const fp = parseMeta(job.meta)?.fingerprint;
+    if (typeof fp === 'string') this.db.prepare('INSERT INTO history (fingerprint, title, job_id, finished_at) VALUES (?, ?, ?, ?)').run(fp, job.title, job.id, new Date().toISOString());
+  }
+
+  /** Sends the rip of a new job to the agent owning the drive. */
+  startRip(job: JobRow, args: RipArgs): void {
+    if (!job.node) throw new DispatchError('the job has no worker', 500);
+    this.sendJobCommand(job.node, { id: randomUUID(), task: TASKS.ripDisc, job_id: job.id, args });
+  }
+
+  /** Queues the transcode stage: the chosen node when it is online, else any worker with a free slot. */
+  enqueueTranscode(jobId: string, rawDir: string, files: string[]): void {
+    const job = this.jobs.get(jobId);
+    if (!job) return;
+    const meta = parseMeta(job.meta) ?? {};
+    const s = this.settings.all();
+    const args: TranscodeArgs = {
+      job_id: jobId,
+      raw_dir: rawDir,
+      files,
+      target_dir: job.target_dir ?? '',
+      title: job.title,
+      year: typeof meta.year === 'number' ? meta.year : null,
+      series: typeof meta.series === 'string' ? meta.series : null,
+      season: typeof meta.season === 'number' ? meta.season : null,
+      preset: s.transcodePreset,
+      keep_original: s.keepOriginal,
+    };
+    const preferred = typeof meta.transcode_node === 'string' && meta.transcode_node ? meta.transcode_node : null;
+    this.db.prepare(`UPDATE transcode_queue SET state = 'done' WHERE job_id = ? AND state != 'done'`).run(jobId);
+    this.db
+      .prepare(`INSERT INTO transcode_queue (id, job_id, args, preferred_node, state, created_at) VALUES (?, ?, ?, ?, 'queued', ?)`)
+      .run(randomUUID(), jobId, JSON.stringify(args), preferred, new Date().toISOString());
+    this.jobLog(jobId, 'info', preferred ? `transcode queued for ${preferred}` : 'transcode queued for any free worker');
+    this.pump();
+  }
+
+  /** Slots a worker has free: its slot count minus the rips and transcodes it holds. */
+  private freeSlots(node: string): number {
+    const slots = this.fleet.get(node)?.status?.slots ?? 4;
+    const busy = (this.db.prepare<[string], { n: number }>(`SELECT COUNT(*) AS n FROM commands WHERE node = ? AND state IN ('sent','accepted')`).get(node) as { n: number }).n;
+    return slots - busy;
+  }
+
+  private canTranscode(node: string): boolean {
+    const agent = this.fleet.get(node);
+    return Boolean(agent?.online && (agent.status?.capabilities?.encoders.length ?? 0) > 0);
+  }
+
+  /** Hands queued transcodes to workers, oldest first. */
+  pump(): void {
+    const queued = this.db.prepare<[], QueueRow>(`SELECT * FROM transcode_queue WHERE state = 'queued' ORDER BY created_at`).all();
+    for (const row of queued) {
+      let node: string | null = null;
+      if (row.preferred_node && this.canTranscode(row.preferred_node)) {
+        if (this.freeSlots(row.preferred_node) <= 0) continue; // the chosen node is busy: wait for it
+        node = row.preferred_node;
+      } else {
+        const candidates = this.fleet
+          .online()
+          .filter((a) => this.canTranscode(a.node))
+          .map((a) => ({ node: a.node, free: this.freeSlots(a.node) }))
+          .filter((c) => c.free > 0)
+          .sort((a, b) => b.free - a.free || a.node.localeCompare(b.node));
+        node = candidates[0]?.node ?? null;
+      }
+      if (!node) continue;
+      const args = JSON.parse(row.args) as TranscodeArgs;
+      this.db.prepare(`UPDATE transcode_queue SET state = 'assigned', assigned_node = ?, assigned_at = ? WHERE id = ?`).run(node, new Date().toISOString(), row.id);
+      if (row.preferred_node && row.preferred_node !== node) this.jobLog(row.job_id, 'warn', `worker ${row.preferred_node} is offline; the transcode goes to ${node}`);
+      this.jobs.update(row.job_id, { transcode_node: node });
+      this.sendJobCommand(node, { id: randomUUID(), task: TASKS.transcodeFiles, job_id: row.job_id, args });
+    }
+  }
+
+  private sendJobCommand(node: string, cmd: Extract<Command, { task: JobTask }>): void {
+    this.db
+      .prepare(`INSERT INTO commands (id, node, task, job_id, payload, state, created_at) VALUES (?, ?, ?, ?, ?, 'sent', ?)`)
+      .run(cmd.id, node, cmd.task, cmd.job_id, JSON.stringify(cmd), new Date().toISOString());
+    this.publish(node, cmd);
+  }
+
+  /** POST /jobs/{id}/cancel: canceling now; canceled once the agent confirms (or at once when nothing runs). */
+  cancel(job: JobRow): JobRow {
+    if (!this.isActive(job)) throw new DispatchError(`the job is ${job.status === 'running' ? 'processing' : job.status}; only pending, processing or transcoding jobs can be canceled`, 409);
+    if (job.status === 'canceling') return job;
+    this.jobs.update(job.id, { status: 'canceling' });
+    this.jobLog(job.id, 'info', 'cancel requested');
+    const queued = this.db.prepare<[string], QueueRow>(`SELECT * FROM transcode_queue WHERE job_id = ? AND state = 'queued'`).get(job.id);
+    const cmd = this.activeCommand(job.id);
+    if (queued || !cmd) {
+      this.db.prepare(`UPDATE transcode_queue SET state = 'done' WHERE job_id = ?`).run(job.id);
+      this.finish(job.id, { status: 'canceled' }, 'canceled before a worker started it');
+    } else if (!this.fleet.get(cmd.node)?.online) {
+      this.setCommandState(cmd.id, 'superseded');
+      this.finish(job.id, { status: 'canceled' }, `canceled (worker ${cmd.node} is offline; it is told when it returns)`);
+    } else {
+      this.publish(cmd.node, { id: randomUUID(), task: TASKS.cancel, job_id: job.id, args: { command_id: cmd.id } });
+    }
+    return this.jobs.get(job.id) as JobRow;
+  }
+
+  /** Sends eject or scan_tracks and waits for the agent's answer. */
+  async request(node: string, task: typeof TASKS.eject | typeof TASKS.scanTracks, drive: string, timeoutMs = REPLY_TIMEOUT_MS): Promise<AgentEvent> {
+    if (!this.fleet.get(node)?.online) throw new DispatchError(`the worker ${node} is offline`, 503);
+    const id = randomUUID();
+    const reply = new Promise<Reply>((resolve) => {
+      this.replies.set(id, resolve);
+      setTimeout(() => {
+        if (this.replies.delete(id)) resolve({ ok: false, reason: `the worker ${node} did not answer within ${Math.round(timeoutMs / 1000)} s` });
+      }, timeoutMs).unref();
+    });
+    this.publish(node, { id, task, args: { drive } } as Command);
+    const result = await reply;
+    if (!result.ok) throw new DispatchError(result.reason, 502);
+    return result.event;
+  }
+
+  /** Sends a scan without waiting: the result lands under the setting tracks:<device>. */
+  scanTracks(node: string, drive: string): void {
+    if (!this.fleet.get(node)?.online) throw new DispatchError(`the worker ${node} is offline`, 503);
+    this.publish(node, { id: randomUUID(), task: TASKS.scanTracks, args: { drive } });
+  }
+
+  // ---------------------------------------------------------------- commands table
+
+  private command(id: string): CommandRow | undefined {
+    return this.db.prepare<[string], CommandRow>('SELECT * FROM commands WHERE id = ?').get(id);
+  }
+
+  private commandsOf(node: string, states: CommandState[]): CommandRow[] {
+    return this.db.prepare<[string], CommandRow>(`SELECT * FROM commands WHERE node = ? AND state IN (${states.map((s) => `'${s}'`).join(',')}) ORDER BY created_at`).all(node);
+  }
+
+  activeCommand(jobId: string): CommandRow | undefined {
+    return this.db.prepare<[string], CommandRow>(`SELECT * FROM commands WHERE job_id = ? AND state IN ('sent','accepted') ORDER BY created_at DESC`).get(jobId);
+  }
+
+  private setCommandState(id: string, state: CommandState): void {
+    this.db.prepare('UPDATE commands SET state = ? WHERE id = ?').run(state, id);
+  }
+
+  private nodesWithOpenWork(): string[] {
+    return this.db.prepare<[], { node: string }>(`SELECT DISTINCT node FROM commands WHERE state IN ('sent','accepted')`).all().map((r) => r.node);
+  }
+
+  /** Drops the bookkeeping of events older than a week (agents never resend that late). */
+  prune(): void {
+    const cutoff = new Date(Date.now() - 7 * 24 * 3600_000).toISOString();
+    this.db.prepare('DELETE FROM processed_events WHERE ts < ?').run(cutoff);
+  }
+}

@@ -1,0 +1,132 @@
+import type { Db } from '../shared/sqlite.js';
+import type { AgentStatus, Capabilities, DriveState } from '../shared/protocol.js';
+
+export interface AgentEntry {
+  node: string;
+  name: string;
+  online: boolean;
+  status: AgentStatus | null;
+  /** Last time anything came from the agent (status, event), ms. */
+  lastContact: number;
+  offlineSince: number | null;
+}
+
+export interface DeviceEntry {
+  /** The device name of the API: <worker name>-<drive>, stable across restarts. */
+  name: string;
+  state: DriveState;
+}
+
+/** The workers the coordinator knows and the drives they own (from their retained MQTT topics). */
+export class Fleet {
+  private readonly agents = new Map<string, AgentEntry>();
+  private readonly drives = new Map<string, DeviceEntry>();
+
+  constructor(private readonly db: Db) {
+    for (const row of db.prepare<[], { node: string; name: string; status: string | null }>('SELECT node, name, status FROM workers').all()) {
+      // Everyone is offline from the coordinator's start until it hears from them.
+      let status: AgentStatus | null = null;
+      try {
+        status = row.status ? (JSON.parse(row.status) as AgentStatus) : null;
+      } catch {
+        status = null;
+      }
+      this.agents.set(row.node, { node: row.node, name: row.name, online: false, status, lastContact: 0, offlineSince: Date.now() });
+    }
+    db.prepare('UPDATE workers SET online = 0').run();
+  }
+
+  get(node: string): AgentEntry | undefined {
+    return this.agents.get(node);
+  }
+
+  list(): AgentEntry[] {
+    return [...this.agents.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  online(): AgentEntry[] {
+    return this.list().filter((a) => a.online);
+  }
+
+  touch(node: string): void {
+    const a = this.agents.get(node);
+    if (a) a.lastContact = Date.now();
+  }
+
+  /** Applies a status message; returns the previous online state. */
+  applyStatus(status: AgentStatus): { wasOnline: boolean; entry: AgentEntry } {
+    const now = Date.now();
+    let entry = this.agents.get(status.node);
+    const wasOnline = entry?.online ?? false;
+    const online = status.state === 'online';
+    if (!entry) {
+      entry = { node: status.node, name: status.name ?? status.node.split('@')[0], online, status: null, lastContact: now, offlineSince: null };
+      this.agents.set(status.node, entry);
+    }
+    entry.online = online;
+    entry.lastContact = now;
+    if (online) {
+      entry.status = status;
+      entry.name = status.name ?? entry.name;
+      entry.offlineSince = null;
+    } else if (wasOnline || entry.offlineSince === null) {
+      entry.offlineSince = now;
+    }
+    this.db
+      .prepare(
+        `INSERT INTO workers (node, name, host, ip, online, status, capabilities, last_seen) VALUES (@node, @name, @host, @ip, @online, @status, @caps, @seen)
+         ON CONFLICT(node) DO UPDATE SET name = excluded.name, host = COALESCE(excluded.host, host), ip = COALESCE(excluded.ip, ip), online = excluded.online,
+           status = COALESCE(excluded.status, status), capabilities = COALESCE(excluded.capabilities, capabilities), last_seen = COALESCE(excluded.last_seen, last_seen)`,
+      )
+      .run({
+        node: status.node,
+        name: entry.name,
+        host: status.host ?? null,
+        ip: status.ip ?? null,
+        online: online ? 1 : 0,
+        status: online ? JSON.stringify(status) : null,
+        caps: status.capabilities ? JSON.stringify(status.capabilities) : null,
+        seen: online ? new Date(now).toISOString() : null,
+      });
+    return { wasOnline, entry };
+  }
+
+  markOffline(node: string): void {
+    const a = this.agents.get(node);
+    if (!a || !a.online) return;
+    a.online = false;
+    a.offlineSince = Date.now();
+    this.db.prepare('UPDATE workers SET online = 0 WHERE node = ?').run(node);
+  }
+
+  recordPong(node: string, capabilities: Capabilities): void {
+    this.touch(node);
+    this.db.prepare('UPDATE workers SET capabilities = ?, last_ping = ? WHERE node = ?').run(JSON.stringify(capabilities), new Date().toISOString(), node);
+  }
+
+  /** Removes a worker record and its drives (DELETE /workers/{name}). */
+  remove(node: string): void {
+    this.agents.delete(node);
+    for (const [name, d] of this.drives) if (d.state.node === node) this.drives.delete(name);
+    this.db.prepare('DELETE FROM workers WHERE node = ?').run(node);
+  }
+
+  deviceName(state: Pick<DriveState, 'node' | 'drive'>): string {
+    const worker = this.agents.get(state.node)?.name ?? state.node.split('@')[0];
+    return `${worker}-${state.drive}`;
+  }
+
+  applyDrive(state: DriveState): DeviceEntry {
+    const entry = { name: this.deviceName(state), state };
+    this.drives.set(entry.name, entry);
+    return entry;
+  }
+
+  device(name: string): DeviceEntry | undefined {
+    return this.drives.get(name);
+  }
+
+  devices(): DeviceEntry[] {
+    return [...this.drives.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+}

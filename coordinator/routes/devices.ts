@@ -1,0 +1,82 @@
+import { Router, type Request } from 'express';
+import { TASKS } from '../../shared/protocol.js';
+import type { AppContext } from '../context.js';
+import type { DeviceEntry } from '../fleet.js';
+import { HttpError } from '../http.js';
+
+/** /devices: drives of all workers with their disc, eject and the title scan. */
+export function devicesRouter(ctx: AppContext): Router {
+  const router = Router();
+  const { fleet, jobs, dispatcher, settings, db } = ctx;
+
+  const device = (req: Request): DeviceEntry => {
+    const d = fleet.device(String(req.params.name));
+    if (!d) throw new HttpError(404, `no device named "${String(req.params.name)}"`);
+    return d;
+  };
+
+  const ripped = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM history WHERE fingerprint = ?');
+
+  router.get('/devices', (_req, res) => {
+    res.json(
+      fleet.devices().map((d) => {
+        const worker = fleet.get(d.state.node);
+        const busy = jobs.active().find((j) => j.device === d.name && (j.status === 'pending' || j.status === 'running'));
+        return {
+          name: d.name,
+          node: d.state.node,
+          worker: worker?.name ?? null,
+          worker_online: worker?.online ?? false,
+          drive: d.state.drive,
+          kind: d.state.kind,
+          path: d.state.path,
+          vendor: d.state.vendor,
+          model: d.state.model,
+          status: d.state.status,
+          busy_job: busy?.id ?? null,
+          disc: d.state.disc
+            ? {
+                title: d.state.disc.title,
+                label: d.state.disc.label,
+                year: null,
+                type: d.state.disc.type,
+                size_bytes: d.state.disc.size_bytes,
+                fingerprint: d.state.disc.fingerprint,
+                confidence: null,
+                poster: null,
+                already_ripped: (ripped.get(d.state.disc.fingerprint)?.n ?? 0) > 0,
+              }
+            : null,
+        };
+      }),
+    );
+  });
+
+  router.post('/devices/:name/eject', async (req, res) => {
+    const d = device(req);
+    const busy = jobs.active().find((j) => j.device === d.name && (j.status === 'pending' || j.status === 'running'));
+    if (busy) throw new HttpError(409, `${d.name} is busy with job ${busy.id}; cancel it before ejecting`);
+    try {
+      await dispatcher.request(d.state.node, TASKS.eject, d.state.drive);
+    } catch (err) {
+      const e = err as Error & { status?: number };
+      throw new HttpError(e.status ?? 502, `eject of ${d.name} failed: ${e.message}`);
+    }
+    res.json({ device: d.name, ejected: true });
+  });
+
+  router.post('/devices/:name/scan-tracks', (req, res) => {
+    const d = device(req);
+    if (!d.state.disc) throw new HttpError(409, `there is no disc in ${d.name}`);
+    dispatcher.scanTracks(d.state.node, d.state.drive);
+    res.status(202).json({ device: d.name, scanning: true, poll: `/devices/${encodeURIComponent(d.name)}/tracks` });
+  });
+
+  router.get('/devices/:name/tracks', (req, res) => {
+    const d = device(req);
+    const stored = settings.getRaw(`tracks:${d.name}`) as { scanned_at: string; tracks: { number: number; seconds: number; size_bytes: number; chapters: number }[] } | undefined;
+    res.json({ device: d.name, scanned_at: stored?.scanned_at ?? null, tracks: stored?.tracks ?? [] });
+  });
+
+  return router;
+}

@@ -1,0 +1,258 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Router, type Request } from 'express';
+import { toCsv } from '../../shared/csv.js';
+import { checkMediaPath, isBareFileName, resolveInside } from '../../shared/media-paths.js';
+import type { RipArgs } from '../../shared/protocol.js';
+import type { AppContext } from '../context.js';
+import { HttpError, mediaDir, objectBody } from '../http.js';
+import { parseMeta, toView, type JobMeta, type JobRow } from '../jobs-store.js';
+
+function optionalString(body: Record<string, unknown>, key: string): string | null {
+  const v = body[key];
+  if (v === undefined || v === null || v === '') return null;
+  if (typeof v !== 'string') throw new HttpError(400, `${key} must be a string`);
+  return v.trim() || null;
+}
+
+function optionalInt(body: Record<string, unknown>, key: string, min: number, max: number): number | null {
+  const v = body[key];
+  if (v === undefined || v === null || v === '') return null;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw new HttpError(400, `${key} must be a whole number from ${min} to ${max}`);
+  return v;
+}
+
+function titlesOf(body: Record<string, unknown>): number[] {
+  const v = body.titles;
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v) || !v.every((n) => typeof n === 'number' && Number.isInteger(n) && n >= 0 && n < 1000)) throw new HttpError(400, 'titles must be an array of title numbers (whole numbers from 0)');
+  return [...new Set(v as number[])];
+}
+
+const BUSY = ['pending', 'running'];
+
+/** /jobs: the job list, creation, files, cancel and retries, raw data and the CSV export. */
+export function jobsRouter(ctx: AppContext): Router {
+  const router = Router();
+  const { jobs, config, dispatcher, fleet, settings } = ctx;
+
+  const job = (req: Request): JobRow => {
+    const row = jobs.get(String(req.params.id));
+    if (!row) throw new HttpError(404, `no job with id ${String(req.params.id)}`);
+    return row;
+  };
+
+  router.get('/jobs', (_req, res) => {
+    res.type('application/json').send(jobs.listJson());
+  });
+
+  router.get('/jobs/export', (_req, res) => {
+    const header = ['id', 'title', 'status', 'progress', 'device', 'node', 'transcode_node', 'target_dir', 'output_path', 'error', 'created_at', 'finished_at'];
+    const now = Date.now();
+    const rows = jobs.all().map((r) => {
+      const v = toView(r, now);
+      return [v.id, v.title, v.status, Math.round(v.progress * 100) / 100, v.device, v.node, v.transcode_node, v.target_dir, v.output_path, v.error, v.created_at, v.finished_at];
+    });
+    res.type('text/csv; charset=utf-8').attachment('ripwerk-jobs.csv').send(toCsv(header, rows));
+  });
+
+  router.post('/jobs', async (req, res) => {
+    const body = objectBody(req);
+    const deviceName = optionalString(body, 'device');
+    if (!deviceName) throw new HttpError(400, 'device is required (a name from GET /devices)');
+    const device = fleet.device(deviceName);
+    if (!device) throw new HttpError(404, `no device named "${deviceName}"`);
+    const s = settings.all();
+    const series = optionalString(body, 'series');
+    const season = optionalInt(body, 'season', 0, 999);
+    if ((series === null) !== (season === null)) throw new HttpError(400, 'series and season go together: give both or neither');
+    const year = optionalInt(body, 'year', 1880, 2200);
+    const mainOverride = body.main_feature_only;
+    if (mainOverride !== undefined && mainOverride !== null && typeof mainOverride !== 'boolean') throw new HttpError(400, 'main_feature_only must be true or false');
+    const titles = titlesOf(body);
+
+    const targetRaw = optionalString(body, 'target_dir') ?? path.join(config.mediaRoot, series ? s.quickPickSeries : s.quickPickMovies);
+    const targetDir = await mediaDir(config.mediaRoot, targetRaw, 'target_dir');
+    const workChoice = optionalString(body, 'work_dir');
+    let workDir: string;
+    if (workChoice) workDir = await mediaDir(config.mediaRoot, workChoice, 'work_dir');
+    else if (s.workDir) workDir = await mediaDir(config.mediaRoot, s.workDir, 'the workDir setting');
+    else workDir = config.rawDir;
+
+    let transcodeNode = optionalString(body, 'transcode_node');
+    if (transcodeNode) {
+      const match = fleet.list().find((a) => a.node === transcodeNode || a.name === transcodeNode);
+      if (!match) throw new HttpError(400, `transcode_node "${transcodeNode}" is not a known worker (see GET /capabilities)`);
+      transcodeNode = match.node;
+    }
+
+    const agent = fleet.get(device.state.node);
+    if (!agent?.online) throw new HttpError(503, `the worker ${device.state.node} owning ${deviceName} is offline`);
+    const disc = device.state.disc;
+    if (!disc) throw new HttpError(409, `there is no disc in ${deviceName}`);
+    const busy = jobs.active().find((j) => j.device === deviceName && BUSY.includes(j.status));
+    if (busy) throw new HttpError(409, `${deviceName} is busy with job ${busy.id} (${busy.status === 'running' ? 'processing' : busy.status})`);
+
+    const id = randomUUID();
+    const mainFeatureOnly = typeof mainOverride === 'boolean' ? mainOverride : s.mainFeatureOnly;
+    const meta: JobMeta = {
+      titles,
+      work_dir: workDir,
+      fingerprint: disc.fingerprint,
+      disc_label: disc.label,
+      disc_type: disc.type,
+      year,
+      series,
+      season,
+      main_feature_only: mainFeatureOnly,
+      ...(transcodeNode ? { transcode_node: transcodeNode } : {}),
+    };
+    const row = jobs.create({ id, title: disc.title, target_dir: targetDir, device: deviceName, node: device.state.node, meta });
+    const args: RipArgs = {
+      job_id: id,
+      drive: device.state.drive,
+      titles,
+      main_feature_only: mainFeatureOnly,
+      raw_dir: path.join(workDir, id),
+      target_dir: targetDir,
+      title: disc.title,
+      year,
+      series,
+      season,
+      transcode: s.transcodeEnabled,
+      keep_original: s.keepOriginal,
+      auto_eject: s.autoEject,
+    };
+    jobs.addLog(id, 'info', `job created for "${disc.title}" on ${deviceName}`);
+    dispatcher.startRip(row, args);
+    res.status(201).json(toView(row, Date.now()));
+  });
+
+  router.get('/jobs/:id', (req, res) => {
+    res.json(toView(job(req), Date.now()));
+  });
+
+  router.get('/jobs/:id/detail', (req, res) => {
+    const row = job(req);
+    const device = row.device ? fleet.device(row.device) : undefined;
+    res.json({
+      ...toView(row, Date.now()),
+      disc: device?.state.disc && device.state.disc.fingerprint === parseMeta(row.meta)?.fingerprint ? device.state.disc : null,
+      raw: { state: row.raw_state ?? 'unclear', path: row.raw_path, size_bytes: row.raw_size, checked_at: row.raw_checked_at },
+      logs: jobs.logs(row.id),
+    });
+  });
+
+  const outputDir = (row: JobRow): string => {
+    if (!row.output_path) throw new HttpError(404, 'the job has no output yet');
+    const check = checkMediaPath(config.mediaRoot, row.output_path);
+    if (!check.ok) throw new HttpError(403, `the output path is outside ${config.mediaRoot}: ${check.reason}`);
+    return check.path;
+  };
+
+  router.get('/jobs/:id/files', async (req, res) => {
+    const dir = outputDir(job(req));
+    const entries = await fs.promises.readdir(dir, { withFileTypes: true }).catch(() => null);
+    if (!entries) throw new HttpError(404, `the output folder ${dir} is gone`);
+    const files: { name: string; size: number }[] = [];
+    for (const e of entries) {
+      if (!e.isFile() || !isBareFileName(e.name)) continue;
+      files.push({ name: e.name, size: (await fs.promises.stat(path.join(dir, e.name))).size });
+    }
+    res.json(files.sort((a, b) => a.name.localeCompare(b.name)));
+  });
+
+  router.get('/jobs/:id/files/:name', async (req, res) => {
+    const dir = outputDir(job(req));
+    const name = String(req.params.name);
+    if (!isBareFileName(name) || name === '..') throw new HttpError(400, 'the file name must be a bare name: no slash, no .., no leading dot');
+    const real = await resolveInside(dir, name);
+    if (!real) throw new HttpError(404, `no file "${name}" inside the output folder`);
+    const st = await fs.promises.stat(real);
+    if (!st.isFile()) throw new HttpError(404, `"${name}" is not a file`);
+    await new Promise<void>((resolve, reject) => {
+      res.sendFile(real, { dotfiles: 'deny', acceptRanges: true, headers: { 'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(name)}` } }, (err) => (err ? reject(err) : resolve()));
+    });
+  });
+
+  router.post('/jobs/:id/cancel', (req, res) => {
+    res.json(toView(dispatcher.cancel(job(req)), Date.now()));
+  });
+
+  router.post('/jobs/:id/retry-transcode', async (req, res) => {
+    const row = job(req);
+    if (row.status !== 'failed' && row.status !== 'canceled') throw new HttpError(409, `only a failed or canceled job can be transcoded again (this one is ${row.status === 'running' ? 'processing' : row.status})`);
+    const finding = await ctx.raw.refresh(row);
+    if (finding.state !== 'present' || !finding.path) throw new HttpError(409, 'no raw data of this job was found: retry the rip instead');
+    const rawDir = finding.path;
+    const files = (await fs.promises.readdir(rawDir)).filter((n) => /\.(mkv|mp4|m4v|ts|mpg|vob)$/i.test(n) && !n.startsWith('.')).sort().map((n) => path.join(rawDir, n));
+    if (files.length === 0) throw new HttpError(409, `the raw folder ${rawDir} holds no video files: retry the rip instead`);
+    jobs.startPhase(row.id, 'transcode', { status: 'transcoding', error: null, finished_at: null, output_path: null });
+    jobs.updateMeta(row.id, { rip_fertig: true });
+    dispatcher.enqueueTranscode(row.id, rawDir, files);
+    res.status(202).json(toView(jobs.get(row.id) as JobRow, Date.now()));
+  });
+
+  router.post('/jobs/:id/retry-rip', (req, res) => {
+    const row = job(req);
+    if (row.status !== 'failed' && row.status !== 'canceled') throw new HttpError(409, `only a failed or canceled job can be ripped again (this one is ${row.status === 'running' ? 'processing' : row.status})`);
+    const device = row.device ? fleet.device(row.device) : undefined;
+    if (!device) throw new HttpError(409, `the drive ${row.device ?? '?'} of this job is not known any more`);
+    if (!device.state.disc) throw new HttpError(409, `there is no disc in ${device.name}: insert the disc and try again`);
+    if (!fleet.get(device.state.node)?.online) throw new HttpError(503, `the worker ${device.state.node} owning ${device.name} is offline`);
+    const busy = jobs.active().find((j) => j.device === device.name && BUSY.includes(j.status));
+    if (busy) throw new HttpError(409, `${device.name} is busy with job ${busy.id}`);
+    const meta = parseMeta(row.meta) ?? {};
+    const s = settings.all();
+    const id = randomUUID();
+    const workDir = typeof meta.work_dir === 'string' ? meta.work_dir : config.rawDir;
+    const newMeta: JobMeta = { ...meta, fingerprint: device.state.disc.fingerprint, retry_of: row.id };
+    delete newMeta.rip_fertig;
+    delete newMeta.raw_files;
+    const created = jobs.create({ id, title: row.title, target_dir: row.target_dir ?? path.join(config.mediaRoot, s.quickPickMovies), device: device.name, node: device.state.node, meta: newMeta });
+    jobs.addLog(id, 'info', `retry of the rip of job ${row.id}`);
+    dispatcher.startRip(created, {
+      job_id: id,
+      drive: device.state.drive,
+      titles: Array.isArray(meta.titles) ? meta.titles : [],
+      main_feature_only: typeof meta.main_feature_only === 'boolean' ? meta.main_feature_only : s.mainFeatureOnly,
+      raw_dir: path.join(workDir, id),
+      target_dir: created.target_dir as string,
+      title: row.title,
+      year: typeof meta.year === 'number' ? meta.year : null,
+      series: typeof meta.series === 'string' ? meta.series : null,
+      season: typeof meta.season === 'number' ? meta.season : null,
+      transcode: s.transcodeEnabled,
+      keep_original: s.keepOriginal,
+      auto_eject: s.autoEject,
+    });
+    res.status(201).json(toView(created, Date.now()));
+  });
+
+  router.get('/jobs/:id/rohdaten', async (req, res) => {
+    const row = job(req);
+    const finding = await ctx.raw.refresh(row);
+    res.json({ job_id: row.id, ...finding, can_retry: finding.state === 'present' });
+  });
+
+  router.delete('/jobs/:id', async (req, res) => {
+    const row = job(req);
+    const withRaw = req.query.rohdaten === 'true' || req.query.rohdaten === '1';
+    if (row.status === 'pending' || row.status === 'running' || row.status === 'transcoding' || row.status === 'canceling') {
+      throw new HttpError(409, 'the job is still active: cancel it first');
+    }
+    let rawRemoved: string | null = null;
+    if (withRaw) {
+      const finding = await ctx.raw.refresh(row);
+      if (finding.state === 'present' && finding.path && path.basename(finding.path) === row.id) {
+        await fs.promises.rm(finding.path, { recursive: true, force: true });
+        rawRemoved = finding.path;
+      }
+    }
+    jobs.remove(row.id);
+    res.json({ deleted: row.id, raw_removed: rawRemoved });
+  });
+
+  return router;
+}

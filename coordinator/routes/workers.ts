@@ -1,0 +1,47 @@
+import { Router } from 'express';
+import type { AppContext } from '../context.js';
+import { HttpError } from '../http.js';
+
+/** /capabilities and /workers: the worker list with online state, tools and slots. */
+export function workersRouter(ctx: AppContext): Router {
+  const router = Router();
+  const { fleet, db } = ctx;
+  const extra = db.prepare<[string], { host: string | null; ip: string | null; last_seen: string | null; last_ping: string | null; capabilities: string | null }>(
+    'SELECT host, ip, last_seen, last_ping, capabilities FROM workers WHERE node = ?',
+  );
+  router.get('/capabilities', (_req, res) => {
+    res.json(
+      fleet.list().map((a) => {
+        const row = extra.get(a.node);
+        let caps: unknown = a.status?.capabilities ?? null;
+        if (!caps && row?.capabilities) caps = JSON.parse(row.capabilities) as unknown;
+        const c = (caps ?? {}) as Record<string, unknown>;
+        return {
+          name: a.name,
+          node: a.node,
+          host: a.status?.host ?? row?.host ?? null,
+          ip: a.status?.ip ?? row?.ip ?? null,
+          online: a.online,
+          slots: a.status?.slots ?? null,
+          encoders: c.encoders ?? [],
+          tools: c.tools ?? {},
+          key_source: c.key_source ?? null,
+          schluessel: c.schluessel ?? 0,
+          rip_backend: c.rip_backend ?? null,
+          transcode_only: c.transcode_only ?? null,
+          last_seen: a.status?.last_seen ?? row?.last_seen ?? null,
+          last_ping: row?.last_ping ?? null,
+        };
+      }),
+    );
+  });
+  router.delete('/workers/:name', (req, res) => {
+    const name = String(req.params.name);
+    const agent = fleet.list().find((a) => a.name === name || a.node === name);
+    if (!agent) throw new HttpError(404, `no worker named "${name}"`);
+    if (agent.online) throw new HttpError(409, `the worker ${agent.node} is online; stop it before removing its record`);
+    fleet.remove(agent.node);
+    res.json({ removed: agent.node });
+  });
+  return router;
+}

@@ -1,0 +1,283 @@
+/**
+ * End-to-end helpers: real coordinator and agent processes on loopback ports chosen free, real DVD
+ * images, HTTP helpers. Everything started here is killed by stopAll().
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { FIXTURES_DIR, REPO_DIR } from '../fixtures/tools-samples.js';
+
+export const FAKE_MAKEMKVCON = path.join(FIXTURES_DIR, 'makemkvcon');
+const started = new Set<Proc>();
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export function tempDir(prefix = 'ripwerk-e2e-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+const isoCache = new Map<string, string>();
+
+/** A real unencrypted DVD-Video ISO (scripts/make-dvd-image.sh), built once per label and titles. */
+export function dvdImage(label: string, seconds: number[]): string {
+  const key = `${label}:${seconds.join(',')}`;
+  const cached = isoCache.get(key);
+  if (cached) return cached;
+  const dir = tempDir('ripwerk-iso-');
+  const file = path.join(dir, `${label}.iso`);
+  execFileSync('bash', [path.join(REPO_DIR, 'scripts/make-dvd-image.sh'), file, label, ...seconds.map(String)], { stdio: 'pipe' });
+  isoCache.set(key, file);
+  return file;
+}
+
+/** Puts a disc into an image drive folder (a copy, so the cached image survives an eject). */
+export function insertDisc(driveDir: string, iso: string): void {
+  fs.mkdirSync(driveDir, { recursive: true });
+  fs.copyFileSync(iso, path.join(driveDir, path.basename(iso)));
+}
+
+export class Proc {
+  readonly lines: string[] = [];
+  private exitPromise: Promise<number | null>;
+
+  constructor(readonly name: string, readonly child: ChildProcess) {
+    const onData = (chunk: Buffer): void => {
+      for (const line of chunk.toString('utf8').split('\n')) if (line) this.lines.push(line);
+      if (process.env.E2E_VERBOSE) process.stderr.write(`[${name}] ${chunk.toString('utf8')}`);
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    this.exitPromise = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+    started.add(this);
+  }
+
+  get alive(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  async waitForLine(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const hit = this.lines.find((l) => pattern.test(l));
+      if (hit) return hit;
+      if (!this.alive) throw new Error(`${this.name} exited while waiting for ${pattern}:\n${this.lines.slice(-20).join('\n')}`);
+      await sleep(50);
+    }
+    throw new Error(`${this.name}: no line matching ${pattern} within ${timeoutMs} ms:\n${this.lines.slice(-20).join('\n')}`);
+  }
+
+  async kill(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    if (this.alive) this.child.kill(signal);
+    await this.exitPromise;
+    started.delete(this);
+  }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function startNode(name: string, script: string, env: Record<string, string>): Proc {
+  const child = spawn(process.execPath, [path.join(REPO_DIR, 'dist', script)], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Proc(name, child);
+}
+
+export interface CoordinatorHandle {
+  proc: Proc;
+  url: string;
+  port: number;
+  mqttPort: number;
+  mqttUrl: string;
+  env: Record<string, string>;
+}
+
+export interface World {
+  root: string;
+  media: string;
+  raw: string;
+}
+
+export function world(): World {
+  const root = tempDir();
+  const media = path.join(root, 'media');
+  const raw = path.join(root, 'raw');
+  fs.mkdirSync(media, { recursive: true });
+  fs.mkdirSync(raw, { recursive: true });
+  return { root, media, raw };
+}
+
+export async function startCoordinator(w: World, extra: Record<string, string> = {}, ports?: { port: number; mqttPort: number }): Promise<CoordinatorHandle> {
+  const port = ports?.port ?? (await freePort());
+  const mqttPort = ports?.mqttPort ?? (await freePort());
+  const env = {
+    PORT: String(port),
+    MQTT_PORT: String(mqttPort),
+    DATA_DIR: path.join(w.root, 'coordinator-data'),
+    MEDIA_ROOT: w.media,
+    RAW_DIR: w.raw,
+    AGENT_GRACE_SECONDS: '5',
+    ...extra,
+  };
+  const proc = startNode('coordinator', 'coordinator/cli.js', env);
+  await proc.waitForLine(/API listening on port/);
+  return { proc, url: `http://127.0.0.1:${port}`, port, mqttPort, mqttUrl: extra.MQTT_URL ?? `mqtt://127.0.0.1:${mqttPort}`, env };
+}
+
+export interface AgentHandle {
+  proc: Proc;
+  name: string;
+  node: string;
+  driveDir: string;
+  env: Record<string, string>;
+}
+
+export async function startAgent(w: World, mqttUrl: string, name: string, opts: { makemkv?: boolean; extra?: Record<string, string>; drive?: boolean } = {}): Promise<AgentHandle> {
+  const driveDir = path.join(w.root, `drive-${name}`);
+  fs.mkdirSync(driveDir, { recursive: true });
+  const env: Record<string, string> = {
+    MQTT_URL: mqttUrl,
+    WORKER_NAME: name,
+    DATA_DIR: path.join(w.root, `agent-${name}-data`),
+    MEDIA_ROOT: w.media,
+    RAW_DIR: w.raw,
+    DRIVES: opts.drive === false ? 'image:' + path.join(w.root, `nodrive-${name}`) : `image:${driveDir}`,
+    MAKEMKVCON: opts.makemkv ? FAKE_MAKEMKVCON : '/nonexistent/makemkvcon',
+    ...opts.extra,
+  };
+  const proc = startNode(`agent-${name}`, 'agent/cli.js', env);
+  await proc.waitForLine(/connected to MQTT broker/);
+  return { proc, name, node: `${name}@${os.hostname()}`, driveDir, env };
+}
+
+export async function restartAgent(a: AgentHandle): Promise<AgentHandle> {
+  const proc = startNode(`agent-${a.name}`, 'agent/cli.js', a.env);
+  await proc.waitForLine(/connected to MQTT broker/);
+  return { ...a, proc };
+}
+
+export async function stopAll(): Promise<void> {
+  await Promise.all([...started].map((p) => p.kill('SIGKILL')));
+}
+
+// ------------------------------------------------------------------ HTTP
+
+export interface Reply<T = unknown> {
+  status: number;
+  body: T;
+  text: string;
+  headers: Headers;
+}
+
+export async function api<T = unknown>(base: string, method: string, p: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> {
+  const res = await fetch(`${base}${p}`, {
+    method,
+    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  if ((res.headers.get('content-type') ?? '').includes('application/json')) parsed = JSON.parse(text);
+  return { status: res.status, body: parsed as T, text, headers: res.headers };
+}
+
+/** Polls fn until it returns a value that is not undefined/false. */
+export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false | null>, timeoutMs = 60_000, everyMs = 200): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await fn();
+      if (v !== undefined && v !== false && v !== null) return v;
+    } catch (err) {
+      last = err;
+    }
+    await sleep(everyMs);
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+}
+
+export interface JobJson {
+  id: string;
+  title: string;
+  status: string;
+  progress: number;
+  output_path: string | null;
+  target_dir: string | null;
+  meta: Record<string, unknown> | null;
+  can_retry: boolean;
+  eta_sekunden: number | null;
+  eta_text: string | null;
+  device: string | null;
+  node: string | null;
+  transcode_node: string | null;
+  error: string | null;
+}
+
+export async function job(base: string, id: string): Promise<JobJson> {
+  const r = await api<JobJson[]>(base, 'GET', '/jobs');
+  const j = r.body.find((x) => x.id === id);
+  if (!j) throw new Error(`job ${id} not in GET /jobs`);
+  return j;
+}
+
+export async function waitForStatus(base: string, id: string, statuses: string[], timeoutMs = 90_000): Promise<JobJson> {
+  const deadline = Date.now() + timeoutMs;
+  let j = await job(base, id);
+  while (Date.now() < deadline) {
+    j = await job(base, id);
+    if (statuses.includes(j.status)) return j;
+    if (['failed', 'completed', 'canceled'].includes(j.status)) throw new Error(`job ${id} ended ${j.status} instead of ${statuses.join('/')}: ${j.error ?? ''}`);
+    await sleep(200);
+  }
+  throw new Error(`job ${id} is ${j.status} after ${timeoutMs} ms, expected ${statuses.join('/')}`);
+}
+
+/** Waits until the device of an agent shows a disc, and returns the device name. */
+export async function waitForDisc(base: string, agent: AgentHandle): Promise<string> {
+  const name = `${agent.name}-drive-${agent.name}`;
+  await waitFor(`disc in ${name}`, async () => {
+    const r = await api<{ name: string; disc: unknown }[]>(base, 'GET', '/devices');
+    return r.body.find((d) => d.name === name && d.disc);
+  }, 30_000);
+  return name;
+}
+
+/** A small real MKV (H.264 + AAC) for the MakeMKV stand-in to "rip". */
+export function smallMkv(seconds = 4): string {
+  const file = path.join(tempDir('ripwerk-mkv-'), 'source.mkv');
+  execFileSync('ffmpeg', ['-v', 'error', '-nostdin', '-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=25', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000', '-t', String(seconds), '-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'aac', '-y', file], { stdio: 'pipe' });
+  return file;
+}
+
+/** A HandBrakeCLI wrapper that waits before encoding (not before --version), to widen fault windows. */
+export function slowHandbrake(delaySeconds: number): string {
+  const file = path.join(tempDir('ripwerk-hb-'), 'HandBrakeCLI');
+  fs.writeFileSync(file, `#!/bin/sh\ncase " $* " in *" -i "*) sleep ${delaySeconds};; esac\nexec HandBrakeCLI "$@"\n`, { mode: 0o755 });
+  return file;
+}
+
+/** GET with the path sent exactly as written (fetch would resolve ".." segments first). */
+export async function rawGet(base: string, rawPath: string): Promise<{ status: number; text: string }> {
+  const { request } = await import('node:http');
+  const u = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: u.hostname, port: u.port, path: rawPath, method: 'GET' }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

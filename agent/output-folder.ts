@@ -37,7 +37,9 @@ export async function planOutput(t: OutputTarget): Promise<OutputPlan> {
   }
   const name = folderName(t.title, t.year);
   let dir = path.join(t.target_dir, name);
-  if (await exists(dir)) dir = path.join(t.target_dir, withCollisionSuffix(name, t.job_id));
+  // An empty folder of that name (left by an attempt that died before writing) is not a collision.
+  const taken = await fs.readdir(dir).then((entries) => entries.length > 0, () => exists(dir));
+  if (taken) dir = path.join(t.target_dir, withCollisionSuffix(name, t.job_id));
   await fs.mkdir(dir, { recursive: true });
   return { dir, fileBase: name };
 }

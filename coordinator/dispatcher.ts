@@ -185,7 +185,13 @@ export class Dispatcher {
     if (this.graceTimers.has(node)) return;
     const timer = setTimeout(() => {
       this.graceTimers.delete(node);
-      if (!this.fleet.get(node)?.online) this.agentLost(node);
+      if (this.fleet.get(node)?.online) return;
+      // While we cannot see the broker ourselves (or just got it back) silence proves nothing: wait on.
+      if (this.connectedSince === null || Date.now() - this.connectedSince < this.graceMs) {
+        this.startGrace(node);
+        return;
+      }
+      this.agentLost(node);
     }, this.graceMs);
     this.graceTimers.set(node, timer);
   }
@@ -281,9 +287,13 @@ export class Dispatcher {
     }
     if (event.type === 'ejected' || event.type === 'command_failed') return;
     const cmd = event.command_id ? this.command(event.command_id) : undefined;
-    if (cmd?.state === 'superseded') return; // work that was taken away from this agent
     const job = event.job_id ? this.jobs.get(event.job_id) : undefined;
     if (!job) return;
+    if (cmd?.state === 'superseded') {
+      // Work taken away from this agent: only a finished transcode still counts, if nobody finished it meanwhile.
+      if (event.type !== 'job_done' || cmd.task !== TASKS.transcodeFiles || job.status !== 'transcoding') return;
+      this.withdrawOthers(job.id, cmd.id);
+    }
     switch (event.type) {
       case 'accepted':
         if (cmd) this.setCommandState(cmd.id, 'accepted');
@@ -380,6 +390,16 @@ export class Dispatcher {
   private recordHistory(job: JobRow): void {
     const fp = parseMeta(job.meta)?.fingerprint;
     if (typeof fp === 'string') this.db.prepare('INSERT INTO history (fingerprint, title, job_id, finished_at) VALUES (?, ?, ?, ?)').run(fp, job.title, job.id, new Date().toISOString());
+  }
+
+  /** A late result of a superseded command won: the newer attempt of the job is stopped. */
+  private withdrawOthers(jobId: string, winner: string): void {
+    this.db.prepare(`UPDATE transcode_queue SET state = 'done' WHERE job_id = ?`).run(jobId);
+    for (const other of this.db.prepare<[string, string], CommandRow>(`SELECT * FROM commands WHERE job_id = ? AND id != ? AND state IN ('sent','accepted')`).all(jobId, winner)) {
+      this.setCommandState(other.id, 'superseded');
+      this.publish(other.node, { id: randomUUID(), task: TASKS.cancel, job_id: jobId, args: { command_id: other.id } });
+    }
+    this.jobLog(jobId, 'info', 'the first worker finished the transcode after all; the second attempt is stopped');
   }
 
   /** Sends the rip of a new job to the agent owning the drive. */

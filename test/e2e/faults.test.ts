@@ -1,0 +1,179 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import {
+  api, dvdImage, freePort, insertDisc, job, Proc, restartAgent, sleep, slowHandbrake, smallMkv, startAgent, startCoordinator, stopAll, waitFor, waitForDisc,
+  waitForStatus, world, type JobJson,
+} from './harness.js';
+
+interface LogLine { level: string; message: string }
+
+async function jobLogs(base: string, id: string): Promise<LogLine[]> {
+  const r = await api<{ logs: LogLine[] }>(base, 'GET', `/jobs/${id}/detail`);
+  return r.body.logs;
+}
+
+/** Processes whose command line mentions the given text (leftover tools of a killed agent). */
+function processesMentioning(text: string): number[] {
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+function mosquittoBin(): string {
+  return fs.existsSync('/usr/sbin/mosquitto') ? '/usr/sbin/mosquitto' : 'mosquitto';
+}
+
+async function startMosquitto(port: number): Promise<Proc> {
+  const proc = new Proc('mosquitto', spawn(mosquittoBin(), ['-p', String(port), '-v'], { stdio: ['ignore', 'pipe', 'pipe'] }));
+  await proc.waitForLine(/Opening ipv4 listen socket on port|mosquitto version .* running/);
+  return proc;
+}
+
+describe('faults never leave a job stuck or lose its data', () => {
+  after(stopAll);
+
+  it('a rip whose agent is SIGKILLed fails within a minute; the restarted agent cleans up its orphaned ripper', async () => {
+    const w = world();
+    const c = await startCoordinator(w, { AGENT_GRACE_SECONDS: '5' });
+    const a = await startAgent(w, c.mqttUrl, 'dachboden', { makemkv: true, extra: { FAKE_MAKEMKV_SOURCE_MKV: smallMkv(), FAKE_MAKEMKV_SECONDS: '300' } });
+    insertDisc(a.driveDir, dvdImage('LONG_RIP', [6]));
+    const device = await waitForDisc(c.url, a);
+    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
+    assert.equal(created.status, 201, created.text);
+    await waitForStatus(c.url, created.body.id, ['processing']);
+    await waitFor('the ripper to run', async () => processesMentioning(path.join(a.driveDir, 'LONG_RIP.iso')).length > 0);
+
+    const killedAt = Date.now();
+    await a.proc.kill('SIGKILL');
+    const failed = await waitForStatus(c.url, created.body.id, ['failed'], 60_000);
+    const seconds = (Date.now() - killedAt) / 1000;
+    assert.ok(seconds < 60, `failed after ${seconds} s`);
+    assert.match(failed.error ?? '', /went offline during the rip .*retry the rip/);
+    assert.ok(processesMentioning(path.join(a.driveDir, 'LONG_RIP.iso')).length > 0, 'the orphaned ripper outlived the agent');
+
+    await restartAgent(a);
+    await waitFor('the orphaned ripper to be killed', async () => processesMentioning(path.join(a.driveDir, 'LONG_RIP.iso')).length === 0, 15_000);
+    await sleep(1500);
+    const after = await job(c.url, created.body.id);
+    assert.equal(after.status, 'failed', 'the job stays failed after the agent returns');
+    assert.equal(after.error, failed.error, 'the stored reason is kept');
+    assert.equal(fs.existsSync(path.join(w.raw, created.body.id)), false, 'the partial raw dir was removed');
+  });
+
+  it('the transcode goes to another worker when the chosen one is offline, and moves when its worker dies mid-transcode', async () => {
+    const w = world();
+    const c = await startCoordinator(w, { AGENT_GRACE_SECONDS: '4' });
+    await api(c.url, 'PUT', '/settings', { transcodePreset: 'Very Fast 480p30' });
+    const ripper = await startAgent(w, c.mqttUrl, 'flur');
+    const gone = await startAgent(w, c.mqttUrl, 'weg', { drive: false });
+    await waitFor('weg online', async () => (await api<{ name: string; online: boolean }[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.name === 'weg' && x.online));
+    await gone.proc.kill('SIGKILL');
+    await waitFor('weg offline', async () => (await api<{ name: string; online: boolean }[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.name === 'weg' && !x.online));
+
+    insertDisc(ripper.driveDir, dvdImage('FALLBACK', [8]));
+    let device = await waitForDisc(c.url, ripper);
+    const first = await api<JobJson>(c.url, 'POST', '/jobs', { device, transcode_node: 'weg' });
+    assert.equal(first.status, 201, first.text);
+    const done = await waitForStatus(c.url, first.body.id, ['completed']);
+    assert.equal(done.transcode_node, ripper.node);
+    assert.ok((await jobLogs(c.url, done.id)).some((l) => /worker weg@\S+ is offline; the transcode goes to flur@/.test(l.message)));
+
+    // A slow encoder on "langsam" keeps the transcode running while its worker is killed.
+    const slow = await startAgent(w, c.mqttUrl, 'langsam', { drive: false, extra: { HANDBRAKE_CLI: slowHandbrake(8) } });
+    await waitFor('langsam online', async () => (await api<{ name: string; online: boolean }[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.name === 'langsam' && x.online));
+    insertDisc(ripper.driveDir, dvdImage('MOVED', [8]));
+    device = await waitForDisc(c.url, ripper);
+    const second = await api<JobJson>(c.url, 'POST', '/jobs', { device, transcode_node: 'langsam' });
+    assert.equal(second.status, 201, second.text);
+    await waitFor('transcode on langsam', async () => {
+      const logs = await jobLogs(c.url, second.body.id);
+      return logs.some((l) => /transcode started on langsam@/.test(l.message));
+    });
+    await slow.proc.kill('SIGKILL');
+    const moved = await waitForStatus(c.url, second.body.id, ['completed'], 90_000);
+    assert.equal(moved.transcode_node, ripper.node);
+    assert.ok((await jobLogs(c.url, moved.id)).some((l) => /went offline during the transcode; the transcode goes back to the shared queue/.test(l.message)));
+
+    // The killed worker returns: it is told to drop the transcode that was taken away from it.
+    const back = await restartAgent(slow);
+    await back.proc.waitForLine(/transcode canceled|transcode failed: the raw file .* is missing/, 30_000);
+    await sleep(1000);
+    const dirs = fs.readdirSync(path.join(w.media, 'Filme')).filter((d) => d.startsWith('Moved'));
+    assert.deepEqual(dirs, ['Moved'], 'one output folder, no duplicate from the returning worker');
+    assert.equal((await job(c.url, second.body.id)).status, 'completed');
+  });
+
+  it('a coordinator restart mid-transcode ends the job once', async () => {
+    const w = world();
+    const c = await startCoordinator(w);
+    await api(c.url, 'PUT', '/settings', { transcodePreset: 'Very Fast 480p30' });
+    const a = await startAgent(w, c.mqttUrl, 'buero', { extra: { HANDBRAKE_CLI: slowHandbrake(4) } });
+    insertDisc(a.driveDir, dvdImage('RESTART', [8]));
+    const device = await waitForDisc(c.url, a);
+    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
+    assert.equal(created.status, 201, created.text);
+    await waitForStatus(c.url, created.body.id, ['transcoding']);
+    await waitFor('transcode started', async () => (await jobLogs(c.url, created.body.id)).some((l) => /transcode started/.test(l.message)));
+
+    await c.proc.kill('SIGKILL');
+    await sleep(6000); // the transcode finishes while the coordinator is down
+    const c2 = await startCoordinator(w, {}, { port: c.port, mqttPort: c.mqttPort });
+    const done = await waitForStatus(c2.url, created.body.id, ['completed'], 60_000);
+    assert.equal(done.progress, 100);
+    await sleep(2000);
+    const logs = await jobLogs(c2.url, created.body.id);
+    assert.equal(logs.filter((l) => /^finished:/.test(l.message)).length, 1, 'the job ended exactly once');
+    assert.equal(a.proc.lines.filter((l) => /transcoding title_t01\.mkv/.test(l)).length, 1, 'the encoder ran once');
+    assert.equal(fs.readdirSync(path.join(w.media, 'Filme')).length, 1);
+  });
+
+  it('a 20 s outage of a Mosquitto broker loses no event', async () => {
+    const w = world();
+    const mqttPort = await freePort();
+    let broker = await startMosquitto(mqttPort);
+    const mqttUrl = `mqtt://127.0.0.1:${mqttPort}`;
+    const c = await startCoordinator(w, { MQTT_URL: mqttUrl });
+    await api(c.url, 'PUT', '/settings', { transcodePreset: 'Very Fast 480p30' });
+    const a = await startAgent(w, mqttUrl, 'keller', { extra: { HANDBRAKE_CLI: slowHandbrake(2) } });
+    insertDisc(a.driveDir, dvdImage('OUTAGE', [8]));
+    const device = await waitForDisc(c.url, a);
+    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
+    assert.equal(created.status, 201, created.text);
+    await waitFor('transcode started', async () => (await jobLogs(c.url, created.body.id)).some((l) => /transcode started/.test(l.message)));
+
+    await broker.kill('SIGTERM');
+    const downAt = Date.now();
+    await a.proc.waitForLine(/unreachable; events are kept in the outbox/, 15_000);
+    await sleep(20_000 - (Date.now() - downAt));
+    const during = await job(c.url, created.body.id);
+    assert.equal(during.status, 'transcoding', 'nothing reached the coordinator during the outage');
+    broker = await startMosquitto(mqttPort);
+
+    const done = await waitForStatus(c.url, created.body.id, ['completed'], 60_000);
+    assert.equal(done.progress, 100);
+    const messages = (await jobLogs(c.url, created.body.id)).map((l) => l.message);
+    for (const expected of [/accepted the rip/, /rip started/, /rip finished/, /accepted the transcode/, /transcode started/, /^finished:/]) {
+      assert.ok(messages.some((m) => expected.test(m)), `job log has ${expected}`);
+    }
+    assert.ok(messages.some((m) => /transcoding title_t01\.mkv/.test(m)), 'the agent\'s own log lines arrived');
+    await waitFor('the outbox to drain', async () => {
+      const db = new Database(path.join(a.env.DATA_DIR, 'agent-keller.sqlite'), { readonly: true, fileMustExist: true });
+      try {
+        return (db.prepare('SELECT COUNT(*) AS n FROM outbox').get() as { n: number }).n === 0;
+      } finally {
+        db.close();
+      }
+    }, 20_000);
+  });
+});

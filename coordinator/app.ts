@@ -23,6 +23,9 @@ import { SettingsStore } from './settings-store.js';
 
 const KEEP_LOG_ROWS = 20_000;
 
+/** The spec's {base_url} is http://host:PORT/api. */
+export const API_PREFIX = '/api';
+
 export interface RunningCoordinator {
   port: number;
   url: string;
@@ -62,16 +65,18 @@ export function createApp(ctx: AppContext): express.Express {
       },
     }),
   );
-  app.use(express.json({ limit: '1mb' }));
-  app.get('/health', (_req, res) => {
+  const api = express.Router();
+  api.use(express.json({ limit: '1mb' }));
+  api.get('/health', (_req, res) => {
     res.json({ ok: true, mqtt: ctx.dispatcher.connected, workers_online: ctx.fleet.online().length });
   });
-  app.use(jobsRouter(ctx));
-  app.use(devicesRouter(ctx));
-  app.use(settingsRouter(ctx));
-  app.use(workersRouter(ctx));
-  app.use(logsRouter(ctx));
-  app.use((req, res) => sendText(res, 404, `no such endpoint: ${req.method} ${req.path}`));
+  api.use(jobsRouter(ctx));
+  api.use(devicesRouter(ctx));
+  api.use(settingsRouter(ctx));
+  api.use(workersRouter(ctx));
+  api.use(logsRouter(ctx));
+  app.use(API_PREFIX, api);
+  app.use((req, res) => sendText(res, 404, `no such endpoint: ${req.method} ${req.originalUrl.split('?')[0]} (the API lives under ${API_PREFIX})`));
   app.use(errorHandler(ctx.log));
   return app;
 }
@@ -116,7 +121,7 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   log.info(`API listening on port ${port}; MQTT ${mqttUrl}`);
   return {
     port,
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${port}${API_PREFIX}`,
     mqttUrl,
     ctx,
     async stop() {

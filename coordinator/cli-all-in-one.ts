@@ -11,7 +11,7 @@ try {
   const agentConfig = readAgentConfig(process.env);
   const coordinator = await startCoordinator(coordinatorConfig, log);
   const agent = await startAgent({ ...agentConfig, mqttUrl: process.env.MQTT_URL ? agentConfig.mqttUrl : coordinator.mqttUrl }, new Logger('agent'));
-  log.info(`Ripwerk is up: open http://localhost:${coordinator.port}/ (agent ${agent.node})`);
+  log.info(`Ripwerk is up: API at http://localhost:${coordinator.port}/api (agent ${agent.node})`);
   const shutdown = (signal: string): void => {
     log.info(`${signal}: stopping`);
     void agent

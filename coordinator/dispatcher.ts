@@ -11,6 +11,7 @@ const PING_MS = 5_000;
 const STALE_MS = 30_000;
 const ACK_DELAY_MS = 50;
 const REPLY_TIMEOUT_MS = 15_000;
+const RECONCILE_MS = 10_000;
 
 type CommandState = 'sent' | 'accepted' | 'done' | 'superseded';
 type JobTask = typeof TASKS.ripDisc | typeof TASKS.transcodeFiles;
@@ -161,8 +162,17 @@ export class Dispatcher {
   /** After (re)connect: resend what the agent should hold but does not list, cancel what was taken away from it. */
   private handshake(status: AgentStatus): void {
     const holds = new Set(status.tasks ?? []);
+    const missing: string[] = [];
     for (const cmd of this.commandsOf(status.node, ['sent', 'accepted'])) {
-      if (!holds.has(cmd.id)) this.publish(status.node, JSON.parse(cmd.payload) as Command);
+      if (holds.has(cmd.id)) continue;
+      if (cmd.state === 'sent') this.publish(status.node, JSON.parse(cmd.payload) as Command);
+      else missing.push(cmd.id);
+    }
+    // Accepted work the agent no longer lists either finished (its outcome is on the way from the
+    // outbox) or was lost with the agent's state: after a while without an outcome, it fails.
+    if (missing.length) {
+      const timer = setTimeout(() => this.reconcile(status.node, missing), RECONCILE_MS);
+      timer.unref();
     }
     for (const id of holds) {
       const row = this.command(id);
@@ -170,6 +180,20 @@ export class Dispatcher {
         this.publish(status.node, { id: randomUUID(), task: TASKS.cancel, job_id: row.job_id, args: { command_id: id } });
       }
     }
+  }
+
+  private reconcile(node: string, ids: string[]): void {
+    const holds = new Set(this.fleet.get(node)?.status?.tasks ?? []);
+    for (const id of ids) {
+      const cmd = this.command(id);
+      if (!cmd || cmd.state !== 'accepted' || holds.has(id) || !this.fleet.get(node)?.online) continue;
+      this.setCommandState(id, 'superseded');
+      const job = this.jobs.get(cmd.job_id);
+      if (!job || !this.isActive(job)) continue;
+      const stage = cmd.task === TASKS.ripDisc ? 'rip' : 'transcode';
+      this.finish(job.id, { status: 'failed', error: `the worker ${node} no longer runs this ${stage} (it restarted without it): retry the ${stage}` }, `worker ${node} lost the ${stage}`);
+    }
+    this.pump();
   }
 
   private onDrive(state: DriveState): void {

@@ -114,6 +114,35 @@ describe('faults never leave a job stuck or lose its data', () => {
     assert.equal((await job(c.url, second.body.id)).status, 'completed');
   });
 
+  it('cancel stops the whole process tree of a hanging ripper', async () => {
+    const w = world();
+    const c = await startCoordinator(w);
+    const pidFile = path.join(w.root, 'helper.pid');
+    const a = await startAgent(w, c.mqttUrl, 'haenger', { makemkv: true, extra: { FAKE_MAKEMKV_MODE: 'hang', FAKE_MAKEMKV_PIDFILE: pidFile } });
+    insertDisc(a.driveDir, dvdImage('HANGS', [6]));
+    const device = await waitForDisc(c.url, a);
+    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
+    assert.equal(created.status, 201, created.text);
+    await waitForStatus(c.url, created.body.id, ['processing']);
+    const helperPid = await waitFor('the ripper helper child', async () => (fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8')) : undefined));
+    const alive = (pid: number): boolean => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    assert.ok(alive(helperPid));
+    const r = await api<JobJson>(c.url, 'POST', `/jobs/${created.body.id}/cancel`);
+    assert.equal(r.body.status, 'canceling');
+    await waitForStatus(c.url, created.body.id, ['canceled'], 30_000);
+    await waitFor('the helper child to be gone', async () => !alive(helperPid), 10_000);
+    assert.deepEqual(processesMentioning(path.join(a.driveDir, 'HANGS.iso')), []);
+    const device2 = await api<{ name: string; busy_job: string | null }[]>(c.url, 'GET', '/devices');
+    assert.equal(device2.body.find((d) => d.name === device)?.busy_job, null, 'the drive is free again');
+  });
+
   it('a coordinator restart mid-transcode ends the job once', async () => {
     const w = world();
     const c = await startCoordinator(w);

@@ -131,7 +131,7 @@ export async function startCoordinator(w: World, extra: Record<string, string> =
   };
   const proc = startNode('coordinator', 'coordinator/cli.js', env);
   await proc.waitForLine(/API listening on port/);
-  return { proc, url: `http://127.0.0.1:${port}`, port, mqttPort, mqttUrl: extra.MQTT_URL ?? `mqtt://127.0.0.1:${mqttPort}`, env };
+  return { proc, url: `http://127.0.0.1:${port}/api`, port, mqttPort, mqttUrl: extra.MQTT_URL ?? `mqtt://127.0.0.1:${mqttPort}`, env };
 }
 
 export interface AgentHandle {
@@ -272,7 +272,7 @@ export async function rawGet(base: string, rawPath: string): Promise<{ status: n
   const { request } = await import('node:http');
   const u = new URL(base);
   return new Promise((resolve, reject) => {
-    const req = request({ host: u.hostname, port: u.port, path: rawPath, method: 'GET' }, (res) => {
+    const req = request({ host: u.hostname, port: u.port, path: `${u.pathname.replace(/\/$/, '')}${rawPath}`, method: 'GET' }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));

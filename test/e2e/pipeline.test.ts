@@ -115,6 +115,51 @@ describe('pipeline: coordinator and two agents, both rip backends, real HandBrak
     await api(c.url, 'PUT', '/settings', { keepOriginal: false });
   });
 
+  it('names an invalid preset, keeps the raw data, and retries the transcode and the rip', async () => {
+    assert.equal((await api(c.url, 'PUT', '/settings', { transcodePreset: 'Kein Preset 9000' })).status, 200);
+    insertDisc(wohnzimmer.driveDir, iso());
+    const device = await waitForDisc(c.url, wohnzimmer);
+    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device, titles: [2], target_dir: path.join(w.media, 'Kino') });
+    assert.equal(created.status, 201, created.text);
+    const failed = await waitForStatus(c.url, created.body.id, ['failed']);
+    assert.match(failed.error ?? '', /Kein Preset 9000/);
+    assert.doesNotMatch(failed.error ?? '', /^exit code 3$/);
+    assert.equal(failed.can_retry, true, 'raw data of a failed transcode is found');
+    assert.ok(fs.existsSync(path.join(w.raw, failed.id, 'title_t02.mkv')));
+
+    const norip = await api(c.url, 'POST', `/jobs/${failed.id}/retry-rip`);
+    assert.equal(norip.status, 409, 'auto-eject took the disc out');
+    assert.match(norip.text, /no disc in/);
+
+    assert.equal((await api(c.url, 'PUT', '/settings', { transcodePreset: 'Very Fast 480p30' })).status, 200);
+    const retried = await api<JobJson>(c.url, 'POST', `/jobs/${failed.id}/retry-transcode`);
+    assert.equal(retried.status, 202, retried.text);
+    assert.equal(retried.body.status, 'transcoding');
+    const done = await waitForStatus(c.url, failed.id, ['completed']);
+    assert.equal(done.output_path, path.join(w.media, 'Kino', 'Test Movie'));
+    assert.equal(done.error, null);
+    assert.equal(fs.existsSync(path.join(w.raw, failed.id)), false);
+    assert.equal((await api(c.url, 'POST', `/jobs/${failed.id}/retry-transcode`)).status, 409, 'a completed job is not transcoded again');
+
+    // retry-rip takes over title, destination and title choice into a new job
+    assert.equal((await api(c.url, 'PUT', '/settings', { transcodePreset: 'Kein Preset 9000' })).status, 200);
+    insertDisc(wohnzimmer.driveDir, iso());
+    await waitForDisc(c.url, wohnzimmer);
+    const second = await api<JobJson>(c.url, 'POST', '/jobs', { device, titles: [2], target_dir: path.join(w.media, 'Kino') });
+    const secondFailed = await waitForStatus(c.url, second.body.id, ['failed']);
+    assert.equal((await api(c.url, 'PUT', '/settings', { transcodePreset: 'Very Fast 480p30' })).status, 200);
+    insertDisc(wohnzimmer.driveDir, iso());
+    await waitForDisc(c.url, wohnzimmer);
+    const again = await api<JobJson>(c.url, 'POST', `/jobs/${secondFailed.id}/retry-rip`);
+    assert.equal(again.status, 201, again.text);
+    assert.notEqual(again.body.id, secondFailed.id);
+    assert.equal(again.body.title, secondFailed.title);
+    assert.equal(again.body.target_dir, path.join(w.media, 'Kino'));
+    assert.deepEqual(again.body.meta?.titles, [2]);
+    const againDone = await waitForStatus(c.url, again.body.id, ['completed']);
+    assert.equal(againDone.output_path, path.join(w.media, 'Kino', `Test Movie [${again.body.id.slice(0, 8)}]`), 'the existing folder gets the job id as suffix');
+  });
+
   it('scans titles of a disc and stores them for polling', async () => {
     insertDisc(keller.driveDir, iso());
     const device = await waitForDisc(c.url, keller);

@@ -18,6 +18,7 @@ import { runTranscode, type Transcoder } from './transcode-task.js';
 
 const HEARTBEAT_MS = 60_000;
 const PRUNE_AFTER_MS = 7 * 24 * 3600_000;
+const RESUME_DELAY_MS = 5_000;
 
 type EventBody = Parameters<AgentStore['enqueueEvent']>[0];
 type JobCommand = Extract<Command, { task: typeof TASKS.ripDisc | typeof TASKS.transcodeFiles }>;
@@ -191,6 +192,7 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
       pool.withdraw(target);
       store.setTaskState(target, 'canceled');
       link.publishStatus();
+      log.info(`${task.task} canceled before it started (command ${target})`, task.job_id ?? undefined);
     }
     const phase: Phase = task?.task === TASKS.transcodeFiles ? 'transcode' : 'rip';
     emit({ type: 'job_canceled', command_id: target, job_id: cmd.job_id, phase });
@@ -231,8 +233,13 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
     pool.submit(cmd.id, () => runJob(cmd));
   }
 
-  /** Tasks left from a previous run: a rip cannot resume (its disc state is gone), a transcode starts over. */
-  async function recover(rows: TaskRow[]): Promise<void> {
+  /**
+   * Tasks left from a previous run: a rip cannot resume (its disc state is gone), a transcode starts
+   * over after RESUME_DELAY_MS, so a cancel for work the coordinator gave to another worker meanwhile
+   * arrives first.
+   */
+  async function recover(rows: TaskRow[]): Promise<JobCommand[]> {
+    const resumable: JobCommand[] = [];
     for (const row of rows) {
       if (row.pid) await killProcessGroup(row.pid, 1000);
       const cmd = JSON.parse(row.payload) as JobCommand;
@@ -243,18 +250,27 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
         emit({ type: 'job_failed', command_id: row.id, job_id: cmd.job_id, phase: 'rip', reason: 'the worker stopped during the rip (crash or restart): retry the rip' });
         continue;
       }
-      log.info(`resuming ${cmd.task} after a restart`, cmd.job_id);
       store.setTaskState(row.id, 'waiting');
-      pool.submit(row.id, () => runJob(cmd));
+      resumable.push(cmd);
+    }
+    return resumable;
+  }
+
+  function resume(cmds: JobCommand[]): void {
+    for (const cmd of cmds) {
+      if (stopping || store.getTask(cmd.id)?.state !== 'waiting') continue;
+      log.info(`resuming ${cmd.task} after a restart`, cmd.job_id);
+      pool.submit(cmd.id, () => runJob(cmd));
     }
   }
 
   store.pruneTasks(PRUNE_AFTER_MS);
   const leftover = store.tasksIn(['waiting', 'running']);
   log.info(`agent ${node} starting: rip backend ${capabilities.rip_backend}, ${specs.length} drive(s), ${config.slots} slots, broker ${config.mqttUrl}`);
-  await recover(leftover);
+  const resumable = await recover(leftover);
   await drives.start();
   link.start();
+  const resumeTimer = setTimeout(() => resume(resumable), RESUME_DELAY_MS);
   for (const state of drives.states()) link.publishDrive(state);
   const heartbeat = setInterval(() => link.publishStatus(), HEARTBEAT_MS);
 
@@ -264,6 +280,7 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
     async stop() {
       stopping = true;
       clearInterval(heartbeat);
+      clearTimeout(resumeTimer);
       drives.stop();
       for (const c of controllers.values()) c.abort();
       await link.stop();

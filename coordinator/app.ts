@@ -3,6 +3,7 @@ import http from 'node:http';
 import path from 'node:path';
 import express from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
+import { schedule } from 'node-cron';
 import type { CoordinatorConfig } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
 import { openDatabase } from '../shared/sqlite.js';
@@ -109,6 +110,7 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   }
   await dispatcher.start(mqttUrl);
   dispatcher.prune();
+  const nightly = schedule('17 3 * * *', () => dispatcher.prune(), { name: 'prune' });
   raw.start();
 
   const server = http.createServer(createApp(ctx));
@@ -126,6 +128,7 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
     ctx,
     async stop() {
       raw.stop();
+      await nightly.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await dispatcher.stop();

@@ -568,9 +568,11 @@ export class Dispatcher {
     return this.db.prepare<[], { node: string }>(`SELECT DISTINCT node FROM commands WHERE state IN ('sent','accepted')`).all().map((r) => r.node);
   }
 
-  /** Drops the bookkeeping of events older than a week (agents never resend that late). */
+  /** Drops bookkeeping older than a week: processed event ids (agents never resend that late), finished commands and queue rows. */
   prune(): void {
     const cutoff = new Date(Date.now() - 7 * 24 * 3600_000).toISOString();
     this.db.prepare('DELETE FROM processed_events WHERE ts < ?').run(cutoff);
+    this.db.prepare(`DELETE FROM commands WHERE state IN ('done','superseded') AND created_at < ?`).run(cutoff);
+    this.db.prepare(`DELETE FROM transcode_queue WHERE state = 'done' AND created_at < ?`).run(cutoff);
   }
 }

@@ -107,7 +107,7 @@ describe('faults never leave a job stuck or lose its data', () => {
 
     // The killed worker returns: it is told to drop the transcode that was taken away from it.
     const back = await restartAgent(slow);
-    await back.proc.waitForLine(/transcode canceled|transcode failed: the raw file .* is missing/, 30_000);
+    await back.proc.waitForLine(/transcode_files canceled before it started/, 30_000);
     await sleep(1000);
     const dirs = fs.readdirSync(path.join(w.media, 'Filme')).filter((d) => d.startsWith('Moved'));
     assert.deepEqual(dirs, ['Moved'], 'one output folder, no duplicate from the returning worker');

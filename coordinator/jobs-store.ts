@@ -87,8 +87,13 @@ function parsePoints(raw: string | null): ProgressPoint[] {
   }
 }
 
+/** Processing and transcoding jobs: their ETA changes with the clock, so their JSON is never cached. */
+function isLive(status: JobStatus): boolean {
+  return status === 'running' || status === 'transcoding';
+}
+
 export function toView(row: JobRow, now: number): JobView {
-  const active = row.status === 'running' || row.status === 'transcoding';
+  const active = isLive(row.status);
   const eta = active ? computeEtaSeconds(parsePoints(row.eta_points), now) : null;
   return {
     id: row.id,
@@ -124,6 +129,9 @@ export interface NewJob {
 /** Job rows: every write goes through here, so the serialised-row cache of GET /jobs stays right. */
 export class JobsStore {
   private readonly jsonCache = new Map<string, string>();
+  private order: { id: string; created_at: string }[] | null = null;
+  private liveIds = new Set<string>();
+  private bodyCache: Buffer | null = null;
   private readonly stmts;
 
   constructor(private readonly db: Db, private readonly clock: () => number = Date.now) {
@@ -160,7 +168,9 @@ export class JobsStore {
 
   create(job: NewJob): JobRow {
     this.stmts.insert.run({ ...job, meta: JSON.stringify(job.meta), now: this.nowIso() });
-    return this.get(job.id) as JobRow;
+    const row = this.get(job.id) as JobRow;
+    this.track(job.id, row);
+    return row;
   }
 
   /** Updates the given columns; `updated_at` is set. */
@@ -168,8 +178,9 @@ export class JobsStore {
     const entries = Object.entries({ ...fields, updated_at: this.nowIso() });
     const sql = `UPDATE jobs SET ${entries.map(([k]) => `${k} = @${k}`).join(', ')} WHERE id = @id`;
     this.db.prepare(sql).run({ ...Object.fromEntries(entries), id });
-    this.jsonCache.delete(id);
-    return this.get(id);
+    const row = this.get(id);
+    this.track(id, row);
+    return row;
   }
 
   updateMeta(id: string, patch: Partial<JobMeta>): JobRow | undefined {
@@ -197,7 +208,7 @@ export class JobsStore {
       this.stmts.remove.run(id);
       this.stmts.removeLogs.run(id);
     })();
-    this.jsonCache.delete(id);
+    this.track(id, undefined);
   }
 
   addLog(id: string, level: string, message: string): void {
@@ -208,27 +219,58 @@ export class JobsStore {
     return this.stmts.logs.all(id);
   }
 
-  /** GET /jobs body: finished rows are served from a cache of their JSON, active ones are computed (ETA). */
-  listJson(): string {
+  /**
+   * GET /jobs body. The ordered id list and every row's JSON are kept in memory and changed by the
+   * writes above, so a request reads no rows: only processing and transcoding jobs are rendered anew
+   * (their ETA moves with the clock); without them the whole body is served from a cached buffer.
+   */
+  listBody(): Buffer {
+    const order = this.loadOrder();
+    if (this.bodyCache && this.liveIds.size === 0) return this.bodyCache;
     const now = this.clock();
-    const parts: string[] = [];
-    for (const row of this.all()) {
-      const active = row.status === 'running' || row.status === 'transcoding';
-      if (active) {
-        parts.push(JSON.stringify(toView(row, now)));
-        continue;
-      }
-      let json = this.jsonCache.get(row.id);
+    const parts: string[] = new Array(order.length);
+    for (let i = 0; i < order.length; i++) {
+      const id = order[i].id;
+      let json = this.liveIds.has(id) ? undefined : this.jsonCache.get(id);
       if (json === undefined) {
-        json = JSON.stringify(toView(row, now));
-        this.jsonCache.set(row.id, json);
+        const row = this.get(id);
+        json = row ? JSON.stringify(toView(row, now)) : 'null';
+        if (!this.liveIds.has(id)) this.jsonCache.set(id, json);
       }
-      parts.push(json);
+      parts[i] = json;
     }
-    return `[${parts.join(',')}]`;
+    const body = Buffer.from(`[${parts.join(',')}]`);
+    if (this.liveIds.size === 0) this.bodyCache = body;
+    return body;
   }
 
-  invalidate(id: string): void {
+  private loadOrder(): { id: string; created_at: string }[] {
+    if (!this.order) {
+      const rows = this.db.prepare<[], { id: string; created_at: string; status: JobStatus }>('SELECT id, created_at, status FROM jobs ORDER BY created_at DESC, id').all();
+      this.order = rows.map((r) => ({ id: r.id, created_at: r.created_at }));
+      this.liveIds = new Set(rows.filter((r) => isLive(r.status)).map((r) => r.id));
+    }
+    return this.order;
+  }
+
+  /** Keeps the in-memory list in step with a written row (created, changed or removed). */
+  private track(id: string, row: JobRow | undefined): void {
     this.jsonCache.delete(id);
+    this.bodyCache = null;
+    if (!this.order) return;
+    const at = this.order.findIndex((e) => e.id === id);
+    if (!row) {
+      if (at >= 0) this.order.splice(at, 1);
+      this.liveIds.delete(id);
+      return;
+    }
+    if (at < 0) {
+      // newest first, ties by id: a new row goes in front of every older one
+      let i = 0;
+      while (i < this.order.length && (this.order[i].created_at > row.created_at || (this.order[i].created_at === row.created_at && this.order[i].id < id))) i++;
+      this.order.splice(i, 0, { id, created_at: row.created_at });
+    }
+    if (isLive(row.status)) this.liveIds.add(id);
+    else this.liveIds.delete(id);
   }
 }

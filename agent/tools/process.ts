@@ -2,7 +2,6 @@ import { once } from 'node:events';
 import path from 'node:path';
 import readline from 'node:readline';
 import type { Readable } from 'node:stream';
-import { execa } from 'execa';
 
 /** Grace period between SIGTERM and SIGKILL when a tool's process group is stopped. */
 export const KILL_GRACE_MS = 3000;
@@ -126,6 +125,8 @@ export async function runTool(bin: string, args: string[], opts: RunToolOptions 
   const tool = toolName(bin);
   if (opts.signal?.aborted) throw new ToolError(tool, 'canceled', { canceled: true });
 
+  // execa loads on the first tool run: an idle agent does not keep it in memory.
+  const { execa } = await import('execa');
   const child = execa(bin, args, {
     reject: false,
     buffer: false,

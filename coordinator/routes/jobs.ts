@@ -44,7 +44,7 @@ export function jobsRouter(ctx: AppContext): Router {
   };
 
   router.get('/jobs', (_req, res) => {
-    res.type('application/json').send(jobs.listJson());
+    res.type('application/json').send(jobs.listBody());
   });
 
   router.get('/jobs/export', (_req, res) => {

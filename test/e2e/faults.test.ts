@@ -43,7 +43,7 @@ async function startMosquitto(port: number): Promise<Proc> {
 describe('faults never leave a job stuck or lose its data', () => {
   after(stopAll);
 
-  it('a rip whose agent is SIGKILLed fails within a minute; the restarted agent cleans up its orphaned ripper', async () => {
+  it('a rip whose agent is SIGKILLed fails within a minute; no ripper is left once the agent is back', async () => {
     const w = world();
     const c = await startCoordinator(w, { AGENT_GRACE_SECONDS: '5' });
     const a = await startAgent(w, c.mqttUrl, 'dachboden', { makemkv: true, extra: { FAKE_MAKEMKV_SOURCE_MKV: smallMkv(), FAKE_MAKEMKV_SECONDS: '300' } });
@@ -60,7 +60,6 @@ describe('faults never leave a job stuck or lose its data', () => {
     const seconds = (Date.now() - killedAt) / 1000;
     assert.ok(seconds < 60, `failed after ${seconds} s`);
     assert.match(failed.error ?? '', /went offline during the rip .*retry the rip/);
-    assert.ok(processesMentioning(path.join(a.driveDir, 'LONG_RIP.iso')).length > 0, 'the orphaned ripper outlived the agent');
 
     await restartAgent(a);
     await waitFor('the orphaned ripper to be killed', async () => processesMentioning(path.join(a.driveDir, 'LONG_RIP.iso')).length === 0, 15_000);

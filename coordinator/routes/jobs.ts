@@ -171,8 +171,9 @@ export function jobsRouter(ctx: AppContext): Router {
     if (!real) throw new HttpError(404, `no file "${name}" inside the output folder`);
     const st = await fs.promises.stat(real);
     if (!st.isFile()) throw new HttpError(404, `"${name}" is not a file`);
+    // The name was checked above; folders above it may start with a dot (/home/x/.data/media).
     await new Promise<void>((resolve, reject) => {
-      res.sendFile(real, { dotfiles: 'deny', acceptRanges: true, headers: { 'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(name)}` } }, (err) => (err ? reject(err) : resolve()));
+      res.sendFile(real, { dotfiles: 'allow', acceptRanges: true, headers: { 'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(name)}` } }, (err) => (err ? reject(err) : resolve()));
     });
   });
 

@@ -110,7 +110,8 @@ export interface World {
 
 export function world(): World {
   const root = tempDir();
-  const media = path.join(root, 'media');
+  // A dot folder above MEDIA_ROOT (like ~/.data/media) must not hinder downloads.
+  const media = path.join(root, '.data', 'media');
   const raw = path.join(root, 'raw');
   fs.mkdirSync(media, { recursive: true });
   fs.mkdirSync(raw, { recursive: true });

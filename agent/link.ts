@@ -1,5 +1,5 @@
 import mqtt, { type MqttClient } from 'mqtt';
-import { topics, type AgentEvent, type AgentStatus, type Command, type DriveState, type EventAck } from '../shared/protocol.js';
+import { parsePayload, topics, type AgentEvent, type AgentStatus, type Command, type DriveState, type EventAck } from '../shared/protocol.js';
 import type { Logger } from '../shared/log.js';
 import type { AgentStore } from './agent-store.js';
 
@@ -59,13 +59,8 @@ export class AgentLink {
   }
 
   private onMessage(topic: string, payload: Buffer): void {
-    let body: unknown;
-    try {
-      body = JSON.parse(payload.toString('utf8'));
-    } catch {
-      this.log.warn(`ignored a message on ${topic} that is not JSON`);
-      return;
-    }
+    const body = parsePayload(topic, payload, this.log);
+    if (!body) return;
     if (topic === topics.ack(this.node)) {
       const ack = body as EventAck;
       if (Array.isArray(ack.event_ids)) this.store.ackEvents(ack.event_ids.filter((id) => typeof id === 'string'));

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import mqtt, { type MqttClient } from 'mqtt';
 import type { Db } from '../shared/sqlite.js';
 import type { Logger } from '../shared/log.js';
-import { TASKS, TOPIC_ROOT, topics, type AgentEvent, type AgentStatus, type Command, type CoordinatorStatus, type DriveState, type RipArgs, type Track, type TranscodeArgs } from '../shared/protocol.js';
+import { parsePayload, TASKS, TOPIC_ROOT, topics, type AgentEvent, type AgentStatus, type Command, type CoordinatorStatus, type DriveState, type RipArgs, type Track, type TranscodeArgs } from '../shared/protocol.js';
 import type { Fleet } from './fleet.js';
-import { parseMeta, type JobRow, type JobsStore } from './jobs-store.js';
+import { outputTarget, parseMeta, type JobRow, type JobsStore } from './jobs-store.js';
 import type { SettingsStore } from './settings-store.js';
 
 const PING_MS = 5_000;
@@ -122,14 +122,8 @@ export class Dispatcher {
   }
 
   private onMessage(topic: string, payload: Buffer): void {
-    let body: unknown;
-    try {
-      body = JSON.parse(payload.toString('utf8'));
-    } catch {
-      this.log.warn(`ignored a message on ${topic} that is not JSON`);
-      return;
-    }
-    if (!body || typeof body !== 'object') return;
+    const body = parsePayload(topic, payload, this.log);
+    if (!body) return;
     const [root, kind, node, ...rest] = topic.split('/');
     if (root !== TOPIC_ROOT || !node) return;
     try {
@@ -443,10 +437,7 @@ export class Dispatcher {
       raw_dir: rawDir,
       files,
       target_dir: job.target_dir ?? '',
-      title: job.title,
-      year: typeof meta.year === 'number' ? meta.year : null,
-      series: typeof meta.series === 'string' ? meta.series : null,
-      season: typeof meta.season === 'number' ? meta.season : null,
+      ...outputTarget(job),
       preset: s.transcodePreset,
       keep_original: s.keepOriginal,
     };

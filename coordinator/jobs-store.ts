@@ -92,6 +92,17 @@ function isLive(status: JobStatus): boolean {
   return status === 'running' || status === 'transcoding';
 }
 
+/** Title, year and series/season of a job's output folder, from its row and meta. */
+export function outputTarget(row: Pick<JobRow, 'title' | 'meta'>): { title: string; year: number | null; series: string | null; season: number | null } {
+  const meta = parseMeta(row.meta) ?? {};
+  return {
+    title: row.title,
+    year: typeof meta.year === 'number' ? meta.year : null,
+    series: typeof meta.series === 'string' ? meta.series : null,
+    season: typeof meta.season === 'number' ? meta.season : null,
+  };
+}
+
 export function toView(row: JobRow, now: number): JobView {
   const active = isLive(row.status);
   const eta = active ? computeEtaSeconds(parsePoints(row.eta_points), now) : null;

@@ -172,3 +172,15 @@ export interface CoordinatorStatus {
   state: 'online' | 'offline';
   started_at?: string;
 }
+
+/** The JSON object of an MQTT message, or null (logged) when it is not one. */
+export function parsePayload(topic: string, payload: Buffer, log: { warn(message: string): void }): object | null {
+  try {
+    const body: unknown = JSON.parse(payload.toString('utf8'));
+    if (body && typeof body === 'object' && !Array.isArray(body)) return body;
+  } catch {
+    // reported below
+  }
+  log.warn(`ignored a message on ${topic} that is not a JSON object`);
+  return null;
+}

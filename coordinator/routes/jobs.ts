@@ -7,7 +7,7 @@ import { checkMediaPath, isBareFileName, resolveInside } from '../../shared/medi
 import type { RipArgs } from '../../shared/protocol.js';
 import type { AppContext } from '../context.js';
 import { HttpError, mediaDir, objectBody } from '../http.js';
-import { parseMeta, toView, type JobMeta, type JobRow } from '../jobs-store.js';
+import { outputTarget, parseMeta, toView, type JobMeta, type JobRow } from '../jobs-store.js';
 
 function optionalString(body: Record<string, unknown>, key: string): string | null {
   const v = body[key];
@@ -220,10 +220,7 @@ export function jobsRouter(ctx: AppContext): Router {
       main_feature_only: typeof meta.main_feature_only === 'boolean' ? meta.main_feature_only : s.mainFeatureOnly,
       raw_dir: path.join(workDir, id),
       target_dir: created.target_dir as string,
-      title: row.title,
-      year: typeof meta.year === 'number' ? meta.year : null,
-      series: typeof meta.series === 'string' ? meta.series : null,
-      season: typeof meta.season === 'number' ? meta.season : null,
+      ...outputTarget(row),
       transcode: s.transcodeEnabled,
       keep_original: s.keepOriginal,
       auto_eject: s.autoEject,

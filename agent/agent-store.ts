@@ -75,6 +75,22 @@ export class AgentStore {
     return this.db.prepare<TaskState[], TaskRow>(`SELECT id, task, job_id, payload, state, pid FROM tasks WHERE state IN (${marks}) ORDER BY created_at`).all(...states);
   }
 
+  /**
+   * The command ids this agent answers for: tasks running or waiting, and finished tasks whose outcome
+   * is still in the outbox (it is on its way, so the coordinator must not take the task as lost).
+   */
+  heldTaskIds(): string[] {
+    const active = this.tasksIn(['waiting', 'running']).map((t) => t.id);
+    const pending = this.db
+      .prepare<[], { id: string }>(
+        `SELECT DISTINCT json_extract(payload, '$.command_id') AS id FROM outbox
+         WHERE json_extract(payload, '$.type') IN ('rip_done', 'job_done', 'job_failed', 'job_canceled') AND json_extract(payload, '$.command_id') IS NOT NULL`,
+      )
+      .all()
+      .map((r) => r.id);
+    return [...new Set([...active, ...pending])];
+  }
+
   /** Drops finished task rows older than the given age, so the table stays small. */
   pruneTasks(olderThanMs: number): void {
     const cutoff = new Date(Date.now() - olderThanMs).toISOString();

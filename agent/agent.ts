@@ -93,7 +93,7 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
     host: config.hostName,
     ip: localIp(),
     slots: config.slots,
-    tasks: store.tasksIn(['waiting', 'running']).map((t) => t.id),
+    tasks: store.heldTaskIds(),
     capabilities,
     started_at: startedAt,
     last_seen: new Date().toISOString(),

@@ -1,5 +1,5 @@
 import mqtt, { type MqttClient } from 'mqtt';
-import { parsePayload, topics, type AgentEvent, type AgentStatus, type Command, type DriveState, type EventAck } from '../shared/protocol.js';
+import { parsePayload, sendImmediately, topics, type AgentEvent, type AgentStatus, type Command, type DriveState, type EventAck } from '../shared/protocol.js';
 import type { Logger } from '../shared/log.js';
 import type { AgentStore } from './agent-store.js';
 
@@ -47,6 +47,7 @@ export class AgentLink {
       will: { topic: topics.agentStatus(this.node), payload: Buffer.from(JSON.stringify(willPayload)), qos: 1, retain: true },
     });
     this.client.on('connect', (packet) => {
+      if (this.client) sendImmediately(this.client);
       this.log.info(`connected to MQTT broker ${this.url} (session present: ${packet.sessionPresent})`);
       this.client?.subscribe([topics.command(this.node), topics.ack(this.node)], { qos: 1 });
       this.publishStatus();

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import mqtt, { type MqttClient } from 'mqtt';
 import type { Db } from '../shared/sqlite.js';
 import type { Logger } from '../shared/log.js';
-import { parsePayload, TASKS, TOPIC_ROOT, topics, type AgentEvent, type AgentStatus, type Command, type CoordinatorStatus, type DriveState, type RipArgs, type Track, type TranscodeArgs } from '../shared/protocol.js';
+import { parsePayload, sendImmediately, TASKS, TOPIC_ROOT, topics, type AgentEvent, type AgentStatus, type Command, type CoordinatorStatus, type DriveState, type RipArgs, type Track, type TranscodeArgs } from '../shared/protocol.js';
 import type { Fleet } from './fleet.js';
 import { outputTarget, parseMeta, type JobRow, type JobsStore } from './jobs-store.js';
 import type { SettingsStore } from './settings-store.js';
@@ -83,6 +83,7 @@ export class Dispatcher {
     });
     this.client = client;
     client.on('connect', () => {
+      sendImmediately(client);
       this.connectedSince = Date.now();
       this.log.info(`connected to MQTT broker ${url}`);
       client.subscribe([topics.agentStatusAll, topics.driveStateAll, topics.eventAll], { qos: 1 });

@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import type { Db } from '../shared/sqlite.js';
 import type { Phase } from '../shared/protocol.js';
 import { appendPoint, computeEtaSeconds, etaText, type ProgressPoint } from '../shared/eta.js';
@@ -142,7 +143,9 @@ export class JobsStore {
   private readonly jsonCache = new Map<string, string>();
   private order: { id: string; created_at: string }[] | null = null;
   private liveIds = new Set<string>();
-  private bodyCache: Buffer | null = null;
+  private segments: (Buffer | { live: string })[] | null = null;
+  /** Prepared UPDATEs by column set: progress events write the same columns again and again. */
+  private readonly updateStmts = new Map<string, Statement>();
   private readonly stmts;
 
   constructor(private readonly db: Db, private readonly clock: () => number = Date.now) {
@@ -187,8 +190,13 @@ export class JobsStore {
   /** Updates the given columns; `updated_at` is set. */
   update(id: string, fields: Partial<Omit<JobRow, 'id' | 'created_at'>>): JobRow | undefined {
     const entries = Object.entries({ ...fields, updated_at: this.nowIso() });
-    const sql = `UPDATE jobs SET ${entries.map(([k]) => `${k} = @${k}`).join(', ')} WHERE id = @id`;
-    this.db.prepare(sql).run({ ...Object.fromEntries(entries), id });
+    const columns = entries.map(([k]) => k).join(',');
+    let stmt = this.updateStmts.get(columns);
+    if (!stmt) {
+      stmt = this.db.prepare(`UPDATE jobs SET ${entries.map(([k]) => `${k} = @${k}`).join(', ')} WHERE id = @id`);
+      this.updateStmts.set(columns, stmt);
+    }
+    stmt.run({ ...Object.fromEntries(entries), id });
     const row = this.get(id);
     this.track(id, row);
     return row;
@@ -232,34 +240,64 @@ export class JobsStore {
 
   /**
    * GET /jobs body. The ordered id list and every row's JSON are kept in memory and changed by the
-   * writes above, so a request reads no rows: only processing and transcoding jobs are rendered anew
-   * (their ETA moves with the clock); without them the whole body is served from a cached buffer.
+   * writes above, so a request reads no rows. The finished rows between processing/transcoding jobs
+   * are kept as ready buffers; only the live rows are rendered anew (their ETA moves with the clock).
    */
   listBody(): Buffer {
-    const order = this.loadOrder();
-    if (this.bodyCache && this.liveIds.size === 0) return this.bodyCache;
+    if (!this.segments) this.segments = this.buildSegments();
     const now = this.clock();
-    const parts: string[] = new Array(order.length);
-    for (let i = 0; i < order.length; i++) {
-      const id = order[i].id;
-      let json = this.liveIds.has(id) ? undefined : this.jsonCache.get(id);
+    const parts: Buffer[] = [];
+    for (const seg of this.segments) {
+      if (Buffer.isBuffer(seg)) parts.push(seg);
+      else {
+        const row = this.get(seg.live);
+        parts.push(Buffer.from(row ? JSON.stringify(toView(row, now)) : 'null'));
+      }
+    }
+    return Buffer.concat(parts);
+  }
+
+  /** "[", runs of finished rows as one buffer each (with their commas), live rows as markers, "]". */
+  private buildSegments(): (Buffer | { live: string })[] {
+    const order = this.loadOrder();
+    const now = this.clock();
+    const out: (Buffer | { live: string })[] = [];
+    let run: string[] = [];
+    let first = true;
+    const flush = (): void => {
+      if (run.length) out.push(Buffer.from(run.join('')));
+      run = [];
+    };
+    run.push('[');
+    for (const { id } of order) {
+      const sep = first ? '' : ',';
+      first = false;
+      if (this.liveIds.has(id)) {
+        run.push(sep);
+        flush();
+        out.push({ live: id });
+        continue;
+      }
+      let json = this.jsonCache.get(id);
       if (json === undefined) {
         const row = this.get(id);
         json = row ? JSON.stringify(toView(row, now)) : 'null';
-        if (!this.liveIds.has(id)) this.jsonCache.set(id, json);
+        this.jsonCache.set(id, json);
       }
-      parts[i] = json;
+      run.push(sep, json);
     }
-    const body = Buffer.from(`[${parts.join(',')}]`);
-    if (this.liveIds.size === 0) this.bodyCache = body;
-    return body;
+    run.push(']');
+    flush();
+    return out;
   }
 
   private loadOrder(): { id: string; created_at: string }[] {
     if (!this.order) {
-      const rows = this.db.prepare<[], { id: string; created_at: string; status: JobStatus }>('SELECT id, created_at, status FROM jobs ORDER BY created_at DESC, id').all();
+      const now = this.clock();
+      const rows = this.stmts.all.all();
       this.order = rows.map((r) => ({ id: r.id, created_at: r.created_at }));
       this.liveIds = new Set(rows.filter((r) => isLive(r.status)).map((r) => r.id));
+      for (const r of rows) if (!isLive(r.status)) this.jsonCache.set(r.id, JSON.stringify(toView(r, now)));
     }
     return this.order;
   }
@@ -267,8 +305,10 @@ export class JobsStore {
   /** Keeps the in-memory list in step with a written row (created, changed or removed). */
   private track(id: string, row: JobRow | undefined): void {
     this.jsonCache.delete(id);
-    this.bodyCache = null;
     if (!this.order) return;
+    // A live row's own progress does not change the finished rows around it: keep their buffers.
+    const stillLive = row !== undefined && isLive(row.status) && this.liveIds.has(id);
+    if (!stillLive) this.segments = null;
     const at = this.order.findIndex((e) => e.id === id);
     if (!row) {
       if (at >= 0) this.order.splice(at, 1);

@@ -62,10 +62,13 @@ export class RawDataFinder {
     const now = new Date().toISOString();
     if (found.state === 'unclear') {
       this.log.warn(`raw-data probe for job ${job.id} timed out; keeping the last answer (${job.raw_state ?? 'unknown'})`, job.id);
-      this.jobs.update(job.id, { raw_checked_at: now });
       return { state: job.raw_state ?? 'unclear', path: job.raw_path, size_bytes: job.raw_size, checked_at: now };
     }
-    this.jobs.update(job.id, { raw_state: found.state, raw_path: found.path ?? job.raw_path, raw_size: found.size, raw_checked_at: now });
+    const rawPath = found.path ?? job.raw_path;
+    // Only a changed answer is written: a sweep over unchanged jobs leaves rows (and the GET /jobs cache) alone.
+    if (found.state !== job.raw_state || rawPath !== job.raw_path || found.size !== job.raw_size) {
+      this.jobs.update(job.id, { raw_state: found.state, raw_path: rawPath, raw_size: found.size, raw_checked_at: now });
+    }
     return { state: found.state, path: found.state === 'present' ? found.path : null, size_bytes: found.size, checked_at: now };
   }
 

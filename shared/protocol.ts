@@ -60,7 +60,7 @@ export interface AgentStatus {
   host?: string;
   ip?: string;
   slots?: number;
-  /** Command ids the agent holds (running or waiting for a slot): the reconnect handshake. */
+  /** Command ids the agent holds (running, waiting for a slot, or finished with the outcome still in its outbox): the reconnect handshake. */
   tasks?: string[];
   capabilities?: Capabilities;
   started_at?: string;
@@ -183,4 +183,10 @@ export function parsePayload(topic: string, payload: Buffer, log: { warn(message
   }
   log.warn(`ignored a message on ${topic} that is not a JSON object`);
   return null;
+}
+
+/** Turns off Nagle on an MQTT client's TCP socket: a command or event is a few hundred bytes and must not wait ~40 ms. */
+export function sendImmediately(client: { stream?: unknown }): void {
+  const stream = client.stream as { setNoDelay?: (on: boolean) => void } | undefined;
+  stream?.setNoDelay?.(true);
 }

@@ -12,7 +12,7 @@ import { AgentLink } from './link.js';
 import { makemkvRipper, openDvdRipper, probeTool, type Ripper } from './rippers.js';
 import { runRip, TaskFailure, type TaskContext } from './rip-task.js';
 import { SlotPool } from './slot-pool.js';
-import { killProcessGroup } from './tools/process.js';
+import { killProcessGroup } from '../shared/process.js';
 import { handbrakeTranscode } from './tools/handbrake-runner.js';
 import { runTranscode, type Transcoder } from './transcode-task.js';
 

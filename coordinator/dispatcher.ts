@@ -548,7 +548,7 @@ export class Dispatcher {
     return this.db.prepare<[string], CommandRow>(`SELECT * FROM commands WHERE node = ? AND state IN (${states.map((s) => `'${s}'`).join(',')}) ORDER BY created_at`).all(node);
   }
 
-  activeCommand(jobId: string): CommandRow | undefined {
+  private activeCommand(jobId: string): CommandRow | undefined {
     return this.db.prepare<[string], CommandRow>(`SELECT * FROM commands WHERE job_id = ? AND state IN ('sent','accepted') ORDER BY created_at DESC`).get(jobId);
   }
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { execa } from 'execa';
 import type { Logger } from '../shared/log.js';
+import { runTool } from '../shared/process.js';
 import type { JobRow, JobsStore, RawState } from './jobs-store.js';
 import { parseMeta } from './jobs-store.js';
 import type { SettingsStore } from './settings-store.js';
@@ -20,24 +20,21 @@ const PROBE_SCRIPT = 'for d in "$@"; do if [ -d "$d" ]; then du -sb -- "$d"; exi
 
 /**
  * Finds the raw data of a job: a directory named exactly like the job id in the container default,
- * the current workDir, the job's own work dir (and the storage targets once they exist). Each probe is
+ * the current workDir and the job's own work dir (storage targets join with issue 5). Each probe is
  * a child process with a hard time limit, so a hanging network mount answers "unclear", never "absent".
  */
 export class RawDataFinder {
   private timer: NodeJS.Timeout | null = null;
-  lastRunAt: number | null = null;
-  lastRunHadFinding = false;
 
   constructor(
     private readonly jobs: JobsStore,
     private readonly settings: SettingsStore,
     private readonly rawDir: string,
     private readonly log: Logger,
-    private readonly extraRoots: () => string[] = () => [],
   ) {}
 
   candidates(job: JobRow): string[] {
-    const roots = [this.rawDir, this.settings.get('workDir'), parseMeta(job.meta)?.work_dir, ...this.extraRoots()].filter((r): r is string => typeof r === 'string' && r.length > 0);
+    const roots = [this.rawDir, this.settings.get('workDir'), parseMeta(job.meta)?.work_dir].filter((r): r is string => typeof r === 'string' && r.length > 0);
     const dirs = roots.map((r) => path.join(r, job.id));
     if (job.raw_path) dirs.unshift(job.raw_path);
     return [...new Set(dirs)];
@@ -45,8 +42,9 @@ export class RawDataFinder {
 
   async probe(dirs: string[]): Promise<{ state: RawState; path: string | null; size: number | null }> {
     try {
-      const result = await execa('sh', ['-c', PROBE_SCRIPT, 'probe', ...dirs], { timeout: PROBE_TIMEOUT_MS, forceKillAfterDelay: 500, reject: false, stdin: 'ignore' });
-      if (result.timedOut || result.exitCode !== 0) return { state: 'unclear', path: null, size: null };
+      // runTool stops the whole process group at the limit: a du stuck on a dead mount included.
+      const result = await runTool('sh', ['-c', PROBE_SCRIPT, 'probe', ...dirs], { timeoutMs: PROBE_TIMEOUT_MS, captureStdout: true });
+      if (result.exitCode !== 0) return { state: 'unclear', path: null, size: null };
       const line = result.stdout.split('\n').find((l) => l.includes('\t'));
       if (!line) return { state: 'absent', path: null, size: null };
       const [size, dir] = line.split('\t');
@@ -75,14 +73,10 @@ export class RawDataFinder {
   /** The background loop: every 30 s the finished jobs are probed again. */
   start(): void {
     const run = async (): Promise<void> => {
-      let hit = false;
       for (const job of this.jobs.all()) {
         if (job.status !== 'failed' && job.status !== 'canceled' && !(job.status === 'completed' && job.raw_state === 'present')) continue;
-        const f = await this.refresh(job);
-        if (f.state === 'present') hit = true;
+        await this.refresh(job);
       }
-      this.lastRunAt = Date.now();
-      this.lastRunHadFinding = hit;
     };
     const loop = (): void => {
       void run()

@@ -9,7 +9,7 @@ import {
   workDone,
 } from './handbrake-parser.js';
 import type { HandbrakeScan, PresetCategory } from './handbrake-parser.js';
-import { describeExit, runTool, ToolError } from './process.js';
+import { describeExit, runTool, ToolError } from '../../shared/process.js';
 
 const TOOL = 'HandBrakeCLI';
 

@@ -11,8 +11,8 @@ import {
   toMessage,
 } from './makemkv-parser.js';
 import type { MakemkvInfo, MkvRunState } from './makemkv-parser.js';
-import { describeExit, runTool, ToolError } from './process.js';
-import type { ToolResult } from './process.js';
+import { describeExit, runTool, ToolError } from '../../shared/process.js';
+import type { ToolResult } from '../../shared/process.js';
 
 const TOOL = 'makemkvcon';
 

@@ -17,8 +17,8 @@ import { FfmpegProgressParser, ffmpegPercent } from './ffmpeg-progress-parser.js
 import { cssLibraryMissing, lsdvdError, parseLsdvdXml } from './lsdvd-parser.js';
 import type { LsdvdDisc, LsdvdTitle } from './lsdvd-parser.js';
 import type { Track } from './makemkv-parser.js';
-import { runTool, ToolError } from './process.js';
-import type { RunToolOptions } from './process.js';
+import { runTool, ToolError } from '../../shared/process.js';
+import type { RunToolOptions } from '../../shared/process.js';
 
 export interface OpenDvdBins {
   lsdvd: string;

@@ -59,6 +59,33 @@ export async function freeFileName(dir: string, name: string): Promise<string> {
   return candidate;
 }
 
+/** Output files (full paths) a job of this process has picked and not finished yet. */
+const claimed = new Set<string>();
+
+/**
+ * Like freeFileName, but a name another job of this agent has picked and not finished yet counts as
+ * taken too: the next disc of a season never overwrites an earlier disc's file, and two jobs writing
+ * into one season folder at the same time do not pick the same name. Nothing is put on disk (a killed
+ * agent leaves no placeholder behind); call releaseFileName once the file is written or removed.
+ */
+export async function claimFileName(dir: string, name: string): Promise<string> {
+  const ext = path.extname(name);
+  const base = name.slice(0, name.length - ext.length);
+  for (let i = 1; ; i++) {
+    const candidate = i === 1 ? name : `${base} (${i})${ext}`;
+    const full = path.join(dir, candidate);
+    if (claimed.has(full) || (await exists(full))) continue;
+    // checked again after the await: another job may have picked it meanwhile
+    if (claimed.has(full)) continue;
+    claimed.add(full);
+    return candidate;
+  }
+}
+
+export function releaseFileName(dir: string, name: string): void {
+  claimed.delete(path.join(dir, name));
+}
+
 /** Moves a file: rename first; across devices copy, check the size, then remove the original. */
 export async function moveFile(from: string, to: string): Promise<void> {
   try {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { RipArgs, Track } from '../shared/protocol.js';
 import type { DiscSource } from './disc/image-drive.js';
 import type { Ripper } from './rippers.js';
-import { moveFile, outputFileName, planOutput } from './output-folder.js';
+import { claimFileName, moveFile, outputFileName, planOutput, releaseFileName } from './output-folder.js';
 import { ProgressThrottle } from './progress-throttle.js';
 
 export interface TaskContext {
@@ -80,10 +80,17 @@ export async function runRip(args: RipArgs, source: DiscSource, ripper: Ripper, 
   const plan = await planOutput({ ...args });
   const out: string[] = [];
   for (const [i, file] of files.entries()) {
-    const name = outputFileName(plan, i, files.length, path.extname(file), Boolean(args.series));
+    const name = await claimFileName(plan.dir, outputFileName(plan, i, files.length, path.extname(file), Boolean(args.series)));
     const dest = path.join(plan.dir, name);
-    if (args.keep_original) await fs.copyFile(file, dest);
-    else await moveFile(file, dest);
+    try {
+      if (args.keep_original) await fs.copyFile(file, dest);
+      else await moveFile(file, dest);
+    } catch (err) {
+      await fs.rm(dest, { force: true });
+      throw err;
+    } finally {
+      releaseFileName(plan.dir, name);
+    }
     out.push(dest);
   }
   if (!args.keep_original) await fs.rm(args.raw_dir, { recursive: true, force: true });

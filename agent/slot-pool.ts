@@ -31,10 +31,20 @@ export class SlotPool {
     while (this.running < this.size && this.waiting.length > 0) {
       const next = this.waiting.shift() as { id: string; start: () => Promise<void> };
       this.running++;
-      void next.start().finally(() => {
-        this.running--;
-        this.pump();
-      });
+      // The work reports its own failures; a rejection (or a start that throws at once) must still
+      // free the slot and must not surface as an unhandled rejection that ends the agent.
+      let work: Promise<void>;
+      try {
+        work = next.start();
+      } catch (err) {
+        work = Promise.reject(err);
+      }
+      void work
+        .catch(() => undefined)
+        .finally(() => {
+          this.running--;
+          this.pump();
+        });
     }
   }
 }

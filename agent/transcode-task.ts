@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { TranscodeArgs } from '../shared/protocol.js';
-import { outputFileName, planOutput, removeIfEmpty } from './output-folder.js';
+import { claimFileName, outputFileName, planOutput, releaseFileName, removeIfEmpty } from './output-folder.js';
 import { ProgressThrottle } from './progress-throttle.js';
 import type { TaskContext } from './rip-task.js';
 import { TaskFailure } from './rip-task.js';
@@ -29,19 +29,27 @@ export async function runTranscode(args: TranscodeArgs, transcoder: Transcoder, 
   const plan = await planOutput({ ...args });
   const throttle = new ProgressThrottle(ctx.progress);
   const written: string[] = [];
+  /** Every output this run picked (names that were free), the one being encoded included: removed again on failure. */
+  const claimed: string[] = [];
   try {
     for (const [i, file] of args.files.entries()) {
-      const dest = path.join(plan.dir, outputFileName(plan, i, args.files.length, '.mkv', Boolean(args.series)));
+      const name = await claimFileName(plan.dir, outputFileName(plan, i, args.files.length, '.mkv', Boolean(args.series)));
+      const dest = path.join(plan.dir, name);
+      claimed.push(dest);
       ctx.log('info', `transcoding ${path.basename(file)} (${i + 1} of ${args.files.length}) with preset "${args.preset}" to ${dest}`);
-      await transcoder.transcode(file, dest, args.preset, {
-        signal: ctx.signal,
-        onSpawn: ctx.onSpawn,
-        onProgress: (pct) => throttle.update(((i + pct / 100) / args.files.length) * 100),
-      });
+      try {
+        await transcoder.transcode(file, dest, args.preset, {
+          signal: ctx.signal,
+          onSpawn: ctx.onSpawn,
+          onProgress: (pct) => throttle.update(((i + pct / 100) / args.files.length) * 100),
+        });
+      } finally {
+        releaseFileName(plan.dir, name);
+      }
       written.push(dest);
     }
   } catch (err) {
-    await Promise.all(written.map((f) => fs.rm(f, { force: true })));
+    await Promise.all(claimed.map((f) => fs.rm(f, { force: true })));
     await removeIfEmpty(plan.dir);
     throw err;
   }

@@ -50,7 +50,10 @@ export async function mediaDir(root: string, candidate: unknown, field: string):
   const realRoot = await fs.realpath(root).catch(() => path.resolve(root));
   let existing = check.path;
   while (!(await fs.lstat(existing).then(() => true, () => false))) existing = path.dirname(existing);
-  const real = await fs.realpath(existing).catch(() => existing);
-  if (real !== realRoot && !real.startsWith(`${realRoot}/`)) throw new HttpError(400, `${field} refused: it leads outside ${root} through a symbolic link`);
+  // An entry that exists but cannot be resolved (a dangling symlink, a loop) could lead anywhere later.
+  const real = await fs.realpath(existing).catch(() => null);
+  if (real === null) throw new HttpError(400, `${field} refused: it leads through a broken symbolic link`);
+  const prefix = realRoot.endsWith('/') ? realRoot : `${realRoot}/`;
+  if (real !== realRoot && !real.startsWith(prefix)) throw new HttpError(400, `${field} refused: it leads outside ${root} through a symbolic link`);
   return check.path;
 }

@@ -16,7 +16,8 @@ export interface RawFinding {
 }
 
 // Prints "<bytes>\t<dir>" for the first candidate that is a directory; nothing when none is.
-const PROBE_SCRIPT = 'for d in "$@"; do if [ -d "$d" ]; then du -sb -- "$d"; exit 0; fi; done; exit 0';
+// du's exit status is passed on: a folder that is there but cannot be measured is not "absent".
+const PROBE_SCRIPT = 'for d in "$@"; do if [ -d "$d" ]; then du -sb -- "$d"; exit $?; fi; done; exit 0';
 
 /**
  * Finds the raw data of a job: a directory named exactly like the job id in the container default,
@@ -44,11 +45,14 @@ export class RawDataFinder {
     try {
       // runTool stops the whole process group at the limit: a du stuck on a dead mount included.
       const result = await runTool('sh', ['-c', PROBE_SCRIPT, 'probe', ...dirs], { timeoutMs: PROBE_TIMEOUT_MS, captureStdout: true });
-      if (result.exitCode !== 0) return { state: 'unclear', path: null, size: null };
       const line = result.stdout.split('\n').find((l) => l.includes('\t'));
-      if (!line) return { state: 'absent', path: null, size: null };
-      const [size, dir] = line.split('\t');
-      return { state: 'present', path: dir, size: Number(size) };
+      if (line) {
+        // du prints the total even when it could not read everything below (exit 1): the folder is there.
+        const [size, dir] = line.split('\t');
+        return { state: 'present', path: dir, size: Number(size) };
+      }
+      if (result.exitCode !== 0) return { state: 'unclear', path: null, size: null };
+      return { state: 'absent', path: null, size: null };
     } catch {
       return { state: 'unclear', path: null, size: null };
     }

@@ -1,0 +1,171 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { TaskFailure, type TaskContext } from '../../agent/rip-task.js';
+import { runTranscode, type Transcoder } from '../../agent/transcode-task.js';
+import type { TranscodeArgs } from '../../shared/protocol.js';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-transcode-'));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+interface Call {
+  input: string;
+  output: string;
+  preset: string;
+}
+
+/** Encodes by writing "encoded:<input content>"; fails on the input named in failOn after writing part of it. */
+function fakeTranscoder(failOn?: string): Transcoder & { calls: Call[] } {
+  const calls: Call[] = [];
+  return {
+    calls,
+    async transcode(input, output, preset, hooks) {
+      calls.push({ input, output, preset });
+      hooks.onSpawn(500 + calls.length);
+      hooks.onProgress(50);
+      if (failOn && path.basename(input) === failOn) {
+        fs.writeFileSync(output, 'partial');
+        throw new Error(`encoder died on ${path.basename(input)}`);
+      }
+      fs.writeFileSync(output, `encoded:${fs.readFileSync(input, 'utf8')}`);
+      hooks.onProgress(100);
+    },
+  };
+}
+
+function context() {
+  const progress: number[] = [];
+  const logs: string[] = [];
+  const ctx: TaskContext = {
+    signal: new AbortController().signal,
+    progress: (pct) => progress.push(pct),
+    log: (_level, message) => logs.push(message),
+    onSpawn: () => undefined,
+  };
+  return { ctx, progress, logs };
+}
+
+let n = 0;
+function setup(fileCount: number, overrides: Partial<TranscodeArgs> = {}): TranscodeArgs {
+  const base = path.join(root, `case-${++n}`);
+  const rawDir = path.join(base, 'raw', `job-${n}`);
+  fs.mkdirSync(rawDir, { recursive: true });
+  const files = Array.from({ length: fileCount }, (_, i) => {
+    const f = path.join(rawDir, `title_t0${i + 1}.mkv`);
+    fs.writeFileSync(f, `raw ${i + 1}`);
+    return f;
+  });
+  return {
+    job_id: `job-${n}-abcdef`,
+    raw_dir: rawDir,
+    files,
+    target_dir: path.join(base, 'media'),
+    title: 'Heat',
+    year: 1995,
+    series: null,
+    season: null,
+    preset: 'Fast 1080p30',
+    keep_original: false,
+    ...overrides,
+  };
+}
+
+describe('runTranscode', () => {
+  it('encodes every raw file into the output folder and removes the raw dir after full success', async () => {
+    const args = setup(2);
+    const transcoder = fakeTranscoder();
+    const { ctx, progress } = context();
+    const result = await runTranscode(args, transcoder, ctx);
+    const dir = path.join(args.target_dir, 'Heat (1995)');
+    assert.deepEqual(result, {
+      output_path: dir,
+      files: [path.join(dir, 'Heat (1995) - t01.mkv'), path.join(dir, 'Heat (1995) - t02.mkv')],
+      raw_removed: true,
+    });
+    assert.equal(fs.readFileSync(result.files[0], 'utf8'), 'encoded:raw 1');
+    assert.equal(fs.readFileSync(result.files[1], 'utf8'), 'encoded:raw 2');
+    assert.equal(fs.existsSync(args.raw_dir), false);
+    assert.deepEqual(
+      transcoder.calls.map((c) => [path.basename(c.input), c.preset]),
+      [
+        ['title_t01.mkv', 'Fast 1080p30'],
+        ['title_t02.mkv', 'Fast 1080p30'],
+      ],
+    );
+    // file 1 of 2 covers 0..50 %, file 2 50..100 %
+    assert.deepEqual(progress, [25, 50, 75, 100]);
+  });
+
+  it('gives a single file the folder name and keeps the raw dir with keep_original', async () => {
+    const args = setup(1, { keep_original: true });
+    const result = await runTranscode(args, fakeTranscoder(), context().ctx);
+    assert.deepEqual(result.files, [path.join(args.target_dir, 'Heat (1995)', 'Heat (1995).mkv')]);
+    assert.equal(result.raw_removed, false);
+    assert.equal(fs.readFileSync(args.files[0], 'utf8'), 'raw 1');
+  });
+
+  it('on a failure removes the finished and the partial outputs and the empty folder, and keeps the raw dir', async () => {
+    const args = setup(3);
+    const transcoder = fakeTranscoder('title_t02.mkv');
+    await assert.rejects(runTranscode(args, transcoder, context().ctx), /encoder died on title_t02\.mkv/);
+    assert.equal(transcoder.calls.length, 2, 'the third file is not started');
+    assert.equal(fs.existsSync(path.join(args.target_dir, 'Heat (1995)')), false, 'no outputs and no empty folder are left');
+    assert.deepEqual(fs.readdirSync(args.raw_dir).sort(), ['title_t01.mkv', 'title_t02.mkv', 'title_t03.mkv']);
+  });
+
+  it('refuses missing raw files with a plain reason before encoding anything', async () => {
+    const args = setup(2);
+    fs.rmSync(args.files[1]);
+    const transcoder = fakeTranscoder();
+    await assert.rejects(
+      runTranscode(args, transcoder, context().ctx),
+      (err: unknown) => err instanceof TaskFailure && err.message === `the raw file ${args.files[1]} is missing: retry the rip`,
+    );
+    assert.deepEqual(transcoder.calls, []);
+    assert.equal(fs.existsSync(args.target_dir), false, 'no output folder is created');
+    assert.equal(fs.existsSync(args.files[0]), true);
+  });
+
+  it('takes a folder where a raw file should be as missing', async () => {
+    const args = setup(1);
+    fs.rmSync(args.files[0]);
+    fs.mkdirSync(args.files[0]);
+    await assert.rejects(runTranscode(args, fakeTranscoder(), context().ctx), /is missing: retry the rip/);
+  });
+
+  it('gives two discs of one season encoded at the same time different file names', async () => {
+    const disc1 = setup(1, { series: 'Show', season: 3 });
+    const disc2 = setup(1, { series: 'Show', season: 3, target_dir: disc1.target_dir });
+    fs.writeFileSync(disc2.files[0], 'raw of disc 2');
+    const slow: Transcoder = {
+      async transcode(input, output) {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        fs.writeFileSync(output, `encoded:${fs.readFileSync(input, 'utf8')}`);
+      },
+    };
+    const [r1, r2] = await Promise.all([runTranscode(disc1, slow, context().ctx), runTranscode(disc2, slow, context().ctx)]);
+    assert.notEqual(r1.files[0], r2.files[0]);
+    assert.equal(fs.readFileSync(r1.files[0], 'utf8'), 'encoded:raw 1');
+    assert.equal(fs.readFileSync(r2.files[0], 'utf8'), 'encoded:raw of disc 2');
+  });
+
+  it('does not overwrite an earlier disc of the same season, neither on success nor on failure', async () => {
+    const first = setup(1, { series: 'Show', season: 2 });
+    const r1 = await runTranscode(first, fakeTranscoder(), context().ctx);
+    const seasonDir = path.join(first.target_dir, 'Show', 'Season 02');
+    assert.deepEqual(r1.files, [path.join(seasonDir, 'Show - S02 - t01.mkv')]);
+
+    const failing = setup(1, { series: 'Show', season: 2, target_dir: first.target_dir });
+    await assert.rejects(runTranscode(failing, fakeTranscoder('title_t01.mkv'), context().ctx));
+    assert.equal(fs.readFileSync(r1.files[0], 'utf8'), 'encoded:raw 1', 'a failed second disc leaves the first one alone');
+
+    const second = setup(1, { series: 'Show', season: 2, target_dir: first.target_dir });
+    const r2 = await runTranscode(second, fakeTranscoder(), context().ctx);
+    assert.equal(r2.output_path, seasonDir);
+    assert.notEqual(r2.files[0], r1.files[0]);
+    assert.equal(fs.readFileSync(r1.files[0], 'utf8'), 'encoded:raw 1');
+    assert.deepEqual(fs.readdirSync(seasonDir).sort(), ['Show - S02 - t01 (2).mkv', 'Show - S02 - t01.mkv']);
+  });
+});

@@ -1,0 +1,326 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { JobsStore, outputTarget, parseMeta, toView, type JobRow, type JobView } from '../../coordinator/jobs-store.js';
+import { coordinatorMigrations } from '../../coordinator/migrations.js';
+import { openDatabase, type Db } from '../../shared/sqlite.js';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-jobs-'));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+const T0 = Date.UTC(2024, 0, 1, 12, 0, 0);
+let n = 0;
+
+function setup(): { jobs: JobsStore; db: Db; clock: { now: number } } {
+  const db = openDatabase(path.join(root, `c-${++n}.sqlite`), coordinatorMigrations);
+  const clock = { now: T0 };
+  return { jobs: new JobsStore(db, () => clock.now), db, clock };
+}
+
+function row(overrides: Partial<JobRow> = {}): JobRow {
+  return {
+    id: 'job-1',
+    title: 'Heat',
+    status: 'completed',
+    progress: 100,
+    output_path: '/media/Filme/Heat (1995)',
+    target_dir: '/media/Filme',
+    meta: JSON.stringify({ year: 1995 }),
+    device: 'kitchen-sr0',
+    node: 'kitchen@host',
+    transcode_node: null,
+    error: null,
+    phase: 'transcode',
+    eta_points: null,
+    raw_state: null,
+    raw_path: null,
+    raw_size: null,
+    raw_checked_at: null,
+    created_at: new Date(T0).toISOString(),
+    updated_at: new Date(T0).toISOString(),
+    finished_at: null,
+    ...overrides,
+  };
+}
+
+function list(jobs: JobsStore): JobView[] {
+  return JSON.parse(jobs.listBody().toString('utf8')) as JobView[];
+}
+
+const newJob = (id: string, title = 'T') => ({ id, title, target_dir: '/media/Filme', device: 'kitchen-sr0', node: 'kitchen@host', meta: { year: 2001 } });
+
+describe('toView', () => {
+  it('shows running as processing and keeps other statuses', () => {
+    assert.equal(toView(row({ status: 'running' }), T0).status, 'processing');
+    for (const status of ['pending', 'transcoding', 'canceling', 'failed', 'completed', 'canceled'] as const) {
+      assert.equal(toView(row({ status }), T0).status, status);
+    }
+  });
+
+  it('offers a retry only when the raw data is present', () => {
+    assert.equal(toView(row({ status: 'failed', raw_state: 'present' }), T0).can_retry, true);
+    assert.equal(toView(row({ status: 'failed', raw_state: 'absent' }), T0).can_retry, false);
+    assert.equal(toView(row({ status: 'failed', raw_state: 'unclear' }), T0).can_retry, false);
+    assert.equal(toView(row({ status: 'failed', raw_state: null }), T0).can_retry, false);
+  });
+
+  it('shows corrupt or non-object meta as null', () => {
+    assert.equal(toView(row({ meta: '{not json' }), T0).meta, null);
+    assert.equal(toView(row({ meta: '[1,2]' }), T0).meta, null);
+    assert.equal(toView(row({ meta: '"text"' }), T0).meta, null);
+    assert.equal(toView(row({ meta: null }), T0).meta, null);
+    assert.deepEqual(toView(row({ meta: '{"year":1995,"series":null}' }), T0).meta, { year: 1995, series: null });
+  });
+
+  it('has no ETA below two points, and one from two points a minute apart', () => {
+    const one = JSON.stringify([{ t: T0, p: 10 }]);
+    assert.equal(toView(row({ status: 'running', eta_points: one }), T0 + 120_000).eta_sekunden, null);
+    assert.equal(toView(row({ status: 'running', eta_points: '[]' }), T0).eta_sekunden, null);
+    assert.equal(toView(row({ status: 'running', eta_points: 'garbage' }), T0).eta_sekunden, null);
+    const two = JSON.stringify([
+      { t: T0, p: 0 },
+      { t: T0 + 60_000, p: 10 },
+    ]);
+    const view = toView(row({ status: 'transcoding', eta_points: two }), T0 + 60_000);
+    assert.equal(view.eta_sekunden, 540);
+    assert.equal(view.eta_text, 'noch etwa 9 Minuten');
+  });
+
+  it('has no ETA for jobs that are not processing or transcoding', () => {
+    const two = JSON.stringify([
+      { t: T0, p: 0 },
+      { t: T0 + 60_000, p: 10 },
+    ]);
+    for (const status of ['pending', 'canceling', 'failed', 'completed'] as const) {
+      const view = toView(row({ status, eta_points: two }), T0 + 60_000);
+      assert.equal(view.eta_sekunden, null, status);
+      assert.equal(view.eta_text, null, status);
+    }
+  });
+
+  it('keeps the columns of the API and leaves internal ones out', () => {
+    const view = toView(row({ raw_path: '/raw/job-1', eta_points: '[]' }), T0) as unknown as Record<string, unknown>;
+    assert.equal(view.device, 'kitchen-sr0');
+    assert.equal(view.output_path, '/media/Filme/Heat (1995)');
+    assert.equal('raw_path' in view, false);
+    assert.equal('eta_points' in view, false);
+  });
+});
+
+describe('parseMeta and outputTarget', () => {
+  it('reads year, series and season only with the right types', () => {
+    assert.equal(parseMeta('{'), null);
+    assert.deepEqual(outputTarget({ title: 'Heat', meta: '{"year":1995}' }), { title: 'Heat', year: 1995, series: null, season: null });
+    assert.deepEqual(outputTarget({ title: 'D1', meta: '{"year":"1995","series":"Show","season":"2"}' }), { title: 'D1', year: null, series: 'Show', season: null });
+    assert.deepEqual(outputTarget({ title: 'D1', meta: 'broken' }), { title: 'D1', year: null, series: null, season: null });
+  });
+});
+
+describe('JobsStore', () => {
+  it('creates a pending job with meta and times from its clock', () => {
+    const { jobs } = setup();
+    const job = jobs.create(newJob('a'));
+    assert.equal(job.status, 'pending');
+    assert.equal(job.progress, 0);
+    assert.equal(job.created_at, new Date(T0).toISOString());
+    assert.deepEqual(parseMeta(job.meta), { year: 2001 });
+    assert.deepEqual(
+      jobs.active().map((j) => j.id),
+      ['a'],
+    );
+  });
+
+  it('updates columns and updated_at, and merges meta patches', () => {
+    const { jobs, clock } = setup();
+    jobs.create(newJob('a'));
+    clock.now += 5000;
+    const updated = jobs.update('a', { status: 'failed', error: 'no disc' });
+    assert.equal(updated?.status, 'failed');
+    assert.equal(updated?.error, 'no disc');
+    assert.equal(updated?.updated_at, new Date(T0 + 5000).toISOString());
+    assert.deepEqual(jobs.active(), []);
+    jobs.updateMeta('a', { titles: [1, 2] });
+    assert.deepEqual(parseMeta(jobs.get('a')?.meta ?? null), { year: 2001, titles: [1, 2] });
+    assert.equal(jobs.updateMeta('missing', { titles: [] }), undefined);
+  });
+
+  it('records progress: the same phase extends the series, a new phase starts a new one', () => {
+    const { jobs, clock } = setup();
+    jobs.create(newJob('a'));
+    jobs.update('a', { status: 'running' });
+    jobs.recordProgress('a', 'rip', 10);
+    clock.now += 30_000;
+    jobs.recordProgress('a', 'rip', 20);
+    clock.now += 30_000;
+    const r = jobs.recordProgress('a', 'rip', 30);
+    assert.equal(r?.progress, 30);
+    assert.equal(r?.phase, 'rip');
+    assert.equal((JSON.parse(r?.eta_points ?? '[]') as unknown[]).length, 3);
+
+    clock.now += 1000;
+    const t = jobs.recordProgress('a', 'transcode', 5);
+    assert.equal(t?.phase, 'transcode');
+    assert.equal(t?.progress, 5);
+    assert.deepEqual(JSON.parse(t?.eta_points ?? '[]'), [{ t: clock.now, p: 5 }]);
+  });
+
+  it('keeps the progress when a value jumps back (jitter) and clamps above 100', () => {
+    const { jobs, clock } = setup();
+    jobs.create(newJob('a'));
+    jobs.recordProgress('a', 'rip', 40);
+    clock.now += 1000;
+    assert.equal(jobs.recordProgress('a', 'rip', 35)?.progress, 40);
+    clock.now += 1000;
+    assert.equal(jobs.recordProgress('a', 'rip', 140)?.progress, 100);
+    assert.equal(jobs.recordProgress('missing', 'rip', 1), undefined);
+  });
+
+  it('startPhase resets progress and the ETA series', () => {
+    const { jobs, clock } = setup();
+    jobs.create(newJob('a'));
+    jobs.recordProgress('a', 'rip', 70);
+    clock.now += 1000;
+    const r = jobs.startPhase('a', 'transcode', { status: 'transcoding' });
+    assert.equal(r?.progress, 0);
+    assert.equal(r?.status, 'transcoding');
+    assert.equal(r?.eta_points, '[]');
+  });
+
+  it('removes a job with its logs', () => {
+    const { jobs } = setup();
+    jobs.create(newJob('a'));
+    jobs.addLog('a', 'info', 'one');
+    jobs.addLog('a', 'warn', 'two');
+    assert.deepEqual(
+      jobs.logs('a').map((l) => [l.level, l.message]),
+      [
+        ['info', 'one'],
+        ['warn', 'two'],
+      ],
+    );
+    jobs.remove('a');
+    assert.equal(jobs.get('a'), undefined);
+    assert.deepEqual(jobs.logs('a'), []);
+  });
+});
+
+describe('JobsStore list body', () => {
+  it('lists newest first, ties by id, and puts a job created later in front', () => {
+    const { jobs, clock } = setup();
+    jobs.create(newJob('b'));
+    jobs.create(newJob('a'));
+    clock.now += 1000;
+    jobs.create(newJob('c'));
+    assert.deepEqual(
+      list(jobs).map((j) => j.id),
+      ['c', 'a', 'b'],
+    );
+    clock.now += 1000;
+    jobs.create(newJob('d'));
+    jobs.create(newJob('0'));
+    assert.deepEqual(
+      list(jobs).map((j) => j.id),
+      ['0', 'd', 'c', 'a', 'b'],
+    );
+    assert.deepEqual(
+      list(jobs).map((j) => j.id),
+      jobs.all().map((j) => j.id),
+      'the same order as the table',
+    );
+  });
+
+  it('serves finished rows from its cache and refreshes a row written through the store', () => {
+    const { jobs, db } = setup();
+    jobs.create(newJob('a', 'Old Title'));
+    jobs.update('a', { status: 'failed' });
+    jobs.create(newJob('b', 'Other'));
+    assert.equal(list(jobs).find((j) => j.id === 'a')?.title, 'Old Title');
+
+    // a write around the store is not seen: the body comes from memory
+    db.prepare('UPDATE jobs SET title = ? WHERE id = ?').run('Sneaky', 'a');
+    assert.equal(list(jobs).find((j) => j.id === 'a')?.title, 'Old Title');
+
+    jobs.update('a', { raw_state: 'present' });
+    const a = list(jobs).find((j) => j.id === 'a');
+    assert.equal(a?.title, 'Sneaky', 'the row is read again after a write through the store');
+    assert.equal(a?.can_retry, true);
+    assert.equal(list(jobs).find((j) => j.id === 'b')?.title, 'Other');
+  });
+
+  it('renders processing rows anew: progress and ETA follow writes and the clock', () => {
+    const { jobs, clock } = setup();
+    jobs.create(newJob('done'));
+    jobs.update('done', { status: 'completed' });
+    jobs.create(newJob('live'));
+    jobs.update('live', { status: 'running' });
+    jobs.recordProgress('live', 'rip', 0);
+    assert.equal(list(jobs).find((j) => j.id === 'live')?.eta_sekunden, null, 'one point: no ETA');
+
+    clock.now += 60_000;
+    jobs.recordProgress('live', 'rip', 10);
+    let live = list(jobs).find((j) => j.id === 'live');
+    assert.equal(live?.status, 'processing');
+    assert.equal(live?.progress, 10);
+    assert.equal(live?.eta_sekunden, 540);
+
+    clock.now += 60_000; // no write, only time passes
+    live = list(jobs).find((j) => j.id === 'live');
+    assert.equal(live?.eta_sekunden, 1080, 'the rate runs up to now');
+
+    jobs.update('live', { status: 'completed', progress: 100 });
+    live = list(jobs).find((j) => j.id === 'live');
+    assert.equal(live?.status, 'completed');
+    assert.equal(live?.eta_sekunden, null);
+    assert.equal(list(jobs).find((j) => j.id === 'done')?.status, 'completed');
+  });
+
+  it('drops removed jobs and stays valid JSON when empty', () => {
+    const { jobs } = setup();
+    assert.deepEqual(list(jobs), []);
+    jobs.create(newJob('a'));
+    jobs.create(newJob('b'));
+    assert.equal(list(jobs).length, 2);
+    jobs.remove('a');
+    assert.deepEqual(
+      list(jobs).map((j) => j.id),
+      ['b'],
+    );
+    jobs.remove('b');
+    assert.deepEqual(list(jobs), []);
+  });
+
+  it('moves a job between finished and live without losing its neighbours', () => {
+    const { jobs, clock } = setup();
+    for (const id of ['a', 'b', 'c']) {
+      jobs.create(newJob(id));
+      jobs.update(id, { status: 'completed' });
+      clock.now += 1000;
+    }
+    assert.deepEqual(
+      list(jobs).map((j) => j.id),
+      ['c', 'b', 'a'],
+    );
+    jobs.update('b', { status: 'running' });
+    assert.deepEqual(
+      list(jobs).map((j) => [j.id, j.status]),
+      [
+        ['c', 'completed'],
+        ['b', 'processing'],
+        ['a', 'completed'],
+      ],
+    );
+    jobs.recordProgress('b', 'rip', 50);
+    jobs.update('c', { title: 'C2' });
+    jobs.update('b', { status: 'failed' });
+    assert.deepEqual(
+      list(jobs).map((j) => [j.id, j.status, j.title]),
+      [
+        ['c', 'completed', 'C2'],
+        ['b', 'failed', 'T'],
+        ['a', 'completed', 'T'],
+      ],
+    );
+  });
+});

@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { JobsStore } from '../../coordinator/jobs-store.js';
+import { coordinatorMigrations } from '../../coordinator/migrations.js';
+import { RawDataFinder } from '../../coordinator/raw-data.js';
+import { SettingsStore } from '../../coordinator/settings-store.js';
+import { Logger } from '../../shared/log.js';
+import { openDatabase } from '../../shared/sqlite.js';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-rawdata-'));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+let n = 0;
+function setup() {
+  const dir = path.join(root, `case-${++n}`);
+  const rawDir = path.join(dir, 'raw');
+  fs.mkdirSync(rawDir, { recursive: true });
+  const db = openDatabase(path.join(dir, 'c.sqlite'), coordinatorMigrations);
+  const jobs = new JobsStore(db);
+  const settings = new SettingsStore(db);
+  const finder = new RawDataFinder(jobs, settings, rawDir, new Logger('test', true));
+  return { dir, rawDir, jobs, settings, finder };
+}
+
+/** Runs fn with a fake `du` first on PATH. */
+async function withFakeDu<T>(dir: string, script: string, fn: () => Promise<T>): Promise<T> {
+  const bin = path.join(dir, 'bin');
+  fs.mkdirSync(bin, { recursive: true });
+  fs.writeFileSync(path.join(bin, 'du'), `#!/bin/sh\n${script}\n`, { mode: 0o755 });
+  const oldPath = process.env.PATH;
+  process.env.PATH = `${bin}:${oldPath}`;
+  try {
+    return await fn();
+  } finally {
+    process.env.PATH = oldPath;
+  }
+}
+
+describe('RawDataFinder.probe', () => {
+  it('finds a present folder with its size in bytes', async () => {
+    const { rawDir, finder } = setup();
+    const dir = path.join(rawDir, 'job-1');
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, 'a.mkv'), Buffer.alloc(250_000));
+    fs.writeFileSync(path.join(dir, 'b.mkv'), Buffer.alloc(50_000));
+    const found = await finder.probe([dir]);
+    assert.equal(found.state, 'present');
+    assert.equal(found.path, dir);
+    assert.ok(found.size !== null && found.size >= 300_000 && found.size < 400_000, `size ${found.size}`);
+  });
+
+  it('answers absent when no candidate is a folder (a plain file does not count)', async () => {
+    const { rawDir, finder } = setup();
+    const file = path.join(rawDir, 'job-2');
+    fs.writeFileSync(file, 'not a folder');
+    assert.deepEqual(await finder.probe([path.join(rawDir, 'missing'), file]), { state: 'absent', path: null, size: null });
+    assert.deepEqual(await finder.probe([]), { state: 'absent', path: null, size: null });
+  });
+
+  it('takes the first candidate that is a folder', async () => {
+    const { rawDir, dir, finder } = setup();
+    const second = path.join(dir, 'second', 'job-3');
+    const third = path.join(dir, 'third', 'job-3');
+    fs.mkdirSync(second, { recursive: true });
+    fs.mkdirSync(third, { recursive: true });
+    const found = await finder.probe([path.join(rawDir, 'job-3'), second, third]);
+    assert.equal(found.state, 'present');
+    assert.equal(found.path, second);
+  });
+
+  it('copes with names holding spaces, quotes and a leading dash', async () => {
+    const { rawDir, finder } = setup();
+    const odd = path.join(rawDir, `-job "4" $(x) `);
+    fs.mkdirSync(odd);
+    const found = await finder.probe([odd]);
+    assert.equal(found.state, 'present');
+    assert.equal(found.path, odd);
+  });
+
+  it('answers unclear, never absent, when the folder is there but du fails on it', async () => {
+    const { dir, rawDir, finder } = setup();
+    const job = path.join(rawDir, 'job-5');
+    fs.mkdirSync(job);
+    const found = await withFakeDu(dir, 'echo "du: cannot read directory: Input/output error" >&2; exit 1', () => finder.probe([job]));
+    assert.equal(found.state, 'unclear');
+  });
+
+  it('keeps the size du printed when it could not read everything', async () => {
+    const { dir, rawDir, finder } = setup();
+    const job = path.join(rawDir, 'job-6');
+    fs.mkdirSync(job);
+    const found = await withFakeDu(dir, 'printf "12345\\t%s\\n" "$3"; echo "du: cannot read x: Permission denied" >&2; exit 1', () => finder.probe([job]));
+    assert.deepEqual(found, { state: 'present', path: job, size: 12345 });
+  });
+});
+
+describe('RawDataFinder.refresh and candidates', () => {
+  it('looks in the raw dir, the workDir setting and the job work dir, after a known raw path', () => {
+    const { rawDir, jobs, settings, finder } = setup();
+    settings.set({ workDir: '/media/work' });
+    const job = jobs.create({ id: 'job-7', title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: { work_dir: '/media/own' } });
+    assert.deepEqual(finder.candidates(job), [path.join(rawDir, 'job-7'), '/media/work/job-7', '/media/own/job-7']);
+    const withPath = jobs.update('job-7', { raw_path: '/media/work/job-7' });
+    assert.ok(withPath);
+    assert.deepEqual(finder.candidates(withPath), ['/media/work/job-7', path.join(rawDir, 'job-7'), '/media/own/job-7']);
+  });
+
+  it('stores a changed answer on the job, so can_retry follows it', async () => {
+    const { rawDir, jobs, finder } = setup();
+    const job = jobs.create({ id: 'job-8', title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: {} });
+    fs.mkdirSync(path.join(rawDir, 'job-8'));
+    const present = await finder.refresh(job);
+    assert.equal(present.state, 'present');
+    assert.equal(jobs.get('job-8')?.raw_state, 'present');
+    assert.equal(jobs.get('job-8')?.raw_path, path.join(rawDir, 'job-8'));
+    fs.rmSync(path.join(rawDir, 'job-8'), { recursive: true });
+    const absent = await finder.refresh(jobs.get('job-8') as NonNullable<ReturnType<typeof jobs.get>>);
+    assert.deepEqual([absent.state, absent.path, absent.size_bytes], ['absent', null, null]);
+    assert.equal(jobs.get('job-8')?.raw_state, 'absent');
+  });
+});

@@ -17,9 +17,10 @@ export interface Ripper {
   rip(source: DiscSource, track: Track, rawDir: string, hooks: RipHooks): Promise<string[]>;
 }
 
-/** MakeMKV's source syntax: iso:FILE for images, file:DIR for VIDEO_TS/BDMV folders. */
+/** MakeMKV's source syntax: iso:FILE for images, file:DIR for VIDEO_TS/BDMV folders, dev:/dev/srN for drives. */
 export function makemkvSource(source: DiscSource): string {
-  return source.kind === 'iso' ? `iso:${source.path}` : `file:${source.path}`;
+  if (source.kind === 'cue') throw new Error('MakeMKV does not read audio CDs');
+  return source.kind === 'iso' ? `iso:${source.path}` : source.kind === 'device' ? `dev:${source.path}` : `file:${source.path}`;
 }
 
 export function makemkvRipper(bin: string): Ripper {

@@ -15,6 +15,13 @@ declare -A TOOLS=(
   [dvdbackup]=dvdbackup
   [mosquitto]=mosquitto
   [mosquitto_sub]=mosquitto-clients
+  [abcde]=abcde
+  [cdparanoia]=cdparanoia
+  [flac]=flac
+  [mkudffs]=udftools
+  [eject]=eject
+  [setcd]=setcd
+  [sg_turs]=sg3-utils
 )
 missing=()
 for cmd in "${!TOOLS[@]}"; do

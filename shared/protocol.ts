@@ -8,6 +8,9 @@
  *   ripwerk/event/<node>                 QoS 1, agent -> coordinator AgentEvent (from the agent's outbox)
  *   ripwerk/ack/<node>                   QoS 1, coordinator -> agent EventAck
  *   ripwerk/coordinator/status           retained, coordinator       CoordinatorStatus
+ *   ripwerk/keys/keystore                retained, coordinator -> agents  KeystoreMessage
+ *   ripwerk/keys/keydb                   retained, coordinator -> agents  KeydbMessage
+ *   ripwerk/keys/app_key                 retained, coordinator -> agents  AppKeyMessage
  */
 
 export const TOPIC_ROOT = 'ripwerk';
@@ -22,6 +25,9 @@ export const topics = {
   eventAll: `${TOPIC_ROOT}/event/+`,
   ack: (node: string) => `${TOPIC_ROOT}/ack/${node}`,
   coordinatorStatus: `${TOPIC_ROOT}/coordinator/status`,
+  keystore: `${TOPIC_ROOT}/keys/keystore`,
+  keydb: `${TOPIC_ROOT}/keys/keydb`,
+  appKey: `${TOPIC_ROOT}/keys/app_key`,
 } as const;
 
 /** Parses the node out of ripwerk/<kind>/<node>/... */
@@ -70,13 +76,20 @@ export interface AgentStatus {
 export type DiscType = 'dvd' | 'bluray' | 'uhd' | 'cd' | 'unknown';
 
 export interface DiscInfo {
+  /** The raw volume label as read (UDF logical volume identifier, else ISO 9660); "" when there is none (audio CD). */
   label: string;
+  /** Display title: the clear-text title of BDMV/META/DL/bdmt_*.xml when present, else the normalised label. */
   title: string;
+  /** A year found in the label (MY_MOVIE_2003), else null. */
+  year: number | null;
   type: DiscType;
   size_bytes: number;
   /** Fingerprint of label and size, for the history and the metadata cache. */
   fingerprint: string;
+  /** The image file/folder or device path the disc is read from. */
   source: string;
+  /** Audio CD: number of audio tracks; null for other discs. */
+  audio_tracks: number | null;
 }
 
 export interface DriveState {
@@ -160,12 +173,30 @@ export type AgentEvent = EventBase &
     | { type: 'command_failed'; reason: string }
     | { type: 'ejected'; drive: string }
     | { type: 'pong'; capabilities: Capabilities }
+    | { type: 'aacs_dump'; name: string; data_base64: string }
   );
 
 export type AgentEventType = AgentEvent['type'];
 
 export interface EventAck {
   event_ids: string[];
+}
+
+/** Retained on ripwerk/keys/keystore: the hashed-key files (hkd_*.bin) of the uploaded key store; files [] when none is installed. */
+export interface KeystoreMessage {
+  sha256: string | null;
+  installed_at: string | null;
+  files: { name: string; data_base64: string }[];
+}
+
+/** Retained on ripwerk/keys/keydb: the content of KEYDB.cfg, or null when none is stored. */
+export interface KeydbMessage {
+  content: string | null;
+}
+
+/** Retained on ripwerk/keys/app_key: the ripper's application key (MakeMKV app_Key), or null. */
+export interface AppKeyMessage {
+  key: string | null;
 }
 
 export interface CoordinatorStatus {

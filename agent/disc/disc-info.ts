@@ -20,8 +20,10 @@ export function makeDiscInfo(label: string, layout: 'dvd' | 'bluray' | 'cd' | 'u
     label,
     title: normaliseDiscLabel(label),
     type: classifyDisc(layout, sizeBytes),
+    year: null,
     size_bytes: sizeBytes,
     fingerprint: discFingerprint(label, sizeBytes),
     source,
+    audio_tracks: null,
   };
 }

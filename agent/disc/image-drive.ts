@@ -6,8 +6,15 @@ import { makeDiscInfo } from './disc-info.js';
 
 export const EJECTED_DIR = 'ejected';
 
-/** Where a ripper reads the disc from: an ISO file or a folder holding VIDEO_TS or BDMV. */
-export type DiscSource = { kind: 'iso'; path: string } | { kind: 'folder'; path: string };
+/**
+ * Where a ripper reads the disc from: an ISO file, a folder holding VIDEO_TS or BDMV, a physical
+ * drive (/dev/srN), or an audio CD image (a .cue sheet beside its .bin).
+ */
+export type DiscSource =
+  | { kind: 'iso'; path: string }
+  | { kind: 'folder'; path: string }
+  | { kind: 'device'; path: string }
+  | { kind: 'cue'; path: string };
 
 export interface ImageDisc {
   source: DiscSource;

@@ -38,17 +38,16 @@ export async function probeCapabilities(config: AgentConfig): Promise<{ capabili
     probeTool('dvdbackup', ['--version']),
     probeTool('ffmpeg', ['-version']),
   ]);
-  let ripper: Ripper | null = null;
-  if (makemkv !== null) ripper = makemkvRipper(config.makemkvcon);
-  else if (lsdvd !== null && dvdbackup !== null && ffmpeg !== null) ripper = openDvdRipper();
+  const backend: Capabilities['rip_backend'] = makemkv !== null ? 'makemkv' : lsdvd !== null && dvdbackup !== null && ffmpeg !== null ? 'open-dvd' : 'none';
   const capabilities: Capabilities = {
     encoders: handbrake !== null ? ['software'] : [],
     tools: { makemkvcon: makemkv, HandBrakeCLI: handbrake, lsdvd, dvdbackup, ffmpeg },
-    key_source: ripper?.name === 'makemkv' ? 'makemkv' : ripper ? 'libdvdread (unencrypted DVDs only)' : 'none',
+    key_source: backend === 'makemkv' ? 'makemkv' : backend === 'open-dvd' ? 'libdvdread (unencrypted DVDs only)' : 'none',
     schluessel: 0,
-    rip_backend: ripper?.name ?? 'none',
+    rip_backend: backend,
     transcode_only: config.drives.length === 0 && !config.drivesAuto,
   };
+  const ripper = backend === 'makemkv' ? makemkvRipper(config.makemkvcon, () => capabilities.schluessel) : backend === 'open-dvd' ? openDvdRipper() : null;
   return { capabilities, ripper };
 }
 
@@ -99,7 +98,7 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
     last_seen: new Date().toISOString(),
   });
 
-  const link: AgentLink = new AgentLink(config.mqttUrl, node, store, { onCommand: (cmd) => onCommand(cmd), status }, log);
+  const link: AgentLink = new AgentLink(config.mqttUrl, node, store, { onCommand: (cmd) => onCommand(cmd), status, drives: () => drives.states() }, log);
   const emit = (body: EventBody, coalesceKey?: string): AgentEvent => {
     const event = store.enqueueEvent(body, coalesceKey);
     link.emit(event);
@@ -128,8 +127,9 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
     if (!drive.image) throw new TaskFailure(`there is no disc in drive ${args.drive}`);
     emit({ type: 'rip_started', command_id: cmd.id, job_id: cmd.job_id, raw_dir: toShared(args.raw_dir) });
     const ctx = context(cmd, 'rip', signal);
-    const result = await runRip(args, drive.image.source, ripper, ctx);
-    if (args.auto_eject) {
+    const result = await runRip(args, drive.image.source, ripper, ctx, drive.image.disc);
+    // Audio CDs: the ripping tool ejects (its eject option follows auto_eject).
+    if (args.auto_eject && drive.image.disc.type !== 'cd') {
       await drives.eject(args.drive).catch((err: Error) => ctx.log('warn', `auto-eject after the rip failed: ${err.message}`));
     }
     if (result.output) {
@@ -208,7 +208,7 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
         if (!drive) throw new Error(`this worker has no drive named "${cmd.args.drive}"`);
         await drives.poll();
         if (!drive.image) throw new Error(`there is no disc in drive ${cmd.args.drive}`);
-        const tracks = await ripper.scan(drive.image.source, AbortSignal.timeout(10 * 60_000));
+        const tracks = await ripper.scan(drive.image.source, AbortSignal.timeout(10 * 60_000), drive.image.disc.type);
         emit({ type: 'tracks', command_id: cmd.id, drive: cmd.args.drive, tracks });
       } else if (cmd.task === TASKS.eject) {
         await drives.eject(cmd.args.drive);
@@ -271,7 +271,6 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
   await drives.start();
   link.start();
   const resumeTimer = setTimeout(() => resume(resumable), RESUME_DELAY_MS);
-  for (const state of drives.states()) link.publishDrive(state);
   const heartbeat = setInterval(() => link.publishStatus(), HEARTBEAT_MS);
 
   return {

@@ -9,6 +9,8 @@ export interface LinkHandlers {
   onCommand(cmd: Command): void;
   /** The retained status to publish on every (re)connect and heartbeat. */
   status(): AgentStatus;
+  /** The drive states, published again on every (re)connect: a coordinator with an embedded broker that restarted has lost the retained ones. */
+  drives(): DriveState[];
 }
 
 /**
@@ -51,6 +53,7 @@ export class AgentLink {
       this.log.info(`connected to MQTT broker ${this.url} (session present: ${packet.sessionPresent})`);
       this.client?.subscribe([topics.command(this.node), topics.ack(this.node)], { qos: 1 });
       this.publishStatus();
+      for (const state of this.handlers.drives()) this.publishDrive(state);
       void this.flush(true);
     });
     this.client.on('offline', () => this.log.warn(`MQTT broker ${this.url} unreachable; events are kept in the outbox`));
@@ -83,7 +86,8 @@ export class AgentLink {
   }
 
   publishDrive(state: DriveState): void {
-    this.client?.publish(topics.driveState(this.node, state.drive), JSON.stringify(state), { qos: 1, retain: true });
+    if (!this.client?.connected) return;
+    this.client.publish(topics.driveState(this.node, state.drive), JSON.stringify(state), { qos: 1, retain: true });
   }
 
   /** Stores the event in the outbox and sends it when connected. */

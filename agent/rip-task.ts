@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { RipArgs, Track } from '../shared/protocol.js';
+import type { DiscInfo, RipArgs, Track } from '../shared/protocol.js';
 import type { DiscSource } from './disc/image-drive.js';
 import type { Ripper } from './rippers.js';
 import { claimFileName, moveFile, outputFileName, planOutput, releaseFileName } from './output-folder.js';
@@ -41,6 +41,19 @@ export async function checkFreeSpace(dir: string, neededBytes: number): Promise<
   }
 }
 
+/** Most ripper messages one rip writes to the job log (repeats are dropped too). */
+export const RIP_MESSAGE_LIMIT = 40;
+
+/** Passes each distinct message once, at most `limit` per rip (over all ripper calls of the rip). */
+export function messageBudget(limit: number, write: (text: string) => void): (text: string) => void {
+  const seen = new Set<string>();
+  return (text) => {
+    if (seen.has(text) || seen.size >= limit) return;
+    seen.add(text);
+    write(text);
+  };
+}
+
 export interface RipResult {
   files: string[];
   /** Set when the job ended here (no transcode stage). */
@@ -49,25 +62,29 @@ export interface RipResult {
 
 /**
  * worker.tasks.rip_disc: one ripper call per selected title into the raw dir (named like the job id),
- * progress shared in proportion. Without a transcode stage the files move into the output folder.
+ * progress shared in proportion. Free space is checked against the disc size first (the selected
+ * titles' size when the disc size is not known). Without a transcode stage the files move into the
+ * output folder.
  */
-export async function runRip(args: RipArgs, source: DiscSource, ripper: Ripper, ctx: TaskContext): Promise<RipResult> {
+export async function runRip(args: RipArgs, source: DiscSource, ripper: Ripper, ctx: TaskContext, disc?: Pick<DiscInfo, 'type' | 'size_bytes'>): Promise<RipResult> {
   await fs.mkdir(args.raw_dir, { recursive: true });
-  const tracks = await ripper.scan(source, ctx.signal);
+  const tracks = await ripper.scan(source, ctx.signal, disc?.type);
   const selected = selectTitles(tracks, args.titles, args.main_feature_only);
-  await checkFreeSpace(args.raw_dir, selected.reduce((sum, t) => sum + t.size_bytes, 0));
+  await checkFreeSpace(args.raw_dir, disc?.size_bytes || selected.reduce((sum, t) => sum + t.size_bytes, 0));
   ctx.log('info', `ripping ${selected.length} title(s) (${selected.map((t) => t.number).join(', ')}) with ${ripper.name} into ${args.raw_dir}`);
 
   const throttle = new ProgressThrottle(ctx.progress);
   const totalSeconds = selected.reduce((sum, t) => sum + Math.max(t.seconds, 1), 0);
   let doneSeconds = 0;
   const files: string[] = [];
+  const message = messageBudget(RIP_MESSAGE_LIMIT, (text) => ctx.log('info', text));
   for (const track of selected) {
     const weight = Math.max(track.seconds, 1);
     const produced = await ripper.rip(source, track, args.raw_dir, {
       signal: ctx.signal,
       onSpawn: ctx.onSpawn,
-      onMessage: (text) => ctx.log('info', text),
+      onMessage: message,
+      ...(disc ? { discType: disc.type } : {}),
       onProgress: (pct) => throttle.update(((doneSeconds + (weight * pct) / 100) / totalSeconds) * 100),
     });
     files.push(...produced);

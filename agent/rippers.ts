@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import type { Track } from '../shared/protocol.js';
+import type { DiscType, Track } from '../shared/protocol.js';
 import type { DiscSource } from './disc/image-drive.js';
 
 export interface RipHooks {
@@ -8,12 +8,14 @@ export interface RipHooks {
   onSpawn(pid: number): void;
   onMessage(text: string): void;
   onProgress(pct: number): void;
+  /** The type of the disc being ripped (a 4K UHD failure gets its own reason). */
+  discType?: DiscType;
 }
 
 /** One rip backend: reads the titles of a disc and rips one title into the raw dir. */
 export interface Ripper {
   readonly name: 'makemkv' | 'open-dvd';
-  scan(source: DiscSource, signal: AbortSignal): Promise<Track[]>;
+  scan(source: DiscSource, signal: AbortSignal, discType?: DiscType): Promise<Track[]>;
   rip(source: DiscSource, track: Track, rawDir: string, hooks: RipHooks): Promise<string[]>;
 }
 
@@ -23,17 +25,35 @@ export function makemkvSource(source: DiscSource): string {
   return source.kind === 'iso' ? `iso:${source.path}` : source.kind === 'device' ? `dev:${source.path}` : `file:${source.path}`;
 }
 
-export function makemkvRipper(bin: string): Ripper {
+/**
+ * Rethrows a failed MakeMKV run on a 4K UHD disc with the UHD-specific reason (unknown volume key:
+ * install a key store, naming how many keys this worker knows; code 11: raw drive access needed).
+ */
+async function withUhdReason<T>(discType: DiscType | undefined, keyCount: () => number, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (discType !== 'uhd') throw err;
+    const { MakemkvError } = await import('./tools/makemkv-runner.js');
+    const { uhdFailureReason } = await import('./tools/makemkv-parser.js');
+    if (!(err instanceof MakemkvError)) throw err;
+    const reason = uhdFailureReason(err.codes, err.exitCode, keyCount());
+    throw reason ? new MakemkvError(reason, err.codes, err.exitCode ?? null) : err;
+  }
+}
+
+/** MakeMKV backend; keyCount tells how many disc keys (hkd_*.bin) this worker has installed. */
+export function makemkvRipper(bin: string, keyCount: () => number): Ripper {
   return {
     name: 'makemkv',
-    async scan(source, signal) {
+    async scan(source, signal, discType) {
       const { makemkvInfo } = await import('./tools/makemkv-runner.js');
-      const info = await makemkvInfo(bin, makemkvSource(source), { signal, timeoutMs: 10 * 60_000 });
+      const info = await withUhdReason(discType, keyCount, () => makemkvInfo(bin, makemkvSource(source), { signal, timeoutMs: 10 * 60_000 }));
       return info.titles.map((t) => ({ number: t.number, seconds: t.seconds, size_bytes: t.sizeBytes, chapters: t.chapters }));
     },
     async rip(source, track, rawDir, hooks) {
       const { makemkvRip } = await import('./tools/makemkv-runner.js');
-      const result = await makemkvRip(bin, makemkvSource(source), track.number, rawDir, hooks);
+      const result = await withUhdReason(hooks.discType, keyCount, () => makemkvRip(bin, makemkvSource(source), track.number, rawDir, hooks));
       return result.files;
     },
   };

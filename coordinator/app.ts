@@ -9,12 +9,15 @@ import type { Logger } from '../shared/log.js';
 import { openDatabase } from '../shared/sqlite.js';
 import { startEmbeddedBroker, type EmbeddedBroker } from './broker.js';
 import type { AppContext } from './context.js';
+import { DiscWatch } from './disc-watch.js';
 import { Dispatcher } from './dispatcher.js';
 import { Fleet } from './fleet.js';
 import { errorHandler, sendText } from './http.js';
 import { JobsStore } from './jobs-store.js';
 import { coordinatorMigrations } from './migrations.js';
+import { noLookup, Prescan } from './prescan.js';
 import { RawDataFinder } from './raw-data.js';
+import { createRipJob } from './rip-jobs.js';
 import { devicesRouter } from './routes/devices.js';
 import { jobsRouter } from './routes/jobs.js';
 import { logsRouter } from './routes/logs.js';
@@ -100,7 +103,10 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   const fleet = new Fleet(db);
   const dispatcher = new Dispatcher(db, jobs, settings, fleet, config.agentGraceSeconds * 1000, log.child('dispatcher'));
   const raw = new RawDataFinder(jobs, settings, config.rawDir, log.child('rohdaten'));
-  const ctx: AppContext = { config, db, jobs, settings, fleet, dispatcher, raw, log };
+  const prescan = new Prescan(db, noLookup, log.child('prescan'));
+  const discs: DiscWatch = new DiscWatch(db, settings, prescan, (req) => createRipJob(ctx, req), log.child('discs'));
+  const ctx: AppContext = { config, db, jobs, settings, fleet, dispatcher, raw, discs, log };
+  dispatcher.onDriveState = (entry) => discs.onDrive(entry);
 
   let broker: EmbeddedBroker | null = null;
   let mqttUrl = config.mqttUrl;

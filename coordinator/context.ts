@@ -1,6 +1,7 @@
 import type { CoordinatorConfig } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
 import type { Db } from '../shared/sqlite.js';
+import type { DiscWatch } from './disc-watch.js';
 import type { Dispatcher } from './dispatcher.js';
 import type { Fleet } from './fleet.js';
 import type { JobsStore } from './jobs-store.js';
@@ -16,5 +17,6 @@ export interface AppContext {
   fleet: Fleet;
   dispatcher: Dispatcher;
   raw: RawDataFinder;
+  discs: DiscWatch;
   log: Logger;
 }

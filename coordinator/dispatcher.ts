@@ -3,8 +3,9 @@ import mqtt, { type MqttClient } from 'mqtt';
 import type { Db } from '../shared/sqlite.js';
 import type { Logger } from '../shared/log.js';
 import { parsePayload, sendImmediately, TASKS, TOPIC_ROOT, topics, type AgentEvent, type AgentStatus, type Command, type CoordinatorStatus, type DriveState, type RipArgs, type Track, type TranscodeArgs } from '../shared/protocol.js';
-import type { Fleet } from './fleet.js';
+import type { DeviceEntry, Fleet } from './fleet.js';
 import { outputTarget, parseMeta, type JobRow, type JobsStore } from './jobs-store.js';
+import { HttpError } from './http.js';
 import type { SettingsStore } from './settings-store.js';
 
 const PING_MS = 5_000;
@@ -12,6 +13,16 @@ const STALE_MS = 30_000;
 const ACK_DELAY_MS = 50;
 const REPLY_TIMEOUT_MS = 15_000;
 const RECONCILE_MS = 10_000;
+const SCAN_TIMEOUT_MS = 10 * 60_000;
+
+/** The setting tracks:<device>: the last title scan of a drive. */
+export interface StoredTracks {
+  device: string;
+  scanned_at: string | null;
+  tracks: Track[];
+  scanning: boolean;
+  error: string | null;
+}
 
 type CommandState = 'sent' | 'accepted' | 'done' | 'superseded';
 type JobTask = typeof TASKS.ripDisc | typeof TASKS.transcodeFiles;
@@ -34,9 +45,10 @@ interface QueueRow {
   assigned_node: string | null;
 }
 
-export class DispatchError extends Error {
-  constructor(message: string, readonly status: number) {
-    super(message);
+/** A refusal of the dispatcher (worker offline, no answer, wrong state): its message and status reach the client. */
+export class DispatchError extends HttpError {
+  constructor(message: string, status: number) {
+    super(status, message);
   }
 }
 
@@ -58,6 +70,8 @@ export class Dispatcher {
   private readonly startedAt = new Date().toISOString();
   /** Called when a job reaches an end state (for notifications and the library refresh). */
   onJobEnd: (job: JobRow) => void = () => undefined;
+  /** Called for every drive state an agent publishes (insert detection, pre-scan, automatic rips). */
+  onDriveState: (entry: DeviceEntry) => unknown = () => undefined;
 
   constructor(
     private readonly db: Db,
@@ -193,11 +207,7 @@ export class Dispatcher {
 
   private onDrive(state: DriveState): void {
     if (typeof state.node !== 'string' || typeof state.drive !== 'string') return;
-    const before = this.fleet.device(this.fleet.deviceName(state));
-    const entry = this.fleet.applyDrive(state);
-    if (before && before.state.disc?.fingerprint !== state.disc?.fingerprint) {
-      this.log.info(state.disc ? `device ${entry.name}: disc "${state.disc.title}" inserted` : `device ${entry.name}: disc ejected`);
-    }
+    void this.onDriveState(this.fleet.applyDrive(state));
   }
 
   private startGrace(node: string): void {
@@ -300,7 +310,7 @@ export class Dispatcher {
     }
     if (event.type === 'tracks') {
       const device = this.fleet.deviceName({ node, drive: event.drive });
-      this.settings.setRaw(`tracks:${device}`, { device, scanned_at: event.ts, tracks: event.tracks satisfies Track[] });
+      this.settings.setRaw(`tracks:${device}`, { device, scanned_at: event.ts, tracks: event.tracks, scanning: false, error: null } satisfies StoredTracks);
       this.log.info(`device ${device}: title scan found ${event.tracks.length} title(s)`);
       return;
     }
@@ -375,6 +385,7 @@ export class Dispatcher {
     this.jobs.updateMeta(job.id, { rip_fertig: true, raw_files: files });
     this.jobs.update(job.id, { raw_path: rawDir, raw_state: 'present', raw_checked_at: new Date().toISOString() });
     this.jobLog(job.id, 'info', `rip finished on ${node}: ${files.length} file(s)`);
+    this.recordHistory(job);
     if (job.status === 'canceling') {
       this.finish(job.id, { status: 'canceled' }, 'canceled after the rip; the raw data is kept');
       return;
@@ -406,9 +417,13 @@ export class Dispatcher {
     }
   }
 
+  /** The disc of a job counts as ripped once its rip finished (automatic rips skip it from then on). */
   private recordHistory(job: JobRow): void {
     const fp = parseMeta(job.meta)?.fingerprint;
-    if (typeof fp === 'string') this.db.prepare('INSERT INTO history (fingerprint, title, job_id, finished_at) VALUES (?, ?, ?, ?)').run(fp, job.title, job.id, new Date().toISOString());
+    if (typeof fp !== 'string') return;
+    this.db
+      .prepare('INSERT INTO history (fingerprint, title, job_id, finished_at) SELECT ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM history WHERE job_id = ?)')
+      .run(fp, job.title, job.id, new Date().toISOString(), job.id);
   }
 
   /** A late result of a superseded command won: the newer attempt of the job is stopped. */
@@ -532,10 +547,19 @@ export class Dispatcher {
     return result.event;
   }
 
-  /** Sends a scan without waiting: the result lands under the setting tracks:<device>. */
+  /**
+   * Starts a title scan without waiting: the setting tracks:<device> says "scanning" at once and holds
+   * the titles (or the reason the scan failed) when the agent answers.
+   */
   scanTracks(node: string, drive: string): void {
     if (!this.fleet.get(node)?.online) throw new DispatchError(`the worker ${node} is offline`, 503);
-    this.publish(node, { id: randomUUID(), task: TASKS.scanTracks, args: { drive } });
+    const device = this.fleet.deviceName({ node, drive });
+    const previous = this.settings.getRaw(`tracks:${device}`) as StoredTracks | undefined;
+    this.settings.setRaw(`tracks:${device}`, { ...(previous ?? { device, scanned_at: null, tracks: [] }), scanning: true, error: null } satisfies StoredTracks);
+    this.request(node, TASKS.scanTracks, drive, SCAN_TIMEOUT_MS).catch((err: Error) => {
+      this.log.warn(`device ${device}: title scan failed: ${err.message}`);
+      this.settings.setRaw(`tracks:${device}`, { device, scanned_at: new Date().toISOString(), tracks: [], scanning: false, error: err.message } satisfies StoredTracks);
+    });
   }
 
   // ---------------------------------------------------------------- commands table

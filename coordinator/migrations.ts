@@ -90,4 +90,21 @@ export const coordinatorMigrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'pre-scan cache and the last disc seen per device',
+    up: `
+      CREATE TABLE prescan_cache (
+        fingerprint TEXT PRIMARY KEY,
+        identity TEXT NOT NULL,
+        confidence REAL NOT NULL,
+        expires_at TEXT NOT NULL
+      );
+      CREATE TABLE device_discs (
+        device TEXT PRIMARY KEY,
+        fingerprint TEXT,
+        seen_at TEXT NOT NULL
+      );
+    `,
+  },
 ];

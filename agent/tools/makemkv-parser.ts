@@ -335,6 +335,25 @@ export function mkvOutcome(state: MkvRunState): MkvOutcome {
   return { ok: reason === null, saved: state.saved, failed: state.failed, reason };
 }
 
+/** MakeMKV's "the volume key is unknown for this disc" (makemkv.md §3, code table). */
+export const MSG_VOLUME_KEY_UNKNOWN = 3303;
+/** makemkvcon's exit code when it cannot open the disc (makemkv.md §4). */
+export const EXIT_CANNOT_OPEN = 11;
+
+/**
+ * The plain reason for a failed run on a 4K UHD disc when the cause is UHD-specific: an unknown
+ * volume key (the key store is missing or lacks this disc) or code 11 (the drive gives no raw access).
+ */
+export function uhdFailureReason(codes: readonly number[], exitCode: number | undefined, keyCount: number): string | null {
+  if (codes.includes(MSG_VOLUME_KEY_UNKNOWN)) {
+    return `the volume key of this 4K UHD disc is unknown: install a key store (POST /api/system/keystore); this worker knows ${keyCount} disc key${keyCount === 1 ? '' : 's'}`;
+  }
+  if (exitCode === EXIT_CANNOT_OPEN) {
+    return 'MakeMKV could not open this 4K UHD disc (code 11): reading 4K UHD discs needs a drive firmware mode with raw disc access (LibreDrive)';
+  }
+  return null;
+}
+
 /** Most messages one rip writes to the job log. */
 export const RIPPER_MESSAGE_LIMIT = 40;
 

@@ -29,6 +29,13 @@ export interface MakemkvRipHooks extends MakemkvInfoOptions {
   expectedFileName?: string | null;
 }
 
+/** A failed makemkvcon run, with the MSG codes it printed (for the UHD reasons of rippers.ts). */
+export class MakemkvError extends ToolError {
+  constructor(reason: string, readonly codes: number[], exitCode: number | null) {
+    super(TOOL, reason, exitCode === null ? {} : { exitCode });
+  }
+}
+
 export interface RipResult {
   /** Absolute paths of the MKV files produced. */
   files: string[];
@@ -76,7 +83,7 @@ export async function makemkvInfo(bin: string, source: string, opts: MakemkvInfo
     },
   });
   const info = parseMakemkvInfo(lines);
-  if (!info.opened) throw new ToolError(TOOL, infoFailureReason(info, result), { exitCode: result.exitCode ?? undefined });
+  if (!info.opened) throw new MakemkvError(infoFailureReason(info, result), info.messages.map((m) => m.code), result.exitCode);
   return info;
 }
 
@@ -136,7 +143,7 @@ export async function makemkvRip(bin: string, source: string, titleNumber: numbe
     },
   });
   const outcome = mkvOutcome(state);
-  if (!outcome.ok) throw new ToolError(TOOL, ripFailureReason(state, outcome.reason, result), { exitCode: result.exitCode ?? undefined });
+  if (!outcome.ok) throw new MakemkvError(ripFailureReason(state, outcome.reason, result), state.messages.map((m) => m.code), result.exitCode);
   const file = await producedFile(state, titleNumber, dir, hooks.expectedFileName, startedMs);
   return { files: [file] };
 }

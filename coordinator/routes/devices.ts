@@ -1,21 +1,20 @@
 import { Router, type Request } from 'express';
 import { TASKS } from '../../shared/protocol.js';
 import type { AppContext } from '../context.js';
+import type { StoredTracks } from '../dispatcher.js';
 import type { DeviceEntry } from '../fleet.js';
 import { HttpError } from '../http.js';
 
 /** /devices: drives of all workers with their disc, eject and the title scan. */
 export function devicesRouter(ctx: AppContext): Router {
   const router = Router();
-  const { fleet, jobs, dispatcher, settings, db } = ctx;
+  const { fleet, jobs, dispatcher, settings, discs } = ctx;
 
   const device = (req: Request): DeviceEntry => {
     const d = fleet.device(String(req.params.name));
     if (!d) throw new HttpError(404, `no device named "${String(req.params.name)}"`);
     return d;
   };
-
-  const ripped = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM history WHERE fingerprint = ?');
 
   router.get('/devices', (_req, res) => {
     res.json(
@@ -34,19 +33,7 @@ export function devicesRouter(ctx: AppContext): Router {
           model: d.state.model,
           status: d.state.status,
           busy_job: busy?.id ?? null,
-          disc: d.state.disc
-            ? {
-                title: d.state.disc.title,
-                label: d.state.disc.label,
-                year: null,
-                type: d.state.disc.type,
-                size_bytes: d.state.disc.size_bytes,
-                fingerprint: d.state.disc.fingerprint,
-                confidence: null,
-                poster: null,
-                already_ripped: (ripped.get(d.state.disc.fingerprint)?.n ?? 0) > 0,
-              }
-            : null,
+          disc: d.state.disc ? discs.view(d.state.disc) : null,
         };
       }),
     );
@@ -74,8 +61,8 @@ export function devicesRouter(ctx: AppContext): Router {
 
   router.get('/devices/:name/tracks', (req, res) => {
     const d = device(req);
-    const stored = settings.getRaw(`tracks:${d.name}`) as { scanned_at: string; tracks: { number: number; seconds: number; size_bytes: number; chapters: number }[] } | undefined;
-    res.json({ device: d.name, scanned_at: stored?.scanned_at ?? null, tracks: stored?.tracks ?? [] });
+    const stored = settings.getRaw(`tracks:${d.name}`) as StoredTracks | undefined;
+    res.json({ device: d.name, scanned_at: stored?.scanned_at ?? null, scanning: stored?.scanning ?? false, error: stored?.error ?? null, tracks: stored?.tracks ?? [] });
   });
 
   return router;

@@ -1,13 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Router, type Request } from 'express';
 import { toCsv } from '../../shared/csv.js';
 import { checkMediaPath, isBareFileName, resolveInside } from '../../shared/media-paths.js';
-import type { RipArgs } from '../../shared/protocol.js';
 import type { AppContext } from '../context.js';
-import { HttpError, mediaDir, objectBody } from '../http.js';
-import { outputTarget, parseMeta, toView, type JobMeta, type JobRow } from '../jobs-store.js';
+import { HttpError, objectBody } from '../http.js';
+import { createRipJob } from '../rip-jobs.js';
+import { outputTarget, parseMeta, toView, type JobRow } from '../jobs-store.js';
 
 function optionalString(body: Record<string, unknown>, key: string): string | null {
   const v = body[key];
@@ -30,12 +29,10 @@ function titlesOf(body: Record<string, unknown>): number[] {
   return [...new Set(v as number[])];
 }
 
-const BUSY = ['pending', 'running'];
-
 /** /jobs: the job list, creation, files, cancel and retries, raw data and the CSV export. */
 export function jobsRouter(ctx: AppContext): Router {
   const router = Router();
-  const { jobs, config, dispatcher, fleet, settings } = ctx;
+  const { jobs, config, dispatcher, fleet } = ctx;
 
   const job = (req: Request): JobRow => {
     const row = jobs.get(String(req.params.id));
@@ -59,73 +56,26 @@ export function jobsRouter(ctx: AppContext): Router {
 
   router.post('/jobs', async (req, res) => {
     const body = objectBody(req);
-    const deviceName = optionalString(body, 'device');
-    if (!deviceName) throw new HttpError(400, 'device is required (a name from GET /devices)');
-    const device = fleet.device(deviceName);
-    if (!device) throw new HttpError(404, `no device named "${deviceName}"`);
-    const s = settings.all();
+    const device = optionalString(body, 'device');
+    if (!device) throw new HttpError(400, 'device is required (a name from GET /devices)');
     const series = optionalString(body, 'series');
     const season = optionalInt(body, 'season', 0, 999);
     if ((series === null) !== (season === null)) throw new HttpError(400, 'series and season go together: give both or neither');
-    const year = optionalInt(body, 'year', 1880, 2200);
     const mainOverride = body.main_feature_only;
     if (mainOverride !== undefined && mainOverride !== null && typeof mainOverride !== 'boolean') throw new HttpError(400, 'main_feature_only must be true or false');
-    const titles = titlesOf(body);
-
-    const targetRaw = optionalString(body, 'target_dir') ?? path.join(config.mediaRoot, series ? s.quickPickSeries : s.quickPickMovies);
-    const targetDir = await mediaDir(config.mediaRoot, targetRaw, 'target_dir');
-    const workChoice = optionalString(body, 'work_dir');
-    let workDir: string;
-    if (workChoice) workDir = await mediaDir(config.mediaRoot, workChoice, 'work_dir');
-    else if (s.workDir) workDir = await mediaDir(config.mediaRoot, s.workDir, 'the workDir setting');
-    else workDir = config.rawDir;
-
-    let transcodeNode = optionalString(body, 'transcode_node');
-    if (transcodeNode) {
-      const match = fleet.list().find((a) => a.node === transcodeNode || a.name === transcodeNode);
-      if (!match) throw new HttpError(400, `transcode_node "${transcodeNode}" is not a known worker (see GET /capabilities)`);
-      transcodeNode = match.node;
-    }
-
-    const agent = fleet.get(device.state.node);
-    if (!agent?.online) throw new HttpError(503, `the worker ${device.state.node} owning ${deviceName} is offline`);
-    const disc = device.state.disc;
-    if (!disc) throw new HttpError(409, `there is no disc in ${deviceName}`);
-    const busy = jobs.active().find((j) => j.device === deviceName && BUSY.includes(j.status));
-    if (busy) throw new HttpError(409, `${deviceName} is busy with job ${busy.id} (${busy.status === 'running' ? 'processing' : busy.status})`);
-
-    const id = randomUUID();
-    const mainFeatureOnly = typeof mainOverride === 'boolean' ? mainOverride : s.mainFeatureOnly;
-    const meta: JobMeta = {
-      titles,
-      work_dir: workDir,
-      fingerprint: disc.fingerprint,
-      disc_label: disc.label,
-      disc_type: disc.type,
-      year,
+    const row = await createRipJob(ctx, {
+      device,
+      title: optionalString(body, 'title'),
+      year: optionalInt(body, 'year', 1880, 2200),
       series,
       season,
-      main_feature_only: mainFeatureOnly,
-      ...(transcodeNode ? { transcode_node: transcodeNode } : {}),
-    };
-    const row = jobs.create({ id, title: disc.title, target_dir: targetDir, device: deviceName, node: device.state.node, meta });
-    const args: RipArgs = {
-      job_id: id,
-      drive: device.state.drive,
-      titles,
-      main_feature_only: mainFeatureOnly,
-      raw_dir: path.join(workDir, id),
-      target_dir: targetDir,
-      title: disc.title,
-      year,
-      series,
-      season,
-      transcode: s.transcodeEnabled,
-      keep_original: s.keepOriginal,
-      auto_eject: s.autoEject,
-    };
-    jobs.addLog(id, 'info', `job created for "${disc.title}" on ${deviceName}`);
-    dispatcher.startRip(row, args);
+      titles: titlesOf(body),
+      mainFeatureOnly: typeof mainOverride === 'boolean' ? mainOverride : null,
+      targetDir: optionalString(body, 'target_dir'),
+      workDir: optionalString(body, 'work_dir'),
+      transcodeNode: optionalString(body, 'transcode_node'),
+      origin: 'POST /jobs',
+    });
     res.status(201).json(toView(row, Date.now()));
   });
 
@@ -195,35 +145,32 @@ export function jobsRouter(ctx: AppContext): Router {
     res.status(202).json(toView(jobs.get(row.id) as JobRow, Date.now()));
   });
 
-  router.post('/jobs/:id/retry-rip', (req, res) => {
+  router.post('/jobs/:id/retry-rip', async (req, res) => {
     const row = job(req);
     if (row.status !== 'failed' && row.status !== 'canceled') throw new HttpError(409, `only a failed or canceled job can be ripped again (this one is ${row.status === 'running' ? 'processing' : row.status})`);
     const device = row.device ? fleet.device(row.device) : undefined;
     if (!device) throw new HttpError(409, `the drive ${row.device ?? '?'} of this job is not known any more`);
-    if (!device.state.disc) throw new HttpError(409, `there is no disc in ${device.name}: insert the disc and try again`);
-    if (!fleet.get(device.state.node)?.online) throw new HttpError(503, `the worker ${device.state.node} owning ${device.name} is offline`);
-    const busy = jobs.active().find((j) => j.device === device.name && BUSY.includes(j.status));
-    if (busy) throw new HttpError(409, `${device.name} is busy with job ${busy.id}`);
     const meta = parseMeta(row.meta) ?? {};
-    const s = settings.all();
-    const id = randomUUID();
-    const workDir = typeof meta.work_dir === 'string' ? meta.work_dir : config.rawDir;
-    const newMeta: JobMeta = { ...meta, fingerprint: device.state.disc.fingerprint, retry_of: row.id };
-    delete newMeta.rip_fertig;
-    delete newMeta.raw_files;
-    const created = jobs.create({ id, title: row.title, target_dir: row.target_dir ?? path.join(config.mediaRoot, s.quickPickMovies), device: device.name, node: device.state.node, meta: newMeta });
-    jobs.addLog(id, 'info', `retry of the rip of job ${row.id}`);
-    dispatcher.startRip(created, {
-      job_id: id,
-      drive: device.state.drive,
+    const disc = device.state.disc;
+    if (!disc) throw new HttpError(409, `there is no disc in ${device.name}: insert the disc of this job and try again`);
+    if (typeof meta.fingerprint === 'string' && disc.fingerprint !== meta.fingerprint) {
+      throw new HttpError(409, `the disc in ${device.name} ("${disc.title}") is not the disc of this job: insert that disc and try again`);
+    }
+    const { rip_fertig: _done, raw_files: _files, ...kept } = meta;
+    const target = outputTarget(row);
+    const created = await createRipJob(ctx, {
+      device: device.name,
+      title: row.title,
+      year: target.year,
+      series: target.series,
+      season: target.season,
       titles: Array.isArray(meta.titles) ? meta.titles : [],
-      main_feature_only: typeof meta.main_feature_only === 'boolean' ? meta.main_feature_only : s.mainFeatureOnly,
-      raw_dir: path.join(workDir, id),
-      target_dir: created.target_dir as string,
-      ...outputTarget(row),
-      transcode: s.transcodeEnabled,
-      keep_original: s.keepOriginal,
-      auto_eject: s.autoEject,
+      mainFeatureOnly: typeof meta.main_feature_only === 'boolean' ? meta.main_feature_only : null,
+      targetDir: row.target_dir,
+      workDir: typeof meta.work_dir === 'string' ? meta.work_dir : null,
+      transcodeNode: typeof meta.transcode_node === 'string' ? meta.transcode_node : null,
+      origin: `retry of the rip of job ${row.id}`,
+      meta: { ...kept, retry_of: row.id },
     });
     res.status(201).json(toView(created, Date.now()));
   });

@@ -1,0 +1,115 @@
+import type { DiscInfo } from '../shared/protocol.js';
+import type { Logger } from '../shared/log.js';
+import type { Db } from '../shared/sqlite.js';
+import type { DeviceEntry } from './fleet.js';
+import type { JobRow } from './jobs-store.js';
+import type { DiscIdentity, Prescan } from './prescan.js';
+import type { RipRequest } from './rip-jobs.js';
+import type { SettingsStore } from './settings-store.js';
+
+/** The disc object of GET /devices. */
+export interface DiscView {
+  title: string;
+  label: string;
+  year: number | null;
+  type: DiscInfo['type'];
+  size_bytes: number;
+  fingerprint: string;
+  confidence: number | null;
+  poster: string | null;
+  already_ripped: boolean;
+}
+
+/**
+ * Reacts to the drive states the agents publish: an insert (a fingerprint the device did not hold
+ * before, remembered in SQLite so a restart or a repeated message is not a new insert) gets a
+ * pre-scan and, with autoRipStart, a rip; a disc already inside at start gets its pre-scan only.
+ * One device is handled at a time, so a detection that fires twice starts nothing twice.
+ */
+export class DiscWatch {
+  private readonly chains = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly settings: SettingsStore,
+    private readonly prescan: Prescan,
+    private readonly startRip: (req: RipRequest) => Promise<JobRow>,
+    private readonly log: Logger,
+  ) {}
+
+  alreadyRipped(fingerprint: string): boolean {
+    return this.db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM history WHERE fingerprint = ?').get(fingerprint)!.n > 0;
+  }
+
+  view(disc: DiscInfo): DiscView {
+    const identity = this.prescan.get(disc.fingerprint);
+    return {
+      title: identity?.title ?? disc.title,
+      label: disc.label,
+      year: identity?.year ?? disc.year,
+      type: disc.type,
+      size_bytes: disc.size_bytes,
+      fingerprint: disc.fingerprint,
+      confidence: identity ? identity.confidence : null,
+      poster: identity?.poster ?? null,
+      already_ripped: this.alreadyRipped(disc.fingerprint),
+    };
+  }
+
+  /** Called for every drive state message; resolves when this state is handled (tests wait on it). */
+  onDrive(entry: DeviceEntry): Promise<void> {
+    const previous = this.chains.get(entry.name) ?? Promise.resolve();
+    const next = previous.then(() => this.handle(entry)).catch((err: Error) => this.log.error(`device ${entry.name}: ${err.message}`));
+    this.chains.set(entry.name, next);
+    return next;
+  }
+
+  private async handle(entry: DeviceEntry): Promise<void> {
+    const disc = entry.state.disc;
+    const known = this.db.prepare<[string], { fingerprint: string | null }>('SELECT fingerprint FROM device_discs WHERE device = ?').get(entry.name);
+    const fingerprint = disc?.fingerprint ?? null;
+    const inserted = disc !== null && known?.fingerprint !== fingerprint;
+    if (!known || known.fingerprint !== fingerprint) {
+      this.db
+        .prepare('INSERT INTO device_discs (device, fingerprint, seen_at) VALUES (?, ?, ?) ON CONFLICT(device) DO UPDATE SET fingerprint = excluded.fingerprint, seen_at = excluded.seen_at')
+        .run(entry.name, fingerprint, new Date().toISOString());
+      if (!disc && known?.fingerprint) this.log.info(`device ${entry.name}: disc ejected`);
+    }
+    if (!disc) return;
+    if (!inserted && this.prescan.get(disc.fingerprint)) return;
+    if (inserted) this.log.info(`device ${entry.name}: disc inserted: "${disc.title}" (${disc.type}, ${disc.size_bytes} bytes, label "${disc.label}")`);
+    const identity = await this.prescan.run(disc);
+    const ripped = this.alreadyRipped(disc.fingerprint);
+    this.log.info(`device ${entry.name}: pre-scan: ${describe(identity)}, ${disc.type}${ripped ? ', already ripped' : ''}`);
+    if (inserted) await this.autoRip(entry, disc, identity, ripped);
+  }
+
+  private async autoRip(entry: DeviceEntry, disc: DiscInfo, identity: DiscIdentity, ripped: boolean): Promise<void> {
+    if (!this.settings.all().autoRipStart) return;
+    if (ripped) {
+      this.log.info(`device ${entry.name}: automatic rip skipped: "${disc.title}" was ripped before (same disc fingerprint in the history)`);
+      return;
+    }
+    const series = identity.kind === 'series' && identity.season !== null;
+    try {
+      const job = await this.startRip({
+        device: entry.name,
+        title: series ? null : identity.title,
+        year: identity.year,
+        series: series ? identity.title : null,
+        season: series ? identity.season : null,
+        origin: 'autoRipStart',
+        meta: identity.poster ? { poster_path: identity.poster } : {},
+      });
+      this.log.info(`device ${entry.name}: automatic rip started as job ${job.id}`, job.id);
+    } catch (err) {
+      this.log.warn(`device ${entry.name}: automatic rip not started: ${(err as Error).message}`);
+    }
+  }
+}
+
+function describe(identity: DiscIdentity): string {
+  const year = identity.year ? ` (${identity.year})` : '';
+  const season = identity.kind === 'series' && identity.season !== null ? `, season ${identity.season}` : '';
+  return `"${identity.title}"${year}${season}, ${identity.kind}, confidence ${identity.confidence.toFixed(2)} from ${identity.source}`;
+}

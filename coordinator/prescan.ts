@@ -1,0 +1,108 @@
+import type { DiscInfo } from '../shared/protocol.js';
+import type { Logger } from '../shared/log.js';
+import type { Db } from '../shared/sqlite.js';
+
+/** What the pre-scan knows about a disc: the disc object of GET /devices is built from it. */
+export interface DiscIdentity {
+  title: string;
+  year: number | null;
+  /** 0..1: how sure the metadata chain is; 0 when only the disc label was used. */
+  confidence: number;
+  poster: string | null;
+  kind: 'movie' | 'series' | 'music' | 'unknown';
+  /** Series discs: the season, when known. */
+  season: number | null;
+  /** Who answered: "label" or the name of a metadata source. */
+  source: string;
+}
+
+/**
+ * The metadata chain as the pre-scan sees it (one interface; the sources live in their own modules).
+ * Answers null when no source knows the disc.
+ */
+export interface DiscLookup {
+  identify(disc: DiscInfo, label: DiscIdentity): Promise<DiscIdentity | null>;
+}
+
+/** A chain without sources: the label is all there is. */
+export const noLookup: DiscLookup = { identify: async () => null };
+
+const DAY_MS = 24 * 3600_000;
+
+/** How long a pre-scan result is cached: 7 days from confidence 0.9, 1 day from 0.6, below that not at all. */
+export function prescanTtlMs(confidence: number): number | null {
+  if (confidence >= 0.9) return 7 * DAY_MS;
+  if (confidence >= 0.6) return DAY_MS;
+  return null;
+}
+
+/** Series discs by their label: "SHOW_SEASON_1_DISC_3", "SHOW_S01D03", "SHOW S2". */
+const SERIES_LABEL = /^(.*?)[\s_-]+S(?:EASON|TAFFEL)?[\s_-]*(\d{1,2})(?:[\s_-]*D(?:ISC|ISK)?[\s_-]*\d{1,2})?$/i;
+
+/** The identity the label alone gives: the agent's display title and year; a series when the label names a season. */
+export function labelIdentity(disc: DiscInfo): DiscIdentity {
+  if (disc.type === 'cd') return { title: disc.title, year: disc.year, confidence: 0, poster: null, kind: 'music', season: null, source: 'label' };
+  const series = SERIES_LABEL.exec(disc.title);
+  if (series && series[1].trim()) {
+    return { title: series[1].trim(), year: disc.year, confidence: 0, poster: null, kind: 'series', season: Number(series[2]), source: 'label' };
+  }
+  return { title: disc.title, year: disc.year, confidence: 0, poster: null, kind: disc.type === 'unknown' ? 'unknown' : 'movie', season: null, source: 'label' };
+}
+
+/**
+ * Pre-scan of an inserted disc: the label identity, improved by the metadata chain, cached by
+ * fingerprint by the spec's rules (prescanTtlMs). The last result per fingerprint is kept in memory
+ * for GET /devices.
+ */
+export class Prescan {
+  private readonly latest = new Map<string, DiscIdentity>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly lookup: DiscLookup,
+    private readonly log: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The last pre-scan result of a disc, if one ran since the coordinator started. */
+  get(fingerprint: string): DiscIdentity | undefined {
+    return this.latest.get(fingerprint);
+  }
+
+  async run(disc: DiscInfo): Promise<DiscIdentity> {
+    const cached = this.cached(disc.fingerprint);
+    if (cached) {
+      this.latest.set(disc.fingerprint, cached);
+      return cached;
+    }
+    const fromLabel = labelIdentity(disc);
+    let identity = fromLabel;
+    try {
+      identity = (await this.lookup.identify(disc, fromLabel)) ?? fromLabel;
+    } catch (err) {
+      this.log.warn(`metadata lookup for "${disc.title}" failed: ${(err as Error).message}; using the disc label`);
+    }
+    const ttl = prescanTtlMs(identity.confidence);
+    if (ttl !== null) {
+      this.db
+        .prepare('INSERT INTO prescan_cache (fingerprint, identity, confidence, expires_at) VALUES (?, ?, ?, ?) ON CONFLICT(fingerprint) DO UPDATE SET identity = excluded.identity, confidence = excluded.confidence, expires_at = excluded.expires_at')
+        .run(disc.fingerprint, JSON.stringify(identity), identity.confidence, new Date(this.now() + ttl).toISOString());
+    }
+    this.latest.set(disc.fingerprint, identity);
+    return identity;
+  }
+
+  private cached(fingerprint: string): DiscIdentity | null {
+    const row = this.db.prepare<[string], { identity: string; expires_at: string }>('SELECT identity, expires_at FROM prescan_cache WHERE fingerprint = ?').get(fingerprint);
+    if (!row) return null;
+    if (Date.parse(row.expires_at) <= this.now()) {
+      this.db.prepare('DELETE FROM prescan_cache WHERE fingerprint = ?').run(fingerprint);
+      return null;
+    }
+    try {
+      return JSON.parse(row.identity) as DiscIdentity;
+    } catch {
+      return null;
+    }
+  }
+}

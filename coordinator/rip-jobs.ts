@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import type { RipArgs } from '../shared/protocol.js';
+import type { AppContext } from './context.js';
+import { HttpError, mediaDir } from './http.js';
+import { parseMeta, type JobMeta, type JobRow } from './jobs-store.js';
+
+/** What a rip needs beyond the drive; every field optional (settings and the disc fill the rest). */
+export interface RipRequest {
+  device: string;
+  title?: string | null;
+  year?: number | null;
+  series?: string | null;
+  season?: number | null;
+  titles?: number[];
+  mainFeatureOnly?: boolean | null;
+  targetDir?: string | null;
+  workDir?: string | null;
+  transcodeNode?: string | null;
+  /** Where the request came from, for the job log ("POST /jobs", "autoRipStart"). */
+  origin: string;
+  /** Extra meta keys (poster_path, retry_of). */
+  meta?: JobMeta;
+}
+
+const BUSY = ['pending', 'running'];
+
+/**
+ * Creates a rip job and sends it to the agent owning the drive: the one path for POST /jobs,
+ * retry-rip and automatic rips. One disc, one job: a drive with a pending or running rip, or a disc
+ * (same fingerprint) already being ripped in any drive, refuses with 409. The check and the insert
+ * run without an await between them, so two requests at the same moment cannot both pass.
+ */
+export async function createRipJob(ctx: AppContext, req: RipRequest): Promise<JobRow> {
+  const { config, fleet, jobs, settings, dispatcher } = ctx;
+  const device = fleet.device(req.device);
+  if (!device) throw new HttpError(404, `no device named "${req.device}"`);
+  const s = settings.all();
+  const discType = device.state.disc?.type;
+  const quickPick = req.series ? s.quickPickSeries : discType === 'cd' ? s.quickPickMusic : s.quickPickMovies;
+  const targetDir = await mediaDir(config.mediaRoot, req.targetDir ?? path.join(config.mediaRoot, quickPick), 'target_dir');
+  let workDir: string;
+  // RAW_DIR is configured by the admin and may lie outside MEDIA_ROOT (a retry keeps the first rip's place).
+  if (req.workDir && path.resolve(req.workDir) === path.resolve(config.rawDir)) workDir = config.rawDir;
+  else if (req.workDir) workDir = await mediaDir(config.mediaRoot, req.workDir, 'work_dir');
+  else if (s.workDir) workDir = await mediaDir(config.mediaRoot, s.workDir, 'the workDir setting');
+  else workDir = config.rawDir;
+
+  let transcodeNode = req.transcodeNode ?? null;
+  if (transcodeNode) {
+    const match = fleet.list().find((a) => a.node === transcodeNode || a.name === transcodeNode);
+    if (!match) throw new HttpError(400, `transcode_node "${transcodeNode}" is not a known worker (see GET /capabilities)`);
+    transcodeNode = match.node;
+  }
+
+  // From here on no await: the busy checks and the insert form one step.
+  const current = fleet.device(req.device);
+  if (!current) throw new HttpError(404, `no device named "${req.device}"`);
+  if (!fleet.get(current.state.node)?.online) throw new HttpError(503, `the worker ${current.state.node} owning ${req.device} is offline`);
+  const disc = current.state.disc;
+  if (!disc) throw new HttpError(409, `there is no disc in ${req.device}: insert one and try again`);
+  const active = jobs.active();
+  const busy = active.find((j) => j.device === req.device && BUSY.includes(j.status));
+  if (busy) throw new HttpError(409, `${req.device} is busy with job ${busy.id} (${busy.status === 'running' ? 'processing' : busy.status})`);
+  const sameDisc = active.find((j) => BUSY.includes(j.status) && parseMeta(j.meta)?.fingerprint === disc.fingerprint);
+  if (sameDisc) throw new HttpError(409, `this disc is already being ripped by job ${sameDisc.id} (${sameDisc.device ?? 'another drive'})`);
+
+  const id = randomUUID();
+  const titles = req.titles ?? [];
+  const mainFeatureOnly = typeof req.mainFeatureOnly === 'boolean' ? req.mainFeatureOnly : s.mainFeatureOnly;
+  const title = req.title?.trim() || disc.title;
+  const year = req.year ?? null;
+  const series = req.series ?? null;
+  const season = req.season ?? null;
+  const meta: JobMeta = {
+    ...req.meta,
+    titles,
+    work_dir: workDir,
+    fingerprint: disc.fingerprint,
+    disc_label: disc.label,
+    disc_type: disc.type,
+    year,
+    series,
+    season,
+    main_feature_only: mainFeatureOnly,
+    ...(transcodeNode ? { transcode_node: transcodeNode } : {}),
+  };
+  const row = jobs.create({ id, title, target_dir: targetDir, device: req.device, node: current.state.node, meta });
+  const args: RipArgs = {
+    job_id: id,
+    drive: current.state.drive,
+    titles,
+    main_feature_only: mainFeatureOnly,
+    raw_dir: path.join(workDir, id),
+    target_dir: targetDir,
+    title,
+    year,
+    series,
+    season,
+    // An audio CD is FLAC already: it has no transcode stage.
+    transcode: s.transcodeEnabled && disc.type !== 'cd',
+    keep_original: s.keepOriginal,
+    auto_eject: s.autoEject,
+  };
+  jobs.addLog(id, 'info', `job created for "${title}" on ${req.device} (${req.origin})`);
+  dispatcher.startRip(row, args);
+  return row;
+}

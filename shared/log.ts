@@ -56,6 +56,23 @@ export class Logger {
       const line = `${entry.ts} ${level.toUpperCase()} [${this.source}]${jobId ? ` job=${jobId}` : ''} ${entry.message}\n`;
       (level === 'info' ? process.stdout : process.stderr).write(line);
     }
-    for (const sink of this.sinks) sink(entry);
+    for (const sink of this.sinks) {
+      try {
+        sink(entry);
+      } catch (err) {
+        // A sink that cannot write (a full disk under the log table) must never take the process down.
+        reportSinkFailure(err);
+      }
+    }
   }
+}
+
+let lastSinkFailure = 0;
+
+/** Notes a failing log sink on stderr, at most once a minute. */
+function reportSinkFailure(err: unknown): void {
+  const now = Date.now();
+  if (now - lastSinkFailure < 60_000) return;
+  lastSinkFailure = now;
+  process.stderr.write(`${new Date(now).toISOString()} ERROR [log] a log sink failed (${(err as Error).message}); lines are printed but not stored\n`);
 }

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { checkFreeSpace, runRip, selectTitles, TaskFailure, type TaskContext } from '../../agent/rip-task.js';
+import { checkFreeSpace, messageBudget, RIP_MESSAGE_LIMIT, runRip, selectTitles, TaskFailure, type TaskContext } from '../../agent/rip-task.js';
 import type { Ripper, RipHooks } from '../../agent/rippers.js';
 import type { DiscSource } from '../../agent/disc/image-drive.js';
 import type { RipArgs, Track } from '../../shared/protocol.js';
@@ -222,5 +222,18 @@ describe('runRip', () => {
     assert.notEqual(r2.output?.files[0], r1.output?.files[0]);
     assert.equal(fs.readFileSync(path.join(seasonDir, 'Show - S01 - t01.mkv'), 'utf8'), 'title 1', 'the first disc survives');
     assert.equal(fs.readFileSync(r2.output?.files[0] ?? '', 'utf8'), 'title 7');
+  });
+});
+
+describe('ripper messages of one rip', () => {
+  it('passes each message once and at most 40 over all ripper calls', () => {
+    const written: string[] = [];
+    const pass = messageBudget(RIP_MESSAGE_LIMIT, (t) => written.push(t));
+    pass('Opening disc');
+    pass('Opening disc');
+    for (let i = 0; i < 60; i++) pass(`message ${i}`);
+    assert.equal(written.length, 40);
+    assert.deepEqual(written.slice(0, 2), ['Opening disc', 'message 0']);
+    assert.equal(written.at(-1), 'message 38');
   });
 });

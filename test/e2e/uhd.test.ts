@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import {
+  api, restartAgent, smallMkv, startAgent, startCoordinator, stopAll, tempDir, waitFor, waitForStatus, world,
+  type AgentHandle, type CoordinatorHandle, type JobJson, type World,
+} from './harness.js';
+
+/**
+ * Puts a Blu-ray ISO (BDMV tree, UHD index version) grown sparse to `bytes` into an image drive: no
+ * disk space is used. Written under a hidden name and renamed, as the README tells users to.
+ */
+function insertSparseBluray(driveDir: string, label: string, bytes: number): void {
+  const tree = path.join(tempDir('ripwerk-uhd-'), 'tree');
+  for (const sub of ['BDMV/PLAYLIST', 'BDMV/STREAM', 'BDMV/CLIPINF']) fs.mkdirSync(path.join(tree, sub), { recursive: true });
+  fs.writeFileSync(path.join(tree, 'BDMV/index.bdmv'), Buffer.concat([Buffer.from('INDX0300'), Buffer.alloc(32)]));
+  fs.writeFileSync(path.join(tree, 'BDMV/PLAYLIST/00800.mpls'), Buffer.concat([Buffer.from('MPLS0300'), Buffer.alloc(32)]));
+  const hidden = path.join(driveDir, `.${label}.iso`);
+  execFileSync('genisoimage', ['-quiet', '-udf', '-V', label, '-o', hidden, tree]);
+  fs.truncateSync(hidden, bytes);
+  fs.renameSync(hidden, path.join(driveDir, `${label}.iso`));
+}
+
+interface Device { name: string; disc: { type: string; title: string } | null }
+
+describe('4K UHD discs: failure reasons and the free-space check', () => {
+  let w: World;
+  let c: CoordinatorHandle;
+  let kino: AgentHandle;
+  const device = 'kino-drive-kino';
+
+  async function ripFails(mode: string, size: number): Promise<string> {
+    await kino.proc.kill('SIGTERM');
+    kino = await restartAgent({ ...kino, env: { ...kino.env, FAKE_MAKEMKV_MODE: mode } });
+    for (const f of fs.readdirSync(kino.driveDir)) fs.rmSync(path.join(kino.driveDir, f), { recursive: true, force: true });
+    insertSparseBluray(kino.driveDir, 'UHD_FILM', size);
+    await waitFor('the UHD disc', async () => (await api<Device[]>(c.url, 'GET', '/devices')).body.find((d) => d.name === device && d.disc?.type === 'uhd'), 30_000);
+    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
+    assert.equal(created.status, 201, created.text);
+    return (await waitForStatus(c.url, created.body.id, ['failed'])).error ?? '';
+  }
+
+  before(async () => {
+    w = world();
+    c = await startCoordinator(w);
+    kino = await startAgent(w, c.mqttUrl, 'kino', { makemkv: true, extra: { FAKE_MAKEMKV_SOURCE_MKV: smallMkv(), FAKE_MAKEMKV_TITLES: '30' } });
+  });
+  after(stopAll);
+
+  it('says to install a key store, naming the key count, when the volume key is unknown', async () => {
+    const error = await ripFails('volume-key-unknown', 60 * 1024 ** 3);
+    assert.equal(error, 'the volume key of this 4K UHD disc is unknown: install a key store (POST /api/system/keystore); this worker knows 0 disc keys');
+  });
+
+  it('says a drive firmware mode with raw access is needed on code 11', async () => {
+    const error = await ripFails('fail-open', 60 * 1024 ** 3);
+    assert.match(error, /could not open this 4K UHD disc \(code 11\): reading 4K UHD discs needs a drive firmware mode with raw disc access/);
+  });
+
+  it('refuses a disc larger than the free space of the raw folder, with both sizes', async () => {
+    const st = fs.statfsSync(w.raw);
+    const free = st.bavail * st.bsize;
+    const error = await ripFails('', free + 20 * 1024 ** 3);
+    assert.match(error, new RegExp(`^not enough free space in ${w.raw}/[0-9a-f-]+: the rip needs about \\d+\\.\\d GB, \\d+\\.\\d GB are free$`));
+    assert.deepEqual(fs.readdirSync(w.media), [], 'nothing was written to the library');
+  });
+});

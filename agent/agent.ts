@@ -8,6 +8,7 @@ import { mapPath, unmapPath } from '../shared/path-map.js';
 import { TASKS, type AgentEvent, type AgentStatus, type Capabilities, type Command, type Phase, type RipArgs, type TranscodeArgs } from '../shared/protocol.js';
 import { AgentStore, type TaskRow } from './agent-store.js';
 import { DriveManager } from './drive-manager.js';
+import { listPhysicalDrives } from './drives/physical-drive.js';
 import { AgentLink } from './link.js';
 import { makemkvRipper, openDvdRipper, probeTool, type Ripper } from './rippers.js';
 import { runRip, TaskFailure, type TaskContext } from './rip-task.js';
@@ -51,10 +52,9 @@ export async function probeCapabilities(config: AgentConfig): Promise<{ capabili
   return { capabilities, ripper };
 }
 
-/** Drives from DRIVES=auto: every /dev/sr* of this host. */
+/** Drives from DRIVES=auto: every optical drive of the system device listing (lsblk, else /sys/block/sr*). */
 async function autoDrives(): Promise<AgentConfig['drives']> {
-  const names = await fs.readdir('/dev').catch(() => [] as string[]);
-  return names.filter((n) => /^sr\d+$/.test(n)).sort().map((n) => ({ kind: 'device' as const, path: `/dev/${n}` }));
+  return (await listPhysicalDrives()).map((d) => ({ kind: 'device' as const, path: d.path }));
 }
 
 function localIp(): string | undefined {
@@ -124,12 +124,12 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
     const drive = drives.get(args.drive);
     if (!drive) throw new TaskFailure(`this worker has no drive named "${args.drive}"`);
     await drives.poll();
-    if (!drive.image) throw new TaskFailure(`there is no disc in drive ${args.drive}`);
+    if (!drive.loaded) throw new TaskFailure(`there is no disc in drive ${args.drive}`);
     emit({ type: 'rip_started', command_id: cmd.id, job_id: cmd.job_id, raw_dir: toShared(args.raw_dir) });
     const ctx = context(cmd, 'rip', signal);
-    const result = await runRip(args, drive.image.source, ripper, ctx, drive.image.disc);
+    const result = await runRip(args, drive.loaded.source, ripper, ctx, drive.loaded.disc);
     // Audio CDs: the ripping tool ejects (its eject option follows auto_eject).
-    if (args.auto_eject && drive.image.disc.type !== 'cd') {
+    if (args.auto_eject && drive.loaded.disc.type !== 'cd') {
       await drives.eject(args.drive).catch((err: Error) => ctx.log('warn', `auto-eject after the rip failed: ${err.message}`));
     }
     if (result.output) {
@@ -207,8 +207,8 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
         const drive = drives.get(cmd.args.drive);
         if (!drive) throw new Error(`this worker has no drive named "${cmd.args.drive}"`);
         await drives.poll();
-        if (!drive.image) throw new Error(`there is no disc in drive ${cmd.args.drive}`);
-        const tracks = await ripper.scan(drive.image.source, AbortSignal.timeout(10 * 60_000), drive.image.disc.type);
+        if (!drive.loaded) throw new Error(`there is no disc in drive ${cmd.args.drive}`);
+        const tracks = await ripper.scan(drive.loaded.source, AbortSignal.timeout(10 * 60_000), drive.loaded.disc.type);
         emit({ type: 'tracks', command_id: cmd.id, drive: cmd.args.drive, tracks });
       } else if (cmd.task === TASKS.eject) {
         await drives.eject(cmd.args.drive);

@@ -22,6 +22,7 @@ declare -A TOOLS=(
   [eject]=eject
   [setcd]=setcd
   [sg_turs]=sg3-utils
+  [udfclient]=udfclient
 )
 missing=()
 for cmd in "${!TOOLS[@]}"; do

@@ -1,8 +1,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { DiscInfo } from '../../shared/protocol.js';
-import { readIso9660 } from './iso9660.js';
 import { makeDiscInfo } from './disc-info.js';
+import { identifyImageFile, identifyImageFolder } from './identify.js';
 
 export const EJECTED_DIR = 'ejected';
 
@@ -40,18 +40,15 @@ async function folderSize(dir: string): Promise<number> {
 
 async function inspectIso(file: string): Promise<ImageDisc> {
   const size = (await fs.stat(file)).size;
-  const iso = await readIso9660(file).catch(() => null);
-  const names = new Set((iso?.rootNames ?? []).map((n) => n.toUpperCase()));
-  const layout = names.has('VIDEO_TS') ? 'dvd' : names.has('BDMV') ? 'bluray' : 'unknown';
-  const label = iso?.label || path.basename(file, path.extname(file));
-  return { source: { kind: 'iso', path: file }, disc: makeDiscInfo(label, layout, size, file) };
+  const identity = await identifyImageFile(file);
+  return { source: { kind: 'iso', path: file }, disc: makeDiscInfo(identity, size, file) };
 }
 
 async function inspectFolder(dir: string): Promise<ImageDisc | null> {
-  const layout = (await exists(path.join(dir, 'VIDEO_TS'))) ? 'dvd' : (await exists(path.join(dir, 'BDMV'))) ? 'bluray' : null;
-  if (!layout) return null;
+  const identity = await identifyImageFolder(dir);
+  if (identity.layout === 'unknown') return null;
   const size = await folderSize(dir);
-  return { source: { kind: 'folder', path: dir }, disc: makeDiscInfo(path.basename(dir), layout, size, dir) };
+  return { source: { kind: 'folder', path: dir }, disc: makeDiscInfo(identity, size, dir) };
 }
 
 /**

@@ -6,7 +6,19 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { classifyDisc, discFingerprint, makeDiscInfo, UHD_MIN_BYTES } from '../../agent/disc/disc-info.js';
 import { EJECTED_DIR, ejectImage, readImageDrive } from '../../agent/disc/image-drive.js';
-import { parseDirectoryNames, parsePrimaryVolumeDescriptor, readIso9660 } from '../../agent/disc/iso9660.js';
+import { openIso9660, parseDirectoryRecords, parsePrimaryVolumeDescriptor } from '../../agent/disc/iso9660.js';
+
+/** Label and root names of an ISO 9660 image, null when it is none. */
+async function readIso(file: string): Promise<{ label: string; rootNames: string[] } | null> {
+  const fh = await fs.promises.open(file, 'r');
+  try {
+    const volume = await openIso9660(fh);
+    const root = await volume?.list([]);
+    return volume && root ? { label: volume.label, rootNames: root.map((e) => e.name) } : null;
+  } finally {
+    await fh.close();
+  }
+}
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-disc-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -46,7 +58,7 @@ function driveDir(): string {
 describe('iso9660', () => {
   it('reads the volume label and the root names of a real image', needsIso, async () => {
     const iso = buildIso('MY_TEST_MOVIE', 'VIDEO_TS', driveDir());
-    const summary = await readIso9660(iso);
+    const summary = await readIso(iso);
     assert.ok(summary);
     assert.equal(summary.label, 'MY_TEST_MOVIE');
     assert.deepEqual([...summary.rootNames].sort(), ['README.TXT', 'VIDEO_TS'], 'version suffixes (;1) and . / .. entries are left out');
@@ -55,10 +67,10 @@ describe('iso9660', () => {
   it('answers null for a file that is not an ISO 9660 image', async () => {
     const file = path.join(driveDir(), 'fake.iso');
     fs.writeFileSync(file, Buffer.alloc(64 * 1024, 0x41));
-    assert.equal(await readIso9660(file), null);
+    assert.equal(await readIso(file), null);
     const short = path.join(driveDir(), 'short.iso');
     fs.writeFileSync(short, 'tiny');
-    assert.equal(await readIso9660(short), null);
+    assert.equal(await readIso(short), null);
   });
 
   it('parses a primary volume descriptor and refuses other descriptors', () => {
@@ -91,7 +103,10 @@ describe('iso9660', () => {
       pos += r.length;
     }
     record('VIDEO_TS').copy(extent, 2048);
-    assert.deepEqual(parseDirectoryNames(extent), ['AUDIO_TS', 'FILE.TXT', 'VIDEO_TS']);
+    assert.deepEqual(
+      parseDirectoryRecords(extent).map((r) => r.name),
+      ['AUDIO_TS', 'FILE.TXT', 'VIDEO_TS'],
+    );
   });
 });
 
@@ -105,6 +120,12 @@ describe('disc-info', () => {
     assert.equal(classifyDisc('unknown', UHD_MIN_BYTES), 'unknown');
   });
 
+  it('classifies a small Blu-ray as UHD when its index.bdmv is version 0300', () => {
+    assert.equal(classifyDisc('bluray', 25e9, true), 'uhd');
+    assert.equal(classifyDisc('bluray', 25e9, false), 'bluray');
+    assert.equal(classifyDisc('dvd', 25e9, true), 'dvd');
+  });
+
   it('gives a stable 16-hex fingerprint that changes with label and size', () => {
     const fp = discFingerprint('HEAT', 4_700_000_000);
     assert.match(fp, /^[0-9a-f]{16}$/);
@@ -113,15 +134,19 @@ describe('disc-info', () => {
     assert.notEqual(discFingerprint('HEAT2', 4_700_000_000), fp);
   });
 
-  it('builds the disc info with a readable title', () => {
-    assert.deepEqual(makeDiscInfo('THE_BIG_LEBOWSKI', 'dvd', 123, '/x.iso'), {
-      label: 'THE_BIG_LEBOWSKI',
+  it('builds the disc info from an identity, the fingerprint from the raw label', () => {
+    const identity = { label: 'THE_BIG_LEBOWSKI_1998', title: 'The Big Lebowski', year: 1998, layout: 'bluray' as const, uhdMarker: false };
+    assert.deepEqual(makeDiscInfo(identity, 123, '/x.iso'), {
+      label: 'THE_BIG_LEBOWSKI_1998',
       title: 'The Big Lebowski',
-      type: 'dvd',
+      year: 1998,
+      type: 'bluray',
       size_bytes: 123,
-      fingerprint: discFingerprint('THE_BIG_LEBOWSKI', 123),
+      fingerprint: discFingerprint('THE_BIG_LEBOWSKI_1998', 123),
       source: '/x.iso',
+      audio_tracks: null,
     });
+    assert.equal(makeDiscInfo({ ...identity, uhdMarker: true }, 123, '/x.iso').type, 'uhd');
   });
 });
 
@@ -173,7 +198,9 @@ describe('image drive', () => {
     assert.deepEqual(found?.source, { kind: 'folder', path: path.join(dir, 'HEAT_1995') });
     assert.equal(found?.disc.type, 'dvd');
     assert.equal(found?.disc.size_bytes, 4000);
-    assert.equal(found?.disc.title, 'Heat 1995');
+    assert.equal(found?.disc.label, 'HEAT_1995');
+    assert.equal(found?.disc.title, 'Heat');
+    assert.equal(found?.disc.year, 1995);
 
     const bd = driveDir();
     fs.mkdirSync(path.join(bd, 'Film', 'BDMV'), { recursive: true });
@@ -212,8 +239,8 @@ describe('image drive', () => {
     assert.ok(second);
     const dest2 = await ejectImage(dir, second);
     assert.equal(dest2, path.join(dir, EJECTED_DIR, '1-disc.iso'));
-    assert.equal((await readIso9660(dest1))?.label, 'DISC_A');
-    assert.equal((await readIso9660(dest2))?.label, 'DISC_B');
+    assert.equal((await readIso(dest1))?.label, 'DISC_A');
+    assert.equal((await readIso(dest2))?.label, 'DISC_B');
   });
 
   it('ejects a disc folder too', async () => {

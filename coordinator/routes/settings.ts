@@ -1,6 +1,7 @@
+import path from 'node:path';
 import { Router } from 'express';
 import type { AppContext } from '../context.js';
-import { HttpError, objectBody } from '../http.js';
+import { HttpError, mediaDir, objectBody } from '../http.js';
 import { SECRET_MASK, SECRET_SETTINGS, SettingsError, isSettingName, validateSetting, type Settings } from '../settings-store.js';
 
 /** /settings: the key-value settings; secrets are shown masked and a masked value sent back keeps the stored one. */
@@ -9,7 +10,7 @@ export function settingsRouter(ctx: AppContext): Router {
   router.get('/settings', (_req, res) => {
     res.json(ctx.settings.publicView());
   });
-  const update = (body: Record<string, unknown>): void => {
+  const update = async (body: Record<string, unknown>): Promise<void> => {
     const values: Partial<Settings> = {};
     for (const [name, value] of Object.entries(body)) {
       if (!isSettingName(name)) throw new HttpError(400, `unknown setting "${name}"`);
@@ -21,15 +22,23 @@ export function settingsRouter(ctx: AppContext): Router {
         throw err;
       }
     }
+    // Folders are checked like the paths of POST /jobs: under MEDIA_ROOT, no "..", no symlink escape.
+    if (values.workDir) values.workDir = await mediaDir(ctx.config.mediaRoot, values.workDir, 'workDir');
+    for (const name of ['quickPickMovies', 'quickPickSeries', 'quickPickMusic'] as const) {
+      const sub = values[name];
+      if (sub === undefined) continue;
+      if (!sub.trim() || path.isAbsolute(sub)) throw new HttpError(400, `${name} must be a folder name below ${ctx.config.mediaRoot}, such as "Filme"`);
+      await mediaDir(ctx.config.mediaRoot, path.join(ctx.config.mediaRoot, sub), name);
+    }
     ctx.settings.set(values);
     ctx.log.info(`settings changed: ${Object.keys(values).join(', ') || 'nothing'}`);
   };
-  router.put('/settings', (req, res) => {
-    update(objectBody(req));
+  router.put('/settings', async (req, res) => {
+    await update(objectBody(req));
     res.json(ctx.settings.publicView());
   });
-  router.post('/settings', (req, res) => {
-    update(objectBody(req));
+  router.post('/settings', async (req, res) => {
+    await update(objectBody(req));
     res.json(ctx.settings.publicView());
   });
   return router;

@@ -36,4 +36,25 @@ describe('API limits', () => {
     assert.equal(again.body.keepOriginal, true);
     assert.ok(!c.proc.lines.some((l) => l.includes('abcdef0123456789abcdef0123456789')), 'the key never reaches the log');
   });
+
+  it('refuses folder settings outside MEDIA_ROOT and keeps the stored value', async () => {
+    const w = world();
+    const c = await startCoordinator(w);
+    const good = await api<Record<string, unknown>>(c.url, 'PUT', '/settings', { workDir: `${w.media}/raw`, quickPickMusic: 'Musik/CDs' });
+    assert.equal(good.status, 200, good.text);
+    for (const [body, reason] of [
+      [{ workDir: '/etc' }, /workDir refused: path must lie under/],
+      [{ workDir: `${w.media}/../x` }, /workDir refused/],
+      [{ quickPickMovies: '../Filme' }, /quickPickMovies refused/],
+      [{ quickPickSeries: '/srv/Serien' }, /quickPickSeries must be a folder name below/],
+    ] as const) {
+      const r = await api(c.url, 'PUT', '/settings', body);
+      assert.equal(r.status, 400, JSON.stringify(body));
+      assert.match(r.text, reason);
+    }
+    const now = await api<Record<string, unknown>>(c.url, 'GET', '/settings');
+    assert.equal(now.body.workDir, `${w.media}/raw`);
+    assert.equal(now.body.quickPickMusic, 'Musik/CDs');
+    assert.equal(now.body.quickPickMovies, 'Filme');
+  });
 });

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { FIXTURES_DIR } from '../fixtures/tools-samples.js';
 import {
-  api, dvdImage, insertDisc, sleep, startAgent, startCoordinator, stopAll, waitFor, waitForStatus, world,
+  api, dvdImage, insertDisc, sleep, startAgent, startCoordinator, stopAll, tempDir, waitFor, waitForStatus, world,
   type CoordinatorHandle, type JobJson, type World,
 } from './harness.js';
 
@@ -152,6 +154,24 @@ describe('discs: pre-scan, automatic rips, one disc one job, retry-rip and scan 
       const r = await api(c.url, 'POST', `/devices/${device}/scan-tracks`);
       return r.status === 503 ? r : undefined;
     }, 30_000).then((r) => assert.match(r.text, /the worker dach@\S+ is offline/));
+  });
+
+  it('shows a Blu-ray image with the clear-text title of its bdmt_eng.xml', async () => {
+    const tree = path.join(tempDir('ripwerk-bd-'), 'tree');
+    fs.mkdirSync(path.join(tree, 'BDMV', 'META', 'DL'), { recursive: true });
+    fs.mkdirSync(path.join(tree, 'BDMV', 'PLAYLIST'));
+    fs.writeFileSync(path.join(tree, 'BDMV', 'index.bdmv'), Buffer.concat([Buffer.from('INDX0200'), Buffer.alloc(32)]));
+    fs.copyFileSync(path.join(FIXTURES_DIR, 'samples', 'disc-bdmt_eng.xml'), path.join(tree, 'BDMV', 'META', 'DL', 'bdmt_eng.xml'));
+    const hidden = path.join(driveB, '.MY_MOVIE_2003_D1.iso');
+    execFileSync('genisoimage', ['-quiet', '-udf', '-V', 'MY_MOVIE_2003_D1', '-o', hidden, tree]);
+    fs.renameSync(hidden, path.join(driveB, 'MY_MOVIE_2003_D1.iso'));
+    const disc = await discIn(c, 'flur-b');
+    assert.equal(disc.type, 'bluray');
+    assert.equal(disc.label, 'MY_MOVIE_2003_D1');
+    assert.equal(disc.title, 'My Movie (2003) - Disc 1');
+    assert.equal(disc.year, 2003);
+    fs.rmSync(path.join(driveB, 'MY_MOVIE_2003_D1.iso'));
+    await waitFor('flur-b empty', async () => (await devices(c)).find((d) => d.name === 'flur-b' && !d.disc));
   });
 
   it('shows the drives again after a restart of the coordinator with its embedded broker', async () => {

@@ -21,7 +21,6 @@ declare -A TOOLS=(
   [mkudffs]=udftools
   [eject]=eject
   [setcd]=setcd
-  [sg_turs]=sg3-utils
   [udfclient]=udfclient
 )
 missing=()

@@ -219,11 +219,28 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
     }
   }
 
+  /** Why this worker cannot take the command at all (answered with `rejected` instead of `accepted`), or null. */
+  function refuse(cmd: JobCommand): string | null {
+    if (cmd.task === TASKS.ripDisc) {
+      if (!ripper) return `the worker ${config.workerName} has no ripper (a transcode-only or native worker cannot rip): install MakeMKV, or lsdvd, dvdbackup and ffmpeg for unencrypted DVDs`;
+      if (!drives.get(cmd.args.drive)) return `the worker ${config.workerName} has no drive named "${cmd.args.drive}"`;
+      return null;
+    }
+    if (capabilities.tools.HandBrakeCLI === null) return `the worker ${config.workerName} cannot transcode: ${config.handbrakeCli} was not found`;
+    return null;
+  }
+
   function onCommand(cmd: Command): void {
     if (stopping) return;
     if (cmd.task === TASKS.cancel) return cancel(cmd);
     if (cmd.task !== TASKS.ripDisc && cmd.task !== TASKS.transcodeFiles) {
       void ephemeral(cmd);
+      return;
+    }
+    const refusal = refuse(cmd);
+    if (refusal && !store.getTask(cmd.id)) {
+      log.warn(`refused ${cmd.task} (command ${cmd.id}): ${refusal}`, cmd.job_id);
+      emit({ type: 'rejected', command_id: cmd.id, job_id: cmd.job_id, reason: refusal });
       return;
     }
     if (!store.addTask(cmd)) return; // a redelivery of a command we hold or finished

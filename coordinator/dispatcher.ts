@@ -330,6 +330,7 @@ export class Dispatcher {
         return;
       case 'rejected':
         if (cmd) this.setCommandState(cmd.id, 'done');
+        if (!this.isActive(job)) return;
         this.finish(job.id, { status: 'failed', error: event.reason }, `worker ${node} refused: ${event.reason}`);
         return;
       case 'log':

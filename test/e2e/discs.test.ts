@@ -156,6 +156,19 @@ describe('discs: pre-scan, automatic rips, one disc one job, retry-rip and scan 
     }, 30_000).then((r) => assert.match(r.text, /the worker dach@\S+ is offline/));
   });
 
+  it('fails a rip at once with the reason when the worker cannot rip (no ripper on the host)', async () => {
+    const bare = await startAgent(w, c.mqttUrl, 'bare', { extra: { PATH: tempDir('ripwerk-empty-path-') } });
+    insertDisc(bare.driveDir, dvdImage('BARE_DISC', [6]));
+    const device = 'bare-drive-bare';
+    await discIn(c, device);
+    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
+    assert.equal(created.status, 201, created.text);
+    const failed = await waitForStatus(c.url, created.body.id, ['failed'], 20_000);
+    assert.equal(failed.error, 'the worker bare has no ripper (a transcode-only or native worker cannot rip): install MakeMKV, or lsdvd, dvdbackup and ffmpeg for unencrypted DVDs');
+    assert.ok((await logs(c)).some((l) => l.job_id === created.body.id && /worker bare@\S+ refused:/.test(l.message)));
+    await bare.proc.kill('SIGTERM');
+  });
+
   it('shows a Blu-ray image with the clear-text title of its bdmt_eng.xml', async () => {
     const tree = path.join(tempDir('ripwerk-bd-'), 'tree');
     fs.mkdirSync(path.join(tree, 'BDMV', 'META', 'DL'), { recursive: true });

@@ -85,6 +85,7 @@ export class Dispatcher {
   // ---------------------------------------------------------------- connection
 
   async start(url: string): Promise<void> {
+    this.endInterruptedScans();
     const client = mqtt.connect(url, {
       clientId: `ripwerk-coordinator-${randomUUID().slice(0, 8)}`,
       clean: true,
@@ -546,6 +547,14 @@ export class Dispatcher {
     const result = await reply;
     if (!result.ok) throw new DispatchError(result.reason, 502);
     return result.event;
+  }
+
+  /** Scans that were running when the coordinator stopped get no answer any more: say so instead of "scanning" forever. */
+  private endInterruptedScans(): void {
+    for (const row of this.db.prepare<[], { key: string }>(`SELECT key FROM settings WHERE key LIKE 'tracks:%'`).all()) {
+      const stored = this.settings.getRaw(row.key) as StoredTracks | undefined;
+      if (stored?.scanning) this.settings.setRaw(row.key, { ...stored, scanning: false, error: 'the coordinator restarted during the scan: start it again' });
+    }
   }
 
   /**

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -191,12 +192,19 @@ describe('discs: pre-scan, automatic rips, one disc one job, retry-rip and scan 
     const prescans = async (): Promise<number> => (await logs(c)).filter((l) => /device flur-a: pre-scan: "Retry Me"/.test(l.message)).length;
     const before = await prescans();
     await c.proc.kill('SIGTERM');
+    // A title scan that was running when the coordinator stopped (its answer can never arrive).
+    const db = new Database(path.join(w.root, 'coordinator-data', 'coordinator.sqlite'));
+    db.prepare(`INSERT OR REPLACE INTO settings (key, value) VALUES ('tracks:flur-a', ?)`).run(JSON.stringify({ device: 'flur-a', scanned_at: null, tracks: [], scanning: true, error: null }));
+    db.close();
     c = await startCoordinator(w, {}, { port: c.port, mqttPort: c.mqttPort });
     const back = await waitFor('flur drives listed again', async () => {
       const list = await devices(c);
       return list.some((d) => d.name === 'flur-a' && d.disc) && list.some((d) => d.name === 'flur-b') ? list : undefined;
     }, 30_000);
     const a = back.find((d) => d.name === 'flur-a');
+    const tracks = await api<{ scanning: boolean; error: string | null }>(c.url, 'GET', '/devices/flur-a/tracks');
+    assert.equal(tracks.body.scanning, false);
+    assert.equal(tracks.body.error, 'the coordinator restarted during the scan: start it again');
     assert.equal(a?.disc?.title, 'Retry Me');
     // Not a new insert: no automatic rip even if it were on, and the pre-scan ran again.
     await waitFor('the pre-scan after the restart', async () => (await prescans()) > before);

@@ -5,11 +5,12 @@ import type { AgentConfig } from '../shared/config.js';
 import { nodeName } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
 import { mapPath, unmapPath } from '../shared/path-map.js';
-import { TASKS, type AgentEvent, type AgentStatus, type Capabilities, type Command, type Phase, type RipArgs, type TranscodeArgs } from '../shared/protocol.js';
+import { TASKS, topics, type AgentEvent, type AgentStatus, type AppKeyMessage, type Capabilities, type Command, type KeydbMessage, type KeystoreMessage, type Phase, type RipArgs, type TranscodeArgs } from '../shared/protocol.js';
 import { AgentStore, type TaskRow } from './agent-store.js';
 import { DriveManager } from './drive-manager.js';
 import { listPhysicalDrives } from './drives/physical-drive.js';
 import { AgentLink } from './link.js';
+import { RipperKeys } from './ripper-keys.js';
 import { makemkvRipper, openDvdRipper, probeTool, type Ripper } from './rippers.js';
 import { runRip, TaskFailure, type TaskContext } from './rip-task.js';
 import { SlotPool } from './slot-pool.js';
@@ -48,7 +49,7 @@ export async function probeCapabilities(config: AgentConfig): Promise<{ capabili
     rip_backend: backend,
     transcode_only: config.drives.length === 0 && !config.drivesAuto,
   };
-  const ripper = backend === 'makemkv' ? makemkvRipper(config.makemkvcon, () => capabilities.schluessel) : backend === 'open-dvd' ? openDvdRipper() : null;
+  const ripper = backend === 'makemkv' ? makemkvRipper(config.makemkvcon, path.dirname(config.makemkvDataDir), () => capabilities.schluessel) : backend === 'open-dvd' ? openDvdRipper() : null;
   return { capabilities, ripper };
 }
 
@@ -98,13 +99,41 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
     last_seen: new Date().toISOString(),
   });
 
-  const link: AgentLink = new AgentLink(config.mqttUrl, node, store, { onCommand: (cmd) => onCommand(cmd), status, drives: () => drives.states() }, log);
+  const keys = new RipperKeys(config.makemkvDataDir);
+  capabilities.schluessel = await keys.count();
+  const link: AgentLink = new AgentLink(config.mqttUrl, node, store, { onCommand: (cmd) => onCommand(cmd), status, drives: () => drives.states(), onKeys: (topic, body) => void installKeys(topic, body) }, log);
   const emit = (body: EventBody, coalesceKey?: string): AgentEvent => {
     const event = store.enqueueEvent(body, coalesceKey);
     link.emit(event);
     return event;
   };
   const drives = new DriveManager(specs, node, log, (state) => link.publishDrive(state));
+
+  /** Key material from the coordinator's retained ripwerk/keys/* messages, written where MakeMKV reads it. */
+  async function installKeys(topic: string, body: object): Promise<void> {
+    try {
+      if (topic === topics.keystore) {
+        const count = await keys.applyKeystore(body as KeystoreMessage);
+        if (count !== capabilities.schluessel) log.info(`key store installed in ${config.makemkvDataDir}: ${count} disc key file(s)`);
+        capabilities.schluessel = count;
+        link.publishStatus();
+      } else if (topic === topics.keydb) {
+        await keys.applyKeydb(body as KeydbMessage);
+      } else if (topic === topics.appKey) {
+        await keys.applyAppKey(body as AppKeyMessage);
+      }
+    } catch (err) {
+      log.warn(`installing key material from ${topic} failed: ${(err as Error).message}`);
+    }
+  }
+
+  /** Sends AACS dumps the ripper wrote (a disc whose key is unknown) to the coordinator. */
+  async function sendDumps(): Promise<void> {
+    for (const dump of await keys.newDumps().catch(() => [])) {
+      log.info(`sending AACS dump ${dump.name} to the coordinator`);
+      emit({ type: 'aacs_dump', name: dump.name, data_base64: dump.data.toString('base64') });
+    }
+  }
 
   function context(cmd: JobCommand, phase: Phase, signal: AbortSignal): TaskContext {
     return {
@@ -171,6 +200,7 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
         emit({ type: 'job_failed', command_id: cmd.id, job_id: cmd.job_id, phase, reason });
       }
     } finally {
+      if (cmd.task === TASKS.ripDisc && !stopping) await sendDumps();
       controllers.delete(cmd.id);
       if (!stopping) {
         store.setTaskState(cmd.id, final);

@@ -9,6 +9,8 @@ export interface LinkHandlers {
   onCommand(cmd: Command): void;
   /** The retained status to publish on every (re)connect and heartbeat. */
   status(): AgentStatus;
+  /** A retained message of the coordinator on one of the ripwerk/keys/* topics. */
+  onKeys(topic: string, body: object): void;
   /** The drive states, published again on every (re)connect: a coordinator with an embedded broker that restarted has lost the retained ones. */
   drives(): DriveState[];
 }
@@ -51,7 +53,7 @@ export class AgentLink {
     this.client.on('connect', (packet) => {
       if (this.client) sendImmediately(this.client);
       this.log.info(`connected to MQTT broker ${this.url} (session present: ${packet.sessionPresent})`);
-      this.client?.subscribe([topics.command(this.node), topics.ack(this.node)], { qos: 1 });
+      this.client?.subscribe([topics.command(this.node), topics.ack(this.node), topics.keystore, topics.keydb, topics.appKey], { qos: 1 });
       this.publishStatus();
       for (const state of this.handlers.drives()) this.publishDrive(state);
       void this.flush(true);
@@ -68,6 +70,10 @@ export class AgentLink {
     if (topic === topics.ack(this.node)) {
       const ack = body as EventAck;
       if (Array.isArray(ack.event_ids)) this.store.ackEvents(ack.event_ids.filter((id) => typeof id === 'string'));
+      return;
+    }
+    if (topic === topics.keystore || topic === topics.keydb || topic === topics.appKey) {
+      this.handlers.onKeys(topic, body);
       return;
     }
     if (topic === topics.command(this.node)) {

@@ -42,18 +42,21 @@ async function withUhdReason<T>(discType: DiscType | undefined, keyCount: () => 
   }
 }
 
-/** MakeMKV backend; keyCount tells how many disc keys (hkd_*.bin) this worker has installed. */
-export function makemkvRipper(bin: string, keyCount: () => number): Ripper {
+/**
+ * MakeMKV backend. `home` is the HOME it runs with (its data folder is $HOME/.MakeMKV); keyCount
+ * tells how many disc keys (hkd_*.bin) this worker has installed there.
+ */
+export function makemkvRipper(bin: string, home: string, keyCount: () => number): Ripper {
   return {
     name: 'makemkv',
     async scan(source, signal, discType) {
       const { makemkvInfo } = await import('./tools/makemkv-runner.js');
-      const info = await withUhdReason(discType, keyCount, () => makemkvInfo(bin, makemkvSource(source), { signal, timeoutMs: 10 * 60_000 }));
+      const info = await withUhdReason(discType, keyCount, () => makemkvInfo(bin, makemkvSource(source), { home, signal, timeoutMs: 10 * 60_000 }));
       return info.titles.map((t) => ({ number: t.number, seconds: t.seconds, size_bytes: t.sizeBytes, chapters: t.chapters }));
     },
     async rip(source, track, rawDir, hooks) {
       const { makemkvRip } = await import('./tools/makemkv-runner.js');
-      const result = await withUhdReason(hooks.discType, keyCount, () => makemkvRip(bin, makemkvSource(source), track.number, rawDir, hooks));
+      const result = await withUhdReason(hooks.discType, keyCount, () => makemkvRip(bin, makemkvSource(source), track.number, rawDir, { ...hooks, home }));
       return result.files;
     },
   };

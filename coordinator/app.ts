@@ -14,14 +14,17 @@ import { Dispatcher } from './dispatcher.js';
 import { Fleet } from './fleet.js';
 import { errorHandler, sendText } from './http.js';
 import { JobsStore } from './jobs-store.js';
+import { KeyStore } from './key-store.js';
 import { coordinatorMigrations } from './migrations.js';
 import { noLookup, Prescan } from './prescan.js';
 import { RawDataFinder } from './raw-data.js';
 import { createRipJob } from './rip-jobs.js';
+import { RipperAppKeyRefresher } from './ripper-app-key.js';
 import { devicesRouter } from './routes/devices.js';
 import { jobsRouter } from './routes/jobs.js';
 import { logsRouter } from './routes/logs.js';
 import { settingsRouter } from './routes/settings.js';
+import { systemRouter } from './routes/system.js';
 import { workersRouter } from './routes/workers.js';
 import { SettingsStore } from './settings-store.js';
 
@@ -70,6 +73,8 @@ export function createApp(ctx: AppContext): express.Express {
     }),
   );
   const api = express.Router();
+  // Before the general JSON parser: the key store and KEYDB bodies may be up to 64 MB.
+  api.use(systemRouter(ctx));
   api.use(express.json({ limit: '1mb' }));
   api.get('/health', (_req, res) => {
     res.json({ ok: true, mqtt: ctx.dispatcher.connected, workers_online: ctx.fleet.online().length });
@@ -105,7 +110,10 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   const raw = new RawDataFinder(jobs, settings, config.rawDir, log.child('rohdaten'));
   const prescan = new Prescan(db, noLookup, log.child('prescan'));
   const discs: DiscWatch = new DiscWatch(db, settings, prescan, (req) => createRipJob(ctx, req), log.child('discs'));
-  const ctx: AppContext = { config, db, jobs, settings, fleet, dispatcher, raw, discs, log };
+  const keys = new KeyStore(config.dataDir);
+  dispatcher.keys = keys;
+  const ctx: AppContext = { config, db, jobs, settings, fleet, dispatcher, raw, discs, keys, log };
+  const appKey = new RipperAppKeyRefresher(settings, config.ripperKeyUrl, () => void dispatcher.publishKeys(), log.child('ripper-key'));
   dispatcher.onDriveState = (entry) => discs.onDrive(entry);
 
   let broker: EmbeddedBroker | null = null;
@@ -118,6 +126,7 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   dispatcher.prune();
   const nightly = schedule('17 3 * * *', () => dispatcher.prune(), { name: 'prune' });
   raw.start();
+  appKey.start();
 
   const server = http.createServer(createApp(ctx));
   server.requestTimeout = 3600_000;
@@ -135,6 +144,7 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
     async stop() {
       raw.stop();
       await nightly.stop();
+      await appKey.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await dispatcher.stop();

@@ -5,6 +5,7 @@ import type { DiscWatch } from './disc-watch.js';
 import type { Dispatcher } from './dispatcher.js';
 import type { Fleet } from './fleet.js';
 import type { JobsStore } from './jobs-store.js';
+import type { KeyStore } from './key-store.js';
 import type { RawDataFinder } from './raw-data.js';
 import type { SettingsStore } from './settings-store.js';
 
@@ -18,5 +19,6 @@ export interface AppContext {
   dispatcher: Dispatcher;
   raw: RawDataFinder;
   discs: DiscWatch;
+  keys: KeyStore;
   log: Logger;
 }

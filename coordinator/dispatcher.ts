@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import mqtt, { type MqttClient } from 'mqtt';
 import type { Db } from '../shared/sqlite.js';
 import type { Logger } from '../shared/log.js';
-import { parsePayload, sendImmediately, TASKS, TOPIC_ROOT, topics, type AgentEvent, type AgentStatus, type Command, type CoordinatorStatus, type DriveState, type RipArgs, type Track, type TranscodeArgs } from '../shared/protocol.js';
+import { parsePayload, sendImmediately, TASKS, TOPIC_ROOT, topics, type AgentEvent, type AgentStatus, type AppKeyMessage, type Command, type CoordinatorStatus, type DriveState, type RipArgs, type Track, type TranscodeArgs } from '../shared/protocol.js';
 import type { DeviceEntry, Fleet } from './fleet.js';
 import { outputTarget, parseMeta, type JobRow, type JobsStore } from './jobs-store.js';
 import { HttpError } from './http.js';
+import type { KeyStore } from './key-store.js';
 import type { SettingsStore } from './settings-store.js';
 
 const PING_MS = 5_000;
@@ -72,6 +73,8 @@ export class Dispatcher {
   onJobEnd: (job: JobRow) => void = () => undefined;
   /** Called for every drive state an agent publishes (insert detection, pre-scan, automatic rips). */
   onDriveState: (entry: DeviceEntry) => unknown = () => undefined;
+  /** The disc-key material handed to the workers; set by the coordinator at start. */
+  keys: KeyStore | null = null;
 
   constructor(
     private readonly db: Db,
@@ -103,6 +106,7 @@ export class Dispatcher {
       this.log.info(`connected to MQTT broker ${url}`);
       client.subscribe([topics.agentStatusAll, topics.driveStateAll, topics.eventAll], { qos: 1 });
       client.publish(topics.coordinatorStatus, JSON.stringify({ state: 'online', started_at: this.startedAt } satisfies CoordinatorStatus), { qos: 1, retain: true });
+      void this.publishKeys();
     });
     client.on('offline', () => {
       this.connectedSince = null;
@@ -131,6 +135,25 @@ export class Dispatcher {
 
   get connected(): boolean {
     return this.client?.connected ?? false;
+  }
+
+  /**
+   * Hands the disc-key material to every worker as retained messages (key store, KEYDB.cfg, the
+   * ripper's application key): a worker that connects later gets it from the broker.
+   */
+  async publishKeys(): Promise<void> {
+    const client = this.client;
+    if (!client?.connected || !this.keys) return;
+    try {
+      const messages: [string, object][] = [
+        [topics.keystore, await this.keys.keystoreMessage()],
+        [topics.keydb, await this.keys.keydbMessage()],
+        [topics.appKey, { key: this.settings.get('ripperAppKey') || null } satisfies AppKeyMessage],
+      ];
+      for (const [topic, body] of messages) await client.publishAsync(topic, JSON.stringify(body), { qos: 1, retain: true });
+    } catch (err) {
+      this.log.warn(`handing the disc keys to the workers failed: ${(err as Error).message}`);
+    }
   }
 
   private publish(node: string, cmd: Command, qos: 0 | 1 = 1): void {
@@ -313,6 +336,15 @@ export class Dispatcher {
       const device = this.fleet.deviceName({ node, drive: event.drive });
       this.settings.setRaw(`tracks:${device}`, { device, scanned_at: event.ts, tracks: event.tracks, scanning: false, error: null } satisfies StoredTracks);
       this.log.info(`device ${device}: title scan found ${event.tracks.length} title(s)`);
+      return;
+    }
+    if (event.type === 'aacs_dump') {
+      const keys = this.keys;
+      if (keys && typeof event.name === 'string' && typeof event.data_base64 === 'string') {
+        void keys.storeDump(event.name, Buffer.from(event.data_base64, 'base64')).then((stored) => {
+          if (stored) this.log.info(`AACS dump ${event.name} from ${node} stored`);
+        });
+      }
       return;
     }
     if (event.type === 'ejected' || event.type === 'command_failed') return;

@@ -17,6 +17,8 @@ export interface CoordinatorConfig {
   rateLimitPerMinute: number;
   /** Seconds an agent may stay offline before its rip jobs fail and its transcodes are re-queued. */
   agentGraceSeconds: number;
+  /** Page the ripper's free application key (ripperAppKey) is read from once a day. */
+  ripperKeyUrl: string;
 }
 
 /** Everything an agent reads from its environment, validated once at start. */
@@ -34,6 +36,8 @@ export interface AgentConfig {
   makemkvcon: string;
   handbrakeCli: string;
   abcde: string;
+  /** MakeMKV's data folder: settings.conf (app_Key), the key store's hkd_*.bin files, KEYDB.cfg, AACS dumps. */
+  makemkvDataDir: string;
   pathMap: PathMapEntry[];
   slots: number;
 }
@@ -91,6 +95,7 @@ export function readCoordinatorConfig(env: Env): CoordinatorConfig {
     jikanBaseUrl: url(env, 'JIKAN_BASE_URL', 'https://api.jikan.moe/v4') as string,
     rateLimitPerMinute: positiveInt(env, 'RATE_LIMIT_PER_MINUTE', 600),
     agentGraceSeconds: positiveInt(env, 'AGENT_GRACE_SECONDS', 20),
+    ripperKeyUrl: url(env, 'RIPPER_KEY_URL', 'https://forum.makemkv.com/forum/viewtopic.php?f=5&t=1053') as string,
   };
 }
 
@@ -109,6 +114,13 @@ export function parseDrives(value: string | undefined): { drives: DriveSpec[]; a
     }
   }
   return { drives, auto: false };
+}
+
+/** MakeMKV reads only $HOME/.MakeMKV: the folder must be named so (makemkvcon runs with HOME set to its parent). */
+function makemkvDataDir(env: Env): string {
+  const dir = absDir(env, 'MAKEMKV_DATA_DIR', path.join(env.HOME || os.homedir(), '.MakeMKV'));
+  if (path.basename(dir) !== '.MakeMKV') throw new ConfigError(`MAKEMKV_DATA_DIR must be a folder named .MakeMKV (MakeMKV reads $HOME/.MakeMKV), got "${dir}"`);
+  return dir;
 }
 
 export function readAgentConfig(env: Env, embeddedMqttUrl?: string): AgentConfig {
@@ -135,6 +147,7 @@ export function readAgentConfig(env: Env, embeddedMqttUrl?: string): AgentConfig
     makemkvcon: env.MAKEMKVCON || 'makemkvcon',
     handbrakeCli: env.HANDBRAKE_CLI || 'HandBrakeCLI',
     abcde: env.ABCDE || 'abcde',
+    makemkvDataDir: makemkvDataDir(env),
     pathMap,
     slots: 4,
   };

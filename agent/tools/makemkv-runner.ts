@@ -17,6 +17,8 @@ import type { ToolResult } from '../../shared/process.js';
 const TOOL = 'makemkvcon';
 
 export interface MakemkvInfoOptions {
+  /** The HOME makemkvcon runs with: it reads its settings, keys and KEYDB.cfg from $HOME/.MakeMKV. */
+  home?: string;
   signal?: AbortSignal;
   onSpawn?: (pid: number) => void;
   onMessage?: (text: string) => void;
@@ -74,6 +76,7 @@ export async function makemkvInfo(bin: string, source: string, opts: MakemkvInfo
   const lines: string[] = [];
   const forward = messageForwarder(opts.onMessage);
   const result = await runTool(bin, [...baseArgs(), 'info', source], {
+    ...(opts.home ? { env: { HOME: opts.home } } : {}),
     signal: opts.signal,
     onSpawn: opts.onSpawn,
     timeoutMs: opts.timeoutMs,
@@ -132,6 +135,7 @@ export async function makemkvRip(bin: string, source: string, titleNumber: numbe
   const forward = messageForwarder(hooks.onMessage);
   let state = createMkvRunState();
   const result = await runTool(bin, [...baseArgs(), 'mkv', source, String(titleNumber), dir], {
+    ...(hooks.home ? { env: { HOME: hooks.home } } : {}),
     signal: hooks.signal,
     onSpawn: hooks.onSpawn,
     timeoutMs: hooks.timeoutMs,

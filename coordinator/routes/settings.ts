@@ -31,6 +31,7 @@ export function settingsRouter(ctx: AppContext): Router {
       await mediaDir(ctx.config.mediaRoot, path.join(ctx.config.mediaRoot, sub), name);
     }
     ctx.settings.set(values);
+    if (values.ripperAppKey !== undefined) void ctx.dispatcher.publishKeys();
     ctx.log.info(`settings changed: ${Object.keys(values).join(', ') || 'nothing'}`);
   };
   router.put('/settings', async (req, res) => {

@@ -41,6 +41,21 @@ export function dvdImage(label: string, seconds: number[]): string {
   return file;
 }
 
+/**
+ * Puts a Blu-ray ISO (BDMV tree, UHD index version) grown sparse to `bytes` into an image drive: no
+ * disk space is used. Written under a hidden name and renamed, as the README tells users to.
+ */
+export function insertSparseBluray(driveDir: string, label: string, bytes: number): void {
+  const tree = path.join(tempDir('ripwerk-uhd-'), 'tree');
+  for (const sub of ['BDMV/PLAYLIST', 'BDMV/STREAM', 'BDMV/CLIPINF']) fs.mkdirSync(path.join(tree, sub), { recursive: true });
+  fs.writeFileSync(path.join(tree, 'BDMV/index.bdmv'), Buffer.concat([Buffer.from('INDX0300'), Buffer.alloc(32)]));
+  fs.writeFileSync(path.join(tree, 'BDMV/PLAYLIST/00800.mpls'), Buffer.concat([Buffer.from('MPLS0300'), Buffer.alloc(32)]));
+  const hidden = path.join(driveDir, `.${label}.iso`);
+  execFileSync('genisoimage', ['-quiet', '-udf', '-V', label, '-o', hidden, tree]);
+  fs.truncateSync(hidden, bytes);
+  fs.renameSync(hidden, path.join(driveDir, `${label}.iso`));
+}
+
 /** Puts a disc into an image drive folder (a copy, so the cached image survives an eject). */
 export function insertDisc(driveDir: string, iso: string): void {
   fs.mkdirSync(driveDir, { recursive: true });
@@ -128,6 +143,8 @@ export async function startCoordinator(w: World, extra: Record<string, string> =
     MEDIA_ROOT: w.media,
     RAW_DIR: w.raw,
     AGENT_GRACE_SECONDS: '5',
+    // No test reaches the internet: the daily ripper-key refresh gets a closed loopback port.
+    RIPPER_KEY_URL: 'http://127.0.0.1:9/',
     ...extra,
   };
   const proc = startNode('coordinator', 'coordinator/cli.js', env);
@@ -154,6 +171,7 @@ export async function startAgent(w: World, mqttUrl: string, name: string, opts: 
     RAW_DIR: w.raw,
     DRIVES: opts.drive === false ? 'image:' + path.join(w.root, `nodrive-${name}`) : `image:${driveDir}`,
     MAKEMKVCON: opts.makemkv ? FAKE_MAKEMKVCON : '/nonexistent/makemkvcon',
+    MAKEMKV_DATA_DIR: path.join(w.root, `home-${name}`, '.MakeMKV'),
     ...opts.extra,
   };
   const proc = startNode(`agent-${name}`, 'agent/cli.js', env);

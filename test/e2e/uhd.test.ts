@@ -1,27 +1,11 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
-  api, restartAgent, smallMkv, startAgent, startCoordinator, stopAll, tempDir, waitFor, waitForStatus, world,
+  api, insertSparseBluray, restartAgent, smallMkv, startAgent, startCoordinator, stopAll, waitFor, waitForStatus, world,
   type AgentHandle, type CoordinatorHandle, type JobJson, type World,
 } from './harness.js';
-
-/**
- * Puts a Blu-ray ISO (BDMV tree, UHD index version) grown sparse to `bytes` into an image drive: no
- * disk space is used. Written under a hidden name and renamed, as the README tells users to.
- */
-function insertSparseBluray(driveDir: string, label: string, bytes: number): void {
-  const tree = path.join(tempDir('ripwerk-uhd-'), 'tree');
-  for (const sub of ['BDMV/PLAYLIST', 'BDMV/STREAM', 'BDMV/CLIPINF']) fs.mkdirSync(path.join(tree, sub), { recursive: true });
-  fs.writeFileSync(path.join(tree, 'BDMV/index.bdmv'), Buffer.concat([Buffer.from('INDX0300'), Buffer.alloc(32)]));
-  fs.writeFileSync(path.join(tree, 'BDMV/PLAYLIST/00800.mpls'), Buffer.concat([Buffer.from('MPLS0300'), Buffer.alloc(32)]));
-  const hidden = path.join(driveDir, `.${label}.iso`);
-  execFileSync('genisoimage', ['-quiet', '-udf', '-V', label, '-o', hidden, tree]);
-  fs.truncateSync(hidden, bytes);
-  fs.renameSync(hidden, path.join(driveDir, `${label}.iso`));
-}
 
 interface Device { name: string; disc: { type: string; title: string } | null }
 

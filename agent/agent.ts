@@ -11,6 +11,7 @@ import { DriveManager } from './drive-manager.js';
 import { listPhysicalDrives } from './drives/physical-drive.js';
 import { AgentLink } from './link.js';
 import { RipperKeys } from './ripper-keys.js';
+import { DEFAULT_AUDIO_CD_TOOLS, ripAudioCd, scanAudioCd, type AudioCdTools } from './cd/audio-cd-ripper.js';
 import { makemkvRipper, openDvdRipper, probeTool, type Ripper } from './rippers.js';
 import { runRip, TaskFailure, type TaskContext } from './rip-task.js';
 import { SlotPool } from './slot-pool.js';
@@ -33,17 +34,19 @@ export interface RunningAgent {
 
 /** Finds which tools this host has and which rip backend it uses. */
 export async function probeCapabilities(config: AgentConfig): Promise<{ capabilities: Capabilities; ripper: Ripper | null }> {
-  const [makemkv, handbrake, lsdvd, dvdbackup, ffmpeg] = await Promise.all([
+  const [makemkv, handbrake, lsdvd, dvdbackup, ffmpeg, abcde, cdparanoia] = await Promise.all([
     probeTool(config.makemkvcon, ['--version']).then((v) => (v === null ? null : v || 'makemkvcon')),
     probeTool(config.handbrakeCli, ['--version']),
     probeTool('lsdvd', ['-V']),
     probeTool('dvdbackup', ['--version']),
     probeTool('ffmpeg', ['-version']),
+    probeTool(config.abcde, ['-v']),
+    probeTool('cdparanoia', ['-V']),
   ]);
   const backend: Capabilities['rip_backend'] = makemkv !== null ? 'makemkv' : lsdvd !== null && dvdbackup !== null && ffmpeg !== null ? 'open-dvd' : 'none';
   const capabilities: Capabilities = {
     encoders: handbrake !== null ? ['software'] : [],
-    tools: { makemkvcon: makemkv, HandBrakeCLI: handbrake, lsdvd, dvdbackup, ffmpeg },
+    tools: { makemkvcon: makemkv, HandBrakeCLI: handbrake, lsdvd, dvdbackup, ffmpeg, abcde, cdparanoia },
     key_source: backend === 'makemkv' ? 'makemkv' : backend === 'open-dvd' ? 'libdvdread (unencrypted DVDs only)' : 'none',
     schluessel: 0,
     rip_backend: backend,
@@ -100,6 +103,7 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
   });
 
   const keys = new RipperKeys(config.makemkvDataDir);
+  const audioTools: AudioCdTools = { ...DEFAULT_AUDIO_CD_TOOLS, abcde: config.abcde };
   capabilities.schluessel = await keys.count();
   const link: AgentLink = new AgentLink(config.mqttUrl, node, store, { onCommand: (cmd) => onCommand(cmd), status, drives: () => drives.states(), onKeys: (topic, body) => void installKeys(topic, body) }, log);
   const emit = (body: EventBody, coalesceKey?: string): AgentEvent => {
@@ -149,16 +153,18 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
 
   async function rip(cmd: Extract<JobCommand, { task: typeof TASKS.ripDisc }>, signal: AbortSignal): Promise<void> {
     const args: RipArgs = { ...cmd.args, raw_dir: toLocal(cmd.args.raw_dir), target_dir: toLocal(cmd.args.target_dir) };
-    if (!ripper) throw new TaskFailure('this worker has no ripper: install MakeMKV, or lsdvd, dvdbackup and ffmpeg for unencrypted DVDs');
     const drive = drives.get(args.drive);
     if (!drive) throw new TaskFailure(`this worker has no drive named "${args.drive}"`);
     await drives.poll();
-    if (!drive.loaded) throw new TaskFailure(`there is no disc in drive ${args.drive}`);
+    const loaded = drive.loaded;
+    if (!loaded) throw new TaskFailure(`there is no disc in drive ${args.drive}`);
+    const audio = loaded.disc.type === 'cd';
+    if (!audio && !ripper) throw new TaskFailure('this worker has no ripper: install MakeMKV, or lsdvd, dvdbackup and ffmpeg for unencrypted DVDs');
     emit({ type: 'rip_started', command_id: cmd.id, job_id: cmd.job_id, raw_dir: toShared(args.raw_dir) });
     const ctx = context(cmd, 'rip', signal);
-    const result = await runRip(args, drive.loaded.source, ripper, ctx, drive.loaded.disc);
-    // Audio CDs: the ripping tool ejects (its eject option follows auto_eject).
-    if (args.auto_eject && drive.loaded.disc.type !== 'cd') {
+    const result = audio || !ripper ? await ripAudioCd(args, loaded.source, ctx, audioTools) : await runRip(args, loaded.source, ripper, ctx, loaded.disc);
+    // An audio CD in a drive is ejected by abcde itself (its -x option follows auto_eject); images are moved aside here.
+    if (args.auto_eject && (!audio || loaded.source.kind === 'cue')) {
       await drives.eject(args.drive).catch((err: Error) => ctx.log('warn', `auto-eject after the rip failed: ${err.message}`));
     }
     if (result.output) {
@@ -233,12 +239,16 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
       if (cmd.task === TASKS.pingWorker) {
         emit({ type: 'pong', command_id: cmd.id, capabilities });
       } else if (cmd.task === TASKS.scanTracks) {
-        if (!ripper) throw new Error('this worker has no ripper to read titles with');
         const drive = drives.get(cmd.args.drive);
         if (!drive) throw new Error(`this worker has no drive named "${cmd.args.drive}"`);
         await drives.poll();
-        if (!drive.loaded) throw new Error(`there is no disc in drive ${cmd.args.drive}`);
-        const tracks = await ripper.scan(drive.loaded.source, AbortSignal.timeout(10 * 60_000), drive.loaded.disc.type);
+        const loaded = drive.loaded;
+        if (!loaded) throw new Error(`there is no disc in drive ${cmd.args.drive}`);
+        const signal = AbortSignal.timeout(10 * 60_000);
+        let tracks;
+        if (loaded.disc.type === 'cd') tracks = await scanAudioCd(loaded.source, signal, audioTools);
+        else if (ripper) tracks = await ripper.scan(loaded.source, signal, loaded.disc.type);
+        else throw new Error('this worker has no ripper to read titles with');
         emit({ type: 'tracks', command_id: cmd.id, drive: cmd.args.drive, tracks });
       } else if (cmd.task === TASKS.eject) {
         await drives.eject(cmd.args.drive);
@@ -252,7 +262,7 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
   /** Why this worker cannot take the command at all (answered with `rejected` instead of `accepted`), or null. */
   function refuse(cmd: JobCommand): string | null {
     if (cmd.task === TASKS.ripDisc) {
-      if (!ripper) return `the worker ${config.workerName} has no ripper (a transcode-only or native worker cannot rip): install MakeMKV, or lsdvd, dvdbackup and ffmpeg for unencrypted DVDs`;
+      if (!ripper && drives.get(cmd.args.drive)?.loaded?.disc.type !== 'cd') return `the worker ${config.workerName} has no ripper (a transcode-only or native worker cannot rip): install MakeMKV, or lsdvd, dvdbackup and ffmpeg for unencrypted DVDs`;
       if (!drives.get(cmd.args.drive)) return `the worker ${config.workerName} has no drive named "${cmd.args.drive}"`;
       return null;
     }

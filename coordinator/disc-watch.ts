@@ -18,6 +18,7 @@ export interface DiscView {
   confidence: number | null;
   poster: string | null;
   already_ripped: boolean;
+  audio_tracks: number | null;
 }
 
 /**
@@ -53,6 +54,7 @@ export class DiscWatch {
       confidence: identity ? identity.confidence : null,
       poster: identity?.poster ?? null,
       already_ripped: this.alreadyRipped(disc.fingerprint),
+      audio_tracks: disc.audio_tracks ?? null,
     };
   }
 

@@ -1,8 +1,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { DiscInfo } from '../../shared/protocol.js';
-import { makeDiscInfo } from './disc-info.js';
+import { discFingerprint, makeDiscInfo } from './disc-info.js';
 import { identifyImageFile, identifyImageFolder } from './identify.js';
+import { tocFromTracks, musicbrainzDiscId } from '../cd/cd-toc.js';
+import { BYTES_PER_FRAME, parseCueSheet, trackSpans } from '../cd/cue-sheet.js';
 
 export const EJECTED_DIR = 'ejected';
 
@@ -52,6 +54,31 @@ async function inspectFolder(dir: string): Promise<ImageDisc | null> {
 }
 
 /**
+ * An audio CD image: a cue sheet whose audio file (raw CD-DA) lies beside it. Title "Performer -
+ * Title" from the sheet; the fingerprint takes the MusicBrainz disc id of its table of contents.
+ */
+async function inspectCue(file: string): Promise<ImageDisc | null> {
+  const sheet = parseCueSheet(await fs.readFile(file, 'utf8').catch(() => ''));
+  if (!sheet.file || sheet.tracks.length === 0) return null;
+  const size = (await fs.stat(path.resolve(path.dirname(file), sheet.file)).catch(() => null))?.size;
+  if (size === undefined) return null;
+  const discId = musicbrainzDiscId(tocFromTracks(trackSpans(sheet, Math.floor(size / BYTES_PER_FRAME))));
+  const title = sheet.title ? (sheet.performer ? `${sheet.performer} - ${sheet.title}` : sheet.title) : 'Audio CD';
+  return {
+    source: { kind: 'cue', path: file },
+    disc: { label: '', title, year: null, type: 'cd', size_bytes: size, fingerprint: discFingerprint(`musicbrainz:${discId}`, size), source: file, audio_tracks: sheet.tracks.length },
+  };
+}
+
+/** The files that make up an image: an ISO or folder, or a cue sheet with its audio file. */
+async function imageFiles(disc: ImageDisc): Promise<string[]> {
+  if (disc.source.kind !== 'cue') return [disc.source.path];
+  const sheet = parseCueSheet(await fs.readFile(disc.source.path, 'utf8').catch(() => ''));
+  const bin = sheet.file ? path.resolve(path.dirname(disc.source.path), sheet.file) : null;
+  return bin && path.dirname(bin) === path.dirname(disc.source.path) ? [disc.source.path, bin] : [disc.source.path];
+}
+
+/**
  * The disc "inserted" in an image drive: the one .iso file or disc folder in DIR (ejected/ and hidden
  * entries ignored). Several candidates: the first by name is used.
  */
@@ -66,6 +93,10 @@ export async function readImageDrive(dir: string): Promise<ImageDisc | null> {
   for (const entry of candidates) {
     const full = path.join(dir, entry.name);
     if (entry.isFile() && entry.name.toLowerCase().endsWith('.iso')) return inspectIso(full);
+    if (entry.isFile() && entry.name.toLowerCase().endsWith('.cue')) {
+      const cd = await inspectCue(full);
+      if (cd) return cd;
+    }
     if (entry.isDirectory()) {
       const found = await inspectFolder(full);
       if (found) return found;
@@ -74,13 +105,22 @@ export async function readImageDrive(dir: string): Promise<ImageDisc | null> {
   return null;
 }
 
-/** Ejects an image drive: the disc image moves into DIR/ejected/ (a unique name if taken). */
+/**
+ * Ejects an image drive: the disc image moves into DIR/ejected/ (a unique name if taken). A cue sheet
+ * and its audio file move together into a folder of their own, so the sheet still finds its file.
+ */
 export async function ejectImage(dir: string, disc: ImageDisc): Promise<string> {
   const target = path.join(dir, EJECTED_DIR);
   await fs.mkdir(target, { recursive: true });
-  const base = path.basename(disc.source.path);
+  const files = await imageFiles(disc);
+  const base = disc.source.kind === 'cue' ? path.basename(disc.source.path, path.extname(disc.source.path)) : path.basename(disc.source.path);
   let dest = path.join(target, base);
   for (let i = 1; await exists(dest); i++) dest = path.join(target, `${i}-${base}`);
-  await fs.rename(disc.source.path, dest);
+  if (disc.source.kind !== 'cue') {
+    await fs.rename(disc.source.path, dest);
+    return dest;
+  }
+  await fs.mkdir(dest);
+  for (const file of files) await fs.rename(file, path.join(dest, path.basename(file)));
   return dest;
 }

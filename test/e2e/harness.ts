@@ -300,3 +300,21 @@ export async function rawGet(base: string, rawPath: string): Promise<{ status: n
     req.end();
   });
 }
+
+/**
+ * An audio CD image as a cue sheet beside its raw CD-DA (test/fixtures/samples/cd-test.cue): three
+ * sine tracks of 375, 565 and 235 frames, track 2 with a 10-frame pregap. Written into `dir`.
+ */
+export function audioCdImage(dir: string): string {
+  fs.mkdirSync(dir, { recursive: true });
+  const parts = [[440, 375], [660, 565], [523, 235]].map(([freq, frames], i) => {
+    const file = path.join(dir, `.t${i}.raw`);
+    execFileSync('ffmpeg', ['-v', 'error', '-nostdin', '-f', 'lavfi', '-i', `sine=frequency=${freq}:sample_rate=44100`, '-af', `atrim=end_sample=${frames * 588},volume=0.5,pan=stereo|c0=c0|c1=c0`, '-f', 's16le', '-ac', '2', '-y', file]);
+    return file;
+  });
+  fs.writeFileSync(path.join(dir, 'disc.bin'), Buffer.concat(parts.map((p) => fs.readFileSync(p))));
+  for (const p of parts) fs.rmSync(p);
+  const cue = path.join(dir, 'disc.cue');
+  fs.copyFileSync(path.join(FIXTURES_DIR, 'samples', 'cd-test.cue'), cue);
+  return cue;
+}

@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { abcdeFailure, abcdePercent, applyAbcdeLine, createAbcdeProgress } from '../../agent/cd/abcde-output.js';
+import { abcdeArgs, abcdeConfig, ripAudioCd, scanAudioCd, type AudioCdTools } from '../../agent/cd/audio-cd-ripper.js';
+import { freedbDiscId, musicbrainzDiscId, tocFromTracks, type CdToc } from '../../agent/cd/cd-toc.js';
+import { paranoiaFailure, parseParanoiaToc } from '../../agent/cd/cdparanoia-toc.js';
+import { cueTimeToFrames, parseCueSheet, trackSpans } from '../../agent/cd/cue-sheet.js';
+import type { TaskContext } from '../../agent/rip-task.js';
+import type { RipArgs } from '../../shared/protocol.js';
+import { FIXTURES_DIR, sampleText as sample } from '../fixtures/tools-samples.js';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-cd-'));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+describe('cue sheet', () => {
+  const sheet = parseCueSheet(sample('cd-test.cue'));
+  it('reads disc and track titles, the file and INDEX 00/01 in frames (ff = 1/75 s)', () => {
+    assert.deepEqual([sheet.title, sheet.performer, sheet.file, sheet.fileType], ['Sine Sampler', 'Ripwerk Test Tones', 'disc.bin', 'BINARY']);
+    assert.deepEqual(sheet.tracks.map((t) => [t.number, t.title, t.start, t.pregap]), [[1, 'A 440', 0, null], [2, 'E 660', 375, 350], [3, 'C 523', 940, null]]);
+    assert.equal(cueTimeToFrames('00:12:40'), 940);
+    assert.equal(cueTimeToFrames('00:12:75'), null, 'frames run 0..74');
+  });
+
+  it('gives each track the frames up to the next INDEX 01 (the pregap stays with the track before)', () => {
+    assert.deepEqual(trackSpans(sheet, 1175), [{ number: 1, start: 0, frames: 375 }, { number: 2, start: 375, frames: 565 }, { number: 3, start: 940, frames: 235 }]);
+  });
+});
+
+describe('disc ids (audio-cd.md §4 table)', () => {
+  const cases: [CdToc, string, string][] = [
+    [{ first: 1, last: 3, leadout: 1325, offsets: [150, 525, 1090] }, 'Dr2EtzSM39D9_zS0uLw6CQcfvEw-', '0e000f03'],
+    [{ first: 1, last: 6, leadout: 95462, offsets: [150, 15363, 32314, 46592, 63414, 80489] }, '49HHV7Eb8UKF3aQiNmu1GR8vKTY-', '3404f606'],
+  ];
+  it('computes the MusicBrainz and freedb ids', () => {
+    for (const [toc, mb, freedb] of cases) {
+      assert.equal(musicbrainzDiscId(toc), mb);
+      assert.equal(freedbDiscId(toc), freedb);
+    }
+  });
+
+  it('builds the TOC of the test image from its cue sheet', () => {
+    const toc = tocFromTracks(trackSpans(parseCueSheet(sample('cd-test.cue')), 1175));
+    assert.deepEqual(toc, cases[0][0]);
+  });
+});
+
+describe('cdparanoia and abcde output', () => {
+  it('reads the TOC rows of cdparanoia -Q', () => {
+    assert.deepEqual(parseParanoiaToc(sample('cd-cdparanoia-Q.txt')), [{ number: 1, frames: 375, start: 0 }, { number: 2, frames: 565, start: 375 }, { number: 3, frames: 235, start: 940 }]);
+    assert.equal(paranoiaFailure('Unable to open cdrom drive; -v will give more information.\n', '/dev/sr0'), 'the drive /dev/sr0 cannot be opened: is an audio CD inside?');
+  });
+
+  it('follows abcde through reading, encoding and the end, and logs only its progress lines', () => {
+    const p = createAbcdeProgress(3);
+    const logged: string[] = [];
+    const seen: number[] = [];
+    for (const line of sample('cd-abcde-flac-image-run.txt').split('\n')) {
+      if (applyAbcdeLine(p, line)) logged.push(line.trim());
+      seen.push(abcdePercent(p));
+    }
+    assert.deepEqual(logged.slice(0, 4), ['Grabbing entire CD - tracks:  01 02 03', '---- Unknown Artist / Unknown Album ----', 'Grabbing track 01: Track 1...', 'Grabbing track 02: Track 2...']);
+    assert.ok(!logged.some((l) => l.startsWith('flac 1.4.2') || l.startsWith('Copyright')));
+    assert.equal(logged.at(-1), 'Finished.');
+    assert.ok(seen.includes(50), 'all tracks read is half way');
+    assert.deepEqual(seen.filter((v, i) => i > 0 && v < seen[i - 1]), [], 'never goes back');
+    assert.equal(seen.at(-1), 100);
+    assert.equal(abcdeFailure('[ERROR] abcde: CDROM device cannot be found.', '/dev/sr1'), 'the drive /dev/sr1 cannot be opened: is an audio CD inside?');
+  });
+
+  it('gives abcde its eject option only with auto-eject, and quotes config paths for sh', () => {
+    assert.deepEqual(abcdeArgs('/r/abcde.conf', '/dev/sr0', false, []), ['-c', '/r/abcde.conf', '-N', '-o', 'flac', '-d', '/dev/sr0']);
+    assert.deepEqual(abcdeArgs('/r/abcde.conf', '/dev/sr0', true, [2, 3]), ['-c', '/r/abcde.conf', '-N', '-o', 'flac', '-d', '/dev/sr0', '-x', '2', '3']);
+    const conf = abcdeConfig("/m/Bob's Album", '/r/wav');
+    assert.match(conf, /^OUTPUTDIR='\/m\/Bob'\\''s Album'$/m);
+    assert.match(conf, /^NOCDDBQUERY=y$/m);
+    assert.match(conf, /^EJECTCD=n$/m);
+    const out = execFileSync('sh', ['-c', `${conf}\nprintf %s "$OUTPUTDIR"`]).toString();
+    assert.equal(out, "/m/Bob's Album");
+  });
+});
+
+function ctx(): TaskContext & { logs: string[]; pcts: number[] } {
+  const logs: string[] = [];
+  const pcts: number[] = [];
+  return { logs, pcts, signal: new AbortController().signal, progress: (p) => pcts.push(p), log: (_l, m) => logs.push(m), onSpawn: () => undefined };
+}
+
+function args(name: string, extra: Partial<RipArgs> = {}): RipArgs {
+  return {
+    job_id: `job-${name}`, drive: 'sr0', titles: [], main_feature_only: false, raw_dir: path.join(root, name, 'raw', `job-${name}`), target_dir: path.join(root, name, 'Musik'),
+    title: 'Unknown Album', year: null, series: null, season: null, transcode: false, keep_original: false, auto_eject: true, ...extra,
+  };
+}
+
+describe('audio CD in a drive (abcde and cdparanoia stand-ins)', () => {
+  const flac = path.join(root, 'one.flac');
+  execFileSync('ffmpeg', ['-v', 'error', '-nostdin', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100', '-t', '1', '-c:a', 'flac', '-y', flac]);
+  const tools: AudioCdTools = { abcde: path.join(FIXTURES_DIR, 'abcde'), cdparanoia: path.join(FIXTURES_DIR, 'cdparanoia'), ffmpeg: 'ffmpeg' };
+
+  it('scans the tracks with cdparanoia -Q', async () => {
+    const tracks = await scanAudioCd({ kind: 'device', path: '/dev/sr0' }, new AbortController().signal, tools);
+    assert.deepEqual(tracks.map((t) => [t.number, t.seconds, t.size_bytes]), [[1, 5, 375 * 2352], [2, 7.53, 565 * 2352], [3, 3.13, 235 * 2352]]);
+  });
+
+  it('rips with abcde into the music folder, with -x only when auto-eject is on', async () => {
+    for (const autoEject of [true, false]) {
+      const argsFile = path.join(root, `argv-${autoEject}`);
+      process.env.FAKE_ABCDE_ARGS = argsFile;
+      process.env.FAKE_ABCDE_FLAC = flac;
+      const a = args(`dev-${autoEject}`, { auto_eject: autoEject });
+      const c = ctx();
+      const result = await ripAudioCd(a, { kind: 'device', path: '/dev/sr0' }, c, tools);
+      const argv = fs.readFileSync(argsFile, 'utf8').trim().split('\n');
+      assert.equal(argv.includes('-x'), autoEject);
+      assert.deepEqual(argv.slice(0, 7), ['-c', path.join(a.raw_dir, 'abcde.conf'), '-N', '-o', 'flac', '-d', '/dev/sr0']);
+      assert.equal(result.output?.output_path, path.join(a.target_dir, 'Unknown Album'));
+      assert.deepEqual(fs.readdirSync(result.output!.output_path), ['01 - Track_1.flac', '02 - Track_2.flac', '03 - Track_3.flac']);
+      assert.ok(!fs.existsSync(a.raw_dir), 'the raw folder is removed');
+      assert.equal(c.pcts.at(-1), 100);
+      assert.ok(c.logs.includes('Encoding track 03 of 03: Track 3...'));
+    }
+  });
+
+  it('fails with a plain reason when the drive cannot be opened, leaving no album folder', async () => {
+    process.env.FAKE_ABCDE_MODE = 'nodisc';
+    try {
+      const a = args('nodisc', { titles: [1] });
+      await assert.rejects(ripAudioCd(a, { kind: 'device', path: '/dev/sr0' }, ctx(), tools), { message: 'the drive /dev/sr0 cannot be opened: is an audio CD inside?' });
+      assert.deepEqual(fs.readdirSync(a.target_dir), []);
+    } finally {
+      delete process.env.FAKE_ABCDE_MODE;
+    }
+  });
+});

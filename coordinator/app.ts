@@ -41,11 +41,18 @@ export interface RunningCoordinator {
   stop(): Promise<void>;
 }
 
-/** The client address: X-Real-IP from the reverse proxy, else the socket's. */
-function clientIp(req: express.Request): string {
+/** The socket's address without the IPv4-in-IPv6 prefix (::ffff:127.0.0.1 is 127.0.0.1). */
+function socketAddress(req: express.Request): string {
+  return (req.socket.remoteAddress ?? 'unknown').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
+}
+
+/** The client address: X-Real-IP when the request comes from a trusted reverse proxy, else the socket's. */
+function clientIp(req: express.Request, trusted: ReadonlySet<string>): string {
+  const socket = socketAddress(req);
+  if (!trusted.has(socket)) return socket;
   const header = req.headers['x-real-ip'];
   const value = (Array.isArray(header) ? header[0] : header)?.trim();
-  return value || req.socket.remoteAddress || 'unknown';
+  return value || socket;
 }
 
 export function createApp(ctx: AppContext): express.Express {
@@ -53,16 +60,17 @@ export function createApp(ctx: AppContext): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   const limitLogged = new Map<string, number>();
+  const trusted = new Set(ctx.config.trustedProxies);
   app.use(
     rateLimit({
       windowMs: 60_000,
       limit: ctx.config.rateLimitPerMinute,
       standardHeaders: 'draft-7',
       legacyHeaders: false,
-      keyGenerator: (req) => ipKeyGenerator(clientIp(req)),
+      keyGenerator: (req) => ipKeyGenerator(clientIp(req, trusted)),
       validate: { keyGeneratorIpFallback: false },
       handler: (req, res) => {
-        const ip = clientIp(req);
+        const ip = clientIp(req, trusted);
         const now = Date.now();
         if ((limitLogged.get(ip) ?? 0) < now - 60_000) {
           limitLogged.set(ip, now);

@@ -19,6 +19,8 @@ export interface CoordinatorConfig {
   agentGraceSeconds: number;
   /** Page the ripper's free application key (ripperAppKey) is read from once a day. */
   ripperKeyUrl: string;
+  /** Addresses whose X-Real-IP header is believed (the reverse proxy); from others it is ignored. */
+  trustedProxies: string[];
 }
 
 /** Everything an agent reads from its environment, validated once at start. */
@@ -95,6 +97,7 @@ export function readCoordinatorConfig(env: Env): CoordinatorConfig {
     jikanBaseUrl: url(env, 'JIKAN_BASE_URL', 'https://api.jikan.moe/v4') as string,
     rateLimitPerMinute: positiveInt(env, 'RATE_LIMIT_PER_MINUTE', 600),
     agentGraceSeconds: positiveInt(env, 'AGENT_GRACE_SECONDS', 20),
+    trustedProxies: (env.TRUSTED_PROXIES ?? '127.0.0.1,::1').split(',').map((a) => a.trim()).filter(Boolean),
     ripperKeyUrl: url(env, 'RIPPER_KEY_URL', 'https://forum.makemkv.com/forum/viewtopic.php?f=5&t=1053') as string,
   };
 }

@@ -19,6 +19,14 @@ describe('API limits', () => {
     assert.equal(c.proc.lines.filter((l) => /rate limit hit by 192\.0\.2\.10/.test(l)).length, 1, 'one log line per client per minute');
   });
 
+  it('ignores X-Real-IP from a client that is not a trusted proxy', async () => {
+    const c = await startCoordinator(world(), { RATE_LIMIT_PER_MINUTE: '3', TRUSTED_PROXIES: '192.0.2.1' });
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await api(c.url, 'GET', '/jobs', undefined, { 'X-Real-IP': `198.51.100.${i}` })).status);
+    assert.deepEqual(statuses, [200, 200, 200, 429, 429], 'a new header per request does not dodge the limit');
+    await waitFor('the log line', async () => c.proc.lines.some((l) => /rate limit hit by 127\.0\.0\.1/.test(l)), 5000);
+  });
+
   it('answers unknown paths outside /api and bad settings with plain text', async () => {
     const c = await startCoordinator(world());
     const root = await api(c.url.replace(/\/api$/, ''), 'GET', '/jobs');

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// One process for a single-host home: the coordinator with its embedded broker plus a local agent.
+// One process for a single-host home: the coordinator with its embedded broker plus a local agent,
+// whose log lines land in the same log (GET /logs).
 import { readAgentConfig, readCoordinatorConfig } from '../shared/config.js';
 import { Logger } from '../shared/log.js';
 import { runService } from '../shared/service.js';
@@ -11,7 +12,7 @@ await runService(log, async () => {
   const coordinatorConfig = readCoordinatorConfig(process.env);
   const agentConfig = readAgentConfig(process.env);
   const coordinator = await startCoordinator(coordinatorConfig, log);
-  const agent = await startAgent({ ...agentConfig, mqttUrl: coordinatorConfig.mqttUrl ? agentConfig.mqttUrl : coordinator.mqttUrl }, new Logger('agent'));
+  const agent = await startAgent({ ...agentConfig, mqttUrl: coordinatorConfig.mqttUrl ? agentConfig.mqttUrl : coordinator.mqttUrl }, log.child('agent'));
   log.info(`Ripwerk is up: API at http://localhost:${coordinator.port}/api (agent ${agent.node})`);
   return {
     async stop() {

@@ -152,6 +152,29 @@ export async function startCoordinator(w: World, extra: Record<string, string> =
   return { proc, url: `http://127.0.0.1:${port}/api`, port, mqttPort, mqttUrl: extra.MQTT_URL ?? `mqtt://127.0.0.1:${mqttPort}`, env };
 }
 
+/** The all-in-one process (what `npm start` runs): coordinator, embedded broker and one agent with an image drive. */
+export async function startAllInOne(w: World, name: string): Promise<CoordinatorHandle & { driveDir: string }> {
+  const port = await freePort();
+  const mqttPort = await freePort();
+  const driveDir = path.join(w.root, `drive-${name}`);
+  fs.mkdirSync(driveDir, { recursive: true });
+  const env = {
+    PORT: String(port),
+    MQTT_PORT: String(mqttPort),
+    DATA_DIR: path.join(w.root, 'all-in-one-data'),
+    MEDIA_ROOT: w.media,
+    RAW_DIR: w.raw,
+    DRIVES: `image:${driveDir}`,
+    WORKER_NAME: name,
+    MAKEMKVCON: '/nonexistent/makemkvcon',
+    MAKEMKV_DATA_DIR: path.join(w.root, `home-${name}`, '.MakeMKV'),
+    RIPPER_KEY_URL: 'http://127.0.0.1:9/',
+  };
+  const proc = startNode('ripwerk', 'coordinator/cli-all-in-one.js', env);
+  await proc.waitForLine(/Ripwerk is up/);
+  return { proc, url: `http://127.0.0.1:${port}/api`, port, mqttPort, mqttUrl: `mqtt://127.0.0.1:${mqttPort}`, env, driveDir };
+}
+
 export interface AgentHandle {
   proc: Proc;
   name: string;

@@ -1,0 +1,25 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { api, dvdImage, insertDisc, startAllInOne, stopAll, waitFor, waitForStatus, world, type JobJson } from './harness.js';
+
+interface LogEntry { source: string; level: string; message: string; job_id: string | null }
+
+describe('all-in-one process (npm start)', () => {
+  after(stopAll);
+
+  it('rips a disc end to end and keeps the local agent\'s log lines in GET /logs', async () => {
+    const w = world();
+    const c = await startAllInOne(w, 'home');
+    assert.equal((await api(c.url, 'PUT', '/settings', { transcodePreset: 'Very Fast 480p30' })).status, 200);
+    insertDisc(c.driveDir, dvdImage('HOME_MOVIE', [6]));
+    const device = 'home-drive-home';
+    await waitFor('the disc', async () => (await api<{ name: string; disc: unknown }[]>(c.url, 'GET', '/devices')).body.find((d) => d.name === device && d.disc), 30_000);
+    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
+    assert.equal(created.status, 201, created.text);
+    await waitForStatus(c.url, created.body.id, ['completed']);
+    const logs = (await api<LogEntry[]>(c.url, 'GET', '/logs?limit=500')).body;
+    assert.ok(logs.some((l) => l.source === 'agent' && /drive drive-home: disc present at start|drive drive-home: disc inserted: "Home Movie"/.test(l.message)), logs.map((l) => `${l.source}: ${l.message}`).join('\n'));
+    assert.ok(logs.some((l) => l.source === 'agent' && l.job_id === created.body.id && /accepted worker.tasks.rip_disc/.test(l.message)));
+    assert.ok(logs.some((l) => l.source === 'dispatcher' && l.job_id === created.body.id && /^finished: 1 file\(s\)/.test(l.message)));
+  });
+});

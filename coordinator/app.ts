@@ -23,10 +23,12 @@ import { RipperAppKeyRefresher } from './ripper-app-key.js';
 import { devicesRouter } from './routes/devices.js';
 import { jobsRouter } from './routes/jobs.js';
 import { logsRouter } from './routes/logs.js';
+import { notificationsRouter } from './routes/notifications.js';
 import { settingsRouter } from './routes/settings.js';
 import { systemRouter } from './routes/system.js';
 import { workersRouter } from './routes/workers.js';
 import { SettingsStore } from './settings-store.js';
+import { Notifier } from './webhook.js';
 
 const KEEP_LOG_ROWS = 20_000;
 
@@ -92,6 +94,7 @@ export function createApp(ctx: AppContext): express.Express {
   api.use(settingsRouter(ctx));
   api.use(workersRouter(ctx));
   api.use(logsRouter(ctx));
+  api.use(notificationsRouter(ctx));
   app.use(API_PREFIX, api);
   app.use((req, res) => sendText(res, 404, `no such endpoint: ${req.method} ${req.originalUrl.split('?')[0]} (the API lives under ${API_PREFIX})`));
   app.use(errorHandler(ctx.log));
@@ -120,7 +123,9 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   const discs: DiscWatch = new DiscWatch(db, settings, prescan, (req) => createRipJob(ctx, req), log.child('discs'));
   const keys = new KeyStore(config.dataDir);
   dispatcher.keys = keys;
-  const ctx: AppContext = { config, db, jobs, settings, fleet, dispatcher, raw, discs, keys, log };
+  const notifier = new Notifier(settings, log.child('webhook'));
+  dispatcher.onJobEnd = (job) => notifier.jobEnded(job);
+  const ctx: AppContext = { config, db, jobs, settings, fleet, dispatcher, raw, discs, keys, notifier, log };
   const appKey = new RipperAppKeyRefresher(settings, config.ripperKeyUrl, () => void dispatcher.publishKeys(), log.child('ripper-key'));
   dispatcher.onDriveState = (entry) => discs.onDrive(entry);
 

@@ -8,6 +8,7 @@ import type { JobsStore } from './jobs-store.js';
 import type { KeyStore } from './key-store.js';
 import type { RawDataFinder } from './raw-data.js';
 import type { SettingsStore } from './settings-store.js';
+import type { Notifier } from './webhook.js';
 
 /** What the routers share: one per coordinator process. */
 export interface AppContext {
@@ -20,5 +21,6 @@ export interface AppContext {
   raw: RawDataFinder;
   discs: DiscWatch;
   keys: KeyStore;
+  notifier: Notifier;
   log: Logger;
 }

@@ -14,6 +14,7 @@ export const SETTING_DEFAULTS = {
   mediaServerUrl: '',
   mediaServerKey: '',
   webhookUrl: '',
+  webhookKind: 'auto',
   tmdbApiKey: '',
   omdbApiKey: '',
   quickPickMovies: 'Filme',

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { Router } from 'express';
 import type { AppContext } from '../context.js';
 import { HttpError, mediaDir, objectBody } from '../http.js';
+import { WEBHOOK_KINDS } from '../webhook.js';
 import { SECRET_MASK, SECRET_SETTINGS, SettingsError, isSettingName, validateSetting, type Settings } from '../settings-store.js';
 
 /** /settings: the key-value settings; secrets are shown masked and a masked value sent back keeps the stored one. */
@@ -21,6 +22,11 @@ export function settingsRouter(ctx: AppContext): Router {
         if (err instanceof SettingsError) throw new HttpError(400, err.message);
         throw err;
       }
+    }
+    if (values.webhookKind !== undefined && !WEBHOOK_KINDS.includes(values.webhookKind)) throw new HttpError(400, `webhookKind must be one of ${WEBHOOK_KINDS.join(', ')}`);
+    if (values.webhookUrl) {
+      const ok = URL.canParse(values.webhookUrl) && /^https?:$/.test(new URL(values.webhookUrl).protocol);
+      if (!ok) throw new HttpError(400, 'webhookUrl must be an http or https URL');
     }
     // Folders are checked like the paths of POST /jobs: under MEDIA_ROOT, no "..", no symlink escape.
     if (values.workDir) values.workDir = await mediaDir(ctx.config.mediaRoot, values.workDir, 'workDir');

@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { api, dvdImage, freePort, insertDisc, startAgent, startCoordinator, stopAll, waitFor, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type JobJson, type World } from './harness.js';
+
+interface Hit { method: string; url: string; type: string; body: string }
+
+describe('webhooks on job end and the test notification', () => {
+  let w: World;
+  let c: CoordinatorHandle;
+  let flur: AgentHandle;
+  let target: http.Server;
+  let base: string;
+  const hits: Hit[] = [];
+  let answer = 204;
+
+  before(async () => {
+    target = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        hits.push({ method: req.method ?? '', url: req.url ?? '', type: req.headers['content-type'] ?? '', body: Buffer.concat(chunks).toString('utf8') });
+        res.statusCode = answer;
+        res.end();
+      });
+    });
+    const port = await freePort();
+    await new Promise<void>((resolve) => target.listen(port, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${port}`;
+    w = world();
+    c = await startCoordinator(w);
+    flur = await startAgent(w, c.mqttUrl, 'flur');
+    assert.equal((await api(c.url, 'PUT', '/settings', { transcodeEnabled: false, autoEject: false })).status, 200);
+  });
+  after(async () => {
+    target.close();
+    await stopAll();
+  });
+
+  it('refuses a test without a webhook, and a webhook that is no http URL', async () => {
+    const none = await api(c.url, 'POST', '/notifications/test');
+    assert.equal(none.status, 409);
+    assert.equal(none.text, 'no webhook is set: save webhookUrl in the settings first\n');
+    assert.equal((await api(c.url, 'PUT', '/settings', { webhookUrl: 'ftp://x/y' })).status, 400);
+    assert.equal((await api(c.url, 'PUT', '/settings', { webhookKind: 'telegram' })).status, 400);
+  });
+
+  it('posts Discord JSON {content} when a job ends, and the test message', async () => {
+    assert.equal((await api(c.url, 'PUT', '/settings', { webhookUrl: `${base}/api/webhooks/42/secret-token` })).status, 200);
+    insertDisc(flur.driveDir, dvdImage('HOOK_MOVIE', [6]));
+    const device = 'flur-drive-flur';
+    await waitFor('the disc', async () => (await api<{ name: string; disc: unknown }[]>(c.url, 'GET', '/devices')).body.find((d) => d.name === device && d.disc), 30_000);
+    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device, year: 2020 });
+    await waitForStatus(c.url, created.body.id, ['completed']);
+    const hit = await waitFor('the webhook', async () => hits.find((h) => h.url === '/api/webhooks/42/secret-token'));
+    assert.equal(hit.type, 'application/json');
+    assert.deepEqual(JSON.parse(hit.body), { content: `Ripwerk: "Hook Movie" is ready in ${path.join(w.media, 'Filme', 'Hook Movie (2020)')}` });
+    const test = await api<{ sent: boolean; kind: string; status: number }>(c.url, 'POST', '/notifications/test');
+    assert.deepEqual(test.body, { sent: true, kind: 'discord', status: 204 });
+    assert.deepEqual(JSON.parse(hits.at(-1)!.body), { content: 'Ripwerk: "Ripwerk test" is test' });
+    assert.ok(!c.proc.lines.some((l) => l.includes('secret-token')), 'the webhook URL never reaches the log');
+  });
+
+  it('sends ntfy plain text with the title as query parameter', async () => {
+    assert.equal((await api(c.url, 'PUT', '/settings', { webhookUrl: `${base}/ripwerk`, webhookKind: 'ntfy' })).status, 200);
+    const test = await api<{ kind: string }>(c.url, 'POST', '/notifications/test');
+    assert.equal(test.body.kind, 'ntfy');
+    const hit = hits.at(-1)!;
+    assert.deepEqual([hit.url, hit.type, hit.body], ['/ripwerk?title=Ripwerk+test', 'text/plain; charset=utf-8', 'Ripwerk: "Ripwerk test" is test']);
+  });
+
+  it('logs a failing target, answers the test with 502, and the job still ends normally', async () => {
+    answer = 500;
+    assert.equal((await api(c.url, 'PUT', '/settings', { webhookKind: 'generic' })).status, 200);
+    const test = await api(c.url, 'POST', '/notifications/test');
+    assert.equal(test.status, 502);
+    assert.equal(test.text, 'the generic webhook answered 500\n');
+    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device: 'flur-drive-flur', titles: [7] });
+    assert.equal(created.status, 201, created.text);
+    await waitForStatus(c.url, created.body.id, ['failed']);
+    const hit = await waitFor('the generic webhook', async () => hits.find((h) => h.body.includes(created.body.id)));
+    const body = JSON.parse(hit.body) as { event: string; job: { id: string; status: string; error: string } };
+    assert.deepEqual([body.event, body.job.id, body.job.status], ['job_end', created.body.id, 'failed']);
+    assert.match(body.job.error, /no title 7/);
+    await waitFor('the warning', async () => c.proc.lines.some((l) => l.includes(`job=${created.body.id}`) && /generic webhook answered 500; the job is not affected/.test(l)));
+    assert.equal((await api<JobJson[]>(c.url, 'GET', '/jobs')).body.find((j) => j.id === created.body.id)?.status, 'failed');
+  });
+});

@@ -159,10 +159,11 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
     const loaded = drive.loaded;
     if (!loaded) throw new TaskFailure(`there is no disc in drive ${args.drive}`);
     const audio = loaded.disc.type === 'cd';
-    if (!audio && !ripper) throw new TaskFailure('this worker has no ripper: install MakeMKV, or lsdvd, dvdbackup and ffmpeg for unencrypted DVDs');
+    const videoRipper = audio ? null : ripper;
+    if (!audio && !videoRipper) throw new TaskFailure('this worker has no ripper: install MakeMKV, or lsdvd, dvdbackup and ffmpeg for unencrypted DVDs');
     emit({ type: 'rip_started', command_id: cmd.id, job_id: cmd.job_id, raw_dir: toShared(args.raw_dir) });
     const ctx = context(cmd, 'rip', signal);
-    const result = audio || !ripper ? await ripAudioCd(args, loaded.source, ctx, audioTools) : await runRip(args, loaded.source, ripper, ctx, loaded.disc);
+    const result = videoRipper ? await runRip(args, loaded.source, videoRipper, ctx, loaded.disc) : await ripAudioCd(args, loaded.source, ctx, audioTools);
     // An audio CD in a drive is ejected by abcde itself (its -x option follows auto_eject); images are moved aside here.
     if (args.auto_eject && (!audio || loaded.source.kind === 'cue')) {
       await drives.eject(args.drive).catch((err: Error) => ctx.log('warn', `auto-eject after the rip failed: ${err.message}`));

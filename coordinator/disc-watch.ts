@@ -1,5 +1,6 @@
 import type { DiscInfo } from '../shared/protocol.js';
 import type { Logger } from '../shared/log.js';
+import type { Statement } from 'better-sqlite3';
 import type { Db } from '../shared/sqlite.js';
 import type { DeviceEntry } from './fleet.js';
 import type { JobRow } from './jobs-store.js';
@@ -29,6 +30,7 @@ export interface DiscView {
  */
 export class DiscWatch {
   private readonly chains = new Map<string, Promise<void>>();
+  private readonly rippedCount: Statement<[string], { n: number }>;
 
   constructor(
     private readonly db: Db,
@@ -36,10 +38,12 @@ export class DiscWatch {
     private readonly prescan: Prescan,
     private readonly startRip: (req: RipRequest) => Promise<JobRow>,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.rippedCount = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM history WHERE fingerprint = ?');
+  }
 
   alreadyRipped(fingerprint: string): boolean {
-    return this.db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM history WHERE fingerprint = ?').get(fingerprint)!.n > 0;
+    return (this.rippedCount.get(fingerprint)?.n ?? 0) > 0;
   }
 
   view(disc: DiscInfo): DiscView {

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { BDMT_MAX_BYTES, bdmtLanguage, decodeBdmt, pickBdmtTitle, type BdmtFile } from './bdmt.js';
+import type { BdmtFile } from './bdmt.js';
 import type { DiscReader } from './disc-reader.js';
 import { isGenericLabel, titleFromLabel } from './disc-title.js';
 import { findEntry, folderTree, type DiscTree } from './disc-tree.js';
@@ -81,7 +81,10 @@ async function readUhdMarker(tree: DiscTree): Promise<boolean> {
 
 async function readBdmtTitle(tree: DiscTree): Promise<string | null> {
   const entries = await tree.list(['BDMV', 'META', 'DL']).catch(() => null);
-  const names = (entries ?? [])
+  if (!entries?.length) return null;
+  // Loaded on first use: an agent that never sees a Blu-ray does not carry the XML parser.
+  const { BDMT_MAX_BYTES, bdmtLanguage, decodeBdmt, pickBdmtTitle } = await import('./bdmt.js');
+  const names = entries
     .filter((e) => !e.isDirectory && bdmtLanguage(e.name) !== null)
     .map((e) => e.name)
     .slice(0, MAX_BDMT_FILES);

@@ -138,12 +138,19 @@ export interface NewJob {
   meta: JobMeta;
 }
 
+type Segment = Buffer | { live: string };
+
+/** Rows per cached piece of the GET /jobs body. */
+const CHUNK_ROWS = 250;
+
 /** Job rows: every write goes through here, so the serialised-row cache of GET /jobs stays right. */
 export class JobsStore {
   private readonly jsonCache = new Map<string, string>();
   private order: { id: string; created_at: string }[] | null = null;
   private liveIds = new Set<string>();
-  private segments: (Buffer | { live: string })[] | null = null;
+  private segments: Segment[] | null = null;
+  /** The segments of each CHUNK_ROWS rows of the order, kept until a row in that chunk changes. */
+  private chunks: (Segment[] | undefined)[] = [];
   /** Prepared UPDATEs by column set: progress events write the same columns again and again. */
   private readonly updateStmts = new Map<string, Statement>();
   private readonly stmts;
@@ -188,6 +195,11 @@ export class JobsStore {
   }
 
   /** Updates the given columns; `updated_at` is set. */
+  /** Runs several writes as one SQLite transaction (one commit instead of one per row). */
+  inTransaction(fn: () => void): void {
+    this.db.transaction(fn)();
+  }
+
   update(id: string, fields: Partial<Omit<JobRow, 'id' | 'created_at'>>): JobRow | undefined {
     const entries = Object.entries({ ...fields, updated_at: this.nowIso() });
     const columns = entries.map(([k]) => k).join(',');
@@ -257,21 +269,36 @@ export class JobsStore {
     return Buffer.concat(parts);
   }
 
-  /** "[", runs of finished rows as one buffer each (with their commas), live rows as markers, "]". */
-  private buildSegments(): (Buffer | { live: string })[] {
+  /**
+   * "[", runs of finished rows as one buffer each (with their commas), live rows as markers, "]".
+   * Built per chunk of CHUNK_ROWS rows: a changed row costs its chunk, not the whole list.
+   */
+  private buildSegments(): Segment[] {
     const order = this.loadOrder();
+    const out: Segment[] = [Buffer.from('[')];
+    for (let start = 0, c = 0; start < order.length; start += CHUNK_ROWS, c++) {
+      let chunk = this.chunks[c];
+      if (!chunk) {
+        chunk = this.buildChunk(order, start, Math.min(order.length, start + CHUNK_ROWS));
+        this.chunks[c] = chunk;
+      }
+      out.push(...chunk);
+    }
+    out.push(Buffer.from(']'));
+    return out;
+  }
+
+  private buildChunk(order: { id: string }[], from: number, to: number): Segment[] {
     const now = this.clock();
-    const out: (Buffer | { live: string })[] = [];
+    const out: Segment[] = [];
     let run: string[] = [];
-    let first = true;
     const flush = (): void => {
       if (run.length) out.push(Buffer.from(run.join('')));
       run = [];
     };
-    run.push('[');
-    for (const { id } of order) {
-      const sep = first ? '' : ',';
-      first = false;
+    for (let i = from; i < to; i++) {
+      const { id } = order[i];
+      const sep = i === 0 ? '' : ',';
       if (this.liveIds.has(id)) {
         run.push(sep);
         flush();
@@ -286,7 +313,6 @@ export class JobsStore {
       }
       run.push(sep, json);
     }
-    run.push(']');
     flush();
     return out;
   }
@@ -310,9 +336,11 @@ export class JobsStore {
     const stillLive = row !== undefined && isLive(row.status) && this.liveIds.has(id);
     if (!stillLive) this.segments = null;
     const at = this.order.findIndex((e) => e.id === id);
+    const wasLive = this.liveIds.has(id);
     if (!row) {
       if (at >= 0) this.order.splice(at, 1);
       this.liveIds.delete(id);
+      this.chunks = [];
       return;
     }
     if (at < 0) {
@@ -320,8 +348,12 @@ export class JobsStore {
       let i = 0;
       while (i < this.order.length && (this.order[i].created_at > row.created_at || (this.order[i].created_at === row.created_at && this.order[i].id < id))) i++;
       this.order.splice(i, 0, { id, created_at: row.created_at });
+      this.chunks = [];
+    } else if (!stillLive) {
+      this.chunks[Math.floor(at / CHUNK_ROWS)] = undefined;
     }
     if (isLive(row.status)) this.liveIds.add(id);
     else this.liveIds.delete(id);
+    if (wasLive !== isLive(row.status) && at >= 0) this.chunks[Math.floor(at / CHUNK_ROWS)] = undefined;
   }
 }

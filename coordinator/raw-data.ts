@@ -15,9 +15,43 @@ export interface RawFinding {
   checked_at: string | null;
 }
 
-// Prints "<bytes>\t<dir>" for the first candidate that is a directory; nothing when none is.
-// du's exit status is passed on: a folder that is there but cannot be measured is not "absent".
-const PROBE_SCRIPT = 'for d in "$@"; do if [ -d "$d" ]; then du -sb -- "$d"; exit $?; fi; done; exit 0';
+/**
+ * One probe process for many jobs. Arguments: each job's candidate folders followed by "". For job
+ * number i it prints "i<TAB>absent" when no candidate is a folder, "i<TAB><bytes><TAB><dir>" for the
+ * first folder (du prints its total even when it could not read everything below: the folder is
+ * there), or "i<TAB>unclear" when du measured nothing.
+ */
+const PROBE_SCRIPT = [
+  'i=0; found=0',
+  'for d in "$@"; do',
+  '  if [ -z "$d" ]; then [ "$found" = 0 ] && printf "%s\\tabsent\\n" "$i"; i=$((i+1)); found=0; continue; fi',
+  '  [ "$found" = 1 ] && continue',
+  '  if [ -d "$d" ]; then',
+  '    found=1; out=$(du -sb -- "$d" 2>/dev/null)',
+  '    if [ -n "$out" ]; then printf "%s\\t%s\\n" "$i" "$out"; else printf "%s\\tunclear\\n" "$i"; fi',
+  '  fi',
+  'done',
+  'exit 0',
+].join('\n');
+
+/** Jobs per probe process in the background sweep. */
+const SWEEP_BATCH = 64;
+
+type Probe = { state: RawState; path: string | null; size: number | null };
+const UNCLEAR: Probe = { state: 'unclear', path: null, size: null };
+
+/** The answers of one probe process, by job number; null when it did not finish within the limit. */
+export function parseProbeOutput(stdout: string, count: number): Probe[] {
+  const out: Probe[] = Array.from({ length: count }, () => UNCLEAR);
+  for (const line of stdout.split('\n')) {
+    const m = /^(\d+)\t(absent|unclear|(\d+)\t(.*))$/.exec(line);
+    if (!m || Number(m[1]) >= count) continue;
+    const i = Number(m[1]);
+    if (m[2] === 'absent') out[i] = { state: 'absent', path: null, size: null };
+    else if (m[3] !== undefined) out[i] = { state: 'present', path: m[4], size: Number(m[3]) };
+  }
+  return out;
+}
 
 /**
  * Finds the raw data of a job: a directory named exactly like the job id in the container default,
@@ -41,26 +75,33 @@ export class RawDataFinder {
     return [...new Set(dirs)];
   }
 
-  async probe(dirs: string[]): Promise<{ state: RawState; path: string | null; size: number | null }> {
+  /**
+   * Probes several jobs' candidate folders in one child process with the hard time limit; null when
+   * it did not finish in time (a hanging mount), so the caller can tell the slow one apart.
+   */
+  async probeMany(groups: string[][]): Promise<Probe[] | null> {
+    // An empty argument ends a job's list: candidates are absolute paths, never empty.
+    const args = groups.flatMap((dirs) => [...dirs.filter((d) => d !== ''), '']);
     try {
       // runTool stops the whole process group at the limit: a du stuck on a dead mount included.
-      const result = await runTool('sh', ['-c', PROBE_SCRIPT, 'probe', ...dirs], { timeoutMs: PROBE_TIMEOUT_MS, captureStdout: true });
-      const line = result.stdout.split('\n').find((l) => l.includes('\t'));
-      if (line) {
-        // du prints the total even when it could not read everything below (exit 1): the folder is there.
-        const [size, dir] = line.split('\t');
-        return { state: 'present', path: dir, size: Number(size) };
-      }
-      if (result.exitCode !== 0) return { state: 'unclear', path: null, size: null };
-      return { state: 'absent', path: null, size: null };
+      const result = await runTool('sh', ['-c', PROBE_SCRIPT, 'probe', ...args], { timeoutMs: PROBE_TIMEOUT_MS, captureStdout: true });
+      if (result.exitCode !== 0) return null;
+      return parseProbeOutput(result.stdout, groups.length);
     } catch {
-      return { state: 'unclear', path: null, size: null };
+      return null;
     }
+  }
+
+  async probe(dirs: string[]): Promise<Probe> {
+    return (await this.probeMany([dirs]))?.[0] ?? UNCLEAR;
   }
 
   /** Probes one job and stores the answer; "unclear" keeps the last known answer. */
   async refresh(job: JobRow): Promise<RawFinding> {
-    const found = await this.probe(this.candidates(job));
+    return this.store(job, await this.probe(this.candidates(job)));
+  }
+
+  private store(job: JobRow, found: Probe): RawFinding {
     const now = new Date().toISOString();
     if (found.state === 'unclear') {
       this.log.warn(`raw-data probe for job ${job.id} timed out; keeping the last answer (${job.raw_state ?? 'unknown'})`, job.id);
@@ -74,16 +115,26 @@ export class RawDataFinder {
     return { state: found.state, path: found.state === 'present' ? found.path : null, size_bytes: found.size, checked_at: now };
   }
 
+  /**
+   * One sweep: the finished jobs in batches of SWEEP_BATCH per probe process; a batch that runs into
+   * the time limit is probed again job by job, so one dead mount does not blur the others' answers.
+   */
+  async sweep(): Promise<void> {
+    const due = this.jobs.all().filter((job) => job.status === 'failed' || job.status === 'canceled' || (job.status === 'completed' && job.raw_state === 'present'));
+    for (let i = 0; i < due.length; i += SWEEP_BATCH) {
+      const batch = due.slice(i, i + SWEEP_BATCH);
+      const found = await this.probeMany(batch.map((job) => this.candidates(job)));
+      if (found) this.jobs.inTransaction(() => batch.forEach((job, k) => this.store(job, found[k])));
+      else for (const job of batch) await this.refresh(job);
+      // Let waiting requests in between batches.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+
   /** The background loop: every 30 s the finished jobs are probed again. */
   start(): void {
-    const run = async (): Promise<void> => {
-      for (const job of this.jobs.all()) {
-        if (job.status !== 'failed' && job.status !== 'canceled' && !(job.status === 'completed' && job.raw_state === 'present')) continue;
-        await this.refresh(job);
-      }
-    };
     const loop = (): void => {
-      void run()
+      void this.sweep()
         .catch((err: Error) => this.log.warn(`raw-data refresh failed: ${err.message}`))
         .finally(() => {
           if (this.timer !== null) this.timer = setTimeout(loop, REFRESH_MS);

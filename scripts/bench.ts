@@ -469,9 +469,10 @@ async function joblist(): Promise<void> {
   const bareHttp = await sampleGets(bare.url, LIST_REQUESTS);
   await bare.proc.kill();
 
-  // The raw-data sweep starts 30 s after the start; sample while it runs, then read from the rows
-  // (raw_checked_at) when it ran, to count the samples that fell inside it.
-  await sleep(Math.max(0, startedAt + 31_000 - Date.now()));
+  // The raw-data sweep starts 30 s after the start and takes about a second (batched probes): sample
+  // from just before it until after it, then read from the rows (raw_checked_at) when it ran, to
+  // count the samples that fell inside it.
+  await sleep(Math.max(0, startedAt + 29_500 - Date.now()));
   const sweepTimes: { at: number; ms: number }[] = [];
   for (let i = 0; i < LIST_REQUESTS; i++) {
     const r = await timedGet(url);

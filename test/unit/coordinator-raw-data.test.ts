@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { JobsStore } from '../../coordinator/jobs-store.js';
 import { coordinatorMigrations } from '../../coordinator/migrations.js';
-import { RawDataFinder } from '../../coordinator/raw-data.js';
+import { parseProbeOutput, RawDataFinder } from '../../coordinator/raw-data.js';
 import { SettingsStore } from '../../coordinator/settings-store.js';
 import { Logger } from '../../shared/log.js';
 import { openDatabase } from '../../shared/sqlite.js';
@@ -38,6 +38,31 @@ async function withFakeDu<T>(dir: string, script: string, fn: () => Promise<T>):
     process.env.PATH = oldPath;
   }
 }
+
+describe('RawDataFinder.probeMany (one process for a sweep batch)', () => {
+  it('answers each job on its own, in order', async () => {
+    const { rawDir, finder } = setup();
+    const present = path.join(rawDir, 'job-a');
+    fs.mkdirSync(present);
+    fs.writeFileSync(path.join(present, 'x.mkv'), Buffer.alloc(100_000));
+    const file = path.join(rawDir, 'job-b');
+    fs.writeFileSync(file, 'x');
+    const odd = path.join(rawDir, 'with\ttab and -- dashes');
+    fs.mkdirSync(odd);
+    const found = await finder.probeMany([[path.join(rawDir, 'nope')], [path.join(rawDir, 'missing'), present], [file], [], ['--', odd]]);
+    assert.ok(found);
+    assert.deepEqual(found.map((f) => [f.state, f.path]), [['absent', null], ['present', present], ['absent', null], ['absent', null], ['present', odd]]);
+    assert.ok((found[1].size ?? 0) >= 100_000);
+  });
+
+  it('reads only well-formed answer lines', () => {
+    assert.deepEqual(parseProbeOutput('0\tabsent\n1\t512\t/r/j\ngarbage\n7\tabsent\n', 3), [
+      { state: 'absent', path: null, size: null },
+      { state: 'present', path: '/r/j', size: 512 },
+      { state: 'unclear', path: null, size: null },
+    ]);
+  });
+});
 
 describe('RawDataFinder.probe', () => {
   it('finds a present folder with its size in bytes', async () => {

@@ -86,17 +86,36 @@ export function releaseFileName(dir: string, name: string): void {
   claimed.delete(path.join(dir, name));
 }
 
-/** Moves a file: rename first; across devices copy, check the size, then remove the original. */
-export async function moveFile(from: string, to: string): Promise<void> {
+/** 1.2 GB, 300.0 MB: a size for a message. */
+function sizeText(bytes: number): string {
+  return bytes >= 1e9 ? `${(bytes / 1e9).toFixed(1)} GB` : `${(bytes / 1e6).toFixed(1)} MB`;
+}
+
+/** Free bytes for an unprivileged writer in the file system holding dir. */
+export async function freeSpace(dir: string): Promise<number> {
+  const st = await fs.statfs(dir);
+  return st.bavail * st.bsize;
+}
+
+/**
+ * Moves a file: rename first; across file systems check the free space at the target, copy, check
+ * the size, then remove the original. A refusal or a failed copy leaves the original where it was.
+ */
+export async function moveFile(from: string, to: string, free: (dir: string) => Promise<number> = freeSpace): Promise<void> {
   try {
     await fs.rename(from, to);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+    const size = (await fs.stat(from)).size;
+    const available = await free(path.dirname(to));
+    if (size > available) {
+      throw new Error(`not enough free space in ${path.dirname(to)} to move ${path.basename(from)} there: ${sizeText(size)} needed, ${sizeText(available)} free`);
+    }
     await fs.copyFile(from, to);
-    const [a, b] = await Promise.all([fs.stat(from), fs.stat(to)]);
-    if (a.size !== b.size) {
+    const copied = (await fs.stat(to)).size;
+    if (copied !== size) {
       await fs.rm(to, { force: true });
-      throw new Error(`copy of ${path.basename(from)} is incomplete (${b.size} of ${a.size} bytes)`);
+      throw new Error(`copy of ${path.basename(from)} is incomplete (${copied} of ${size} bytes)`);
     }
     await fs.rm(from);
   }

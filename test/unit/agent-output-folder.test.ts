@@ -206,6 +206,28 @@ describe('moveFile', () => {
       fs.rmSync(other, { recursive: true, force: true });
     }
   });
+
+  it('refuses a cross-device move the target has no room for, keeping the original', { skip: crossDevice ? false : 'no second file system at /dev/shm' }, async () => {
+    const other = fs.mkdtempSync(path.join(shm, 'ripwerk-move-'));
+    try {
+      const from = path.join(target(), 'big.mkv');
+      fs.writeFileSync(from, Buffer.alloc(300_000, 7));
+      const to = path.join(other, 'big.mkv');
+      const asked: string[] = [];
+      await assert.rejects(
+        moveFile(from, to, async (dir) => {
+          asked.push(dir);
+          return 100_000;
+        }),
+        { message: `not enough free space in ${other} to move big.mkv there: 0.3 MB needed, 0.1 MB free` },
+      );
+      assert.deepEqual(asked, [other]);
+      assert.equal(fs.statSync(from).size, 300_000);
+      assert.equal(fs.existsSync(to), false);
+    } finally {
+      fs.rmSync(other, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('removeIfEmpty', () => {

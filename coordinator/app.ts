@@ -15,6 +15,7 @@ import { Fleet } from './fleet.js';
 import { errorHandler, sendText } from './http.js';
 import { JobsStore } from './jobs-store.js';
 import { KeyStore } from './key-store.js';
+import { LibraryRefresher } from './library-refresh.js';
 import { coordinatorMigrations } from './migrations.js';
 import { noLookup, Prescan } from './prescan.js';
 import { RawDataFinder } from './raw-data.js';
@@ -124,7 +125,11 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   const keys = new KeyStore(config.dataDir);
   dispatcher.keys = keys;
   const notifier = new Notifier(settings, log.child('webhook'));
-  dispatcher.onJobEnd = (job) => notifier.jobEnded(job);
+  const refresher = new LibraryRefresher(settings, log.child('media-server'));
+  dispatcher.onJobEnd = (job) => {
+    notifier.jobEnded(job);
+    refresher.jobEnded(job);
+  };
   const ctx: AppContext = { config, db, jobs, settings, fleet, dispatcher, raw, discs, keys, notifier, log };
   const appKey = new RipperAppKeyRefresher(settings, config.ripperKeyUrl, () => void dispatcher.publishKeys(), log.child('ripper-key'));
   dispatcher.onDriveState = (entry) => discs.onDrive(entry);

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { Router } from 'express';
 import type { AppContext } from '../context.js';
 import { HttpError, mediaDir, objectBody } from '../http.js';
+import { MEDIA_SERVER_KINDS } from '../library-refresh.js';
 import { WEBHOOK_KINDS } from '../webhook.js';
 import { SECRET_MASK, SECRET_SETTINGS, SettingsError, isSettingName, validateSetting, type Settings } from '../settings-store.js';
 
@@ -23,6 +24,8 @@ export function settingsRouter(ctx: AppContext): Router {
         throw err;
       }
     }
+    if (values.mediaServerType !== undefined && !MEDIA_SERVER_KINDS.includes(values.mediaServerType)) throw new HttpError(400, 'mediaServerType must be jellyfin, emby, plex, kodi or empty');
+    if (values.mediaServerUrl && !(URL.canParse(values.mediaServerUrl) && /^https?:$/.test(new URL(values.mediaServerUrl).protocol))) throw new HttpError(400, 'mediaServerUrl must be an http or https URL');
     if (values.webhookKind !== undefined && !WEBHOOK_KINDS.includes(values.webhookKind)) throw new HttpError(400, `webhookKind must be one of ${WEBHOOK_KINDS.join(', ')}`);
     if (values.webhookUrl) {
       const ok = URL.canParse(values.webhookUrl) && /^https?:$/.test(new URL(values.webhookUrl).protocol);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { api, dvdImage, freePort, insertDisc, startAgent, startCoordinator, stopAll, waitFor, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type JobJson, type World } from './harness.js';
 
-interface Hit { method: string; url: string; type: string; body: string }
+interface Hit { method: string; url: string; type: string; body: string; auth: string }
 
 describe('webhooks on job end and the test notification', () => {
   let w: World;
@@ -20,7 +20,7 @@ describe('webhooks on job end and the test notification', () => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        hits.push({ method: req.method ?? '', url: req.url ?? '', type: req.headers['content-type'] ?? '', body: Buffer.concat(chunks).toString('utf8') });
+        hits.push({ method: req.method ?? '', url: req.url ?? '', type: req.headers['content-type'] ?? '', body: Buffer.concat(chunks).toString('utf8'), auth: req.headers.authorization ?? '' });
         res.statusCode = answer;
         res.end();
       });
@@ -85,5 +85,26 @@ describe('webhooks on job end and the test notification', () => {
     assert.match(body.job.error, /no title 7/);
     await waitFor('the warning', async () => c.proc.lines.some((l) => l.includes(`job=${created.body.id}`) && /generic webhook answered 500; the job is not affected/.test(l)));
     assert.equal((await api<JobJson[]>(c.url, 'GET', '/jobs')).body.find((j) => j.id === created.body.id)?.status, 'failed');
+  });
+
+  it('asks the media server for a library scan after a finished rip, and a failing server never touches the job', async () => {
+    assert.equal((await api(c.url, 'PUT', '/settings', { mediaServerType: 'nope' })).status, 400);
+    assert.equal((await api(c.url, 'PUT', '/settings', { webhookUrl: '', mediaServerType: 'jellyfin', mediaServerUrl: `${base}/jf`, mediaServerKey: 'jf-secret' })).status, 200);
+    const run = async (): Promise<string> => {
+      const created = await api<JobJson>(c.url, 'POST', '/jobs', { device: 'flur-drive-flur', titles: [1] });
+      assert.equal(created.status, 201, created.text);
+      assert.equal((await waitForStatus(c.url, created.body.id, ['completed'])).status, 'completed');
+      return created.body.id;
+    };
+    answer = 500;
+    const failing = await run();
+    await waitFor('the refresh warning', async () => c.proc.lines.some((l) => l.includes(`job=${failing}`) && /jellyfin library refresh failed: it answered 500; the job is not affected/.test(l)));
+    answer = 204;
+    const ok = await run();
+    await waitFor('the refresh note', async () => c.proc.lines.some((l) => l.includes(`job=${ok}`) && /jellyfin library refresh requested/.test(l)));
+    const refreshes = hits.filter((h) => h.url === '/jf/Library/Refresh');
+    assert.equal(refreshes.length, 2);
+    assert.deepEqual([refreshes[1].method, refreshes[1].auth], ['POST', 'MediaBrowser Token="jf-secret"']);
+    assert.ok(!c.proc.lines.some((l) => l.includes('jf-secret')), 'the key never reaches the log');
   });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { refreshRequest } from '../../coordinator/library-refresh.js';
 import { noticeText, webhookKind, webhookRequest, type JobNotice } from '../../coordinator/webhook.js';
 
 const done: JobNotice = { id: 'j1', title: 'Heat', status: 'completed', error: null, output_path: '/media/Filme/Heat (1995)', device: 'wz-sr0', finished_at: '2026-11-23T04:00:00.000Z' };
@@ -27,5 +28,19 @@ describe('webhooks', () => {
     assert.equal(ntfy.body, 'Ripwerk: "Heat" is ready in /media/Filme/Heat (1995)');
     assert.deepEqual(JSON.parse(webhookRequest('generic', 'http://x/hook', failed).body), { event: 'job_end', job: failed });
     assert.equal(noticeText({ ...done, status: 'canceled' }), 'Ripwerk: "Heat" was canceled');
+  });
+});
+
+describe('media server library refresh', () => {
+  it('asks each server the way it takes it, with its key', () => {
+    assert.deepEqual(refreshRequest('jellyfin', 'http://nas:8096/', 'abc123', false), { url: 'http://nas:8096/Library/Refresh', method: 'POST', headers: { authorization: 'MediaBrowser Token="abc123"' } });
+    assert.deepEqual(refreshRequest('emby', 'http://nas:8096', 'abc123', false), { url: 'http://nas:8096/Library/Refresh', method: 'POST', headers: { 'x-emby-token': 'abc123' } });
+    assert.deepEqual(refreshRequest('plex', 'http://nas:32400', 'tok', false), { url: 'http://nas:32400/library/sections/all/refresh', method: 'GET', headers: { 'x-plex-token': 'tok' } });
+    const kodi = refreshRequest('kodi', 'http://htpc:8080', 'kodi:secret', true);
+    assert.equal(kodi.url, 'http://htpc:8080/jsonrpc');
+    assert.equal(kodi.headers.authorization, `Basic ${Buffer.from('kodi:secret').toString('base64')}`);
+    assert.deepEqual(JSON.parse(kodi.body ?? ''), { jsonrpc: '2.0', method: 'AudioLibrary.Scan', id: 1 });
+    assert.equal(JSON.parse(refreshRequest('kodi', 'http://htpc:8080', '', false).body ?? '').method, 'VideoLibrary.Scan');
+    assert.deepEqual(refreshRequest('jellyfin', 'http://nas:8096', '', false).headers, {});
   });
 });

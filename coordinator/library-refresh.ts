@@ -1,0 +1,68 @@
+import type { Logger } from '../shared/log.js';
+import { parseMeta, type JobRow } from './jobs-store.js';
+import type { SettingsStore } from './settings-store.js';
+
+export const MEDIA_SERVER_KINDS: readonly string[] = ['', 'jellyfin', 'emby', 'plex', 'kodi'];
+export type MediaServerKind = 'jellyfin' | 'emby' | 'plex' | 'kodi';
+
+const TIMEOUT_MS = 10_000;
+
+export interface RefreshRequest {
+  url: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/**
+ * The library scan request of each media server, with its key: Jellyfin and Emby POST
+ * /Library/Refresh (Jellyfin's MediaBrowser token header, Emby's X-Emby-Token), Plex refreshes every
+ * section with X-Plex-Token, Kodi gets JSON-RPC VideoLibrary.Scan (AudioLibrary.Scan for music) with
+ * the key as "user:password" for basic auth.
+ */
+export function refreshRequest(kind: MediaServerKind, baseUrl: string, key: string, music: boolean): RefreshRequest {
+  const base = baseUrl.replace(/\/+$/, '');
+  switch (kind) {
+    case 'jellyfin':
+      return { url: `${base}/Library/Refresh`, method: 'POST', headers: key ? { authorization: `MediaBrowser Token="${key}"` } : {} };
+    case 'emby':
+      return { url: `${base}/Library/Refresh`, method: 'POST', headers: key ? { 'x-emby-token': key } : {} };
+    case 'plex':
+      return { url: `${base}/library/sections/all/refresh`, method: 'GET', headers: key ? { 'x-plex-token': key } : {} };
+    case 'kodi': {
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (key) headers.authorization = `Basic ${Buffer.from(key).toString('base64')}`;
+      const method = music ? 'AudioLibrary.Scan' : 'VideoLibrary.Scan';
+      return { url: `${base}/jsonrpc`, method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method, id: 1 }) };
+    }
+  }
+}
+
+/**
+ * After every finished rip the configured media server rescans its library. A failure is a warning
+ * logged with the job id (the key is never logged) and never touches the job.
+ */
+export class LibraryRefresher {
+  constructor(
+    private readonly settings: SettingsStore,
+    private readonly log: Logger,
+  ) {}
+
+  jobEnded(job: JobRow): void {
+    if (job.status !== 'completed') return;
+    const s = this.settings.all();
+    if (!s.mediaServerType || !s.mediaServerUrl) return;
+    const kind = s.mediaServerType as MediaServerKind;
+    const req = refreshRequest(kind, s.mediaServerUrl, s.mediaServerKey, parseMeta(job.meta)?.disc_type === 'cd');
+    fetch(req.url, { method: req.method, headers: req.headers, body: req.body, signal: AbortSignal.timeout(TIMEOUT_MS) })
+      .then(async (res) => {
+        await res.arrayBuffer().catch(() => undefined);
+        if (!res.ok) throw new Error(`it answered ${res.status}`);
+        this.log.info(`${kind} library refresh requested`, job.id);
+      })
+      .catch((err: Error) => {
+        const reason = err.name === 'TimeoutError' ? `no answer within ${TIMEOUT_MS / 1000} s` : err.message.startsWith('it answered') ? err.message : 'it cannot be reached';
+        this.log.warn(`${kind} library refresh failed: ${reason}; the job is not affected`, job.id);
+      });
+  }
+}

@@ -17,13 +17,15 @@ import { JobsStore } from './jobs-store.js';
 import { KeyStore } from './key-store.js';
 import { LibraryRefresher } from './library-refresh.js';
 import { coordinatorMigrations } from './migrations.js';
-import { noLookup, Prescan } from './prescan.js';
+import { MetadataService } from './metadata/service.js';
+import { Prescan } from './prescan.js';
 import { RawDataFinder } from './raw-data.js';
 import { createRipJob } from './rip-jobs.js';
 import { RipperAppKeyRefresher } from './ripper-app-key.js';
 import { devicesRouter } from './routes/devices.js';
 import { jobsRouter } from './routes/jobs.js';
 import { logsRouter } from './routes/logs.js';
+import { metadataRouter } from './routes/metadata.js';
 import { notificationsRouter } from './routes/notifications.js';
 import { settingsRouter } from './routes/settings.js';
 import { systemRouter } from './routes/system.js';
@@ -96,6 +98,7 @@ export function createApp(ctx: AppContext): express.Express {
   api.use(workersRouter(ctx));
   api.use(logsRouter(ctx));
   api.use(notificationsRouter(ctx));
+  api.use(metadataRouter(ctx));
   app.use(API_PREFIX, api);
   app.use((req, res) => sendText(res, 404, `no such endpoint: ${req.method} ${req.originalUrl.split('?')[0]} (the API lives under ${API_PREFIX})`));
   app.use(errorHandler(ctx.log));
@@ -120,7 +123,8 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   const fleet = new Fleet(db);
   const dispatcher = new Dispatcher(db, jobs, settings, fleet, config.agentGraceSeconds * 1000, log.child('dispatcher'));
   const raw = new RawDataFinder(jobs, settings, config.rawDir, log.child('rohdaten'));
-  const prescan = new Prescan(db, noLookup, log.child('prescan'));
+  const metadata = new MetadataService(config, settings, log.child('metadata'));
+  const prescan = new Prescan(db, metadata.chain, log.child('prescan'));
   const discs: DiscWatch = new DiscWatch(db, settings, prescan, (req) => createRipJob(ctx, req), log.child('discs'));
   const keys = new KeyStore(config.dataDir);
   dispatcher.keys = keys;
@@ -130,7 +134,7 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
     notifier.jobEnded(job);
     refresher.jobEnded(job);
   };
-  const ctx: AppContext = { config, db, jobs, settings, fleet, dispatcher, raw, discs, keys, notifier, log };
+  const ctx: AppContext = { config, db, jobs, settings, fleet, dispatcher, raw, discs, keys, metadata, notifier, log };
   const appKey = new RipperAppKeyRefresher(settings, config.ripperKeyUrl, () => void dispatcher.publishKeys(), log.child('ripper-key'));
   dispatcher.onDriveState = (entry) => discs.onDrive(entry);
 

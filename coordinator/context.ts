@@ -6,6 +6,7 @@ import type { Dispatcher } from './dispatcher.js';
 import type { Fleet } from './fleet.js';
 import type { JobsStore } from './jobs-store.js';
 import type { KeyStore } from './key-store.js';
+import type { MetadataService } from './metadata/service.js';
 import type { RawDataFinder } from './raw-data.js';
 import type { SettingsStore } from './settings-store.js';
 import type { Notifier } from './webhook.js';
@@ -21,6 +22,7 @@ export interface AppContext {
   raw: RawDataFinder;
   discs: DiscWatch;
   keys: KeyStore;
+  metadata: MetadataService;
   notifier: Notifier;
   log: Logger;
 }

@@ -4,7 +4,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from '../shared/sqlite.js';
 import type { DeviceEntry } from './fleet.js';
 import type { JobRow } from './jobs-store.js';
-import type { DiscIdentity, Prescan } from './prescan.js';
+import { identityMeta, type DiscIdentity, type Prescan } from './prescan.js';
 import type { RipRequest } from './rip-jobs.js';
 import type { SettingsStore } from './settings-store.js';
 
@@ -35,11 +35,16 @@ export class DiscWatch {
   constructor(
     private readonly db: Db,
     private readonly settings: SettingsStore,
-    private readonly prescan: Prescan,
+    readonly prescan: Prescan,
     private readonly startRip: (req: RipRequest) => Promise<JobRow>,
     private readonly log: Logger,
   ) {
     this.rippedCount = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM history WHERE fingerprint = ?');
+  }
+
+  /** What the pre-scan (or a correction) says about a disc, if it ran. */
+  identity(fingerprint: string): DiscIdentity | undefined {
+    return this.prescan.get(fingerprint);
   }
 
   alreadyRipped(fingerprint: string): boolean {
@@ -96,7 +101,8 @@ export class DiscWatch {
       this.log.info(`device ${entry.name}: automatic rip skipped: "${disc.title}" was ripped before (same disc fingerprint in the history)`);
       return;
     }
-    const series = identity.kind === 'series' && identity.season !== null;
+    // A season from the label makes it a series rip even when no database knew the title.
+    const series = identity.kind !== 'movie' && identity.season !== null;
     try {
       const job = await this.startRip({
         device: entry.name,
@@ -105,7 +111,7 @@ export class DiscWatch {
         series: series ? identity.title : null,
         season: series ? identity.season : null,
         origin: 'autoRipStart',
-        meta: identity.poster ? { poster_path: identity.poster } : {},
+        meta: identityMeta(identity),
       });
       this.log.info(`device ${entry.name}: automatic rip started as job ${job.id}`, job.id);
     } catch (err) {

@@ -194,12 +194,19 @@ export class JobsStore {
     return row;
   }
 
-  /** Updates the given columns; `updated_at` is set. */
+  /** Every job of a disc (meta.fingerprint), newest first; a job with corrupt meta is none of them. */
+  byFingerprint(fingerprint: string): JobRow[] {
+    return this.db
+      .prepare<[string], JobRow>(`SELECT * FROM jobs WHERE CASE WHEN json_valid(meta) THEN json_extract(meta, '$.fingerprint') END = ? ORDER BY created_at DESC`)
+      .all(fingerprint);
+  }
+
   /** Runs several writes as one SQLite transaction (one commit instead of one per row). */
   inTransaction(fn: () => void): void {
     this.db.transaction(fn)();
   }
 
+  /** Updates the given columns; `updated_at` is set. */
   update(id: string, fields: Partial<Omit<JobRow, 'id' | 'created_at'>>): JobRow | undefined {
     const entries = Object.entries({ ...fields, updated_at: this.nowIso() });
     const columns = entries.map(([k]) => k).join(',');

@@ -107,4 +107,15 @@ export const coordinatorMigrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'metadata corrections remembered by disc fingerprint',
+    up: `
+      CREATE TABLE metadata_overrides (
+        fingerprint TEXT PRIMARY KEY,
+        identity TEXT NOT NULL,
+        expires_at TEXT NOT NULL
+      );
+    `,
+  },
 ];

@@ -12,8 +12,13 @@ export interface DiscIdentity {
   kind: 'movie' | 'series' | 'music' | 'unknown';
   /** Series discs: the season, when known. */
   season: number | null;
-  /** Who answered: "label" or the name of a metadata source. */
+  /** Who answered: "label", "none" (the chain found nothing), "override" or a metadata source (tmdb, jikan, omdb). */
   source: string;
+  /** The answering source's own id (TMDB number, mal_id, IMDb id). */
+  source_id?: string | null;
+  overview?: string | null;
+  tmdb_id?: number | null;
+  imdb_id?: string | null;
 }
 
 /**
@@ -28,6 +33,8 @@ export interface DiscLookup {
 export const noLookup: DiscLookup = { identify: async () => null };
 
 const DAY_MS = 24 * 3600_000;
+/** How long a correction (POST /metadata/override) is remembered for a disc. */
+export const OVERRIDE_TTL_MS = 30 * DAY_MS;
 
 /** How long a pre-scan result is cached: 7 days from confidence 0.9, 1 day from 0.6, below that not at all. */
 export function prescanTtlMs(confidence: number): number | null {
@@ -69,8 +76,26 @@ export class Prescan {
     return this.latest.get(fingerprint);
   }
 
+  /** A user's correction: shown for the disc at once, and used for it instead of the chain for 30 days. */
+  override(fingerprint: string, identity: DiscIdentity): void {
+    this.db
+      .prepare('INSERT INTO metadata_overrides (fingerprint, identity, expires_at) VALUES (?, ?, ?) ON CONFLICT(fingerprint) DO UPDATE SET identity = excluded.identity, expires_at = excluded.expires_at')
+      .run(fingerprint, JSON.stringify(identity), new Date(this.now() + OVERRIDE_TTL_MS).toISOString());
+    this.latest.set(fingerprint, identity);
+  }
+
+  /** The remembered correction of a disc, if it is younger than 30 days. */
+  overridden(fingerprint: string): DiscIdentity | null {
+    return this.stored('metadata_overrides', fingerprint);
+  }
+
   async run(disc: DiscInfo): Promise<DiscIdentity> {
-    const cached = this.cached(disc.fingerprint);
+    const overridden = this.overridden(disc.fingerprint);
+    if (overridden) {
+      this.latest.set(disc.fingerprint, overridden);
+      return overridden;
+    }
+    const cached = this.stored('prescan_cache', disc.fingerprint);
     if (cached) {
       this.latest.set(disc.fingerprint, cached);
       return cached;
@@ -92,11 +117,12 @@ export class Prescan {
     return identity;
   }
 
-  private cached(fingerprint: string): DiscIdentity | null {
-    const row = this.db.prepare<[string], { identity: string; expires_at: string }>('SELECT identity, expires_at FROM prescan_cache WHERE fingerprint = ?').get(fingerprint);
+  /** An unexpired identity of a fingerprint from the cache or the override table; an expired one is deleted. */
+  private stored(table: 'prescan_cache' | 'metadata_overrides', fingerprint: string): DiscIdentity | null {
+    const row = this.db.prepare<[string], { identity: string; expires_at: string }>(`SELECT identity, expires_at FROM ${table} WHERE fingerprint = ?`).get(fingerprint);
     if (!row) return null;
     if (Date.parse(row.expires_at) <= this.now()) {
-      this.db.prepare('DELETE FROM prescan_cache WHERE fingerprint = ?').run(fingerprint);
+      this.db.prepare(`DELETE FROM ${table} WHERE fingerprint = ?`).run(fingerprint);
       return null;
     }
     try {
@@ -105,4 +131,14 @@ export class Prescan {
       return null;
     }
   }
+}
+
+/** The keys a disc's identity adds to a job's meta: poster_path (as the spec keeps it) and what the library files need. */
+export function identityMeta(identity: DiscIdentity): Record<string, unknown> {
+  const meta: Record<string, unknown> = { metadata_source: identity.source, confidence: identity.confidence };
+  if (identity.poster) meta.poster_path = identity.poster;
+  if (identity.overview) meta.overview = identity.overview;
+  if (identity.tmdb_id) meta.tmdb_id = identity.tmdb_id;
+  if (identity.imdb_id) meta.imdb_id = identity.imdb_id;
+  return meta;
 }

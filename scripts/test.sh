@@ -22,5 +22,7 @@ node --test --test-concurrency=1 --test-timeout=600000 \
   "${files[@]}" || status=$?
 passed=$(grep -E '^# pass ' "$tap" | awk '{print $3}' | tail -1)
 failed=$(grep -E '^# fail ' "$tap" | awk '{print $3}' | tail -1)
+# A suite that breaks before its tests run is "not ok" at the top level but not in "# fail".
+if [ "$status" -ne 0 ] && [ "${failed:-0}" -eq 0 ]; then failed=$(grep -cE '^not ok ' "$tap" || true); fi
 echo "ripwerk tests: ${passed:-0} passed, ${failed:-0} failed"
 exit $status

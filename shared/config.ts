@@ -14,6 +14,9 @@ export interface CoordinatorConfig {
   tmdbBaseUrl: string;
   omdbBaseUrl: string;
   jikanBaseUrl: string;
+  /** Metadata keys from the environment; keys saved in the settings (UI, wizard) win over them. */
+  tmdbApiKey: string;
+  omdbApiKey: string;
   rateLimitPerMinute: number;
   /** Seconds an agent may stay offline before its rip jobs fail and its transcodes are re-queued. */
   agentGraceSeconds: number;
@@ -95,6 +98,8 @@ export function readCoordinatorConfig(env: Env): CoordinatorConfig {
     tmdbBaseUrl: url(env, 'TMDB_BASE_URL', 'https://api.themoviedb.org') as string,
     omdbBaseUrl: url(env, 'OMDB_BASE_URL', 'https://www.omdbapi.com') as string,
     jikanBaseUrl: url(env, 'JIKAN_BASE_URL', 'https://api.jikan.moe/v4') as string,
+    tmdbApiKey: (env.TMDB_API_KEY ?? '').trim(),
+    omdbApiKey: (env.OMDB_API_KEY ?? '').trim(),
     rateLimitPerMinute: positiveInt(env, 'RATE_LIMIT_PER_MINUTE', 600),
     agentGraceSeconds: positiveInt(env, 'AGENT_GRACE_SECONDS', 20),
     trustedProxies: (env.TRUSTED_PROXIES ?? '127.0.0.1,::1').split(',').map((a) => a.trim()).filter(Boolean),

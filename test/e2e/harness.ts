@@ -145,6 +145,8 @@ export async function startCoordinator(w: World, extra: Record<string, string> =
     AGENT_GRACE_SECONDS: '5',
     // No test reaches the internet: the daily ripper-key refresh gets a closed loopback port.
     RIPPER_KEY_URL: 'http://127.0.0.1:9/',
+    // The anime database needs no key: it gets a closed port too unless a test brings a fixture.
+    JIKAN_BASE_URL: 'http://127.0.0.1:9/v4',
     ...extra,
   };
   const proc = startNode('coordinator', 'coordinator/cli.js', env);
@@ -169,6 +171,7 @@ export async function startAllInOne(w: World, name: string): Promise<Coordinator
     MAKEMKVCON: '/nonexistent/makemkvcon',
     MAKEMKV_DATA_DIR: path.join(w.root, `home-${name}`, '.MakeMKV'),
     RIPPER_KEY_URL: 'http://127.0.0.1:9/',
+    JIKAN_BASE_URL: 'http://127.0.0.1:9/v4',
   };
   const proc = startNode('ripwerk', 'coordinator/cli-all-in-one.js', env);
   await proc.waitForLine(/Ripwerk is up/);

@@ -1,0 +1,76 @@
+/** One answer of a metadata database, in the form the chain, /metadata/search and the override use. */
+export interface MetadataMatch {
+  source: 'tmdb' | 'jikan' | 'omdb';
+  /** The source's own id: TMDB's number, MyAnimeList's mal_id, the IMDb id for OMDb. */
+  id: string;
+  kind: 'movie' | 'series';
+  title: string;
+  original_title: string | null;
+  year: number | null;
+  /** TMDB: relative to its image base (/abc.jpg); OMDb and Jikan: an absolute URL. */
+  poster_path: string | null;
+  /** Always absolute, for showing it. */
+  poster_url: string | null;
+  overview: string | null;
+  tmdb_id: number | null;
+  imdb_id: string | null;
+  /** 0..1 against the title searched for; set by the chain and the search route. */
+  similarity?: number;
+}
+
+/** A source that failed (no key, refused, unreachable): the reason in words, never the key. */
+export class SourceError extends Error {
+  constructor(
+    readonly source: MetadataMatch['source'],
+    message: string,
+    readonly status: number | null = null,
+  ) {
+    super(message);
+  }
+}
+
+const TIMEOUT_MS = 10_000;
+
+/** GET a JSON document; any non-2xx answer or unreadable body is a SourceError naming the source and status. */
+export async function getJson(source: MetadataMatch['source'], url: string, headers: Record<string, string> = {}): Promise<unknown> {
+  let res: Response;
+  try {
+    res = await fetch(url, { headers: { accept: 'application/json', ...headers }, signal: AbortSignal.timeout(TIMEOUT_MS) });
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
+    throw new SourceError(source, `${sourceName(source)} is not reachable (${cause})`);
+  }
+  const text = await res.text().catch(() => '');
+  if (!res.ok) {
+    let detail = '';
+    try {
+      const body = JSON.parse(text) as Record<string, unknown>;
+      detail = String(body.status_message ?? body.Error ?? body.message ?? '');
+    } catch {
+      /* not JSON */
+    }
+    throw new SourceError(source, `${sourceName(source)} answered ${res.status}${detail ? `: ${detail}` : ''}`, res.status);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new SourceError(source, `${sourceName(source)} answered with something that is not JSON`, res.status);
+  }
+}
+
+export function sourceName(source: MetadataMatch['source']): string {
+  return source === 'tmdb' ? 'TMDB' : source === 'omdb' ? 'OMDb' : 'Jikan';
+}
+
+export function yearOf(date: unknown): number | null {
+  const m = typeof date === 'string' ? /^(\d{4})/.exec(date) : null;
+  return m ? Number(m[1]) : null;
+}
+
+export function str(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() ? value : null;
+}
+
+export function records(value: unknown): Record<string, unknown>[] {
+  return Array.isArray(value) ? value.filter((v): v is Record<string, unknown> => Boolean(v) && typeof v === 'object') : [];
+}

@@ -1,0 +1,128 @@
+import express from 'express';
+import type { AppContext } from '../context.js';
+import { HttpError, objectBody } from '../http.js';
+import { parseMeta } from '../jobs-store.js';
+import { SourceError } from '../metadata/match.js';
+import { identityMeta, type DiscIdentity } from '../prescan.js';
+
+const SOURCES = ['tmdb', 'jikan', 'omdb', 'manual'];
+
+function optionalString(body: Record<string, unknown>, key: string, max: number): string | null {
+  const v = body[key];
+  if (v === undefined || v === null || v === '') return null;
+  if (typeof v !== 'string' || v.length > max) throw new HttpError(400, `${key} must be a text of at most ${max} characters`);
+  return v;
+}
+
+function optionalInt(body: Record<string, unknown>, key: string, min: number, max: number): number | null {
+  const v = body[key];
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw new HttpError(400, `${key} must be a whole number from ${min} to ${max}`);
+  return v;
+}
+
+/** The disc an override is for: given directly, as the disc in a drive, or as the disc of a job. */
+function targetFingerprint(ctx: AppContext, body: Record<string, unknown>): string {
+  const given = ['fingerprint', 'device', 'job_id'].filter((k) => body[k] !== undefined && body[k] !== null && body[k] !== '');
+  if (given.length !== 1) throw new HttpError(400, 'name the disc with exactly one of fingerprint, device or job_id');
+  const value = body[given[0]];
+  if (typeof value !== 'string') throw new HttpError(400, `${given[0]} must be a text`);
+  if (given[0] === 'fingerprint') return value;
+  if (given[0] === 'device') {
+    const device = ctx.fleet.device(value);
+    if (!device) throw new HttpError(404, `no device named "${value}"`);
+    if (!device.state.disc) throw new HttpError(409, `there is no disc in ${value}`);
+    return device.state.disc.fingerprint;
+  }
+  const job = ctx.jobs.get(value);
+  if (!job) throw new HttpError(404, `no job with id ${value}`);
+  const fp = parseMeta(job.meta)?.fingerprint;
+  if (typeof fp !== 'string') throw new HttpError(409, `job ${value} has no disc fingerprint (made before fingerprints were kept)`);
+  return fp;
+}
+
+/**
+ * Applies a correction to the jobs of a disc: all get the new meta; a job whose output is not named
+ * yet (the rip still running) also gets the new title, so its folder carries it.
+ */
+function applyToJobs(ctx: AppContext, fingerprint: string, identity: DiscIdentity): string[] {
+  const updated: string[] = [];
+  for (const job of ctx.jobs.byFingerprint(fingerprint)) {
+    const meta = parseMeta(job.meta) ?? {};
+    const patch: Record<string, unknown> = { ...identityMeta(identity), year: identity.year };
+    const unnamed = (job.status === 'pending' || job.status === 'running') && meta.rip_fertig !== true;
+    if (unnamed) {
+      if (typeof meta.series === 'string') patch.series = identity.title;
+      ctx.jobs.update(job.id, { title: identity.title });
+    }
+    ctx.jobs.updateMeta(job.id, patch);
+    ctx.jobs.addLog(job.id, 'info', `metadata corrected to "${identity.title}"${identity.year ? ` (${identity.year})` : ''}${unnamed ? '' : '; the output already written keeps its name'}`);
+    updated.push(job.id);
+  }
+  return updated;
+}
+
+export function metadataRouter(ctx: AppContext): express.Router {
+  const r = express.Router();
+  const { metadata } = ctx;
+
+  r.get('/metadata/search', async (req, res) => {
+    const raw = req.query.q ?? req.query.query ?? req.query.title;
+    const query = typeof raw === 'string' ? raw.trim() : '';
+    if (!query) throw new HttpError(400, 'give the title to search for as ?q=');
+    if (query.length > 200) throw new HttpError(400, 'the search text is longer than 200 characters');
+    res.json(await metadata.search(query));
+  });
+
+  r.get('/metadata/status', async (_req, res) => {
+    const sources = await metadata.status();
+    res.json({ ok: sources.some((s) => s.ok), sources });
+  });
+
+  r.get('/metadata/tv/:id/season/:n', async (req, res) => {
+    const id = Number(req.params.id);
+    const n = Number(req.params.n);
+    if (!Number.isInteger(id) || id <= 0) throw new HttpError(400, 'the series id must be a positive whole number (a TMDB id)');
+    if (!Number.isInteger(n) || n < 0 || n > 200) throw new HttpError(400, 'the season must be a whole number from 0 to 200');
+    if (!metadata.tmdb.configured()) throw new HttpError(409, 'no TMDB key is set: season runtimes come from TMDB (setting tmdbApiKey)');
+    try {
+      res.json(await metadata.tmdb.season(id, n));
+    } catch (err) {
+      if (err instanceof SourceError && err.status === 404) throw new HttpError(404, `TMDB knows no season ${n} of series ${id}`);
+      if (err instanceof SourceError) throw new HttpError(502, err.message);
+      throw err;
+    }
+  });
+
+  r.post('/metadata/override', (req, res) => {
+    const body = objectBody(req);
+    const fingerprint = targetFingerprint(ctx, body);
+    const title = optionalString(body, 'title', 300)?.trim();
+    if (!title) throw new HttpError(400, 'title is required: the chosen match\'s title');
+    const source = optionalString(body, 'source', 20) ?? 'manual';
+    if (!SOURCES.includes(source)) throw new HttpError(400, `source must be one of ${SOURCES.join(', ')}`);
+    const kind = optionalString(body, 'kind', 20) ?? 'movie';
+    if (kind !== 'movie' && kind !== 'series') throw new HttpError(400, 'kind must be movie or series');
+    const before = ctx.discs.identity(fingerprint);
+    const season = optionalInt(body, 'season', 0, 200) ?? (kind === 'series' ? (before?.season ?? null) : null);
+    const identity: DiscIdentity = {
+      title,
+      year: optionalInt(body, 'year', 1870, 2100),
+      confidence: 1,
+      poster: optionalString(body, 'poster_path', 1000),
+      kind,
+      season,
+      source: 'override',
+      source_id: optionalString(body, 'id', 100) ? `${source}:${String(body.id)}` : source,
+      overview: optionalString(body, 'overview', 10_000),
+      tmdb_id: optionalInt(body, 'tmdb_id', 1, Number.MAX_SAFE_INTEGER) ?? (source === 'tmdb' && /^\d+$/.test(String(body.id ?? '')) ? Number(body.id) : null),
+      imdb_id: optionalString(body, 'imdb_id', 20) ?? (source === 'omdb' ? optionalString(body, 'id', 20) : null),
+    };
+    ctx.discs.prescan.override(fingerprint, identity);
+    const jobs = applyToJobs(ctx, fingerprint, identity);
+    ctx.log.info(`metadata of disc ${fingerprint} corrected to "${identity.title}"${identity.year ? ` (${identity.year})` : ''} from ${source}; ${jobs.length} job(s) updated`);
+    res.json({ fingerprint, identity, jobs });
+  });
+
+  return r;
+}

@@ -16,7 +16,7 @@ import { makemkvRipper, openDvdRipper, probeTool, type Ripper } from './rippers.
 import { runRip, TaskFailure, type TaskContext } from './rip-task.js';
 import { SlotPool } from './slot-pool.js';
 import { killProcessGroup } from '../shared/process.js';
-import { handbrakeTranscode } from './tools/handbrake-runner.js';
+import { handbrakeScan, handbrakeTranscode } from './tools/handbrake-runner.js';
 import { runTranscode, type Transcoder } from './transcode-task.js';
 
 const HEARTBEAT_MS = 60_000;
@@ -87,6 +87,7 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
   const toShared = (p: string): string => unmapPath(config.pathMap, p);
   const transcoder: Transcoder = {
     transcode: (input, output, preset, hooks) => handbrakeTranscode(config.handbrakeCli, input, output, preset, { ...hooks, timeoutMs: 24 * 3600_000 }),
+    duration: async (input, signal) => (await handbrakeScan(config.handbrakeCli, input, { signal, timeoutMs: 120_000 })).titles[0]?.seconds ?? 0,
   };
 
   const status = (): AgentStatus => ({

@@ -5,6 +5,7 @@ import type { DiscSource } from './disc/image-drive.js';
 import type { Ripper } from './rippers.js';
 import { claimFileName, moveFile, outputFileName, planOutput, releaseFileName } from './output-folder.js';
 import { ProgressThrottle } from './progress-throttle.js';
+import { describeOutput } from './library-files.js';
 
 export interface TaskContext {
   signal: AbortSignal;
@@ -111,5 +112,6 @@ export async function runRip(args: RipArgs, source: DiscSource, ripper: Ripper, 
     out.push(dest);
   }
   if (!args.keep_original) await fs.rm(args.raw_dir, { recursive: true, force: true });
+  if (args.library) await describeOutput(plan.dir, args.library, ctx);
   return { files, output: { output_path: plan.dir, files: out } };
 }

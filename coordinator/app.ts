@@ -15,6 +15,7 @@ import { Fleet } from './fleet.js';
 import { errorHandler, sendText } from './http.js';
 import { JobsStore } from './jobs-store.js';
 import { KeyStore } from './key-store.js';
+import { libraryInfo } from './library-info.js';
 import { LibraryRefresher } from './library-refresh.js';
 import { coordinatorMigrations } from './migrations.js';
 import { MetadataService } from './metadata/service.js';
@@ -130,6 +131,7 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   dispatcher.keys = keys;
   const notifier = new Notifier(settings, log.child('webhook'));
   const refresher = new LibraryRefresher(settings, log.child('media-server'));
+  dispatcher.libraryFor = (job) => libraryInfo(job, settings.all(), config.tmdbImageBaseUrl);
   dispatcher.onJobEnd = (job) => {
     notifier.jobEnded(job);
     refresher.jobEnded(job);

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import mqtt, { type MqttClient } from 'mqtt';
 import type { Db } from '../shared/sqlite.js';
 import type { Logger } from '../shared/log.js';
-import { parsePayload, sendImmediately, TASKS, TOPIC_ROOT, topics, type AgentEvent, type AgentStatus, type AppKeyMessage, type Command, type CoordinatorStatus, type DriveState, type RipArgs, type Track, type TranscodeArgs } from '../shared/protocol.js';
+import { parsePayload, sendImmediately, TASKS, TOPIC_ROOT, topics, type AgentEvent, type AgentStatus, type AppKeyMessage, type Command, type CoordinatorStatus, type DriveState, type LibraryInfo, type RipArgs, type Track, type TranscodeArgs } from '../shared/protocol.js';
 import type { DeviceEntry, Fleet } from './fleet.js';
 import { outputTarget, parseMeta, type JobRow, type JobsStore } from './jobs-store.js';
 import { HttpError } from './http.js';
 import type { KeyStore } from './key-store.js';
 import type { SettingsStore } from './settings-store.js';
+import { jobEpisodes } from './library-info.js';
 
 const PING_MS = 5_000;
 const STALE_MS = 30_000;
@@ -71,6 +72,8 @@ export class Dispatcher {
   private readonly startedAt = new Date().toISOString();
   /** Called when a job reaches an end state (for notifications and the library refresh). */
   onJobEnd: (job: JobRow) => void = () => undefined;
+  /** The media-server files (nfo, poster) the agent writes for a job; none unless set. */
+  libraryFor: (job: JobRow) => LibraryInfo | null = () => null;
   /** Called for every drive state an agent publishes (insert detection, pre-scan, automatic rips). */
   onDriveState: (entry: DeviceEntry) => unknown = () => undefined;
   /** The disc-key material handed to the workers; set by the coordinator at start. */
@@ -490,6 +493,9 @@ export class Dispatcher {
       ...outputTarget(job),
       preset: s.transcodePreset,
       keep_original: s.keepOriginal,
+      episodes: jobEpisodes(job),
+      disc_number: typeof meta.disc_number === 'number' ? meta.disc_number : null,
+      library: this.libraryFor(job),
     };
     const preferred = typeof meta.transcode_node === 'string' && meta.transcode_node ? meta.transcode_node : null;
     this.db.prepare(`UPDATE transcode_queue SET state = 'done' WHERE job_id = ? AND state != 'done'`).run(jobId);

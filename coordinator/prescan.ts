@@ -19,6 +19,8 @@ export interface DiscIdentity {
   overview?: string | null;
   tmdb_id?: number | null;
   imdb_id?: string | null;
+  /** Series discs: the disc's number in the season set, from the label ("…D2"). */
+  disc_number?: number | null;
 }
 
 /**
@@ -44,14 +46,14 @@ export function prescanTtlMs(confidence: number): number | null {
 }
 
 /** Series discs by their label: "SHOW_SEASON_1_DISC_3", "SHOW_S01D03", "SHOW S2". */
-const SERIES_LABEL = /^(.*?)[\s_-]+S(?:EASON|TAFFEL)?[\s_-]*(\d{1,2})(?:[\s_-]*D(?:ISC|ISK)?[\s_-]*\d{1,2})?$/i;
+const SERIES_LABEL = /^(.*?)[\s_-]+S(?:EASON|TAFFEL)?[\s_-]*(\d{1,2})(?:[\s_-]*D(?:ISC|ISK)?[\s_-]*(\d{1,2}))?$/i;
 
 /** The identity the label alone gives: the agent's display title and year; a series when the label names a season. */
 export function labelIdentity(disc: DiscInfo): DiscIdentity {
   if (disc.type === 'cd') return { title: disc.title, year: disc.year, confidence: 0, poster: null, kind: 'music', season: null, source: 'label' };
   const series = SERIES_LABEL.exec(disc.title);
   if (series && series[1].trim()) {
-    return { title: series[1].trim(), year: disc.year, confidence: 0, poster: null, kind: 'series', season: Number(series[2]), source: 'label' };
+    return { title: series[1].trim(), year: disc.year, confidence: 0, poster: null, kind: 'series', season: Number(series[2]), source: 'label', disc_number: series[3] ? Number(series[3]) : null };
   }
   return { title: disc.title, year: disc.year, confidence: 0, poster: null, kind: disc.type === 'unknown' ? 'unknown' : 'movie', season: null, source: 'label' };
 }
@@ -140,5 +142,6 @@ export function identityMeta(identity: DiscIdentity): Record<string, unknown> {
   if (identity.overview) meta.overview = identity.overview;
   if (identity.tmdb_id) meta.tmdb_id = identity.tmdb_id;
   if (identity.imdb_id) meta.imdb_id = identity.imdb_id;
+  if (identity.disc_number) meta.disc_number = identity.disc_number;
   return meta;
 }

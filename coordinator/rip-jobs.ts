@@ -4,6 +4,8 @@ import type { RipArgs } from '../shared/protocol.js';
 import type { AppContext } from './context.js';
 import { HttpError, mediaDir } from './http.js';
 import { parseMeta, type JobMeta, type JobRow } from './jobs-store.js';
+import { libraryInfo } from './library-info.js';
+import { identityMeta } from './prescan.js';
 
 /** What a rip needs beyond the drive; every field optional (settings and the disc fill the rest). */
 export interface RipRequest {
@@ -17,6 +19,8 @@ export interface RipRequest {
   targetDir?: string | null;
   workDir?: string | null;
   transcodeNode?: string | null;
+  /** A series rip: the TMDB id of the series, for the season's episode runtimes (else the pre-scan's). */
+  tmdbId?: number | null;
   /** Where the request came from, for the job log ("POST /jobs", "autoRipStart"). */
   origin: string;
   /** Extra meta keys (poster_path, retry_of). */
@@ -46,6 +50,11 @@ export async function createRipJob(ctx: AppContext, req: RipRequest): Promise<Jo
   else if (s.workDir) workDir = await mediaDir(config.mediaRoot, s.workDir, 'the workDir setting');
   else workDir = config.rawDir;
 
+  // The pre-scan's identity (metadata chain or a correction) names the job unless the request does.
+  const identity = device.state.disc ? ctx.discs.identity(device.state.disc.fingerprint) : undefined;
+  const useIdentity = identity && (!req.title?.trim() || req.title.trim() === identity.title);
+  const episodes = req.series && req.season !== null && req.season !== undefined ? await seasonEpisodes(ctx, req.tmdbId ?? (identity?.kind === 'series' ? identity.tmdb_id : null) ?? null, req.season) : null;
+
   let transcodeNode = req.transcodeNode ?? null;
   if (transcodeNode) {
     const match = fleet.list().find((a) => a.node === transcodeNode || a.name === transcodeNode);
@@ -68,11 +77,14 @@ export async function createRipJob(ctx: AppContext, req: RipRequest): Promise<Jo
   const id = randomUUID();
   const titles = req.titles ?? [];
   const mainFeatureOnly = typeof req.mainFeatureOnly === 'boolean' ? req.mainFeatureOnly : s.mainFeatureOnly;
-  const title = req.title?.trim() || disc.title;
-  const year = req.year ?? null;
+  const title = req.title?.trim() || (useIdentity ? identity.title : disc.title);
+  const year = req.year ?? (useIdentity ? identity.year : null);
   const series = req.series ?? null;
   const season = req.season ?? null;
   const meta: JobMeta = {
+    ...(useIdentity ? identityMeta(identity) : {}),
+    ...(req.tmdbId ? { tmdb_id: req.tmdbId } : {}),
+    ...(episodes && 'list' in episodes ? { episodes: episodes.list } : {}),
     ...req.meta,
     titles,
     work_dir: workDir,
@@ -86,6 +98,7 @@ export async function createRipJob(ctx: AppContext, req: RipRequest): Promise<Jo
     ...(transcodeNode ? { transcode_node: transcodeNode } : {}),
   };
   const row = jobs.create({ id, title, target_dir: targetDir, device: req.device, node: current.state.node, meta });
+  const transcode = s.transcodeEnabled && disc.type !== 'cd';
   const args: RipArgs = {
     job_id: id,
     drive: current.state.drive,
@@ -98,11 +111,27 @@ export async function createRipJob(ctx: AppContext, req: RipRequest): Promise<Jo
     series,
     season,
     // An audio CD is FLAC already: it has no transcode stage.
-    transcode: s.transcodeEnabled && disc.type !== 'cd',
+    transcode,
     keep_original: s.keepOriginal,
     auto_eject: s.autoEject,
+    // Without a transcode stage the rip names the output, so it writes the media-server files too.
+    library: transcode ? null : libraryInfo(row, s, config.tmdbImageBaseUrl),
   };
   jobs.addLog(id, 'info', `job created for "${title}" on ${req.device} (${req.origin})`);
+  if (episodes && 'why' in episodes) jobs.addLog(id, 'warn', `episode runtimes unavailable: ${episodes.why}; the files keep their title numbers`);
+  else if (episodes) jobs.addLog(id, 'info', `season ${season} has ${episodes.list.length} episodes (runtimes from TMDB)`);
   dispatcher.startRip(row, args);
   return row;
+}
+
+/** The season's episodes with runtimes from TMDB, or why there are none (no id, no key, TMDB failing). */
+async function seasonEpisodes(ctx: AppContext, tvId: number | null, season: number): Promise<{ list: { episode: number; minutes: number | null }[] } | { why: string }> {
+  if (!tvId) return { why: 'the series has no TMDB id (pick it in the metadata search)' };
+  if (!ctx.metadata.tmdb.configured()) return { why: 'no TMDB key is set' };
+  try {
+    const doc = await ctx.metadata.tmdb.season(tvId, season);
+    return { list: doc.episodes.map((e) => ({ episode: e.episode, minutes: e.runtime_minutes })) };
+  } catch (err) {
+    return { why: (err as Error).message };
+  }
 }

@@ -124,6 +124,28 @@ export interface RipArgs {
   transcode: boolean;
   keep_original: boolean;
   auto_eject: boolean;
+  /** Media-server files to write next to the output (only when the rip is the last stage). */
+  library?: LibraryInfo | null;
+}
+
+/** What a media-server profile needs to describe the output: movie.nfo or tvshow.nfo, and poster.jpg. */
+export interface LibraryInfo {
+  /** Jellyfin, Emby and Kodi read nfo files; Plex gets naming only, so it never gets a LibraryInfo. */
+  profile: 'jellyfin' | 'emby' | 'kodi';
+  kind: 'movie' | 'series';
+  title: string;
+  year: number | null;
+  overview: string | null;
+  /** Absolute URL of the poster to download, or null. */
+  poster_url: string | null;
+  tmdb_id: number | null;
+  imdb_id: string | null;
+}
+
+/** One episode of a season: its number and runtime from the metadata database. */
+export interface EpisodeRuntime {
+  episode: number;
+  minutes: number | null;
 }
 
 export interface TranscodeArgs {
@@ -137,6 +159,11 @@ export interface TranscodeArgs {
   season: number | null;
   preset: string;
   keep_original: boolean;
+  /** A series rip: the season's episodes, to name the files SxxEyy when their durations match unambiguously. */
+  episodes?: EpisodeRuntime[] | null;
+  /** The disc's number in a season set (label "…D2"), for seasons with uniform runtimes. */
+  disc_number?: number | null;
+  library?: LibraryInfo | null;
 }
 
 export type Command =

@@ -39,6 +39,7 @@ export function identityFromMatch(m: MetadataMatch, label: DiscIdentity, confide
     overview: m.overview,
     tmdb_id: m.tmdb_id,
     imdb_id: m.imdb_id,
+    disc_number: label.disc_number ?? null,
   };
 }
 

@@ -36,7 +36,7 @@ export class MetadataService {
   readonly chain: MetadataChain;
 
   constructor(config: CoordinatorConfig, settings: SettingsStore, log: Logger, sleep?: (ms: number) => Promise<void>) {
-    this.tmdb = new TmdbClient(config.tmdbBaseUrl, () => settings.get('tmdbApiKey') || config.tmdbApiKey);
+    this.tmdb = new TmdbClient(config.tmdbBaseUrl, () => settings.get('tmdbApiKey') || config.tmdbApiKey, config.tmdbImageBaseUrl);
     this.jikan = new JikanClient(config.jikanBaseUrl, sleep);
     this.omdb = new OmdbClient(config.omdbBaseUrl, () => settings.get('omdbApiKey') || config.omdbApiKey);
     this.chain = new MetadataChain(this.tmdb, this.jikan, this.omdb, log);

@@ -1,7 +1,5 @@
 import { getJson, records, SourceError, str, yearOf, type MetadataMatch } from './match.js';
 
-/** Where TMDB's poster_path values are served from (w500 is a size every poster has). */
-export const TMDB_IMAGE_BASE = 'https://image.tmdb.org/t/p/w500';
 const LANGUAGE = 'de-DE';
 
 export type TmdbAuth = { kind: 'v3'; query: Record<string, string>; headers: Record<string, string> } | { kind: 'v4'; query: Record<string, string>; headers: Record<string, string> };
@@ -28,7 +26,7 @@ export interface TmdbSeason {
 }
 
 /** A movie (title, release_date) or a series (name, first_air_date) of a TMDB answer. */
-export function tmdbMatch(r: Record<string, unknown>, kind: MetadataMatch['kind']): MetadataMatch | null {
+export function tmdbMatch(r: Record<string, unknown>, kind: MetadataMatch['kind'], imageBase: string): MetadataMatch | null {
   const id = typeof r.id === 'number' ? r.id : null;
   const title = str(kind === 'movie' ? r.title : r.name);
   if (id === null || !title) return null;
@@ -41,7 +39,7 @@ export function tmdbMatch(r: Record<string, unknown>, kind: MetadataMatch['kind'
     original_title: str(kind === 'movie' ? r.original_title : r.original_name),
     year: yearOf(kind === 'movie' ? r.release_date : r.first_air_date),
     poster_path: poster,
-    poster_url: poster ? `${TMDB_IMAGE_BASE}${poster}` : null,
+    poster_url: poster ? `${imageBase}${poster}` : null,
     overview: str(r.overview),
     tmdb_id: id,
     imdb_id: null,
@@ -53,6 +51,7 @@ export class TmdbClient {
   constructor(
     private readonly baseUrl: string,
     private readonly key: () => string,
+    private readonly imageBase: string,
   ) {}
 
   configured(): boolean {
@@ -81,7 +80,7 @@ export class TmdbClient {
     for (const r of records(body.results)) {
       const type = kind ?? (r.media_type === 'movie' ? 'movie' : r.media_type === 'tv' ? 'series' : null);
       if (!type) continue;
-      const m = tmdbMatch(r, type);
+      const m = tmdbMatch(r, type, this.imageBase);
       if (m) out.push(m);
     }
     return out;
@@ -91,9 +90,9 @@ export class TmdbClient {
   async findByImdb(imdbId: string): Promise<MetadataMatch | null> {
     const body = await this.get(`/find/${encodeURIComponent(imdbId)}`, { external_source: 'imdb_id', language: LANGUAGE });
     const movie = records(body.movie_results)[0];
-    if (movie) return withImdb(tmdbMatch(movie, 'movie'), imdbId);
+    if (movie) return withImdb(tmdbMatch(movie, 'movie', this.imageBase), imdbId);
     const tv = records(body.tv_results)[0];
-    if (tv) return withImdb(tmdbMatch(tv, 'series'), imdbId);
+    if (tv) return withImdb(tmdbMatch(tv, 'series', this.imageBase), imdbId);
     return null;
   }
 

@@ -74,6 +74,7 @@ export function jobsRouter(ctx: AppContext): Router {
       targetDir: optionalString(body, 'target_dir'),
       workDir: optionalString(body, 'work_dir'),
       transcodeNode: optionalString(body, 'transcode_node'),
+      tmdbId: optionalInt(body, 'tmdb_id', 1, Number.MAX_SAFE_INTEGER),
       origin: 'POST /jobs',
     });
     res.status(201).json(toView(row, Date.now()));

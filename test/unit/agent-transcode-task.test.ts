@@ -17,10 +17,15 @@ interface Call {
 }
 
 /** Encodes by writing "encoded:<input content>"; fails on the input named in failOn after writing part of it. */
-function fakeTranscoder(failOn?: string): Transcoder & { calls: Call[] } {
+function fakeTranscoder(failOn?: string, seconds: Record<string, number> = {}): Transcoder & { calls: Call[] } {
   const calls: Call[] = [];
   return {
     calls,
+    async duration(input) {
+      const s = seconds[path.basename(input)];
+      if (s === undefined) throw new Error(`no scan for ${path.basename(input)}`);
+      return s;
+    },
     async transcode(input, output, preset, hooks) {
       calls.push({ input, output, preset });
       hooks.onSpawn(500 + calls.length);
@@ -140,6 +145,7 @@ describe('runTranscode', () => {
     const disc2 = setup(1, { series: 'Show', season: 3, target_dir: disc1.target_dir });
     fs.writeFileSync(disc2.files[0], 'raw of disc 2');
     const slow: Transcoder = {
+      duration: async () => 0,
       async transcode(input, output) {
         await new Promise((resolve) => setTimeout(resolve, 30));
         fs.writeFileSync(output, `encoded:${fs.readFileSync(input, 'utf8')}`);

@@ -28,6 +28,8 @@ import {
   type MetadataServer,
 } from '../fixtures/metadata-server.js';
 
+const IMG = 'https://image.tmdb.org/t/p/w500';
+
 function disc(title: string, extra: Partial<DiscInfo> = {}): DiscInfo {
   return { label: title.toUpperCase().replace(/ /g, '_'), title, year: null, type: 'dvd', size_bytes: 4_000_000_000, fingerprint: `fp-${title}`, source: '/x.iso', audio_tracks: null, ...extra };
 }
@@ -96,24 +98,24 @@ describe('metadata sources against the loopback fixture', () => {
     assert.equal(tmdbAuth(TMDB_V3_KEY).kind, 'v3');
     assert.equal(tmdbAuth(TMDB_V4_TOKEN).kind, 'v4');
     srv.catalogue.tmdbMovies.push(tmdbMovie(603, 'Matrix', '1999-03-30'));
-    const v3 = new TmdbClient(srv.tmdbBase, () => TMDB_V3_KEY);
+    const v3 = new TmdbClient(srv.tmdbBase, () => TMDB_V3_KEY, IMG);
     assert.equal((await v3.search('Matrix', 'movie'))[0].title, 'Matrix');
     const r3 = srv.requests.at(-1)!;
     assert.equal(r3.query.api_key, TMDB_V3_KEY);
     assert.equal(r3.authorization, null);
     assert.equal(r3.query.language, 'de-DE');
-    const v4 = new TmdbClient(srv.tmdbBase, () => TMDB_V4_TOKEN);
+    const v4 = new TmdbClient(srv.tmdbBase, () => TMDB_V4_TOKEN, IMG);
     assert.equal((await v4.search('Matrix', 'movie'))[0].poster_path, '/poster603.jpg');
     const r4 = srv.requests.at(-1)!;
     assert.equal(r4.query.api_key, undefined);
     assert.equal(r4.authorization, `Bearer ${TMDB_V4_TOKEN}`);
-    const wrong = new TmdbClient(srv.tmdbBase, () => 'ffffffffffffffffffffffffffffffff');
+    const wrong = new TmdbClient(srv.tmdbBase, () => 'ffffffffffffffffffffffffffffffff', IMG);
     await assert.rejects(wrong.check(), /TMDB answered 401: Invalid API key/);
   });
 
   it('reads season runtimes sorted by episode', async () => {
     srv.catalogue.tmdbSeasons['1396/1'] = tmdbSeason(1396, 1, [58, 48, 47]);
-    const s = await new TmdbClient(srv.tmdbBase, () => TMDB_V3_KEY).season(1396, 1);
+    const s = await new TmdbClient(srv.tmdbBase, () => TMDB_V3_KEY, IMG).season(1396, 1);
     assert.deepEqual(
       s.episodes.map((e) => [e.episode, e.runtime_minutes, e.name]),
       [
@@ -148,7 +150,7 @@ describe('metadata sources against the loopback fixture', () => {
       const log = new Logger('t', true);
       log.addSink((e) => logged.push(e.message));
       return new MetadataChain(
-        new TmdbClient(srv.tmdbBase, () => opts.tmdb ?? ''),
+        new TmdbClient(srv.tmdbBase, () => opts.tmdb ?? '', IMG),
         new JikanClient(srv.jikanBase, async () => undefined),
         new OmdbClient(srv.omdbBase, () => opts.omdb ?? ''),
         log,

@@ -1,0 +1,175 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { emptyCatalogue, POSTER_JPEG, startMetadataServer, TMDB_V3_KEY, tmdbMovie, tmdbSeason, tmdbTv, type MetadataServer } from '../fixtures/metadata-server.js';
+import { api, dvdImage, insertDisc, startAgent, startCoordinator, stopAll, waitFor, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type JobJson, type World } from './harness.js';
+
+interface DiscJson {
+  title: string;
+  year: number | null;
+  confidence: number | null;
+  poster: string | null;
+  fingerprint: string;
+}
+interface DeviceJson {
+  name: string;
+  disc: DiscJson | null;
+}
+
+describe('metadata: lookup on insert, search, status, seasons, correction, library files', () => {
+  let w: World;
+  let c: CoordinatorHandle;
+  let agent: AgentHandle;
+  let meta: MetadataServer;
+  const device = 'wohnzimmer-drive-wohnzimmer';
+
+  const disc = async (): Promise<DiscJson> => {
+    const d = await waitFor('the disc card', async () => (await api<DeviceJson[]>(c.url, 'GET', '/devices')).body.find((x) => x.name === device)?.disc, 30_000);
+    return d;
+  };
+
+  before(async () => {
+    const catalogue = emptyCatalogue();
+    catalogue.tmdbMovies.push(tmdbMovie(949, 'Heat', '1995-12-15', { overview: 'Ein Profi-Räuber und ein Cop.' }));
+    catalogue.tmdbTv.push(tmdbTv(1396, 'Breaking Bad', '2008-01-20'));
+    catalogue.tmdbSeasons['1396/1'] = tmdbSeason(1396, 1, [1, 1, 20, 30]);
+    meta = await startMetadataServer(catalogue);
+    w = world();
+    c = await startCoordinator(w, { TMDB_BASE_URL: meta.tmdbBase, OMDB_BASE_URL: meta.omdbBase, JIKAN_BASE_URL: meta.jikanBase, TMDB_IMAGE_BASE_URL: meta.imageBase, TMDB_API_KEY: TMDB_V3_KEY });
+    agent = await startAgent(w, c.mqttUrl, 'wohnzimmer');
+    const set = await api(c.url, 'PUT', '/settings', { autoEject: false, mediaServerType: 'jellyfin', mediaServerUrl: meta.url });
+    assert.equal(set.status, 200, set.text);
+  });
+  after(async () => {
+    await stopAll();
+    await meta.close();
+  });
+
+  it('identifies an inserted disc through TMDB, stripping trailing words of the label', async () => {
+    insertDisc(agent.driveDir, dvdImage('HEAT_SPECIAL_EDITION', [4]));
+    const d = await disc();
+    assert.deepEqual({ title: d.title, year: d.year, confidence: d.confidence, poster: d.poster }, { title: 'Heat', year: 1995, confidence: 1, poster: '/poster949.jpg' });
+    const searched = meta.requests.filter((r) => r.path === '/tmdb/3/search/multi').map((r) => r.query.query);
+    assert.deepEqual(searched, ['Heat Special Edition', 'Heat Special', 'Heat']);
+    assert.ok(meta.requests.every((r) => !r.path.startsWith('/tmdb') || r.query.api_key === TMDB_V3_KEY), 'the environment key is a v3 key: sent as api_key');
+  });
+
+  it('searches every source with posters, and tells the live status of each', async () => {
+    const r = await api<{ query: string; results: { source: string; title: string; year: number; poster_path: string; poster_url: string; similarity: number }[]; errors: unknown[] }>(c.url, 'GET', '/metadata/search?q=Heat');
+    assert.equal(r.status, 200);
+    assert.equal(r.body.query, 'Heat');
+    assert.deepEqual(r.body.errors, []);
+    assert.deepEqual(r.body.results.map((m) => [m.source, m.title, m.year, m.poster_path, m.poster_url, m.similarity]), [['tmdb', 'Heat', 1995, '/poster949.jpg', `${meta.imageBase}/poster949.jpg`, 1]]);
+    assert.equal((await api(c.url, 'GET', '/metadata/search')).status, 400);
+
+    const before = meta.requests.length;
+    const s = await api<{ ok: boolean; sources: { source: string; configured: boolean; ok: boolean; auth?: string; message: string }[] }>(c.url, 'GET', '/metadata/status');
+    assert.equal(s.body.ok, true);
+    const by = Object.fromEntries(s.body.sources.map((x) => [x.source, x]));
+    assert.deepEqual([by.tmdb.ok, by.tmdb.auth, by.jikan.ok, by.omdb.configured, by.omdb.ok], [true, 'v3', true, false, false]);
+    assert.equal(by.omdb.message, 'no OMDb key is set');
+    assert.ok(meta.requests.slice(before).some((x) => x.path === '/tmdb/3/configuration'), 'status asks TMDB live');
+
+    // A key saved in the settings wins over the environment: a wrong one shows up at once.
+    assert.equal((await api(c.url, 'PUT', '/settings', { tmdbApiKey: 'wrong-v4-token' })).status, 200);
+    const bad = await api<{ sources: { source: string; ok: boolean; auth?: string; message: string }[] }>(c.url, 'GET', '/metadata/status');
+    const tmdb = bad.body.sources.find((x) => x.source === 'tmdb')!;
+    assert.deepEqual([tmdb.ok, tmdb.auth], [false, 'v4']);
+    assert.match(tmdb.message, /TMDB answered 401: Invalid API key/);
+    assert.ok(!JSON.stringify(bad.body).includes('wrong-v4-token'));
+    assert.equal(meta.requests.filter((x) => x.path.startsWith('/tmdb')).at(-1)?.authorization, 'Bearer wrong-v4-token');
+    assert.equal((await api(c.url, 'PUT', '/settings', { tmdbApiKey: '' })).status, 200);
+  });
+
+  it('answers season runtimes, and refuses a bad id or an unknown season', async () => {
+    const r = await api<{ tv_id: number; season: number; episodes: { episode: number; runtime_minutes: number; name: string }[] }>(c.url, 'GET', '/metadata/tv/1396/season/1');
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body.episodes.map((e) => [e.episode, e.runtime_minutes, e.name]), [
+      [1, 1, 'Folge 1'],
+      [2, 1, 'Folge 2'],
+      [3, 20, 'Folge 3'],
+      [4, 30, 'Folge 4'],
+    ]);
+    const none = await api(c.url, 'GET', '/metadata/tv/1396/season/7');
+    assert.equal(none.status, 404);
+    assert.equal(none.text, 'TMDB knows no season 7 of series 1396\n');
+    assert.equal((await api(c.url, 'GET', '/metadata/tv/abc/season/1')).status, 400);
+  });
+
+  it('rips a movie into "Title (Year)" with movie.nfo and poster.jpg for Jellyfin', async () => {
+    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.body.title, 'Heat');
+    const done = await waitForStatus(c.url, created.body.id, ['completed', 'failed']);
+    assert.equal(done.status, 'completed');
+    const dir = path.join(w.media, 'Filme', 'Heat (1995)');
+    assert.equal(done.output_path, dir);
+    const nfo = fs.readFileSync(path.join(dir, 'movie.nfo'), 'utf8');
+    assert.match(nfo, /<title>Heat<\/title>/);
+    assert.match(nfo, /<year>1995<\/year>/);
+    assert.match(nfo, /<plot>Ein Profi-Räuber und ein Cop.<\/plot>/);
+    assert.match(nfo, /<uniqueid type="tmdb" default="true">949<\/uniqueid>/);
+    const poster = fs.readFileSync(path.join(dir, 'poster.jpg'));
+    assert.deepEqual(poster.subarray(0, POSTER_JPEG.length), POSTER_JPEG);
+    assert.equal(poster.subarray(POSTER_JPEG.length).toString(), '/images/w500/poster949.jpg');
+  });
+
+  it('corrects a disc: the card and its jobs change, bad requests are refused, and the correction is remembered', async () => {
+    const d = await disc();
+    assert.equal((await api(c.url, 'POST', '/metadata/override', { title: 'x' })).status, 400);
+    const unknown = await api(c.url, 'POST', '/metadata/override', { device: 'nope', title: 'x' });
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.text, 'no device named "nope"\n');
+    assert.equal((await api(c.url, 'POST', '/metadata/override', { device, title: 'x', kind: 'film' })).status, 400);
+
+    const r = await api<{ fingerprint: string; jobs: string[]; identity: { title: string; year: number; confidence: number } }>(c.url, 'POST', '/metadata/override', {
+      device,
+      source: 'tmdb',
+      id: '1234',
+      title: 'Heat (Director’s Cut)',
+      year: 1996,
+      poster_path: '/other.jpg',
+      kind: 'movie',
+    });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.fingerprint, d.fingerprint);
+    assert.equal(r.body.jobs.length, 1);
+    const card = await disc();
+    assert.deepEqual([card.title, card.year, card.confidence, card.poster], ['Heat (Director’s Cut)', 1996, 1, '/other.jpg']);
+    const job = await api<JobJson & { meta: Record<string, unknown> }>(c.url, 'GET', `/jobs/${r.body.jobs[0]}`);
+    assert.equal(job.body.meta.poster_path, '/other.jpg');
+    assert.equal(job.body.meta.tmdb_id, 1234);
+    assert.equal(job.body.title, 'Heat', 'a finished job keeps the name its output has');
+
+    // Re-inserting the same disc: the correction, not the chain, names it.
+    fs.renameSync(path.join(agent.driveDir, 'HEAT_SPECIAL_EDITION.iso'), path.join(w.root, 'out.iso'));
+    await waitFor('the drive empty', async () => !(await api<DeviceJson[]>(c.url, 'GET', '/devices')).body.find((x) => x.name === device)?.disc, 30_000);
+    const asked = meta.requests.length;
+    fs.renameSync(path.join(w.root, 'out.iso'), path.join(agent.driveDir, 'HEAT_SPECIAL_EDITION.iso'));
+    const again = await disc();
+    assert.equal(again.title, 'Heat (Director’s Cut)');
+    assert.equal(meta.requests.slice(asked).filter((x) => x.path.includes('/search')).length, 0);
+    fs.rmSync(path.join(agent.driveDir, 'HEAT_SPECIAL_EDITION.iso'));
+    await waitFor('the drive empty', async () => !(await api<DeviceJson[]>(c.url, 'GET', '/devices')).body.find((x) => x.name === device)?.disc, 30_000);
+  });
+
+  it('names the episodes of a series disc from the season runtimes and writes tvshow.nfo once', async () => {
+    insertDisc(agent.driveDir, dvdImage('BREAKING_BAD_S1_D1', [20, 20]));
+    const d = await waitFor('the series card', async () => {
+      const x = await disc();
+      return x.title === 'Breaking Bad' ? x : undefined;
+    });
+    assert.equal(d.confidence, 1);
+    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device, series: 'Breaking Bad', season: 1 });
+    assert.equal(created.status, 201, created.text);
+    const done = await waitForStatus(c.url, created.body.id, ['completed', 'failed']);
+    assert.equal(done.status, 'completed');
+    const seasonDir = path.join(w.media, 'Serien', 'Breaking Bad', 'Season 01');
+    assert.deepEqual(fs.readdirSync(seasonDir).sort(), ['Breaking Bad - S01E01.mkv', 'Breaking Bad - S01E02.mkv']);
+    const nfo = path.join(w.media, 'Serien', 'Breaking Bad', 'tvshow.nfo');
+    assert.match(fs.readFileSync(nfo, 'utf8'), /<tvshow>[\s\S]*<uniqueid type="tmdb" default="true">1396<\/uniqueid>/);
+    const detail = await api<{ logs: { message: string }[] }>(c.url, 'GET', `/jobs/${created.body.id}/detail`);
+    assert.ok(detail.body.logs.some((l) => /season 1 has 4 episodes/.test(l.message)));
+  });
+});

@@ -27,6 +27,8 @@ import { devicesRouter } from './routes/devices.js';
 import { jobsRouter } from './routes/jobs.js';
 import { logsRouter } from './routes/logs.js';
 import { metadataRouter } from './routes/metadata.js';
+import { setupRouter } from './routes/setup.js';
+import { systemInfoRouter } from './routes/system-info.js';
 import { notificationsRouter } from './routes/notifications.js';
 import { settingsRouter } from './routes/settings.js';
 import { systemRouter } from './routes/system.js';
@@ -100,6 +102,8 @@ export function createApp(ctx: AppContext): express.Express {
   api.use(logsRouter(ctx));
   api.use(notificationsRouter(ctx));
   api.use(metadataRouter(ctx));
+  api.use(systemInfoRouter(ctx));
+  api.use(setupRouter(ctx));
   app.use(API_PREFIX, api);
   app.use((req, res) => sendText(res, 404, `no such endpoint: ${req.method} ${req.originalUrl.split('?')[0]} (the API lives under ${API_PREFIX})`));
   app.use(errorHandler(ctx.log));

@@ -9,6 +9,8 @@ export interface AgentEntry {
   /** Last time anything came from the agent (status, event), ms. */
   lastContact: number;
   offlineSince: number | null;
+  /** When the worker last answered a capability ping (ms), null before its first answer since the start. */
+  lastPing: number | null;
 }
 
 export interface DeviceEntry {
@@ -31,7 +33,7 @@ export class Fleet {
       } catch {
         status = null;
       }
-      this.agents.set(row.node, { node: row.node, name: row.name, online: false, status, lastContact: 0, offlineSince: Date.now() });
+      this.agents.set(row.node, { node: row.node, name: row.name, online: false, status, lastContact: 0, offlineSince: Date.now(), lastPing: null });
     }
     db.prepare('UPDATE workers SET online = 0').run();
   }
@@ -60,7 +62,7 @@ export class Fleet {
     const wasOnline = entry?.online ?? false;
     const online = status.state === 'online';
     if (!entry) {
-      entry = { node: status.node, name: status.name ?? status.node.split('@')[0], online, status: null, lastContact: now, offlineSince: null };
+      entry = { node: status.node, name: status.name ?? status.node.split('@')[0], online, status: null, lastContact: now, offlineSince: null, lastPing: null };
       this.agents.set(status.node, entry);
     }
     entry.online = online;
@@ -101,6 +103,8 @@ export class Fleet {
 
   recordPong(node: string, capabilities: Capabilities): void {
     this.touch(node);
+    const a = this.agents.get(node);
+    if (a) a.lastPing = Date.now();
     this.db.prepare('UPDATE workers SET capabilities = ?, last_ping = ? WHERE node = ?').run(JSON.stringify(capabilities), new Date().toISOString(), node);
   }
 

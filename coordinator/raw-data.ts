@@ -121,15 +121,22 @@ export class RawDataFinder {
    */
   async sweep(): Promise<void> {
     const due = this.jobs.all().filter((job) => job.status === 'failed' || job.status === 'canceled' || (job.status === 'completed' && job.raw_state === 'present'));
+    let present = 0;
     for (let i = 0; i < due.length; i += SWEEP_BATCH) {
       const batch = due.slice(i, i + SWEEP_BATCH);
       const found = await this.probeMany(batch.map((job) => this.candidates(job)));
-      if (found) this.jobs.inTransaction(() => batch.forEach((job, k) => this.store(job, found[k])));
-      else for (const job of batch) await this.refresh(job);
+      const results: RawFinding[] = [];
+      if (found) this.jobs.inTransaction(() => batch.forEach((job, k) => results.push(this.store(job, found[k]))));
+      else for (const job of batch) results.push(await this.refresh(job));
+      present += results.filter((r) => r.state === 'present').length;
       // Let waiting requests in between batches.
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
+    this.lastSweep = { at: Date.now(), jobs: due.length, present };
   }
+
+  /** When the last sweep ended, how many jobs it probed and how many had raw data (GET /health/vorraete). */
+  lastSweep: { at: number; jobs: number; present: number } | null = null;
 
   /** The background loop: every 30 s the finished jobs are probed again. */
   start(): void {

@@ -92,12 +92,20 @@ export class Notifier {
       res = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body, signal: AbortSignal.timeout(TIMEOUT_MS) });
     } catch (err) {
       const cause = (err as Error).name === 'TimeoutError' ? `no answer within ${TIMEOUT_MS / 1000} s` : 'it cannot be reached';
-      throw new WebhookError(`the ${kind} webhook was not sent: ${cause}`);
+      this.last = { at: new Date().toISOString(), ok: false, message: `the ${kind} webhook was not sent: ${cause}` };
+      throw new WebhookError(this.last.message);
     }
     await res.arrayBuffer().catch(() => undefined);
-    if (!res.ok) throw new WebhookError(`the ${kind} webhook answered ${res.status}`);
+    if (!res.ok) {
+      this.last = { at: new Date().toISOString(), ok: false, message: `the ${kind} webhook answered ${res.status}` };
+      throw new WebhookError(this.last.message);
+    }
+    this.last = { at: new Date().toISOString(), ok: true, message: `the ${kind} webhook answered ${res.status}` };
     return { kind, status: res.status };
   }
+
+  /** The outcome of the last message sent (job end or test), for GET /system/info. */
+  last: { at: string; ok: boolean; message: string } | null = null;
 
   /** Called on every job end. */
   jobEnded(job: JobRow): void {

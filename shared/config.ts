@@ -24,6 +24,8 @@ export interface CoordinatorConfig {
   agentGraceSeconds: number;
   /** Page the ripper's free application key (ripperAppKey) is read from once a day. */
   ripperKeyUrl: string;
+  /** Where GET /system/updates reads the latest published versions. */
+  updateSources: { handbrake: string; makemkv: string; node: string };
   /** Addresses whose X-Real-IP header is believed (the reverse proxy); from others it is ignored. */
   trustedProxies: string[];
 }
@@ -106,6 +108,11 @@ export function readCoordinatorConfig(env: Env): CoordinatorConfig {
     rateLimitPerMinute: positiveInt(env, 'RATE_LIMIT_PER_MINUTE', 600),
     agentGraceSeconds: positiveInt(env, 'AGENT_GRACE_SECONDS', 20),
     trustedProxies: (env.TRUSTED_PROXIES ?? '127.0.0.1,::1').split(',').map((a) => a.trim()).filter(Boolean),
+    updateSources: {
+      handbrake: url(env, 'UPDATE_HANDBRAKE_URL', 'https://api.github.com/repos/HandBrake/HandBrake/releases/latest') as string,
+      makemkv: url(env, 'UPDATE_MAKEMKV_URL', 'https://www.makemkv.com/download/') as string,
+      node: url(env, 'UPDATE_NODE_URL', 'https://nodejs.org/dist/index.json') as string,
+    },
     ripperKeyUrl: url(env, 'RIPPER_KEY_URL', 'https://forum.makemkv.com/forum/viewtopic.php?f=5&t=1053') as string,
   };
 }

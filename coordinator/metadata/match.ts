@@ -37,7 +37,8 @@ export async function getJson(source: MetadataMatch['source'], url: string, head
   try {
     res = await fetch(url, { headers: { accept: 'application/json', ...headers }, signal: AbortSignal.timeout(TIMEOUT_MS) });
   } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
+    const c = (err as { cause?: { code?: string; message?: string; errors?: { code?: string }[] } }).cause;
+    const cause = c?.code ?? c?.errors?.[0]?.code ?? ((err as Error).name === 'TimeoutError' ? 'no answer within 10 s' : (c?.message ?? (err as Error).message));
     throw new SourceError(source, `${sourceName(source)} is not reachable (${cause})`);
   }
   const text = await res.text().catch(() => '');

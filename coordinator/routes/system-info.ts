@@ -1,0 +1,91 @@
+import fs from 'node:fs/promises';
+import { Router } from 'express';
+import type { AppContext } from '../context.js';
+import { parseGithubLatest, parseMakemkvPage, parseNodeIndex, UpdateChecker } from '../update-check.js';
+import { webhookKind } from '../webhook.js';
+
+/** Free space below this is called out (the size of a UHD disc's raw rip plus its encode). */
+export const LOW_SPACE_BYTES = 60 * 1000 ** 3;
+/** A ping store older than this is answered with a fresh ping by GET /capabilities. */
+const PING_FRESH_MS = 30_000;
+
+async function disk(name: string, dir: string): Promise<Record<string, unknown>> {
+  try {
+    const st = await fs.statfs(dir);
+    const free = st.bavail * st.bsize;
+    return { name, path: dir, total_bytes: st.blocks * st.bsize, free_bytes: free, warnung: free < LOW_SPACE_BYTES ? `less than 60 GB free on ${dir}` : null };
+  } catch (err) {
+    return { name, path: dir, total_bytes: null, free_bytes: null, warnung: `${dir} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` };
+  }
+}
+
+/** The tool versions the workers report, newest report first: one installed version per tool. */
+function installedTools(ctx: AppContext): Record<string, string | null> {
+  const out: Record<string, string | null> = { node: process.versions.node };
+  for (const agent of ctx.fleet.list()) {
+    for (const [tool, version] of Object.entries(agent.status?.capabilities?.tools ?? {})) {
+      // Workers report what the tool prints ("HandBrake 1.6.1"): the version number is compared.
+      const number = version ? /\d+(?:\.\d+)+/.exec(version)?.[0] : null;
+      if (number && !out[tool]) out[tool] = number;
+    }
+  }
+  return out;
+}
+
+/** /system/info, /system/updates and /health/vorraete: what the system page and monitoring read. */
+export function systemInfoRouter(ctx: AppContext): Router {
+  const router = Router();
+  const { config } = ctx;
+  const updates = new UpdateChecker(
+    [
+      { tool: 'HandBrakeCLI', url: config.updateSources.handbrake, parse: parseGithubLatest },
+      { tool: 'makemkvcon', url: config.updateSources.makemkv, parse: parseMakemkvPage },
+      { tool: 'node', url: config.updateSources.node, parse: parseNodeIndex },
+    ],
+    ctx.log.child('updates'),
+  );
+
+  router.get('/system/info', async (_req, res) => {
+    const s = ctx.settings.all();
+    const disks = await Promise.all([disk('media', config.mediaRoot), disk('raw', config.rawDir), disk('data', config.dataDir), ...(s.workDir ? [disk('workDir', s.workDir)] : [])]);
+    res.json({
+      node: process.versions.node,
+      workers: ctx.fleet.list().map((a) => ({ name: a.name, node: a.node, online: a.online, tools: a.status?.capabilities?.tools ?? {} })),
+      disks,
+      keys: {
+        keystore: await ctx.keys.keystoreStatus(),
+        keydb: await ctx.keys.keydbStatus(),
+        ripper_app_key: s.ripperAppKey ? 'set' : 'not set',
+      },
+      webhook: { configured: Boolean(s.webhookUrl), kind: s.webhookUrl ? webhookKind(s.webhookUrl, s.webhookKind) : null, last: ctx.notifier.last },
+      media_server: { type: s.mediaServerType || null, configured: Boolean(s.mediaServerType && s.mediaServerUrl) },
+    });
+  });
+
+  router.get('/system/updates', async (_req, res) => {
+    res.json({ tools: await updates.check(installedTools(ctx)) });
+  });
+
+  router.get('/health/vorraete', (_req, res) => {
+    const now = Date.now();
+    const pings = ctx.fleet.list().map((a) => a.lastPing).filter((t): t is number => t !== null);
+    const newest = pings.length ? Math.max(...pings) : null;
+    const sweep = ctx.raw.lastSweep;
+    res.json({
+      ping: {
+        alter_sekunden: newest === null ? null : Math.round((now - newest) / 1000),
+        mit_treffer: pings.some((t) => now - t < PING_FRESH_MS),
+        workers_answering: pings.filter((t) => now - t < PING_FRESH_MS).length,
+      },
+      rohdaten: {
+        alter_sekunden: sweep ? Math.round((now - sweep.at) / 1000) : null,
+        mit_treffer: sweep ? sweep.present > 0 : false,
+        jobs_probed: sweep?.jobs ?? 0,
+        jobs_with_raw_data: sweep?.present ?? 0,
+      },
+      mount_guard: { active: false, mounts: 0, reason: 'no storage mounts are attached by Ripwerk' },
+    });
+  });
+
+  return router;
+}

@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { api, freePort, startAgent, startCoordinator, stopAll, waitFor, world, type CoordinatorHandle, type World } from './harness.js';
+
+interface UpdateJson { tool: string; installed: string | null; latest: string | null; update_available: boolean | null; error: string | null }
+
+describe('system: info, updates, supplies, first-run setup, routes that must not exist', () => {
+  let w: World;
+  let c: CoordinatorHandle;
+  let sources: http.Server;
+  let sourceBase = '';
+  let makemkvDown = false;
+
+  before(async () => {
+    sources = http.createServer((req, res) => {
+      if (req.url === '/handbrake') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ tag_name: '9.9.9', name: 'HandBrake 9.9.9' }));
+      } else if (req.url === '/makemkv') {
+        res.writeHead(makemkvDown ? 502 : 200, { 'content-type': 'text/html' });
+        res.end('<h1>MakeMKV 1.17.8 for Windows and Mac</h1>');
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify([{ version: `v${process.versions.node}` }, { version: 'v18.0.0' }]));
+      }
+    });
+    const port = await freePort();
+    await new Promise<void>((r) => sources.listen(port, '127.0.0.1', r));
+    sourceBase = `http://127.0.0.1:${port}`;
+    w = world();
+    c = await startCoordinator(w, { UPDATE_HANDBRAKE_URL: `${sourceBase}/handbrake`, UPDATE_MAKEMKV_URL: `${sourceBase}/makemkv`, UPDATE_NODE_URL: `${sourceBase}/node` });
+    await startAgent(w, c.mqttUrl, 'keller');
+  });
+  after(async () => {
+    sources.close();
+    await stopAll();
+  });
+
+  it('walks the first-run setup: open steps, skipping allowed, then complete', async () => {
+    const fresh = await api<{ complete: boolean; next: string; steps: { step: string; done: boolean }[] }>(c.url, 'GET', '/setup');
+    assert.equal(fresh.body.complete, false);
+    assert.equal(fresh.body.next, 'metadata');
+    assert.equal((await api(c.url, 'PUT', '/settings', { tmdbApiKey: '0123456789abcdef0123456789abcdef', workDir: w.media })).status, 200);
+    const mid = await api<{ next: string; steps: { step: string; done: boolean }[] }>(c.url, 'GET', '/setup');
+    assert.deepEqual(mid.body.steps.map((s) => s.done), [true, false, false, true]);
+    assert.equal(mid.body.next, 'media_server');
+    const done = await api<{ complete: boolean; next: string | null }>(c.url, 'POST', '/setup/complete');
+    assert.deepEqual([done.body.complete, done.body.next], [true, null]);
+    const settings = await api<Record<string, unknown>>(c.url, 'GET', '/settings');
+    assert.equal(settings.body.setupComplete, true);
+  });
+
+  it('tells tool versions, disk space, key and webhook status', async () => {
+    await waitFor('the worker', async () => (await api<{ online: boolean }[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.online));
+    const info = await api<{ node: string; workers: { name: string; tools: Record<string, string | null> }[]; disks: { name: string; path: string; free_bytes: number; total_bytes: number }[]; keys: { keystore: { installed: boolean; schluessel: number }; keydb: { present: boolean }; ripper_app_key: string }; webhook: { configured: boolean; kind: string | null } }>(c.url, 'GET', '/system/info');
+    assert.equal(info.status, 200);
+    assert.equal(info.body.node, process.versions.node);
+    assert.match(info.body.workers.find((x) => x.name === 'keller')?.tools.HandBrakeCLI ?? '', /\d+\.\d+\.\d+/);
+    const media = info.body.disks.find((d) => d.name === 'media')!;
+    assert.equal(media.path, w.media);
+    assert.ok(media.free_bytes > 0 && media.total_bytes >= media.free_bytes);
+    assert.ok(info.body.disks.some((d) => d.name === 'workDir'));
+    assert.deepEqual([info.body.keys.keystore.installed, info.body.keys.keystore.schluessel, info.body.keys.keydb.present, info.body.keys.ripper_app_key], [false, 0, false, 'not set']);
+    assert.deepEqual(info.body.webhook, { configured: false, kind: null, last: null });
+    assert.ok(!JSON.stringify(info.body).includes('0123456789abcdef0123456789abcdef'), 'no secret in the answer');
+  });
+
+  it('compares installed with published versions, keeping a stale answer when a source fails', async () => {
+    const r = await api<{ tools: UpdateJson[] }>(c.url, 'GET', '/system/updates');
+    const by = Object.fromEntries(r.body.tools.map((t) => [t.tool, t]));
+    assert.equal(by.HandBrakeCLI.latest, '9.9.9');
+    assert.equal(by.HandBrakeCLI.update_available, true);
+    assert.match(by.HandBrakeCLI.installed ?? '', /^\d+\.\d+\.\d+$/);
+    assert.equal(by.makemkvcon.latest, '1.17.8');
+    assert.equal(by.makemkvcon.installed, null, 'no worker has MakeMKV');
+    assert.equal(by.makemkvcon.update_available, null);
+    assert.deepEqual([by.node.installed, by.node.latest, by.node.update_available], [process.versions.node, process.versions.node, false]);
+    makemkvDown = true;
+    const again = await api<{ tools: UpdateJson[] }>(c.url, 'GET', '/system/updates');
+    assert.equal(again.body.tools.find((t) => t.tool === 'makemkvcon')?.latest, '1.17.8', 'cached: the source is not asked again within 12 hours');
+  });
+
+  it('reports the age and findings of the ping and raw-data stores', async () => {
+    const v = await waitFor('a ping answer', async () => {
+      const r = await api<{ ping: { alter_sekunden: number | null; mit_treffer: boolean }; rohdaten: { alter_sekunden: number | null; mit_treffer: boolean }; mount_guard: { active: boolean } }>(c.url, 'GET', '/health/vorraete');
+      return r.body.ping.mit_treffer ? r.body : undefined;
+    }, 20_000);
+    assert.ok(v.ping.alter_sekunden !== null && v.ping.alter_sekunden <= 30);
+    assert.equal(v.rohdaten.mit_treffer, false);
+    assert.equal(v.mount_guard.active, false);
+  });
+
+  it('answers 404 on the routes the spec says must not exist', async () => {
+    for (const [method, p] of [
+      ['POST', '/prescan'],
+      ['GET', '/stream/jobs'],
+      ['POST', '/token'],
+      ['POST', '/api-keys'],
+      ['GET', '/api-keys'],
+      ['POST', '/metadata/lookup'],
+      ['POST', '/metadata/confirm'],
+      ['GET', '/metadata/lookup'],
+    ]) {
+      const r = await api(c.url, method, p);
+      assert.equal(r.status, 404, `${method} ${p}`);
+      assert.match(r.text, /^no such endpoint/);
+    }
+  });
+});

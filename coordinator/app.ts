@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import { schedule } from 'node-cron';
@@ -23,6 +24,7 @@ import { Prescan } from './prescan.js';
 import { RawDataFinder } from './raw-data.js';
 import { createRipJob } from './rip-jobs.js';
 import { RipperAppKeyRefresher } from './ripper-app-key.js';
+import { browseRouter } from './routes/browse.js';
 import { devicesRouter } from './routes/devices.js';
 import { jobsRouter } from './routes/jobs.js';
 import { logsRouter } from './routes/logs.js';
@@ -37,6 +39,8 @@ import { SettingsStore } from './settings-store.js';
 import { Notifier } from './webhook.js';
 
 const KEEP_LOG_ROWS = 20_000;
+
+const UI_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'ui');
 
 /** The spec's {base_url} is http://host:PORT/api. */
 export const API_PREFIX = '/api';
@@ -104,7 +108,10 @@ export function createApp(ctx: AppContext): express.Express {
   api.use(metadataRouter(ctx));
   api.use(systemInfoRouter(ctx));
   api.use(setupRouter(ctx));
+  api.use(browseRouter(ctx));
   app.use(API_PREFIX, api);
+  // The web UI (built into dist/ui next to dist/coordinator): static files, index.html at /.
+  app.use(express.static(UI_DIR, { index: 'index.html', maxAge: 0 }));
   app.use((req, res) => sendText(res, 404, `no such endpoint: ${req.method} ${req.originalUrl.split('?')[0]} (the API lives under ${API_PREFIX})`));
   app.use(errorHandler(ctx.log));
   return app;

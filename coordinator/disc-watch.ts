@@ -20,6 +20,11 @@ export interface DiscView {
   poster: string | null;
   already_ripped: boolean;
   audio_tracks: number | null;
+  /** What the pre-scan found: movie, series, music or unknown; a series' season from the label. */
+  kind: DiscIdentity['kind'] | null;
+  season: number | null;
+  /** The TMDB id of the match, for the season runtimes of a series. */
+  tmdb_id: number | null;
 }
 
 /**
@@ -64,6 +69,9 @@ export class DiscWatch {
       poster: identity?.poster ?? null,
       already_ripped: this.alreadyRipped(disc.fingerprint),
       audio_tracks: disc.audio_tracks ?? null,
+      kind: identity?.kind ?? null,
+      season: identity?.season ?? null,
+      tmdb_id: identity?.tmdb_id ?? null,
     };
   }
 

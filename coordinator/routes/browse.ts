@@ -1,0 +1,59 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { Router } from 'express';
+import type { AppContext } from '../context.js';
+import { HttpError, mediaDir, objectBody } from '../http.js';
+
+/** At most this many entries are listed (folders first); the answer says when more were left out. */
+const MAX_ENTRIES = 2000;
+
+/**
+ * /browse and /browse/mkdir: folders and files under MEDIA_ROOT only (no "..", boundary-aware, no
+ * symlink leading out), for the folder picker of the rip dialog.
+ */
+export function browseRouter(ctx: AppContext): Router {
+  const router = Router();
+  const root = ctx.config.mediaRoot;
+
+  router.get('/browse', async (req, res) => {
+    const asked = typeof req.query.path === 'string' && req.query.path !== '' ? req.query.path : root;
+    const dir = await mediaDir(root, asked, 'path');
+    const st = await fs.stat(dir).catch(() => null);
+    if (!st) throw new HttpError(404, `${dir} does not exist`);
+    if (!st.isDirectory()) throw new HttpError(400, `${dir} is not a folder`);
+    const dirents = await fs.readdir(dir, { withFileTypes: true });
+    const entries: { name: string; type: 'dir' | 'file'; size: number | null }[] = [];
+    for (const d of dirents) {
+      if (d.name.startsWith('.')) continue;
+      // A symbolic link is listed only when it stays under the media root.
+      const full = path.join(dir, d.name);
+      const target = d.isSymbolicLink() ? await mediaDir(root, full, 'entry').then(() => fs.stat(full), () => null).catch(() => null) : await fs.lstat(full).catch(() => null);
+      if (!target) continue;
+      if (target.isDirectory()) entries.push({ name: d.name, type: 'dir', size: null });
+      else if (target.isFile()) entries.push({ name: d.name, type: 'file', size: target.size });
+    }
+    entries.sort((a, b) => (a.type === b.type ? a.name.localeCompare(b.name, 'de') : a.type === 'dir' ? -1 : 1));
+    res.json({
+      path: dir,
+      root: path.resolve(root),
+      parent: dir === path.resolve(root) ? null : path.dirname(dir),
+      entries: entries.slice(0, MAX_ENTRIES),
+      truncated: entries.length > MAX_ENTRIES,
+    });
+  });
+
+  router.post('/browse/mkdir', async (req, res) => {
+    const body = objectBody(req);
+    const dir = await mediaDir(root, body.path, 'path');
+    const st = await fs.lstat(dir).catch(() => null);
+    if (st?.isDirectory()) throw new HttpError(409, `${dir} exists already`);
+    if (st) throw new HttpError(409, `${dir} exists and is not a folder`);
+    await fs.mkdir(dir, { recursive: true });
+    // A symlink raced in between the check and mkdir would show up here.
+    await mediaDir(root, dir, 'path');
+    ctx.log.info(`folder created: ${dir}`);
+    res.status(201).json({ path: dir });
+  });
+
+  return router;
+}

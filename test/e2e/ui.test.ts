@@ -1,0 +1,164 @@
+/**
+ * The web UI in Debian's Chromium (playwright-core, never a downloaded browser) against a real
+ * coordinator and agent on loopback with an image drive. Screenshots of the main pages at phone and
+ * desktop widths go to test-output/screenshots/.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { REPO_DIR } from '../fixtures/tools-samples.js';
+import { emptyCatalogue, startMetadataServer, TMDB_V3_KEY, tmdbMovie, type MetadataServer } from '../fixtures/metadata-server.js';
+import { api, dvdImage, insertDisc, startAgent, startCoordinator, stopAll, waitFor, world, type AgentHandle, type CoordinatorHandle, type World } from './harness.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SHOTS = path.join(REPO_DIR, 'test-output', 'screenshots');
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 860 };
+
+describe('web UI in Chromium', () => {
+  let w: World;
+  let c: CoordinatorHandle;
+  let agent: AgentHandle;
+  let meta: MetadataServer;
+  let browser: Browser;
+  let page: Page;
+  let base = '';
+  const device = 'flur-drive-flur';
+
+  const nav = (name: string) => page.getByRole('navigation').getByRole('link', { name, exact: true }).click();
+
+  async function shoot(name: string): Promise<void> {
+    for (const [label, size] of [
+      ['phone', PHONE],
+      ['desktop', DESKTOP],
+    ] as const) {
+      await page.setViewportSize(size);
+      await page.waitForTimeout(150);
+      await page.screenshot({ path: path.join(SHOTS, `${name}-${label}.png`), fullPage: true });
+    }
+    await page.setViewportSize(DESKTOP);
+  }
+
+  before(async () => {
+    fs.mkdirSync(SHOTS, { recursive: true });
+    const catalogue = emptyCatalogue();
+    catalogue.tmdbMovies.push(tmdbMovie(949, 'Heat', '1995-12-15'), tmdbMovie(1234, 'Heat Wave', '2009-05-01'));
+    meta = await startMetadataServer(catalogue);
+    w = world();
+    c = await startCoordinator(w, { TMDB_BASE_URL: meta.tmdbBase, OMDB_BASE_URL: meta.omdbBase, JIKAN_BASE_URL: meta.jikanBase, TMDB_IMAGE_BASE_URL: meta.imageBase });
+    agent = await startAgent(w, c.mqttUrl, 'flur');
+    base = `http://127.0.0.1:${c.port}`;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+    const context = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true, locale: 'de-DE' });
+    page = await context.newPage();
+    // Posters of TMDB come from the fixture's image server in the test.
+    await page.route('https://image.tmdb.org/**', (route) => route.fulfill({ status: 200, contentType: 'image/jpeg', body: Buffer.from([0xff, 0xd8, 0xff, 0xd9]) }));
+  });
+  after(async () => {
+    await browser?.close();
+    await stopAll();
+    await meta?.close();
+  });
+
+  it('walks the first-run wizard: saves the TMDB key, skips the rest, then shows the drives', async () => {
+    await page.goto(`${base}/`);
+    await page.getByTestId('wizard').waitFor();
+    await shoot('wizard');
+    await page.locator('input[name="tmdbApiKey"]').fill(TMDB_V3_KEY);
+    await page.getByRole('button', { name: 'Speichern und weiter' }).click();
+    await page.getByRole('heading', { name: /Einrichtung 2\/4/ }).waitFor();
+    for (let i = 0; i < 3; i++) await page.getByTestId('wizard-skip').click();
+    await page.getByRole('heading', { name: 'Laufwerke' }).waitFor();
+    const setup = await api<{ complete: boolean }>(c.url, 'GET', '/setup');
+    assert.equal(setup.body.complete, true);
+    const settings = await api<Record<string, unknown>>(c.url, 'GET', '/settings');
+    assert.equal(settings.body.tmdbApiKey, '********', 'the key was saved (and is shown masked)');
+    assert.equal((await api(c.url, 'PUT', '/settings', { autoEject: false, transcodePreset: 'Very Fast 480p30' })).status, 200);
+  });
+
+  it('shows an inserted disc with its metadata, and the rip dialog pre-selects titles of 5 minutes or more', async () => {
+    insertDisc(agent.driveDir, dvdImage('HEAT_1995', [305, 15]));
+    const card = page.getByTestId(`drive-${device}`);
+    await card.getByTestId('disc-title').filter({ hasText: 'Heat (1995)' }).waitFor({ timeout: 30_000 });
+    assert.match(await card.innerText(), /DVD/);
+    assert.match(await card.innerText(), /Sicherheit 100 %/);
+    await shoot('drives');
+    await card.getByTestId('rip-open').click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByTestId('title-1').waitFor({ timeout: 30_000 });
+    assert.equal(await dialog.getByTestId('title-1').isChecked(), true, 'the 305 s title is pre-selected');
+    assert.equal(await dialog.getByTestId('title-2').isChecked(), false, 'the 15 s title is not');
+    assert.equal(await dialog.getByTestId('target-dir').inputValue(), path.join(w.media, 'Filme'));
+    await shoot('rip-dialog');
+    await dialog.getByTestId('rip-start').click();
+    await page.getByText(/Auftrag für „Heat“ gestartet/).waitFor();
+  });
+
+  it('runs the job to its end with a visible progress bar, says the disc can come out, and downloads the file', async () => {
+    await nav('Aufträge');
+    const job = page.locator('li.job').first();
+    await job.getByRole('progressbar').waitFor({ timeout: 30_000 });
+    await shoot('jobs-running');
+    await job.getByTestId('job-status').filter({ hasText: 'fertig' }).waitFor({ timeout: 180_000 });
+    const jobs = await api<{ id: string; title: string; status: string }[]>(c.url, 'GET', '/jobs');
+    assert.equal(jobs.body[0].status, 'completed');
+    await nav('Laufwerke');
+    await page.getByTestId('rip-done').waitFor();
+    await nav('Aufträge');
+    await job.getByRole('button', { name: 'Heat' }).click();
+    const link = job.getByRole('link', { name: 'Heat (1995).mkv' });
+    await link.waitFor();
+    const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+    const saved = path.join(w.root, 'download.mkv');
+    await download.saveAs(saved);
+    const files = await api<{ name: string; size: number }[]>(c.url, 'GET', `/jobs/${jobs.body[0].id}/files`);
+    assert.equal(fs.statSync(saved).size, files.body[0].size);
+    assert.deepEqual(fs.readFileSync(saved), fs.readFileSync(path.join(w.media, 'Filme', 'Heat (1995)', 'Heat (1995).mkv')));
+    await shoot('jobs');
+  });
+
+  it('corrects the metadata of the disc from a search with posters', async () => {
+    await nav('Metadaten');
+    await page.getByTestId('source-tmdb').filter({ hasText: 'verbunden' }).waitFor();
+    await page.getByTestId('meta-query').fill('Heat');
+    await page.getByRole('button', { name: 'Suchen' }).click();
+    const wave = page.locator('article.match', { hasText: 'Heat Wave (2009)' });
+    await wave.waitFor();
+    assert.equal(await page.locator('article.match img.poster').count(), 2);
+    await shoot('metadata');
+    await wave.getByTestId('meta-pick').click();
+    await page.getByText(/Übernommen: „Heat Wave“/).waitFor();
+    const devices = await api<{ name: string; disc: { title: string; year: number } | null }[]>(c.url, 'GET', '/devices');
+    assert.deepEqual(
+      [devices.body.find((d) => d.name === device)?.disc?.title, devices.body.find((d) => d.name === device)?.disc?.year],
+      ['Heat Wave', 2009],
+    );
+  });
+
+  it('keeps the shown list with a quiet stale marker when a fetch fails', async () => {
+    await nav('Aufträge');
+    await page.locator('li.job').first().waitFor();
+    await page.route('**/api/jobs', (route) => route.abort());
+    await page.locator('.stale').waitFor({ timeout: 15_000 });
+    assert.equal(await page.locator('li.job').count(), 1, 'the job is still shown');
+    await shoot('jobs-stale');
+    await page.unroute('**/api/jobs');
+    await page.locator('.stale').waitFor({ state: 'detached', timeout: 15_000 });
+  });
+
+  it('shows workers, storage and system pages', async () => {
+    await nav('Worker');
+    await page.getByTestId('worker-flur').filter({ hasText: 'online' }).waitFor();
+    await shoot('workers');
+    await nav('Speicher');
+    await page.getByRole('cell', { name: w.media }).waitFor();
+    await shoot('storage');
+    await nav('System');
+    await page.getByRole('heading', { name: 'Einstellungen' }).waitFor();
+    await page.locator('input[name="transcodePreset"]').waitFor();
+    await shoot('system');
+    await waitFor('every screenshot', async () => fs.readdirSync(SHOTS).length >= 20 || undefined, 5000);
+  });
+});

@@ -1,0 +1,98 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+
+/** A quiet marker that what is shown is from an earlier, successful fetch. */
+export function Stale({ stale, error }: { stale: boolean; error?: string | null }) {
+  if (!stale) return null;
+  return (
+    <span class="stale" role="status" title={error ?? undefined}>
+      veraltet
+    </span>
+  );
+}
+
+export function Section({ title, stale, error, children, actions }: { title: string; stale?: boolean; error?: string | null; children: ComponentChildren; actions?: ComponentChildren }) {
+  return (
+    <section class="section" aria-label={title}>
+      <header class="section-head">
+        <h2>{title}</h2>
+        <Stale stale={Boolean(stale)} error={error} />
+        <div class="spacer" />
+        {actions}
+      </header>
+      {children}
+    </section>
+  );
+}
+
+/** A button running an async action: disabled while it runs, the refusal shown beside it. */
+export function Action({ label, run, kind, disabled, testId }: { label: string; run: () => Promise<unknown>; kind?: 'primary' | 'danger'; disabled?: boolean; testId?: string }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <span class="action">
+      <button
+        type="button"
+        class={kind ?? ''}
+        data-testid={testId}
+        disabled={busy || disabled}
+        onClick={async () => {
+          setBusy(true);
+          setError(null);
+          try {
+            await run();
+          } catch (err) {
+            setError((err as Error).message);
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        {label}
+      </button>
+      {error && (
+        <span class="error" role="alert">
+          {error}
+        </span>
+      )}
+    </span>
+  );
+}
+
+/** A modal dialog with focus moved into it; Escape closes. */
+export function Dialog({ title, onClose, children }: { title: string; onClose: () => void; children: ComponentChildren }) {
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    ref.current?.querySelector<HTMLElement>('input, select, button')?.focus();
+    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && onClose();
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [onClose]);
+  return (
+    <div class="backdrop" onClick={(e) => e.target === e.currentTarget && onClose()}>
+      <div class="dialog" role="dialog" aria-modal="true" aria-label={title} ref={ref}>
+        <header class="section-head">
+          <h2>{title}</h2>
+          <div class="spacer" />
+          <button type="button" aria-label="Schließen" onClick={onClose}>
+            ×
+          </button>
+        </header>
+        {children}
+      </div>
+    </div>
+  );
+}
+
+export function Progress({ value, label }: { value: number; label: string }) {
+  const v = Math.max(0, Math.min(100, value));
+  return (
+    <div class="progress" role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(v)}>
+      <div class="bar" style={{ width: `${v}%` }} />
+    </div>
+  );
+}
+
+export function Empty({ children }: { children: ComponentChildren }) {
+  return <p class="empty">{children}</p>;
+}

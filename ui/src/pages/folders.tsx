@@ -1,0 +1,90 @@
+import { useEffect, useState } from 'preact/hooks';
+import { get, post } from '../api.js';
+
+interface Listing {
+  path: string;
+  root: string;
+  parent: string | null;
+  entries: { name: string; type: 'dir' | 'file'; size: number | null }[];
+}
+
+/** The target folder: typed, or picked in a browser of the media root with "new folder". */
+export function FolderPicker({ value, onChange, root }: { value: string; onChange(v: string): void; root: string | null }) {
+  const [open, setOpen] = useState(false);
+  const [listing, setListing] = useState<Listing | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [newName, setNewName] = useState('');
+
+  const load = async (p: string | null) => {
+    setError(null);
+    try {
+      setListing(await get<Listing>(`/browse${p ? `?path=${encodeURIComponent(p)}` : ''}`));
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  useEffect(() => {
+    if (open) void load(value || root);
+  }, [open]);
+
+  return (
+    <div class="picker">
+      <label>
+        Zielordner
+        <input value={value} onInput={(e) => onChange((e.target as HTMLInputElement).value)} data-testid="target-dir" />
+      </label>
+      <button type="button" onClick={() => setOpen(!open)} aria-expanded={open}>
+        {open ? 'Ordnerauswahl schließen' : 'Ordner wählen …'}
+      </button>
+      {open && (
+        <div class="browser" data-testid="folder-browser">
+          {error && <p class="error">{error}</p>}
+          {listing && (
+            <>
+              <p class="muted">{listing.path}</p>
+              <ul>
+                {listing.parent && (
+                  <li>
+                    <button type="button" class="link" onClick={() => void load(listing.parent)}>
+                      ↑ eine Ebene höher
+                    </button>
+                  </li>
+                )}
+                {listing.entries
+                  .filter((e) => e.type === 'dir')
+                  .map((e) => (
+                    <li key={e.name}>
+                      <button type="button" class="link" onClick={() => void load(`${listing.path}/${e.name}`)}>
+                        📁 {e.name}
+                      </button>
+                    </li>
+                  ))}
+              </ul>
+              <div class="row">
+                <button type="button" class="primary" onClick={() => (onChange(listing.path), setOpen(false))}>
+                  Diesen Ordner nehmen
+                </button>
+                <input aria-label="Neuer Ordner" placeholder="neuer Ordner" value={newName} onInput={(e) => setNewName((e.target as HTMLInputElement).value)} />
+                <button
+                  type="button"
+                  disabled={!newName.trim()}
+                  onClick={async () => {
+                    try {
+                      const made = await post<{ path: string }>('/browse/mkdir', { path: `${listing.path}/${newName.trim()}` });
+                      setNewName('');
+                      await load(made.path);
+                    } catch (err) {
+                      setError((err as Error).message);
+                    }
+                  }}
+                >
+                  Anlegen
+                </button>
+              </div>
+            </>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}

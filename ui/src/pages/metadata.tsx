@@ -1,0 +1,135 @@
+import { useState } from 'preact/hooks';
+import { get, post, posterSrc, type Device, type Match } from '../api.js';
+import { Empty, Section } from '../components.js';
+import { FAST_MS, SLOW_MS, usePoll } from '../poll.js';
+
+interface SourceStatus {
+  source: string;
+  configured: boolean;
+  ok: boolean;
+  auth?: string | null;
+  message: string;
+  latency_ms: number | null;
+}
+
+const SOURCE_TEXT: Record<string, string> = { tmdb: 'TMDB', jikan: 'Jikan (Anime)', omdb: 'OMDb' };
+
+export function MetadataPage() {
+  const devices = usePoll<Device[]>('/devices', FAST_MS);
+  const status = usePoll<{ ok: boolean; sources: SourceStatus[] }>('/metadata/status', SLOW_MS * 5);
+  const [query, setQuery] = useState('');
+  const [results, setResults] = useState<Match[] | null>(null);
+  const [errors, setErrors] = useState<{ source: string; message: string }[]>([]);
+  const [searchError, setSearchError] = useState<string | null>(null);
+  const [target, setTarget] = useState('');
+  const [message, setMessage] = useState<string | null>(null);
+  const withDisc = (devices.data ?? []).filter((d) => d.disc);
+  const chosenTarget = target || withDisc[0]?.name || '';
+
+  const search = async () => {
+    setSearchError(null);
+    setMessage(null);
+    try {
+      const r = await get<{ results: Match[]; errors: { source: string; message: string }[] }>(`/metadata/search?q=${encodeURIComponent(query)}`);
+      setResults(r.results);
+      setErrors(r.errors);
+    } catch (err) {
+      setSearchError((err as Error).message);
+    }
+  };
+
+  const pick = async (m: Match) => {
+    setMessage(null);
+    try {
+      const r = await post<{ identity: { title: string }; jobs: string[] }>('/metadata/override', {
+        device: chosenTarget,
+        source: m.source,
+        id: m.id,
+        title: m.title,
+        year: m.year,
+        kind: m.kind,
+        poster_path: m.poster_path,
+        overview: m.overview,
+        tmdb_id: m.tmdb_id ?? undefined,
+      });
+      setMessage(`Übernommen: „${r.identity.title}“ für ${chosenTarget}${r.jobs.length ? ` und ${r.jobs.length} Auftrag/Aufträge` : ''}.`);
+      devices.refresh();
+    } catch (err) {
+      setMessage((err as Error).message);
+    }
+  };
+
+  return (
+    <>
+      <Section title="Verbindung" stale={status.stale} error={status.error}>
+        <ul class="status-list">
+          {status.data?.sources.map((s) => (
+            <li key={s.source} class={s.ok ? 'ok' : s.configured ? 'error' : 'muted'} data-testid={`source-${s.source}`}>
+              {SOURCE_TEXT[s.source] ?? s.source}: {s.ok ? `verbunden${s.latency_ms !== null ? ` (${s.latency_ms} ms)` : ''}` : s.message}
+              {s.auth && ` · Schlüssel ${s.auth}`}
+            </li>
+          ))}
+        </ul>
+      </Section>
+      <Section title="Metadaten suchen und korrigieren">
+        <form
+          class="row"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void search();
+          }}
+        >
+          <input aria-label="Titel" placeholder="Titel" value={query} onInput={(e) => setQuery((e.target as HTMLInputElement).value)} data-testid="meta-query" required />
+          <button type="submit" class="primary">
+            Suchen
+          </button>
+        </form>
+        <label>
+          Für die Disc in
+          <select value={chosenTarget} onChange={(e) => setTarget((e.target as HTMLSelectElement).value)} data-testid="meta-target">
+            {withDisc.map((d) => (
+              <option key={d.name} value={d.name}>
+                {d.name}: {d.disc?.title}
+              </option>
+            ))}
+          </select>
+        </label>
+        {searchError && <p class="error">{searchError}</p>}
+        {errors.map((e) => (
+          <p class="muted" key={e.source}>
+            {SOURCE_TEXT[e.source] ?? e.source}: {e.message}
+          </p>
+        ))}
+        {message && (
+          <p class="ok" role="status">
+            {message}
+          </p>
+        )}
+        {results?.length === 0 && <Empty>Keine Treffer.</Empty>}
+        <div class="cards">
+          {results?.map((m) => {
+            const src = posterSrc(m.poster_url ?? m.poster_path);
+            return (
+              <article class="card match" key={`${m.source}-${m.id}`}>
+                {src ? <img class="poster" src={src} alt="" loading="lazy" /> : <div class="poster none" aria-hidden="true" />}
+                <div class="card-body">
+                  <h3>
+                    {m.title}
+                    {m.year ? ` (${m.year})` : ''}
+                  </h3>
+                  <p class="muted">
+                    {SOURCE_TEXT[m.source] ?? m.source} · {m.kind === 'series' ? 'Serie' : 'Film'} · Ähnlichkeit {Math.round(m.similarity * 100)} %
+                  </p>
+                  {m.overview && <p class="overview">{m.overview}</p>}
+                  <button type="button" disabled={!chosenTarget} onClick={() => void pick(m)} data-testid="meta-pick">
+                    Diesen Treffer übernehmen
+                  </button>
+                </div>
+              </article>
+            );
+          })}
+        </div>
+      </Section>
+    </>
+  );
+}

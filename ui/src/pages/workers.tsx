@@ -1,0 +1,84 @@
+import { API, del, type Worker } from '../api.js';
+import { Action, Empty, Section } from '../components.js';
+import { when } from '../format.js';
+import { SLOW_MS, usePoll } from '../poll.js';
+
+interface PresetAnswer {
+  workers?: { name: string; node: string; categories?: { name: string; presets: string[] }[]; recommendation?: { preset: string | null; reason: string } }[];
+}
+
+export function WorkersPage() {
+  const workers = usePoll<Worker[]>('/capabilities', SLOW_MS);
+  const presets = usePoll<PresetAnswer>('/presets', SLOW_MS * 5);
+  const pathMap = usePoll<unknown>('/worker-setup/pfad-map', SLOW_MS * 5);
+  return (
+    <>
+      <Section title="Worker" stale={workers.stale} error={workers.error}>
+        {workers.data?.length === 0 && <Empty>Noch kein Worker hat sich gemeldet.</Empty>}
+        <div class="cards">
+          {workers.data?.map((w) => {
+            const p = presets.data?.workers?.find((x) => x.node === w.node);
+            return (
+              <article class="card" key={w.node} data-testid={`worker-${w.name}`}>
+                <div class="card-body">
+                  <h3>
+                    {w.name} <span class={w.online ? 'badge ok' : 'badge warn'}>{w.online ? 'online' : 'offline'}</span>
+                  </h3>
+                  <p class="muted">
+                    {w.node}
+                    {w.ip && ` · ${w.ip}`} · zuletzt gesehen {when(w.last_seen)}
+                  </p>
+                  <p>Encoder: {w.encoders.length ? w.encoders.join(', ') : 'keine'}</p>
+                  <p>
+                    Schlüssel: {w.schluessel} {w.key_source && <span class="muted">({w.key_source})</span>}
+                  </p>
+                  <details>
+                    <summary>Werkzeuge</summary>
+                    <ul>
+                      {Object.entries(w.tools).map(([tool, v]) => (
+                        <li key={tool}>
+                          {tool}: {v ?? 'fehlt'}
+                        </li>
+                      ))}
+                    </ul>
+                  </details>
+                  {p?.recommendation && (
+                    <p>
+                      Empfohlenes Preset: <strong>{p.recommendation.preset ?? '–'}</strong> <span class="muted">({p.recommendation.reason})</span>
+                    </p>
+                  )}
+                  {p?.categories && (
+                    <details>
+                      <summary>Presets</summary>
+                      {p.categories.map((c) => (
+                        <p key={c.name}>
+                          <strong>{c.name}:</strong> {c.presets.join(', ')}
+                        </p>
+                      ))}
+                    </details>
+                  )}
+                  {!w.online && <Action label="Worker entfernen" kind="danger" run={() => del(`/workers/${encodeURIComponent(w.name)}`).then(workers.refresh)} />}
+                </div>
+              </article>
+            );
+          })}
+        </div>
+        {presets.error && !presets.data && <p class="muted">Presets: {presets.error}</p>}
+      </Section>
+      <Section title="Weiteren Worker einrichten">
+        {pathMap.data ? <pre class="pre">{typeof pathMap.data === 'string' ? pathMap.data : JSON.stringify(pathMap.data, null, 2)}</pre> : <p class="muted">Pfad-Zuordnung: {pathMap.error ?? 'lädt …'}</p>}
+        <ul>
+          <li>
+            <a href={`${API}/worker-setup/paket`}>Worker-Paket (zip, läuft mit Node)</a>
+          </li>
+          <li>
+            <a href={`${API}/worker-setup/desktop`}>Installationsskript</a>
+          </li>
+          <li>
+            <a href={`${API}/worker-setup/desktop-exe`}>Installationsprogramm</a>
+          </li>
+        </ul>
+      </Section>
+    </>
+  );
+}

@@ -23,6 +23,8 @@ declare -A TOOLS=(
   [setcd]=setcd
   [udfclient]=udfclient
 )
+# The browser test of the web UI drives Debian's Chromium (npm test only; npm start does not need it).
+if [ "${RIPWERK_TEST_DEPS:-}" = 1 ]; then TOOLS[chromium]=chromium; fi
 missing=()
 for cmd in "${!TOOLS[@]}"; do
   if ! command -v "$cmd" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$cmd" ]; then missing+=("${TOOLS[$cmd]}"); fi

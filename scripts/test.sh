@@ -4,7 +4,7 @@
 #   npm test -- unit      unit tests only
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/deps.sh
+RIPWERK_TEST_DEPS=1 bash scripts/deps.sh
 
 kind=${1:-all}
 files=()

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { api, freePort, startAgent, startCoordinator, stopAll, waitFor, world, type CoordinatorHandle, type World } from './harness.js';
 
@@ -89,6 +91,38 @@ describe('system: info, updates, supplies, first-run setup, routes that must not
     assert.ok(v.ping.alter_sekunden !== null && v.ping.alter_sekunden <= 30);
     assert.equal(v.rohdaten.mit_treffer, false);
     assert.equal(v.mount_guard.active, false);
+  });
+
+  it('browses folders under the media root only and creates folders there', async () => {
+    fs.mkdirSync(path.join(w.media, 'Filme', 'Heat (1995)'), { recursive: true });
+    fs.writeFileSync(path.join(w.media, 'Filme', 'liste.txt'), 'x'.repeat(120));
+    fs.writeFileSync(path.join(w.media, 'Filme', '.hidden'), '');
+    const outside = fs.mkdtempSync(path.join(w.root, 'outside-'));
+    fs.symlinkSync(outside, path.join(w.media, 'Filme', 'escape'));
+    fs.symlinkSync(path.join(w.media, 'Filme', 'Heat (1995)'), path.join(w.media, 'Filme', 'inside'));
+    const r = await api<{ path: string; parent: string; entries: { name: string; type: string; size: number | null }[] }>(c.url, 'GET', `/browse?path=${encodeURIComponent(path.join(w.media, 'Filme'))}`);
+    assert.equal(r.status, 200);
+    assert.equal(r.body.parent, w.media);
+    assert.deepEqual(r.body.entries, [
+      { name: 'Heat (1995)', type: 'dir', size: null },
+      { name: 'inside', type: 'dir', size: null },
+      { name: 'liste.txt', type: 'file', size: 120 },
+    ]);
+    const root = await api<{ path: string; parent: string | null }>(c.url, 'GET', '/browse');
+    assert.deepEqual([root.body.path, root.body.parent], [w.media, null]);
+    for (const bad of [`${w.media}/../x`, w.root, `${w.media}-x`, path.join(w.media, 'Filme', 'escape')]) {
+      const refused = await api(c.url, 'GET', `/browse?path=${encodeURIComponent(bad)}`);
+      assert.equal(refused.status, 400, bad);
+      assert.match(refused.text, /^path refused: /);
+    }
+    assert.equal((await api(c.url, 'GET', `/browse?path=${encodeURIComponent(path.join(w.media, 'nope'))}`)).status, 404);
+    const made = await api<{ path: string }>(c.url, 'POST', '/browse/mkdir', { path: path.join(w.media, 'Serien', 'Neu') });
+    assert.equal(made.status, 201);
+    assert.ok(fs.statSync(path.join(w.media, 'Serien', 'Neu')).isDirectory());
+    assert.equal((await api(c.url, 'POST', '/browse/mkdir', { path: path.join(w.media, 'Serien', 'Neu') })).status, 409);
+    assert.equal((await api(c.url, 'POST', '/browse/mkdir', { path: path.join(w.media, 'Filme', 'escape', 'sub') })).status, 400);
+    assert.ok(!fs.existsSync(path.join(outside, 'sub')), 'nothing was created through the symlink');
+    assert.equal((await api(c.url, 'POST', '/browse/mkdir', { path: '/etc/ripwerk-x' })).status, 400);
   });
 
   it('answers 404 on the routes the spec says must not exist', async () => {

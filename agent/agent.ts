@@ -16,7 +16,8 @@ import { makemkvRipper, openDvdRipper, probeTool, type Ripper } from './rippers.
 import { runRip, TaskFailure, type TaskContext } from './rip-task.js';
 import { SlotPool } from './slot-pool.js';
 import { killProcessGroup } from '../shared/process.js';
-import { handbrakeScan, handbrakeTranscode } from './tools/handbrake-runner.js';
+import { encoderFamilies } from './tools/handbrake-parser.js';
+import { handbrakeEncoders, handbrakePresetList, handbrakeScan, handbrakeTranscode } from './tools/handbrake-runner.js';
 import { runTranscode, type Transcoder } from './transcode-task.js';
 
 const HEARTBEAT_MS = 60_000;
@@ -44,8 +45,14 @@ export async function probeCapabilities(config: AgentConfig): Promise<{ capabili
     probeTool('cdparanoia', ['-V']),
   ]);
   const backend: Capabilities['rip_backend'] = makemkv !== null ? 'makemkv' : lsdvd !== null && dvdbackup !== null && ffmpeg !== null ? 'open-dvd' : 'none';
+  // The encoder families and presets come from the transcoder itself; a failing probe leaves software only.
+  const [encoders, presets] =
+    handbrake !== null
+      ? await Promise.all([handbrakeEncoders(config.handbrakeCli, { timeoutMs: 10_000 }).then(encoderFamilies, () => ['software']), handbrakePresetList(config.handbrakeCli, { timeoutMs: 10_000 }).catch(() => [])])
+      : [[], []];
   const capabilities: Capabilities = {
-    encoders: handbrake !== null ? ['software'] : [],
+    encoders: encoders.length ? encoders : handbrake !== null ? ['software'] : [],
+    presets,
     tools: { makemkvcon: makemkv, HandBrakeCLI: handbrake, lsdvd, dvdbackup, ffmpeg, abcde, cdparanoia },
     key_source: backend === 'makemkv' ? 'makemkv' : backend === 'open-dvd' ? 'libdvdread (unencrypted DVDs only)' : 'none',
     schluessel: 0,

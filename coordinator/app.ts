@@ -32,6 +32,7 @@ import { metadataRouter } from './routes/metadata.js';
 import { setupRouter } from './routes/setup.js';
 import { systemInfoRouter } from './routes/system-info.js';
 import { notificationsRouter } from './routes/notifications.js';
+import { presetsRouter } from './routes/presets.js';
 import { settingsRouter } from './routes/settings.js';
 import { systemRouter } from './routes/system.js';
 import { workersRouter } from './routes/workers.js';
@@ -109,6 +110,7 @@ export function createApp(ctx: AppContext): express.Express {
   api.use(systemInfoRouter(ctx));
   api.use(setupRouter(ctx));
   api.use(browseRouter(ctx));
+  api.use(presetsRouter(ctx));
   app.use(API_PREFIX, api);
   // The web UI (built into dist/ui next to dist/coordinator): static files, index.html at /.
   app.use(express.static(UI_DIR, { index: 'index.html', maxAge: 0 }));

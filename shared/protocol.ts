@@ -57,6 +57,8 @@ export interface Capabilities {
   schluessel: number;
   rip_backend: 'makemkv' | 'open-dvd' | 'none';
   transcode_only: boolean;
+  /** The transcoder's presets by category (`--preset-list`), the Hardware category included. */
+  presets?: { category: string; presets: string[] }[];
 }
 
 export interface AgentStatus {

@@ -197,3 +197,32 @@ export function handbrakeFailureReason(stderrText: string, exitCode: number | nu
   const how = exitCode === null ? 'was stopped by a signal' : `stopped with exit code ${exitCode}`;
   return `The transcoder ${how} while using preset "${preset}"${last ? `: ${last}` : ''}`;
 }
+
+/** The video encoders of `HandBrakeCLI --help` (stdout): the names listed under "-e, --encoder". */
+export function parseVideoEncoders(helpText: string): string[] {
+  const lines = helpText.split(/\r?\n/);
+  const start = lines.findIndex((l) => /^\s*-e, --encoder\b/.test(l));
+  if (start < 0) return [];
+  const out: string[] = [];
+  for (const line of lines.slice(start + 1)) {
+    const m = /^\s{20,}(\S+)\s*$/.exec(line);
+    if (!m) break;
+    out.push(m[1]);
+  }
+  return out;
+}
+
+/**
+ * Encoder families of a build: software (x264, x265, SVT-AV1, VP8/9, MPEG, Theora), and the hardware
+ * families by their encoder prefixes: nvenc, qsv, vce (AMD; its presets are called VCN), mf (Windows
+ * Media Foundation), vt (VideoToolbox), vaapi.
+ */
+export function encoderFamilies(encoders: string[]): string[] {
+  const families = new Set<string>();
+  for (const e of encoders.map((x) => x.toLowerCase())) {
+    const prefix = /^(nvenc|qsv|vce|mf|vt|vaapi)_/.exec(e)?.[1];
+    if (prefix) families.add(prefix);
+    else if (/^(x264|x265|svt_av1|vp8|vp9|mpeg2|mpeg4|theora)/.test(e)) families.add('software');
+  }
+  return [...families].sort((a, b) => (a === 'software' ? -1 : b === 'software' ? 1 : a.localeCompare(b)));
+}

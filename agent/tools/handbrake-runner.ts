@@ -6,6 +6,7 @@ import {
   parseHandbrakeScan,
   parseHandbrakeVersion,
   parsePresetList,
+  parseVideoEncoders,
   workDone,
 } from './handbrake-parser.js';
 import type { HandbrakeScan, PresetCategory } from './handbrake-parser.js';
@@ -88,4 +89,12 @@ export async function handbrakeVersion(bin: string, opts: HandbrakeOptions = {})
   const version = parseHandbrakeVersion(result.stdout);
   if (!version) throw new ToolError(TOOL, `The transcoder did not report its version (${describeExit(result)})`, { exitCode: result.exitCode ?? undefined });
   return version;
+}
+
+/** `HandBrakeCLI --help`: the video encoders this build has (stdout). */
+export async function handbrakeEncoders(bin: string, opts: HandbrakeOptions = {}): Promise<string[]> {
+  const result = await runTool(bin, ['--help'], { ...opts, captureStdout: true });
+  const encoders = parseVideoEncoders(result.stdout);
+  if (encoders.length === 0) throw new ToolError(TOOL, `The transcoder listed no video encoders (${describeExit(result)})`, { exitCode: result.exitCode ?? undefined });
+  return encoders;
 }

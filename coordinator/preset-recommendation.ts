@@ -1,0 +1,61 @@
+/** What a worker's transcode is for: the disc kinds Ripwerk compresses. */
+export type Situation = 'dvd' | 'bluray' | 'uhd';
+
+interface Choice {
+  preset: string;
+  /** The encoder family the preset needs; software presets need none. */
+  family: 'nvenc' | 'qsv' | 'vce' | null;
+}
+
+const FAMILY_TEXT: Record<string, string> = { nvenc: 'NVIDIA NVENC', qsv: 'Intel Quick Sync', vce: 'AMD VCE (presets named VCN)' };
+
+/**
+ * The fixed, ordered preset lists per situation (real names of HandBrake's built-in presets): the
+ * hardware encoders first (each only where the worker reports its family), then software. vaapi and
+ * the media-framework family (MF) are never recommended: their presets exist in every build's list
+ * but do not run on the Linux workers Ripwerk targets.
+ */
+export const PRESET_CHOICES: Record<Situation, Choice[]> = {
+  uhd: [
+    { preset: 'H.265 NVENC 2160p 4K', family: 'nvenc' },
+    { preset: 'H.265 QSV 2160p 4K', family: 'qsv' },
+    { preset: 'H.265 VCN 2160p 4K', family: 'vce' },
+    { preset: 'H.265 MKV 2160p60 4K', family: null },
+    { preset: 'Fast 2160p60 4K HEVC', family: null },
+  ],
+  bluray: [
+    { preset: 'H.265 NVENC 1080p', family: 'nvenc' },
+    { preset: 'H.265 QSV 1080p', family: 'qsv' },
+    { preset: 'H.265 VCN 1080p', family: 'vce' },
+    { preset: 'H.265 MKV 1080p30', family: null },
+    { preset: 'H.264 MKV 1080p30', family: null },
+    { preset: 'Fast 1080p30', family: null },
+  ],
+  dvd: [
+    { preset: 'H.265 MKV 576p25', family: null },
+    { preset: 'H.264 MKV 576p25', family: null },
+    { preset: 'HQ 576p25 Surround', family: null },
+    { preset: 'Fast 576p25', family: null },
+    { preset: 'Fast 480p30', family: null },
+  ],
+};
+
+export interface Recommendation {
+  preset: string | null;
+  reason: string;
+}
+
+/** The first preset of the situation's list that the worker knows and whose encoder family it reports. */
+export function recommendPreset(situation: Situation, known: ReadonlySet<string>, families: readonly string[]): Recommendation {
+  const skipped: string[] = [];
+  for (const choice of PRESET_CHOICES[situation]) {
+    if (choice.family && !families.includes(choice.family)) continue;
+    if (!known.has(choice.preset)) {
+      skipped.push(choice.preset);
+      continue;
+    }
+    const why = choice.family ? `the worker reports the ${FAMILY_TEXT[choice.family]} encoder family` : families.some((f) => f in FAMILY_TEXT) ? 'software encoding (no hardware preset of its families is in its list)' : 'software encoding: the worker reports no hardware encoder family';
+    return { preset: choice.preset, reason: `${why}${skipped.length ? `; it does not know ${skipped.join(', ')}` : ''}` };
+  }
+  return { preset: null, reason: known.size ? `the worker knows none of ${PRESET_CHOICES[situation].map((c) => c.preset).join(', ')}` : 'the worker reported no presets (is HandBrakeCLI installed?)' };
+}

@@ -31,9 +31,6 @@ export interface DiscLookup {
   identify(disc: DiscInfo, label: DiscIdentity): Promise<DiscIdentity | null>;
 }
 
-/** A chain without sources: the label is all there is. */
-export const noLookup: DiscLookup = { identify: async () => null };
-
 const DAY_MS = 24 * 3600_000;
 /** How long a correction (POST /metadata/override) is remembered for a disc. */
 export const OVERRIDE_TTL_MS = 30 * DAY_MS;

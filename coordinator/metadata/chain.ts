@@ -26,7 +26,7 @@ function score(query: string, titles: (string | null)[]): number {
   return Math.max(0, ...titles.filter((t): t is string => Boolean(t)).map((t) => titleSimilarity(query, t)));
 }
 
-export function identityFromMatch(m: MetadataMatch, label: DiscIdentity, confidence: number): DiscIdentity {
+function identityFromMatch(m: MetadataMatch, label: DiscIdentity, confidence: number): DiscIdentity {
   return {
     title: m.title,
     year: m.year ?? label.year,

@@ -5,7 +5,7 @@ import { parseGithubLatest, parseMakemkvPage, parseNodeIndex, UpdateChecker } fr
 import { webhookKind } from '../webhook.js';
 
 /** Free space below this is called out (the size of a UHD disc's raw rip plus its encode). */
-export const LOW_SPACE_BYTES = 60 * 1000 ** 3;
+const LOW_SPACE_BYTES = 60 * 1000 ** 3;
 /** A ping store older than this is answered with a fresh ping by GET /capabilities. */
 const PING_FRESH_MS = 30_000;
 

@@ -142,6 +142,7 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   const discs: DiscWatch = new DiscWatch(db, settings, prescan, (req) => createRipJob(ctx, req), log.child('discs'));
   const keys = new KeyStore(config.dataDir);
   dispatcher.keys = keys;
+  dispatcher.pingMs = config.capabilityPingSeconds * 1000;
   const notifier = new Notifier(settings, log.child('webhook'));
   const refresher = new LibraryRefresher(settings, log.child('media-server'));
   dispatcher.libraryFor = (job) => libraryInfo(job, settings.all(), config.tmdbImageBaseUrl);

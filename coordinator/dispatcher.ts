@@ -72,6 +72,8 @@ export class Dispatcher {
   private readonly startedAt = new Date().toISOString();
   /** Called when a job reaches an end state (for notifications and the library refresh). */
   onJobEnd: (job: JobRow) => void = () => undefined;
+  /** How often the background capability ping goes out (CAPABILITY_PING_SECONDS); set before start. */
+  pingMs = PING_MS;
   /** The media-server files (nfo, poster) the agent writes for a job; none unless set. */
   libraryFor: (job: JobRow) => LibraryInfo | null = () => null;
   /** Called for every drive state an agent publishes (insert detection, pre-scan, automatic rips). */
@@ -119,7 +121,7 @@ export class Dispatcher {
     client.on('message', (topic, payload) => this.onMessage(topic, payload));
     // Agents with open work are offline until they speak: their grace period starts now.
     for (const node of this.nodesWithOpenWork()) this.startGrace(node);
-    this.timers.push(setInterval(() => this.pingAndSweep(), PING_MS));
+    this.timers.push(setInterval(() => this.pingAndSweep(), this.pingMs));
     await new Promise<void>((resolve) => {
       if (client.connected) resolve();
       else client.once('connect', () => resolve());
@@ -585,6 +587,28 @@ export class Dispatcher {
     const result = await reply;
     if (!result.ok) throw new DispatchError(result.reason, 502);
     return result.event;
+  }
+
+  /**
+   * One capability ping to every online worker, waiting (at most timeoutMs) for their answers: for
+   * GET /capabilities when the stored pings are older than 30 s. A worker that does not answer keeps
+   * its stored state; the silence sweep takes it offline.
+   */
+  async pingNow(timeoutMs: number): Promise<void> {
+    if (!this.client?.connected) return;
+    await Promise.all(
+      this.fleet.online().map(
+        (agent) =>
+          new Promise<void>((resolve) => {
+            const id = randomUUID();
+            this.replies.set(id, () => resolve());
+            setTimeout(() => {
+              if (this.replies.delete(id)) resolve();
+            }, timeoutMs).unref();
+            this.publish(agent.node, { id, task: TASKS.pingWorker, args: {} }, 0);
+          }),
+      ),
+    );
   }
 
   /** Scans that were running when the coordinator stopped get no answer any more: say so instead of "scanning" forever. */

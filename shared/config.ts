@@ -20,6 +20,8 @@ export interface CoordinatorConfig {
   tmdbApiKey: string;
   omdbApiKey: string;
   rateLimitPerMinute: number;
+  /** Seconds between the background capability pings of every worker. */
+  capabilityPingSeconds: number;
   /** Seconds an agent may stay offline before its rip jobs fail and its transcodes are re-queued. */
   agentGraceSeconds: number;
   /** Page the ripper's free application key (ripperAppKey) is read from once a day. */
@@ -107,6 +109,7 @@ export function readCoordinatorConfig(env: Env): CoordinatorConfig {
     omdbApiKey: (env.OMDB_API_KEY ?? '').trim(),
     rateLimitPerMinute: positiveInt(env, 'RATE_LIMIT_PER_MINUTE', 600),
     agentGraceSeconds: positiveInt(env, 'AGENT_GRACE_SECONDS', 20),
+    capabilityPingSeconds: positiveInt(env, 'CAPABILITY_PING_SECONDS', 5),
     trustedProxies: (env.TRUSTED_PROXIES ?? '127.0.0.1,::1').split(',').map((a) => a.trim()).filter(Boolean),
     updateSources: {
       handbrake: url(env, 'UPDATE_HANDBRAKE_URL', 'https://api.github.com/repos/HandBrake/HandBrake/releases/latest') as string,

@@ -2,6 +2,9 @@ import { Router } from 'express';
 import type { AppContext } from '../context.js';
 import { HttpError } from '../http.js';
 
+const STALE_PING_MS = 30_000;
+const SYNC_PING_TIMEOUT_MS = 2000;
+
 /** /capabilities and /workers: the worker list with online state, tools and slots. */
 export function workersRouter(ctx: AppContext): Router {
   const router = Router();
@@ -9,7 +12,10 @@ export function workersRouter(ctx: AppContext): Router {
   const extra = db.prepare<[string], { host: string | null; ip: string | null; last_seen: string | null; last_ping: string | null; capabilities: string | null }>(
     'SELECT host, ip, last_seen, last_ping, capabilities FROM workers WHERE node = ?',
   );
-  router.get('/capabilities', (_req, res) => {
+  router.get('/capabilities', async (_req, res) => {
+    // Served from the background ping (every 5 s); when that is older than 30 s, one ping now.
+    const now = Date.now();
+    if (fleet.online().some((a) => a.lastPing === null || now - a.lastPing > STALE_PING_MS)) await ctx.dispatcher.pingNow(SYNC_PING_TIMEOUT_MS);
     res.json(
       fleet.list().map((a) => {
         const row = extra.get(a.node);

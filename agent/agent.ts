@@ -113,7 +113,7 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
   const keys = new RipperKeys(config.makemkvDataDir);
   const audioTools: AudioCdTools = { ...DEFAULT_AUDIO_CD_TOOLS, abcde: config.abcde };
   capabilities.schluessel = await keys.count();
-  const link: AgentLink = new AgentLink(config.mqttUrl, node, store, { onCommand: (cmd) => onCommand(cmd), status, drives: () => drives.states(), onKeys: (topic, body) => void installKeys(topic, body) }, log);
+  const link: AgentLink = new AgentLink(config.mqttUrl, node, store, { onCommand: (cmd) => onCommand(cmd), status, drives: () => drives.states(), onKeys: (topic, body) => void installKeys(topic, body) }, log, config.brokerSecret);
   const emit = (body: EventBody, coalesceKey?: string): AgentEvent => {
     const event = store.enqueueEvent(body, coalesceKey);
     link.emit(event);

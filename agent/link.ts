@@ -31,6 +31,8 @@ export class AgentLink {
     private readonly store: AgentStore,
     private readonly handlers: LinkHandlers,
     private readonly log: Logger,
+    /** The broker secret, sent as the MQTT password (null: the broker wants none). */
+    private readonly secret: string | null = null,
   ) {}
 
   get connected(): boolean {
@@ -41,6 +43,7 @@ export class AgentLink {
     const willPayload: AgentStatus = { node: this.node, state: 'offline' };
     this.client = mqtt.connect(this.url, {
       clientId: `ripwerk-agent-${this.node}`.slice(0, 120),
+      ...(this.secret ? { username: this.node, password: this.secret } : {}),
       clean: false,
       protocolVersion: 4,
       keepalive: 10,

@@ -8,6 +8,7 @@ import { schedule } from 'node-cron';
 import type { CoordinatorConfig } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
 import { openDatabase } from '../shared/sqlite.js';
+import { loadBrokerSecret } from './broker-secret.js';
 import { startEmbeddedBroker, type EmbeddedBroker } from './broker.js';
 import type { AppContext } from './context.js';
 import { DiscWatch } from './disc-watch.js';
@@ -50,6 +51,8 @@ export interface RunningCoordinator {
   port: number;
   url: string;
   mqttUrl: string;
+  /** What a local agent sends as MQTT password (null with an external broker without a secret). */
+  brokerSecret: string | null;
   ctx: AppContext;
   stop(): Promise<void>;
 }
@@ -156,11 +159,16 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
 
   let broker: EmbeddedBroker | null = null;
   let mqttUrl = config.mqttUrl;
+  // The embedded broker always wants the secret; an external one gets it only when it is configured.
+  let brokerSecret = config.brokerSecret;
   if (!mqttUrl) {
-    broker = await startEmbeddedBroker(config.mqttPort, log.child('broker'));
+    const loaded = await loadBrokerSecret(config.dataDir, config.brokerSecret);
+    if (loaded.source === 'generated') log.info(`broker secret generated into ${loaded.file}: agents on other hosts need it as RIPWERK_BROKER_SECRET`);
+    brokerSecret = loaded.secret;
+    broker = await startEmbeddedBroker(config.mqttPort, brokerSecret, log.child('broker'));
     mqttUrl = broker.url;
   }
-  await dispatcher.start(mqttUrl);
+  await dispatcher.start(mqttUrl, brokerSecret);
   dispatcher.prune();
   const nightly = schedule('17 3 * * *', () => dispatcher.prune(), { name: 'prune' });
   raw.start();
@@ -178,6 +186,7 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
     port,
     url: `http://127.0.0.1:${port}${API_PREFIX}`,
     mqttUrl,
+    brokerSecret,
     ctx,
     async stop() {
       raw.stop();

@@ -12,7 +12,7 @@ await runService(log, async () => {
   const coordinatorConfig = readCoordinatorConfig(process.env);
   const agentConfig = readAgentConfig(process.env);
   const coordinator = await startCoordinator(coordinatorConfig, log);
-  const agent = await startAgent({ ...agentConfig, mqttUrl: coordinatorConfig.mqttUrl ? agentConfig.mqttUrl : coordinator.mqttUrl }, log.child('agent'));
+  const agent = await startAgent({ ...agentConfig, mqttUrl: coordinatorConfig.mqttUrl ? agentConfig.mqttUrl : coordinator.mqttUrl, brokerSecret: coordinator.brokerSecret }, log.child('agent'));
   log.info(`Ripwerk is up: API at http://localhost:${coordinator.port}/api (agent ${agent.node})`);
   return {
     async stop() {

@@ -92,10 +92,11 @@ export class Dispatcher {
 
   // ---------------------------------------------------------------- connection
 
-  async start(url: string): Promise<void> {
+  async start(url: string, secret: string | null): Promise<void> {
     this.endInterruptedScans();
     const client = mqtt.connect(url, {
       clientId: `ripwerk-coordinator-${randomUUID().slice(0, 8)}`,
+      ...(secret ? { username: 'ripwerk-coordinator', password: secret } : {}),
       clean: true,
       protocolVersion: 4,
       keepalive: 10,

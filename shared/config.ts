@@ -20,6 +20,8 @@ export interface CoordinatorConfig {
   tmdbApiKey: string;
   omdbApiKey: string;
   rateLimitPerMinute: number;
+  /** The broker secret from RIPWERK_BROKER_SECRET; null: generated at first start into DATA_DIR. */
+  brokerSecret: string | null;
   /** Seconds between the background capability pings of every worker. */
   capabilityPingSeconds: number;
   /** Seconds an agent may stay offline before its rip jobs fail and its transcodes are re-queued. */
@@ -51,6 +53,8 @@ export interface AgentConfig {
   makemkvDataDir: string;
   pathMap: PathMapEntry[];
   slots: number;
+  /** The coordinator's broker secret (RIPWERK_BROKER_SECRET), sent as the MQTT password. */
+  brokerSecret: string | null;
 }
 
 export type DriveSpec = { kind: 'device'; path: string } | { kind: 'image'; dir: string };
@@ -110,6 +114,7 @@ export function readCoordinatorConfig(env: Env): CoordinatorConfig {
     rateLimitPerMinute: positiveInt(env, 'RATE_LIMIT_PER_MINUTE', 600),
     agentGraceSeconds: positiveInt(env, 'AGENT_GRACE_SECONDS', 20),
     capabilityPingSeconds: positiveInt(env, 'CAPABILITY_PING_SECONDS', 5),
+    brokerSecret: (env.RIPWERK_BROKER_SECRET ?? '').trim() || null,
     trustedProxies: (env.TRUSTED_PROXIES ?? '127.0.0.1,::1').split(',').map((a) => a.trim()).filter(Boolean),
     updateSources: {
       handbrake: url(env, 'UPDATE_HANDBRAKE_URL', 'https://api.github.com/repos/HandBrake/HandBrake/releases/latest') as string,
@@ -171,6 +176,7 @@ export function readAgentConfig(env: Env, embeddedMqttUrl?: string): AgentConfig
     makemkvDataDir: makemkvDataDir(env),
     pathMap,
     slots: 4,
+    brokerSecret: (env.RIPWERK_BROKER_SECRET ?? '').trim() || null,
   };
 }
 

@@ -3,6 +3,7 @@
  * images, HTTP helpers. Everything started here is killed by stopAll().
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -121,6 +122,8 @@ export interface World {
   root: string;
   media: string;
   raw: string;
+  /** The broker secret coordinator and agents of this world share (RIPWERK_BROKER_SECRET). */
+  secret: string;
 }
 
 export function world(): World {
@@ -130,7 +133,7 @@ export function world(): World {
   const raw = path.join(root, 'raw');
   fs.mkdirSync(media, { recursive: true });
   fs.mkdirSync(raw, { recursive: true });
-  return { root, media, raw };
+  return { root, media, raw, secret: randomBytes(12).toString('hex') };
 }
 
 export async function startCoordinator(w: World, extra: Record<string, string> = {}, ports?: { port: number; mqttPort: number }): Promise<CoordinatorHandle> {
@@ -147,6 +150,7 @@ export async function startCoordinator(w: World, extra: Record<string, string> =
     RIPPER_KEY_URL: 'http://127.0.0.1:9/',
     // The anime database needs no key: it gets a closed port too unless a test brings a fixture.
     JIKAN_BASE_URL: 'http://127.0.0.1:9/v4',
+    RIPWERK_BROKER_SECRET: w.secret,
     ...extra,
   };
   const proc = startNode('coordinator', 'coordinator/cli.js', env);
@@ -198,6 +202,7 @@ export async function startAgent(w: World, mqttUrl: string, name: string, opts: 
     DRIVES: opts.drive === false ? 'image:' + path.join(w.root, `nodrive-${name}`) : `image:${driveDir}`,
     MAKEMKVCON: opts.makemkv ? FAKE_MAKEMKVCON : '/nonexistent/makemkvcon',
     MAKEMKV_DATA_DIR: path.join(w.root, `home-${name}`, '.MakeMKV'),
+    RIPWERK_BROKER_SECRET: w.secret,
     ...opts.extra,
   };
   const proc = startNode(`agent-${name}`, 'agent/cli.js', env);

@@ -66,6 +66,11 @@ export function WorkersPage() {
         {presets.error && !presets.data && <p class="muted">Presets: {presets.error}</p>}
       </Section>
       <Section title="Weiteren Worker einrichten">
+        <p>
+          Ein Worker auf einem anderen Rechner braucht die Broker-Adresse (<code>MQTT_URL=mqtt://&lt;dieser Rechner&gt;:1883</code>) und das Broker-Geheimnis (
+          <code>RIPWERK_BROKER_SECRET</code>): es steht auf diesem Rechner in <code>DATA_DIR/broker-secret</code>, etwa mit <code>sudo cat /var/lib/ripwerk/broker-secret</code>. Mit{' '}
+          <code>sudo bash scripts/install.sh --agent --coordinator-url mqtt://… --broker-secret …</code> ist er eingerichtet.
+        </p>
         {pathMap.data ? <pre class="pre">{typeof pathMap.data === 'string' ? pathMap.data : JSON.stringify(pathMap.data, null, 2)}</pre> : <p class="muted">Pfad-Zuordnung: {pathMap.error ?? 'lädt …'}</p>}
         <ul>
           <li>

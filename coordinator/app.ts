@@ -14,6 +14,7 @@ import type { AppContext } from './context.js';
 import { DiscWatch } from './disc-watch.js';
 import { Dispatcher } from './dispatcher.js';
 import { Fleet } from './fleet.js';
+import { HaDiscovery } from './ha-discovery.js';
 import { errorHandler, sendText } from './http.js';
 import { JobsStore } from './jobs-store.js';
 import { KeyStore } from './key-store.js';
@@ -26,7 +27,7 @@ import { RawDataFinder } from './raw-data.js';
 import { createRipJob } from './rip-jobs.js';
 import { RipperAppKeyRefresher } from './ripper-app-key.js';
 import { browseRouter } from './routes/browse.js';
-import { devicesRouter } from './routes/devices.js';
+import { devicesRouter, ejectDevice } from './routes/devices.js';
 import { jobsRouter } from './routes/jobs.js';
 import { logsRouter } from './routes/logs.js';
 import { metadataRouter } from './routes/metadata.js';
@@ -169,6 +170,8 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
     mqttUrl = broker.url;
   }
   await dispatcher.start(mqttUrl, brokerSecret);
+  const homeAssistant = new HaDiscovery(dispatcher, fleet, jobs, settings, (fp) => discs.identity(fp)?.title ?? null, (d) => ejectDevice(ctx, d), log.child('home-assistant'));
+  homeAssistant.start();
   dispatcher.prune();
   const nightly = schedule('17 3 * * *', () => dispatcher.prune(), { name: 'prune' });
   raw.start();
@@ -190,6 +193,7 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
     ctx,
     async stop() {
       raw.stop();
+      homeAssistant.stop();
       await nightly.stop();
       await appKey.stop();
       server.closeAllConnections();

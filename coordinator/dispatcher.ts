@@ -9,6 +9,7 @@ import { HttpError } from './http.js';
 import type { KeyStore } from './key-store.js';
 import type { SettingsStore } from './settings-store.js';
 import { jobEpisodes } from './library-info.js';
+import { topicMatches } from '../shared/protocol.js';
 
 const PING_MS = 5_000;
 const STALE_MS = 30_000;
@@ -110,7 +111,7 @@ export class Dispatcher {
       sendImmediately(client);
       this.connectedSince = Date.now();
       this.log.info(`connected to MQTT broker ${url}`);
-      client.subscribe([topics.agentStatusAll, topics.driveStateAll, topics.eventAll], { qos: 1 });
+      client.subscribe([topics.agentStatusAll, topics.driveStateAll, topics.eventAll, ...this.rawSubs.keys()], { qos: 1 });
       client.publish(topics.coordinatorStatus, JSON.stringify({ state: 'online', started_at: this.startedAt } satisfies CoordinatorStatus), { qos: 1, retain: true });
       void this.publishKeys();
     });
@@ -166,7 +167,32 @@ export class Dispatcher {
     this.client?.publish(topics.command(node), JSON.stringify(cmd), { qos });
   }
 
+  /** Subscriptions of other modules (Home Assistant) to topics outside the agent protocol: filter → handler. */
+  private readonly rawSubs = new Map<string, (topic: string, payload: Buffer) => void>();
+
+  /** Subscribes to an MQTT topic filter outside the agent protocol; a second call for a filter replaces its handler. */
+  subscribeRaw(filter: string, handler: (topic: string, payload: Buffer) => void): void {
+    const fresh = !this.rawSubs.has(filter);
+    this.rawSubs.set(filter, handler);
+    if (fresh && this.client?.connected) this.client.subscribe(filter, { qos: 1 });
+  }
+
+  /** Publishes a raw payload (QoS 1); with the client offline, mqtt.js sends it after reconnecting. */
+  publishRaw(topic: string, payload: string, retain: boolean): void {
+    this.client?.publish(topic, payload, { qos: 1, retain });
+  }
+
   private onMessage(topic: string, payload: Buffer): void {
+    for (const [filter, handler] of this.rawSubs) {
+      if (topicMatches(filter, topic)) {
+        try {
+          handler(topic, payload);
+        } catch (err) {
+          this.log.error(`handling ${topic} failed: ${(err as Error).message}`);
+        }
+        return;
+      }
+    }
     const body = parsePayload(topic, payload, this.log);
     if (!body) return;
     const [root, kind, node, ...rest] = topic.split('/');

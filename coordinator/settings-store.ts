@@ -21,6 +21,8 @@ export const SETTING_DEFAULTS = {
   quickPickSeries: 'Serien',
   quickPickMusic: 'Musik',
   setupComplete: false,
+  homeAssistantDiscovery: false,
+  homeAssistantPrefix: 'homeassistant',
 } as const;
 
 export type Settings = { -readonly [K in keyof typeof SETTING_DEFAULTS]: (typeof SETTING_DEFAULTS)[K] extends boolean ? boolean : string };

@@ -250,3 +250,15 @@ export function sendImmediately(client: { stream?: unknown }): void {
   const stream = client.stream as { setNoDelay?: (on: boolean) => void } | undefined;
   stream?.setNoDelay?.(true);
 }
+
+/** MQTT topic filter matching: "+" is one level, a trailing "#" any number of levels (MQTT-4.7.1). */
+export function topicMatches(filter: string, topic: string): boolean {
+  const f = filter.split('/');
+  const t = topic.split('/');
+  for (let i = 0; i < f.length; i++) {
+    if (f[i] === '#') return true;
+    if (i >= t.length) return false;
+    if (f[i] !== '+' && f[i] !== t[i]) return false;
+  }
+  return f.length === t.length;
+}

@@ -41,14 +41,7 @@ export function devicesRouter(ctx: AppContext): Router {
 
   router.post('/devices/:name/eject', async (req, res) => {
     const d = device(req);
-    const busy = jobs.active().find((j) => j.device === d.name && (j.status === 'pending' || j.status === 'running'));
-    if (busy) throw new HttpError(409, `${d.name} is busy with job ${busy.id}; cancel it before ejecting`);
-    try {
-      await dispatcher.request(d.state.node, TASKS.eject, d.state.drive);
-    } catch (err) {
-      const e = err as Error & { status?: number };
-      throw new HttpError(e.status ?? 502, `eject of ${d.name} failed: ${e.message}`);
-    }
+    await ejectDevice(ctx, d);
     res.json({ device: d.name, ejected: true });
   });
 
@@ -66,4 +59,16 @@ export function devicesRouter(ctx: AppContext): Router {
   });
 
   return router;
+}
+
+/** Ejects a drive's disc through its agent: refused (409) while a rip on it is pending or running. */
+export async function ejectDevice(ctx: AppContext, d: DeviceEntry): Promise<void> {
+  const busy = ctx.jobs.active().find((j) => j.device === d.name && (j.status === 'pending' || j.status === 'running'));
+  if (busy) throw new HttpError(409, `${d.name} is busy with job ${busy.id}; cancel it before ejecting`);
+  try {
+    await ctx.dispatcher.request(d.state.node, TASKS.eject, d.state.drive);
+  } catch (err) {
+    const e = err as Error & { status?: number };
+    throw new HttpError(e.status ?? 502, `eject of ${d.name} failed: ${e.message}`);
+  }
 }

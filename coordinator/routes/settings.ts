@@ -31,6 +31,7 @@ export function settingsRouter(ctx: AppContext): Router {
       const ok = URL.canParse(values.webhookUrl) && /^https?:$/.test(new URL(values.webhookUrl).protocol);
       if (!ok) throw new HttpError(400, 'webhookUrl must be an http or https URL');
     }
+    if (values.homeAssistantPrefix !== undefined && !/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/.test(values.homeAssistantPrefix)) throw new HttpError(400, 'homeAssistantPrefix must be a topic prefix of letters, digits, _ and - (default homeassistant)');
     // Folders are checked like the paths of POST /jobs: under MEDIA_ROOT, no "..", no symlink escape.
     if (values.workDir) values.workDir = await mediaDir(ctx.config.mediaRoot, values.workDir, 'workDir');
     for (const name of ['quickPickMovies', 'quickPickSeries', 'quickPickMusic'] as const) {

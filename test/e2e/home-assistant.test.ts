@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import mqtt, { type MqttClient } from 'mqtt';
+import { api, dvdImage, insertDisc, startAgent, startCoordinator, stopAll, waitFor, world, type AgentHandle, type CoordinatorHandle, type World } from './harness.js';
+
+/** A Home Assistant stand-in on the MQTT side: subscribes like HA does and keeps the last payload per topic. */
+async function subscriber(url: string, secret: string, filters: string[]): Promise<{ client: MqttClient; last: Map<string, { payload: string; retain: boolean }> }> {
+  const last = new Map<string, { payload: string; retain: boolean }>();
+  const client = mqtt.connect(url, { username: 'homeassistant', password: secret, reconnectPeriod: 0 });
+  client.on('message', (topic, payload, packet) => last.set(topic, { payload: payload.toString('utf8'), retain: packet.retain }));
+  await new Promise<void>((resolve, reject) => {
+    client.once('connect', () => resolve());
+    client.once('error', reject);
+  });
+  await client.subscribeAsync(filters, { qos: 1 });
+  return { client, last };
+}
+
+describe('Home Assistant MQTT discovery', () => {
+  let w: World;
+  let c: CoordinatorHandle;
+  let agent: AgentHandle;
+  let ha: Awaited<ReturnType<typeof subscriber>>;
+  const configs = () => [...ha.last.entries()].filter(([t, m]) => t.startsWith('homeassistant/') && t.endsWith('/config') && m.payload !== '');
+
+  before(async () => {
+    w = world();
+    c = await startCoordinator(w);
+    agent = await startAgent(w, c.mqttUrl, 'wohnzimmer');
+    await waitFor('the drive', async () => (await api<unknown[]>(c.url, 'GET', '/devices')).body.length === 1);
+    ha = await subscriber(c.mqttUrl, w.secret, ['homeassistant/#', 'ripwerk/ha/#']);
+  });
+  after(async () => {
+    await ha?.client.endAsync();
+    await stopAll();
+  });
+
+  it('publishes nothing while the setting is off (the default)', async () => {
+    const settings = await api<Record<string, unknown>>(c.url, 'GET', '/settings');
+    assert.equal(settings.body.homeAssistantDiscovery, false);
+    await new Promise((r) => setTimeout(r, 3500));
+    assert.equal(configs().length, 0);
+  });
+
+  it('publishes retained configs for the agent and its drive when turned on, and the drive state with the disc', async () => {
+    assert.equal((await api(c.url, 'PUT', '/settings', { homeAssistantPrefix: 'bad prefix' })).status, 400);
+    assert.equal((await api(c.url, 'PUT', '/settings', { homeAssistantDiscovery: true, autoEject: false })).status, 200);
+    await waitFor('six configs', async () => configs().length === 6 || undefined, 15_000);
+    const dev = (await api<{ node: string; drive: string }[]>(c.url, 'GET', '/devices')).body[0];
+    const node = dev.node.replace(/[^a-zA-Z0-9_-]/g, '_');
+    const drive = dev.drive.replace(/[^a-zA-Z0-9_-]/g, '_');
+    const topics = configs().map(([t]) => t).sort();
+    assert.deepEqual(topics, [
+      `homeassistant/binary_sensor/ripwerk_${node}/online/config`,
+      `homeassistant/button/ripwerk_${node}/${drive}_eject/config`,
+      `homeassistant/sensor/ripwerk_${node}/${drive}_disc_title/config`,
+      `homeassistant/sensor/ripwerk_${node}/${drive}_job_eta/config`,
+      `homeassistant/sensor/ripwerk_${node}/${drive}_job_progress/config`,
+      `homeassistant/sensor/ripwerk_${node}/${drive}_job_status/config`,
+    ]);
+    for (const [, m] of configs()) {
+      const p = JSON.parse(m.payload) as Record<string, unknown>;
+      assert.ok(p.unique_id && p.device && p.name);
+    }
+    // A late subscriber (Home Assistant restarting) gets them as retained messages.
+    const late = await subscriber(c.mqttUrl, w.secret, ['homeassistant/#']);
+    await waitFor('retained configs', async () => [...late.last.values()].filter((m) => m.retain && m.payload).length === 6 || undefined, 5000);
+    await late.client.endAsync();
+
+    insertDisc(agent.driveDir, dvdImage('HA_MOVIE', [4]));
+    const stateTopic = `ripwerk/ha/${node}/${drive}/state`;
+    const state = await waitFor('the disc title in the state', async () => {
+      const m = ha.last.get(stateTopic);
+      const s = m ? (JSON.parse(m.payload) as { disc_title: string | null }) : null;
+      return s?.disc_title === 'Ha Movie' ? s : undefined;
+    }, 20_000);
+    assert.deepEqual(state, { disc_title: 'Ha Movie', disc_year: null, disc_type: 'dvd', job_id: null, job_status: null, progress: 0, eta: null });
+  });
+
+  it('ejects the disc when the button is pressed', async () => {
+    const button = configs().find(([t]) => t.includes('/button/'))!;
+    const { command_topic, payload_press } = JSON.parse(button[1].payload) as { command_topic: string; payload_press: string };
+    await ha.client.publishAsync(command_topic, payload_press, { qos: 1 });
+    await waitFor('the image ejected', async () => fs.existsSync(path.join(agent.driveDir, 'ejected', 'HA_MOVIE.iso')), 15_000);
+    const logs = await api<{ message: string }[]>(c.url, 'GET', '/logs?limit=200');
+    assert.ok(logs.body.some((l) => /Home Assistant ejected wohnzimmer-/.test(l.message)));
+  });
+
+  it('removes every config it published when the setting is turned off', async () => {
+    const published = configs().map(([t]) => t);
+    assert.equal((await api(c.url, 'PUT', '/settings', { homeAssistantDiscovery: false })).status, 200);
+    await waitFor('empty retained payloads', async () => published.every((t) => ha.last.get(t)?.payload === '') || undefined, 15_000);
+    const late = await subscriber(c.mqttUrl, w.secret, ['homeassistant/#']);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal([...late.last.values()].filter((m) => m.payload !== '').length, 0, 'no retained config is left on the broker');
+    await late.client.endAsync();
+  });
+});

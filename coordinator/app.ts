@@ -30,6 +30,7 @@ import { browseRouter } from './routes/browse.js';
 import { devicesRouter, ejectDevice } from './routes/devices.js';
 import { jobsRouter } from './routes/jobs.js';
 import { logsRouter } from './routes/logs.js';
+import { metricsRouter } from './routes/metrics.js';
 import { metadataRouter } from './routes/metadata.js';
 import { setupRouter } from './routes/setup.js';
 import { systemInfoRouter } from './routes/system-info.js';
@@ -115,6 +116,7 @@ export function createApp(ctx: AppContext): express.Express {
   api.use(setupRouter(ctx));
   api.use(browseRouter(ctx));
   api.use(presetsRouter(ctx));
+  api.use(metricsRouter(ctx));
   app.use(API_PREFIX, api);
   // The web UI (built into dist/ui next to dist/coordinator): static files, index.html at /.
   app.use(express.static(UI_DIR, { index: 'index.html', maxAge: 0 }));

@@ -107,4 +107,22 @@ describe('webhooks on job end and the test notification', () => {
     assert.deepEqual([refreshes[1].method, refreshes[1].auth], ['POST', 'MediaBrowser Token="jf-secret"']);
     assert.ok(!c.proc.lines.some((l) => l.includes('jf-secret')), 'the key never reaches the log');
   });
+
+  it('exposes Prometheus metrics that agree with the job list', async () => {
+    const res = await fetch(`${c.url}/metrics`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'text/plain; version=0.0.4; charset=utf-8');
+    const text = await res.text();
+    const value = (sample: string) => Number(new RegExp(`^${sample.replace(/[{}"=]/g, (ch) => `\\${ch}`)} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
+    const jobs = (await api<JobJson[]>(c.url, 'GET', '/jobs')).body;
+    assert.ok(jobs.length >= 3);
+    for (const status of ['completed', 'failed', 'canceled', 'pending', 'processing', 'transcoding']) {
+      assert.equal(value(`ripwerk_jobs{status="${status}"}`), jobs.filter((j) => j.status === status).length, status);
+    }
+    assert.equal(value('ripwerk_workers{state="online"}'), 1);
+    assert.equal(value('ripwerk_transcode_queue_length'), 0);
+    assert.equal(value('ripwerk_rips_finished_total'), jobs.filter((j) => j.status === 'completed').length, 'every completed job here ripped once');
+    assert.equal(value('ripwerk_transcodes_finished_total'), 0, 'transcoding is off in this test');
+    assert.match(text, /^# TYPE ripwerk_rips_finished_total counter$/m);
+  });
 });

@@ -24,6 +24,8 @@ export const SETTING_LABELS: Record<string, string> = {
   quickPickSeries: 'Ordner für Serien',
   quickPickMusic: 'Ordner für Musik',
   setupComplete: 'Einrichtung abgeschlossen',
+  homeAssistantDiscovery: 'Home Assistant (MQTT-Discovery)',
+  homeAssistantPrefix: 'Home-Assistant-Präfix',
 };
 
 const MASK = '********';

@@ -1,0 +1,40 @@
+import { Router } from 'express';
+import type { AppContext } from '../context.js';
+
+const STATUSES = ['pending', 'processing', 'transcoding', 'canceling', 'completed', 'failed', 'canceled'];
+
+/** One metric in the Prometheus text format 0.0.4: HELP, TYPE and its samples. */
+function metric(name: string, type: 'gauge' | 'counter', help: string, samples: [Record<string, string> | null, number][]): string {
+  const lines = [`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`];
+  for (const [labels, value] of samples) {
+    const l = labels ? `{${Object.entries(labels).map(([k, v]) => `${k}="${v.replace(/["\\\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`))}"`).join(',')}}` : '';
+    lines.push(`${name}${l} ${value}`);
+  }
+  return lines.join('\n');
+}
+
+/** GET /metrics: jobs by status, queue length, workers online, finished rips and transcodes, for Prometheus. */
+export function metricsRouter(ctx: AppContext): Router {
+  const router = Router();
+  const count = (sql: string) => (ctx.db.prepare<[], { n: number }>(sql).get() as { n: number }).n;
+  router.get('/metrics', (_req, res) => {
+    const byStatus = new Map<string, number>(STATUSES.map((s) => [s, 0]));
+    for (const row of ctx.db.prepare<[], { status: string; n: number }>('SELECT status, COUNT(*) AS n FROM jobs GROUP BY status').all()) {
+      const status = row.status === 'running' ? 'processing' : row.status;
+      byStatus.set(status, (byStatus.get(status) ?? 0) + row.n);
+    }
+    const workers = ctx.fleet.list();
+    const body = [
+      metric('ripwerk_jobs', 'gauge', 'Jobs by status (running is reported as processing, as in the API).', [...byStatus].map(([status, n]) => [{ status }, n])),
+      metric('ripwerk_transcode_queue_length', 'gauge', 'Transcodes waiting in the shared queue for a free worker.', [[null, count(`SELECT COUNT(*) AS n FROM transcode_queue WHERE state = 'queued'`)]]),
+      metric('ripwerk_workers', 'gauge', 'Known workers by state.', [
+        [{ state: 'online' }, workers.filter((w) => w.online).length],
+        [{ state: 'offline' }, workers.filter((w) => !w.online).length],
+      ]),
+      metric('ripwerk_rips_finished_total', 'counter', 'Rips that finished (each disc rip once, from the history).', [[null, count('SELECT COUNT(*) AS n FROM history')]]),
+      metric('ripwerk_transcodes_finished_total', 'counter', 'Jobs completed after a transcode stage.', [[null, count(`SELECT COUNT(*) AS n FROM jobs WHERE status = 'completed' AND transcode_node IS NOT NULL`)]]),
+    ].join('\n');
+    res.type('text/plain; version=0.0.4; charset=utf-8').send(`${body}\n`);
+  });
+  return router;
+}

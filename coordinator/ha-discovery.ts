@@ -1,5 +1,5 @@
 import type { Logger } from '../shared/log.js';
-import { TOPIC_ROOT, topics, type DriveState } from '../shared/protocol.js';
+import { haId, haTopics, topics, type DriveState } from '../shared/protocol.js';
 import type { Dispatcher } from './dispatcher.js';
 import type { AgentEntry, DeviceEntry, Fleet } from './fleet.js';
 import { toView, type JobRow, type JobsStore } from './jobs-store.js';
@@ -11,16 +11,8 @@ const VERSION = '0.1.0';
 /** How often the drive states are recomputed and the changed ones published (and the setting read). */
 const TICK_MS = 3000;
 
-export const haTopics = {
-  driveState: (node: string, drive: string) => `${TOPIC_ROOT}/ha/${objectId(node)}/${objectId(drive)}/state`,
-  eject: (node: string, drive: string) => `${TOPIC_ROOT}/ha/${objectId(node)}/${objectId(drive)}/eject`,
-  ejectAll: `${TOPIC_ROOT}/ha/+/+/eject`,
-};
-
 /** node_id and object_id may hold [a-zA-Z0-9_-] only. */
-export function objectId(s: string): string {
-  return s.replace(/[^a-zA-Z0-9_-]/g, '_');
-}
+export const objectId = haId;
 
 export interface DiscoveryMessage {
   topic: string;
@@ -176,12 +168,14 @@ export class HaDiscovery {
     for (const a of agents.values()) for (const m of agentConfigs(this.prefix, a)) wanted.set(m.topic, JSON.stringify(m.payload));
     const jobs = this.jobs.all();
     const now = Date.now();
+    const stateTopics = new Set<string>();
     for (const d of this.fleet.devices()) {
       const agent = agents.get(d.state.node);
       if (!agent) continue;
       for (const m of driveConfigs(this.prefix, agent, { ...d.state, name: d.name })) wanted.set(m.topic, JSON.stringify(m.payload));
       const state = JSON.stringify(driveHaState(d, d.state.disc ? this.title(d.state.disc.fingerprint) : null, jobs, now));
       const topic = haTopics.driveState(d.state.node, d.state.drive);
+      stateTopics.add(topic);
       if (this.states.get(topic) !== state) {
         this.states.set(topic, state);
         this.dispatcher.publishRaw(topic, state, true);
@@ -192,10 +186,16 @@ export class HaDiscovery {
       this.published.set(topic, payload);
       this.dispatcher.publishRaw(topic, payload, true);
     }
-    // A worker removed with DELETE /workers: its entities go too.
+    // A worker removed with DELETE /workers: its entities go too, and the retained states of its drives.
     for (const topic of [...this.published.keys()]) {
       if (!wanted.has(topic)) {
         this.published.delete(topic);
+        this.dispatcher.publishRaw(topic, '', true);
+      }
+    }
+    for (const topic of [...this.states.keys()]) {
+      if (!stateTopics.has(topic)) {
+        this.states.delete(topic);
         this.dispatcher.publishRaw(topic, '', true);
       }
     }

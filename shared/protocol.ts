@@ -30,6 +30,20 @@ export const topics = {
   appKey: `${TOPIC_ROOT}/keys/app_key`,
 } as const;
 
+/**
+ * Home Assistant (coordinator with the setting homeAssistantDiscovery; node and drive with every
+ * character outside [a-zA-Z0-9_-] replaced by "_", see haId):
+ *   ripwerk/ha/<node>/<drive>/state      retained, coordinator -> HA  the drive state its sensors read
+ *   ripwerk/ha/<node>/<drive>/eject      QoS 1, HA's button -> coordinator  "EJECT"
+ * The discovery configs themselves live under the HA prefix (homeassistant/<component>/...).
+ */
+export const haId = (s: string): string => s.replace(/[^a-zA-Z0-9_-]/g, '_');
+export const haTopics = {
+  driveState: (node: string, drive: string) => `${TOPIC_ROOT}/ha/${haId(node)}/${haId(drive)}/state`,
+  eject: (node: string, drive: string) => `${TOPIC_ROOT}/ha/${haId(node)}/${haId(drive)}/eject`,
+  ejectAll: `${TOPIC_ROOT}/ha/+/+/eject`,
+} as const;
+
 /** Parses the node out of ripwerk/<kind>/<node>/... */
 export function nodeOfTopic(topic: string): string | null {
   const parts = topic.split('/');

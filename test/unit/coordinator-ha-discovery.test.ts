@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { agentConfigs, driveConfigs, driveHaState, objectId } from '../../coordinator/ha-discovery.js';
-import type { JobRow } from '../../coordinator/jobs-store.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import type { Dispatcher } from '../../coordinator/dispatcher.js';
+import { Fleet } from '../../coordinator/fleet.js';
+import { agentConfigs, driveConfigs, driveHaState, HaDiscovery, objectId } from '../../coordinator/ha-discovery.js';
+import { JobsStore, type JobRow } from '../../coordinator/jobs-store.js';
+import { coordinatorMigrations } from '../../coordinator/migrations.js';
+import { SettingsStore } from '../../coordinator/settings-store.js';
+import type { Logger } from '../../shared/log.js';
+import { openDatabase } from '../../shared/sqlite.js';
 import { topicMatches } from '../../shared/protocol.js';
 import { sampleText } from '../fixtures/tools-samples.js';
 
@@ -92,5 +101,94 @@ describe('MQTT topic filters', () => {
     assert.ok(!topicMatches('ripwerk/ha/+/+/eject', 'ripwerk/ha/a/eject'));
     assert.ok(topicMatches('homeassistant/#', 'homeassistant/sensor/x/y/config'));
     assert.ok(topicMatches('homeassistant/status', 'homeassistant/status'));
+  });
+});
+
+describe('the publishing class (without a broker)', () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-ha-'));
+  after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  /** Coordinator state on a fresh database and a dispatcher stand-in that records publishes and subscriptions. */
+  function setup() {
+    const db = openDatabase(path.join(root, `ha-${Math.random().toString(36).slice(2)}.sqlite`), coordinatorMigrations);
+    const fleet = new Fleet(db);
+    const jobs = new JobsStore(db);
+    const settings = new SettingsStore(db);
+    const sent: { topic: string; payload: string; retain: boolean }[] = [];
+    const subs = new Map<string, (topic: string, payload: Buffer) => void>();
+    const dispatcher = {
+      publishRaw: (topic: string, payload: string, retain: boolean) => sent.push({ topic, payload, retain }),
+      subscribeRaw: (filter: string, handler: (topic: string, payload: Buffer) => void) => subs.set(filter, handler),
+    } as unknown as Dispatcher;
+    const ejected: string[] = [];
+    const ha = new HaDiscovery(dispatcher, fleet, jobs, settings, () => null, async (d) => void ejected.push(d.name), { info: () => undefined, warn: () => undefined } as unknown as Logger);
+    fleet.applyStatus({ node: 'keller@nas', name: 'keller', state: 'online' });
+    fleet.applyDrive({ node: 'keller@nas', drive: 'sr0', kind: 'image', path: '/x', vendor: null, model: null, status: 'no_disc', disc: null });
+    return { db, fleet, jobs, settings, sent, subs, ejected, ha };
+  }
+  const live = (sent: { topic: string; payload: string }[]) => {
+    const last = new Map<string, string>();
+    for (const m of sent) last.set(m.topic, m.payload);
+    return [...last].filter(([, p]) => p !== '').map(([t]) => t);
+  };
+
+  it('publishes nothing while off, retained configs and the state when on, and removes all when off again', () => {
+    const { settings, sent, ha } = setup();
+    ha.tick();
+    assert.equal(sent.length, 0);
+    settings.set({ homeAssistantDiscovery: true });
+    ha.tick();
+    assert.ok(sent.every((m) => m.retain));
+    const topics = live(sent);
+    assert.equal(topics.filter((t) => t.endsWith('/config')).length, 6);
+    assert.ok(topics.includes('ripwerk/ha/keller_nas/sr0/state'));
+    for (const m of sent) if (m.topic.endsWith('/config')) assert.doesNotThrow(() => JSON.parse(m.payload));
+    const before = sent.length;
+    ha.tick();
+    assert.equal(sent.length, before, 'unchanged configs and states are not sent again');
+    settings.set({ homeAssistantDiscovery: false });
+    ha.tick();
+    assert.deepEqual(live(sent), [], 'every config and state topic got an empty retained payload');
+  });
+
+  it('publishes everything again on the birth message of Home Assistant, under its prefix', () => {
+    const { settings, sent, subs, ha } = setup();
+    settings.set({ homeAssistantDiscovery: true, homeAssistantPrefix: 'ha2' });
+    ha.tick();
+    assert.ok(live(sent).every((t) => t.startsWith('ha2/') || t.startsWith('ripwerk/ha/')));
+    const n = sent.length;
+    subs.get('ha2/status')?.('ha2/status', Buffer.from('offline'));
+    assert.equal(sent.length, n);
+    subs.get('ha2/status')?.('ha2/status', Buffer.from('online'));
+    assert.equal(sent.length, 2 * n);
+  });
+
+  it('removes the entities and the state of a deleted worker', () => {
+    const { fleet, settings, sent, ha } = setup();
+    settings.set({ homeAssistantDiscovery: true });
+    ha.tick();
+    fleet.markOffline('keller@nas');
+    fleet.remove('keller@nas');
+    ha.tick();
+    assert.deepEqual(live(sent), []);
+  });
+
+  it('turns EJECT on a button topic into an eject only when a disc is in the drive', async () => {
+    const { fleet, settings, subs, ejected, ha } = setup();
+    ha.start();
+    ha.stop();
+    const press = subs.get('ripwerk/ha/+/+/eject')!;
+    press('ripwerk/ha/keller_nas/sr0/eject', Buffer.from('EJECT'));
+    settings.set({ homeAssistantDiscovery: true });
+    ha.tick();
+    press('ripwerk/ha/keller_nas/sr0/eject', Buffer.from('EJECT'));
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(ejected, [], 'off, or no disc: nothing to eject');
+    const disc = { label: 'HEAT', title: 'Heat', year: 1995, type: 'dvd' as const, size_bytes: 1, fingerprint: 'fp', source: '/x', audio_tracks: null };
+    fleet.applyDrive({ node: 'keller@nas', drive: 'sr0', kind: 'image', path: '/x', vendor: null, model: null, status: 'disc_present', disc });
+    press('ripwerk/ha/keller_nas/sr0/eject', Buffer.from('EJECT'));
+    press('ripwerk/ha/keller_nas/sr1/eject', Buffer.from('EJECT'));
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(ejected, ['keller-sr0']);
   });
 });

@@ -31,6 +31,7 @@ export function metricsRouter(ctx: AppContext): Router {
         [{ state: 'online' }, workers.filter((w) => w.online).length],
         [{ state: 'offline' }, workers.filter((w) => !w.online).length],
       ]),
+      metric('ripwerk_workers_online', 'gauge', 'Workers online now.', [[null, workers.filter((w) => w.online).length]]),
       metric('ripwerk_rips_finished_total', 'counter', 'Rips that finished (each disc rip once, from the history).', [[null, count('SELECT COUNT(*) AS n FROM history')]]),
       metric('ripwerk_transcodes_finished_total', 'counter', 'Jobs completed after a transcode stage.', [[null, count(`SELECT COUNT(*) AS n FROM jobs WHERE status = 'completed' AND transcode_node IS NOT NULL`)]]),
     ].join('\n');

@@ -120,6 +120,7 @@ describe('webhooks on job end and the test notification', () => {
       assert.equal(value(`ripwerk_jobs{status="${status}"}`), jobs.filter((j) => j.status === status).length, status);
     }
     assert.equal(value('ripwerk_workers{state="online"}'), 1);
+    assert.equal(value('ripwerk_workers_online'), 1);
     assert.equal(value('ripwerk_transcode_queue_length'), 0);
     assert.equal(value('ripwerk_rips_finished_total'), jobs.filter((j) => j.status === 'completed').length, 'every completed job here ripped once');
     assert.equal(value('ripwerk_transcodes_finished_total'), 0, 'transcoding is off in this test');

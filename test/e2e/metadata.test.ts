@@ -48,7 +48,11 @@ describe('metadata: lookup on insert, search, status, seasons, correction, libra
 
   it('identifies an inserted disc through TMDB, stripping trailing words of the label', async () => {
     insertDisc(agent.driveDir, dvdImage('HEAT_SPECIAL_EDITION', [4]));
-    const d = await disc();
+    // The card shows up at once; the pre-scan's answer (confidence set) follows.
+    const d = await waitFor('the pre-scan', async () => {
+      const x = await disc();
+      return x.confidence !== null ? x : undefined;
+    });
     assert.deepEqual({ title: d.title, year: d.year, confidence: d.confidence, poster: d.poster }, { title: 'Heat', year: 1995, confidence: 1, poster: '/poster949.jpg' });
     const searched = meta.requests.filter((r) => r.path === '/tmdb/3/search/multi').map((r) => r.query.query);
     assert.deepEqual(searched, ['Heat Special Edition', 'Heat Special', 'Heat']);

@@ -37,6 +37,7 @@ import { systemInfoRouter } from './routes/system-info.js';
 import { notificationsRouter } from './routes/notifications.js';
 import { presetsRouter } from './routes/presets.js';
 import { settingsRouter } from './routes/settings.js';
+import { storageTargetsRouter } from './routes/storage-targets.js';
 import { systemRouter } from './routes/system.js';
 import { workersRouter } from './routes/workers.js';
 import { SettingsStore } from './settings-store.js';
@@ -117,6 +118,7 @@ export function createApp(ctx: AppContext): express.Express {
   api.use(browseRouter(ctx));
   api.use(presetsRouter(ctx));
   api.use(metricsRouter(ctx));
+  api.use(storageTargetsRouter(ctx));
   app.use(API_PREFIX, api);
   // The web UI (built into dist/ui next to dist/coordinator): static files, index.html at /.
   app.use(express.static(UI_DIR, { index: 'index.html', maxAge: 0 }));

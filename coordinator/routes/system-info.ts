@@ -1,23 +1,11 @@
-import fs from 'node:fs/promises';
 import { Router } from 'express';
 import type { AppContext } from '../context.js';
+import { disk } from '../storage-space.js';
 import { parseGithubLatest, parseMakemkvPage, parseNodeIndex, UpdateChecker } from '../update-check.js';
 import { webhookKind } from '../webhook.js';
 
-/** Free space below this is called out (the size of a UHD disc's raw rip plus its encode). */
-const LOW_SPACE_BYTES = 60 * 1000 ** 3;
 /** A ping store older than this is answered with a fresh ping by GET /capabilities. */
 const PING_FRESH_MS = 30_000;
-
-async function disk(name: string, dir: string): Promise<Record<string, unknown>> {
-  try {
-    const st = await fs.statfs(dir);
-    const free = st.bavail * st.bsize;
-    return { name, path: dir, total_bytes: st.blocks * st.bsize, free_bytes: free, warnung: free < LOW_SPACE_BYTES ? `less than 60 GB free on ${dir}` : null };
-  } catch (err) {
-    return { name, path: dir, total_bytes: null, free_bytes: null, warnung: `${dir} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` };
-  }
-}
 
 /** The tool versions the workers report, newest report first: one installed version per tool. */
 function installedTools(ctx: AppContext): Record<string, string | null> {

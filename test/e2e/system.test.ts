@@ -137,6 +137,29 @@ describe('system: info, updates, supplies, first-run setup, routes that must not
     assert.deepEqual([keller.recommendations.dvd.preset, keller.recommendations.uhd.preset], ['H.265 MKV 576p25', 'H.265 MKV 2160p60 4K']);
   });
 
+  it('lists the storage targets with free space and the 60 GB warning', async () => {
+    const r = await api<{ name: string; path: string; exists: boolean; free_bytes: number; total_bytes: number; warnung: string | null }[]>(c.url, 'GET', '/storage-targets');
+    assert.equal(r.status, 200);
+    assert.deepEqual(
+      r.body.map((t) => [t.name, t.path]),
+      [
+        ['media', w.media],
+        ['movies', path.join(w.media, 'Filme')],
+        ['series', path.join(w.media, 'Serien')],
+        ['music', path.join(w.media, 'Musik')],
+        ['raw', w.raw],
+        ['workDir', w.media],
+      ],
+    );
+    const music = r.body.find((t) => t.name === 'music')!;
+    assert.equal(music.exists, false, 'not made yet, measured on its parent');
+    assert.ok(music.free_bytes > 0);
+    for (const t of r.body) {
+      assert.ok(t.total_bytes >= t.free_bytes);
+      assert.equal(t.warnung, t.free_bytes < 60e9 ? `less than 60 GB free on ${t.path}` : null);
+    }
+  });
+
   it('answers 404 on the routes the spec says must not exist', async () => {
     for (const [method, p] of [
       ['POST', '/prescan'],

@@ -153,7 +153,8 @@ describe('web UI in Chromium', () => {
     await page.getByTestId('worker-flur').filter({ hasText: 'online' }).waitFor();
     await shoot('workers');
     await nav('Speicher');
-    await page.getByRole('cell', { name: w.media }).waitFor();
+    await page.getByRole('cell', { name: w.media, exact: true }).waitFor();
+    await page.getByRole('cell', { name: path.join(w.media, 'Musik'), exact: true }).waitFor();
     await shoot('storage');
     await nav('System');
     await page.getByRole('heading', { name: 'Einstellungen' }).waitFor();

@@ -19,7 +19,7 @@ interface Mount {
 }
 
 export function StoragePage() {
-  const info = usePoll<{ disks: DiskInfo[] }>('/system/info', SLOW_MS);
+  const info = usePoll<DiskInfo[]>('/storage-targets', SLOW_MS);
   const mounts = usePoll<Mount[]>('/storage-mounts', SLOW_MS);
   return (
     <>
@@ -34,7 +34,7 @@ export function StoragePage() {
             </tr>
           </thead>
           <tbody>
-            {info.data?.disks.map((d) => (
+            {info.data?.map((d) => (
               <tr key={d.name} class={d.warnung ? 'warn' : ''}>
                 <td>{d.name}</td>
                 <td>{d.path}</td>
@@ -44,8 +44,8 @@ export function StoragePage() {
             ))}
           </tbody>
         </table>
-        {info.data?.disks
-          .filter((d) => d.warnung)
+        {info.data
+          ?.filter((d) => d.warnung)
           .map((d) => (
             <p class="warn" role="alert" key={d.name}>
               Achtung: {d.warnung}

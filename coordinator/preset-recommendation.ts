@@ -9,6 +9,16 @@ interface Choice {
 
 const FAMILY_TEXT: Record<string, string> = { nvenc: 'NVIDIA NVENC', qsv: 'Intel Quick Sync', vce: 'AMD VCE (presets named VCN)' };
 
+/** DVD and Blu-ray: 1080p at most, hardware first where the family is reported, then software. */
+const FULL_HD: Choice[] = [
+  { preset: 'H.265 NVENC 1080p', family: 'nvenc' },
+  { preset: 'H.265 QSV 1080p', family: 'qsv' },
+  { preset: 'H.265 VCN 1080p', family: 'vce' },
+  { preset: 'H.265 MKV 1080p30', family: null },
+  { preset: 'H.264 MKV 1080p30', family: null },
+  { preset: 'Fast 1080p30', family: null },
+];
+
 /**
  * The fixed, ordered preset lists per situation (real names of HandBrake's built-in presets): the
  * hardware encoders first (each only where the worker reports its family), then software. vaapi and
@@ -23,21 +33,10 @@ export const PRESET_CHOICES: Record<Situation, Choice[]> = {
     { preset: 'H.265 MKV 2160p60 4K', family: null },
     { preset: 'Fast 2160p60 4K HEVC', family: null },
   ],
-  bluray: [
-    { preset: 'H.265 NVENC 1080p', family: 'nvenc' },
-    { preset: 'H.265 QSV 1080p', family: 'qsv' },
-    { preset: 'H.265 VCN 1080p', family: 'vce' },
-    { preset: 'H.265 MKV 1080p30', family: null },
-    { preset: 'H.264 MKV 1080p30', family: null },
-    { preset: 'Fast 1080p30', family: null },
-  ],
-  dvd: [
-    { preset: 'H.265 MKV 576p25', family: null },
-    { preset: 'H.264 MKV 576p25', family: null },
-    { preset: 'HQ 576p25 Surround', family: null },
-    { preset: 'Fast 576p25', family: null },
-    { preset: 'Fast 480p30', family: null },
-  ],
+  bluray: FULL_HD,
+  // Not the 576p25 presets: their peak frame rate of 25 drops frames of an NTSC DVD (29.97 fps, checked
+  // with HandBrakeCLI 1.6.1); the 1080p30 ones never upscale, so a DVD keeps its resolution and rate.
+  dvd: FULL_HD,
 };
 
 export interface Recommendation {

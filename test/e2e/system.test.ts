@@ -115,14 +115,24 @@ describe('system: info, updates, supplies, first-run setup, routes that must not
       assert.equal(refused.status, 400, bad);
       assert.match(refused.text, /^path refused: /);
     }
-    assert.equal((await api(c.url, 'GET', `/browse?path=${encodeURIComponent(path.join(w.media, 'nope'))}`)).status, 404);
+    const missing = await api(c.url, 'GET', `/browse?path=${encodeURIComponent(path.join(w.media, 'nope'))}`);
+    assert.deepEqual([missing.status, missing.text], [404, `${path.join(w.media, 'nope')} does not exist\n`]);
     const made = await api<{ path: string }>(c.url, 'POST', '/browse/mkdir', { path: path.join(w.media, 'Serien', 'Neu') });
-    assert.equal(made.status, 201);
+    assert.deepEqual([made.status, made.body], [201, { path: path.join(w.media, 'Serien', 'Neu') }]);
     assert.ok(fs.statSync(path.join(w.media, 'Serien', 'Neu')).isDirectory());
-    assert.equal((await api(c.url, 'POST', '/browse/mkdir', { path: path.join(w.media, 'Serien', 'Neu') })).status, 409);
-    assert.equal((await api(c.url, 'POST', '/browse/mkdir', { path: path.join(w.media, 'Filme', 'escape', 'sub') })).status, 400);
+    const again = await api(c.url, 'POST', '/browse/mkdir', { path: path.join(w.media, 'Serien', 'Neu') });
+    assert.deepEqual([again.status, again.text], [409, `${path.join(w.media, 'Serien', 'Neu')} exists already\n`]);
+    const onFile = await api(c.url, 'POST', '/browse/mkdir', { path: path.join(w.media, 'Filme', 'liste.txt') });
+    assert.deepEqual([onFile.status, onFile.text], [409, `${path.join(w.media, 'Filme', 'liste.txt')} exists and is not a folder\n`]);
+    const through = await api(c.url, 'POST', '/browse/mkdir', { path: path.join(w.media, 'Filme', 'escape', 'sub') });
+    assert.equal(through.status, 400);
+    assert.match(through.text, /^path refused: it leads outside .* through a symbolic link/);
     assert.ok(!fs.existsSync(path.join(outside, 'sub')), 'nothing was created through the symlink');
-    assert.equal((await api(c.url, 'POST', '/browse/mkdir', { path: '/etc/ripwerk-x' })).status, 400);
+    const outsideRoot = await api(c.url, 'POST', '/browse/mkdir', { path: '/etc/ripwerk-x' });
+    assert.deepEqual([outsideRoot.status, outsideRoot.text], [400, `path refused: path must lie under ${w.media}\n`]);
+    const dotdot = await api(c.url, 'POST', '/browse/mkdir', { path: `${w.media}/Filme/../x` });
+    assert.deepEqual([dotdot.status, dotdot.text], [400, 'path refused: path must not contain ..\n']);
+    assert.ok(!fs.existsSync('/etc/ripwerk-x') && !fs.existsSync(path.join(w.media, 'x')));
   });
 
   it('lists each worker\'s real HandBrake presets with a recommendation and its reason', async () => {
@@ -134,7 +144,7 @@ describe('system: info, updates, supplies, first-run setup, routes that must not
     assert.ok(keller.categories.find((x) => x.name === 'General')?.presets.includes('Fast 1080p30'));
     assert.ok(keller.categories.find((x) => x.name === 'Hardware')?.presets.includes('H.265 NVENC 1080p'), 'the Hardware category is listed');
     assert.deepEqual(keller.recommendation, { preset: 'H.265 MKV 1080p30', reason: 'software encoding: the worker reports no hardware encoder family' });
-    assert.deepEqual([keller.recommendations.dvd.preset, keller.recommendations.uhd.preset], ['H.265 MKV 576p25', 'H.265 MKV 2160p60 4K']);
+    assert.deepEqual([keller.recommendations.dvd.preset, keller.recommendations.uhd.preset], ['H.265 MKV 1080p30', 'H.265 MKV 2160p60 4K']);
   });
 
   it('lists the storage targets with free space and the 60 GB warning', async () => {

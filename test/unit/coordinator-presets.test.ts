@@ -32,7 +32,7 @@ describe('preset recommendation', () => {
 
   it('recommends software for a worker without hardware families, although the Hardware presets are listed', () => {
     assert.deepEqual(recommendPreset('bluray', known, ['software']), { preset: 'H.265 MKV 1080p30', reason: 'software encoding: the worker reports no hardware encoder family' });
-    assert.equal(recommendPreset('dvd', known, ['software']).preset, 'H.265 MKV 576p25');
+    assert.equal(recommendPreset('dvd', known, ['software']).preset, 'H.265 MKV 1080p30');
     assert.equal(recommendPreset('uhd', known, ['software']).preset, 'H.265 MKV 2160p60 4K');
   });
 
@@ -40,6 +40,13 @@ describe('preset recommendation', () => {
     assert.deepEqual(recommendPreset('bluray', known, ['software', 'nvenc']), { preset: 'H.265 NVENC 1080p', reason: 'the worker reports the NVIDIA NVENC encoder family' });
     assert.equal(recommendPreset('uhd', known, ['software', 'vce']).preset, 'H.265 VCN 2160p 4K');
     assert.equal(recommendPreset('bluray', known, ['qsv']).preset, 'H.265 QSV 1080p');
+    assert.equal(recommendPreset('dvd', known, ['software', 'nvenc']).preset, 'H.265 NVENC 1080p');
+    assert.equal(recommendPreset('dvd', known, ['software', 'vce']).preset, 'H.265 VCN 1080p');
+  });
+
+  it('never recommends a 25 fps preset for a DVD (it would drop frames of an NTSC disc)', () => {
+    for (const c of PRESET_CHOICES.dvd) assert.doesNotMatch(c.preset, /p25\b/, c.preset);
+    assert.deepEqual(PRESET_CHOICES.dvd.filter((c) => c.family === null).map((c) => c.preset), ['H.265 MKV 1080p30', 'H.264 MKV 1080p30', 'Fast 1080p30']);
   });
 
   it('never recommends vaapi or the media-framework presets', () => {

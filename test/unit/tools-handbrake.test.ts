@@ -135,6 +135,17 @@ describe('parsePresetList', () => {
     const parsed = parsePresetList(dump);
     assert.deepEqual(parsed, categories);
   });
+
+  it('reads a build without a Hardware category (the other categories unchanged)', () => {
+    const lines = sampleLines('hb-preset-list.txt');
+    const from = lines.indexOf('Hardware/');
+    const to = lines.indexOf('Production/');
+    assert.ok(from > 0 && to > from);
+    const parsed = parsePresetList([...lines.slice(0, from), ...lines.slice(to)].join('\n'));
+    assert.deepEqual(parsed.map((c) => c.category), ['General', 'Web', 'Devices', 'Matroska', 'Production', 'CLI Defaults']);
+    assert.deepEqual(parsed, categories.filter((c) => c.category !== 'Hardware'));
+    assert.ok(!parsed.some((c) => c.presets.some((p) => / (NVENC|QSV|VCN|MF) /.test(p))));
+  });
 });
 
 describe('handbrakeFailureReason', () => {

@@ -1,157 +1,379 @@
 /**
- * scripts/install.sh into a throwaway root: the system commands are small fakes that log their
- * arguments (and keep the state a real system would: created users, installed packages, enabled
- * units), so nothing on this machine changes.
+ * scripts/install.sh into a throwaway root. Every system command is a small fake that logs its
+ * arguments and keeps the state a real system would (created users, installed packages, owners,
+ * enabled units); the fakes are both named in the installer's override variables and first on PATH,
+ * so nothing on this machine changes even if the script called a command directly. The app comes
+ * from a small fake checkout (RIPWERK_SRC) with the real unit files and env example, so a build
+ * running elsewhere in this tree cannot change what a run copies.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { REPO_DIR } from '../fixtures/tools-samples.js';
 
+const SCRIPT = path.join(REPO_DIR, 'scripts', 'install.sh');
+const EXAMPLE = fs.readFileSync(path.join(REPO_DIR, 'systemd', 'ripwerk.env.example'), 'utf8');
+const TOOLS = 'handbrake-cli ffmpeg lsdvd dvdbackup abcde cdparanoia flac eject setcd python3';
 const base = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-install-'));
 after(() => fs.rmSync(base, { recursive: true, force: true }));
-const SCRIPT = path.join(REPO_DIR, 'scripts', 'install.sh');
+
+/** One dispatcher for all fakes: $S is the state folder, $L the call log. */
+const FAKE = String.raw`
+name=$(basename "$0")
+if [ "$name" = npm ]; then echo "npm $* @ $PWD" >>"$L"; else echo "$name $*" >>"$L"; fi
+case "$name" in
+  apt-get)
+    [ "$1" = install ] || exit 0
+    for p in "$@"; do
+      case "$p" in -* | install) ;; *) touch "$S/pkg-$p" ;; esac
+      if [ "$p" = nodejs ] && [ -f "$S/node-after-apt" ]; then cp "$S/node-after-apt" "$S/node-version"; fi
+    done ;;
+  apt-cache) printf 'nodejs:\n  Installed: (none)\n  Candidate: %s\n' "$(cat "$S/apt-candidate" 2>/dev/null || echo '(none)')" ;;
+  dpkg-query) eval "p=\${$#}"; [ -e "$S/pkg-$p" ] || exit 1; printf 'install ok installed' ;;
+  getent) [ -e "$S/$1-$2" ] || exit 2; echo "$2:x:999:" ;;
+  groupadd) eval "n=\${$#}"; touch "$S/group-$n" ;;
+  useradd) eval "n=\${$#}"; touch "$S/passwd-$n" ;;
+  usermod) touch "$S/member-cdrom" ;;
+  id) if [ -e "$S/member-cdrom" ]; then echo "ripwerk cdrom"; else echo ripwerk; fi ;;
+  chown) echo "$2 $1" >>"$S/owners" ;;
+  fake-stat)
+    if [ "$1" = -c ] && [ "$2" = %U:%G ]; then
+      o=$(awk -v p="$3" '$1 == p { o = $2 } END { print o }' "$S/owners" 2>/dev/null)
+      if [ -n "$o" ]; then echo "$o"; exit 0; fi
+    fi
+    exec stat "$@" ;;
+  npm)
+    case "$1" in
+      ci) mkdir -p node_modules ;;
+      run) mkdir -p dist/coordinator dist/ui && echo built >dist/coordinator/cli.js && echo '<html>' >dist/ui/index.html ;;
+    esac ;;
+  systemctl)
+    case "$1" in
+      is-enabled) [ -e "$S/enabled-$3" ] ;;
+      is-active) [ -e "$S/active-$3" ] ;;
+      enable) if [ "$2" = --now ]; then touch "$S/enabled-$3" "$S/active-$3"; else touch "$S/enabled-$2"; fi ;;
+      start | restart) touch "$S/active-$2" ;;
+    esac ;;
+  curl) case "$4" in *SHASUMS256.txt) cp "$S/shasums" "$3" ;; *) cp "$S/tarball" "$3" ;; esac ;;
+  node) cat "$S/node-version" ;;
+esac
+`;
+const FAKES = ['apt-get', 'apt-cache', 'dpkg-query', 'getent', 'groupadd', 'useradd', 'usermod', 'id', 'chown', 'fake-stat', 'npm', 'systemctl', 'runuser', 'curl'];
+const OVERRIDES: Record<string, string> = {
+  APT_GET: 'apt-get', APT_CACHE: 'apt-cache', DPKG_QUERY: 'dpkg-query', GETENT: 'getent', GROUPADD: 'groupadd', USERADD: 'useradd',
+  USERMOD: 'usermod', ID: 'id', CHOWN: 'chown', STAT: 'fake-stat', NPM: 'npm', SYSTEMCTL: 'systemctl', RUNUSER: 'runuser', CURL: 'curl',
+};
 
 interface Sandbox {
+  dir: string;
   root: string;
+  src: string;
+  state: string;
   log: string;
+  node: string;
   env: Record<string, string>;
 }
 
-/** Fake system commands sharing one state folder; each appends "name args" to the log. */
-function sandbox(name: string, extra: Record<string, string> = {}): Sandbox {
+/** A fake checkout: the real package files, units and env example, and a small built dist/. */
+function fakeCheckout(dir: string, built: boolean): string {
+  const src = path.join(dir, 'src');
+  fs.mkdirSync(path.join(src, 'systemd'), { recursive: true });
+  for (const f of fs.readdirSync(path.join(REPO_DIR, 'systemd'))) fs.copyFileSync(path.join(REPO_DIR, 'systemd', f), path.join(src, 'systemd', f));
+  for (const f of ['package.json', 'package-lock.json']) fs.copyFileSync(path.join(REPO_DIR, f), path.join(src, f));
+  const past = new Date(Date.now() - 3600_000);
+  fs.utimesSync(path.join(src, 'package-lock.json'), past, past);
+  if (built) {
+    const files: Record<string, string> = {
+      'coordinator/cli.js': 'coordinator\n',
+      'coordinator/cli-all-in-one.js': 'all in one\n',
+      'agent/cli.js': 'agent\n',
+      'shared/config.js': 'config\n',
+      'ui/index.html': '<html>\n',
+      'test/unit/ops-install.test.js': 'a test\n',
+      'scripts/bench.js': 'bench\n',
+    };
+    for (const [f, text] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(src, 'dist', f)), { recursive: true });
+      fs.writeFileSync(path.join(src, 'dist', f), text);
+    }
+  }
+  return src;
+}
+
+function sandbox(name: string, opts: { built?: boolean; booted?: boolean; env?: Record<string, string> } = {}): Sandbox {
   const dir = path.join(base, name);
   const root = path.join(dir, 'root');
   const bin = path.join(dir, 'bin');
   const state = path.join(dir, 'state');
-  for (const d of [root, bin, state]) fs.mkdirSync(d, { recursive: true });
+  const nodeDir = path.join(dir, 'nodebin');
+  for (const d of [root, bin, state, nodeDir]) fs.mkdirSync(d, { recursive: true });
+  if (opts.booted !== false) fs.mkdirSync(path.join(root, 'run/systemd/system'), { recursive: true });
   const log = path.join(dir, 'calls.log');
   fs.writeFileSync(log, '');
-  const fake = (cmd: string, body: string) => fs.writeFileSync(path.join(bin, cmd), `#!/bin/sh\necho "${cmd} $*" >> "${log}"\n${body}\n`, { mode: 0o755 });
-  fake('apt-get', `[ "$1" = install ] && for p in "$@"; do touch "${state}/pkg-$p"; done; exit 0`);
-  fake('dpkg-query', `p=$(eval echo \\$$#); [ -e "${state}/pkg-$p" ] && printf 'install ok installed' && exit 0; exit 1`);
-  fake('getent', `[ -e "${state}/$1-$2" ] || exit 2; echo "$2:x:999:"`);
-  fake('groupadd', `touch "${state}/group-$(eval echo \\$$#)"`);
-  fake('useradd', `touch "${state}/passwd-$(eval echo \\$$#)"`);
-  fake('usermod', `touch "${state}/cdrom-member"`);
-  fake('id', `[ -e "${state}/cdrom-member" ] && echo "ripwerk cdrom" || echo ripwerk`);
-  fake('chown', 'exit 0');
-  fake('npm', 'mkdir -p node_modules; exit 0');
-  fake('systemctl', `case "$1" in is-active) [ -e "${state}/active" ];; enable) touch "${state}/active";; *) exit 0;; esac`);
+  const fake = path.join(dir, 'fake.sh');
+  fs.writeFileSync(fake, `#!/bin/sh\nS='${state}'\nL='${log}'\n${FAKE}`, { mode: 0o755 });
+  for (const f of FAKES) fs.symlinkSync(fake, path.join(bin, f));
+  fs.writeFileSync(path.join(state, 'group-cdrom'), ''); // Debian's base-passwd has it
+  // The node the unit should run: a wrapper outside /usr/bin, so the ExecStart rewrite shows.
+  const node = path.join(nodeDir, 'node');
+  fs.writeFileSync(node, `#!/bin/sh\nexec '${process.execPath}' "$@"\n`, { mode: 0o755 });
   const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    TMPDIR: dir,
     RIPWERK_ROOT: root,
-    NODE: process.execPath,
-    ...Object.fromEntries(
-      [
-        ['APT_GET', 'apt-get'],
-        ['DPKG_QUERY', 'dpkg-query'],
-        ['GETENT', 'getent'],
-        ['GROUPADD', 'groupadd'],
-        ['USERADD', 'useradd'],
-        ['USERMOD', 'usermod'],
-        ['ID', 'id'],
-        ['CHOWN', 'chown'],
-        ['NPM', 'npm'],
-        ['SYSTEMCTL', 'systemctl'],
-      ].map(([k, v]) => [k, path.join(bin, v)]),
-    ),
-    ...extra,
+    RIPWERK_SRC: fakeCheckout(dir, opts.built !== false),
+    NODE: node,
+    ...Object.fromEntries(Object.entries(OVERRIDES).map(([k, v]) => [k, path.join(bin, v)])),
+    ...opts.env,
   };
-  return { root, log, env };
+  return { dir, root, src: env.RIPWERK_SRC, state, log, node: env.NODE, env };
 }
 
 function run(s: Sandbox, args: string[]) {
   fs.writeFileSync(s.log, '');
   const r = spawnSync('bash', [SCRIPT, ...args], { env: s.env, encoding: 'utf8' });
-  return { status: r.status, out: `${r.stdout}${r.stderr}`, calls: fs.readFileSync(s.log, 'utf8').trim().split('\n').filter(Boolean) };
+  return { status: r.status, out: `${r.stdout}${r.stderr}`, calls: fs.readFileSync(s.log, 'utf8').split('\n').filter(Boolean) };
 }
 
-describe('scripts/install.sh into a throwaway root', () => {
+const read = (s: Sandbox, p: string) => fs.readFileSync(path.join(s.root, p), 'utf8');
+const mode = (s: Sandbox, p: string) => fs.statSync(path.join(s.root, p)).mode & 0o777;
+/** The unit as the installer should write it: the repository's, run on the given node. */
+const expectedUnit = (unit: string, node: string) =>
+  fs.readFileSync(path.join(REPO_DIR, 'systemd', unit), 'utf8').replace(/^ExecStart=\/usr\/bin\/node /m, `ExecStart=${node} `);
+/** Calls that only look: a run that changes nothing makes no others. */
+const QUERY = /^(dpkg-query|getent|id|fake-stat|node|systemctl is-enabled|systemctl is-active) /;
+const changing = (calls: string[]) => calls.filter((c) => !QUERY.test(c));
+
+const hasShellcheck = spawnSync('shellcheck', ['--version']).status === 0;
+
+describe('scripts/install.sh', () => {
   it('passes bash -n', () => {
-    assert.equal(spawnSync('bash', ['-n', SCRIPT]).status, 0);
+    const r = spawnSync('bash', ['-n', SCRIPT], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
   });
 
-  it('installs the all-in-one service, and a second run changes nothing and keeps the edited env file', () => {
+  it('passes shellcheck', { skip: hasShellcheck ? false : 'shellcheck is not installed' }, () => {
+    const r = spawnSync('shellcheck', [SCRIPT], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stdout);
+  });
+
+  it('--help prints the modes and options and touches nothing', () => {
+    const s = sandbox('help');
+    const r = run(s, ['--help']);
+    assert.equal(r.status, 0, r.out);
+    for (const word of ['--coordinator ', '--agent ', '--coordinator-url URL', '--broker-secret SECRET', '--broker-secret-file FILE']) assert.ok(r.out.includes(word), word);
+    assert.deepEqual(r.calls, []);
+    assert.deepEqual(fs.readdirSync(s.root), ['run']);
+  });
+
+  it('installs the all-in-one service; a second run changes nothing and keeps the edited env file', () => {
     const s = sandbox('all');
     const first = run(s, []);
     assert.equal(first.status, 0, first.out);
-    assert.ok(first.calls.some((c) => /^apt-get install -y -qq --no-install-recommends handbrake-cli ffmpeg lsdvd dvdbackup abcde cdparanoia flac eject setcd python3 ca-certificates$/.test(c)), first.calls.join('\n'));
-    assert.ok(first.calls.includes('groupadd --system ripwerk'));
+    assert.deepEqual(first.calls.filter((c) => c.startsWith('apt-get')), ['apt-get update -qq', `apt-get install -y -qq --no-install-recommends ${TOOLS} ca-certificates`]);
+    assert.ok(first.calls.includes('groupadd --system ripwerk'), first.calls.join('\n'));
     assert.ok(first.calls.includes('useradd --system --gid ripwerk --home-dir /var/lib/ripwerk --no-create-home --shell /usr/sbin/nologin ripwerk'));
     assert.ok(first.calls.includes('usermod -aG cdrom ripwerk'));
-    assert.ok(first.calls.includes('npm ci --omit=dev --no-audit --no-fund'));
-    assert.ok(first.calls.includes('systemctl daemon-reload'));
-    assert.ok(first.calls.includes('systemctl enable --now ripwerk.service'));
-    assert.ok(first.calls.includes('chown root:ripwerk ' + path.join(s.root, 'etc/ripwerk/ripwerk.env')));
-    const unit = fs.readFileSync(path.join(s.root, 'etc/systemd/system/ripwerk.service'), 'utf8');
-    assert.match(unit, new RegExp(`^ExecStart=${process.execPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} /opt/ripwerk/dist/coordinator/cli-all-in-one.js$`, 'm'));
-    assert.ok(fs.existsSync(path.join(s.root, 'opt/ripwerk/dist/coordinator/cli-all-in-one.js')));
-    assert.ok(fs.existsSync(path.join(s.root, 'opt/ripwerk/dist/ui/index.html')));
-    assert.deepEqual(fs.readFileSync(path.join(s.root, 'opt/ripwerk/package-lock.json')), fs.readFileSync(path.join(REPO_DIR, 'package-lock.json')));
-    const envFile = path.join(s.root, 'etc/ripwerk/ripwerk.env');
-    assert.equal(fs.statSync(envFile).mode & 0o777, 0o640);
-    assert.match(fs.readFileSync(envFile, 'utf8'), /^MEDIA_ROOT=\/srv\/media$/m);
-    for (const d of ['var/lib/ripwerk', 'srv/media', 'srv/media/raw', 'etc/ripwerk']) assert.ok(fs.statSync(path.join(s.root, d)).isDirectory(), d);
-    assert.match(first.out, /Done \(\d+ changes\)/);
+    assert.deepEqual(first.calls.filter((c) => c.startsWith('npm')), [`npm ci --omit=dev --no-audit --no-fund @ ${path.join(s.root, 'opt/ripwerk')}`], 'no build: the checkout is built');
+    const sys = first.calls.filter((c) => c.startsWith('systemctl') && !QUERY.test(c));
+    assert.deepEqual(sys, ['systemctl daemon-reload', 'systemctl enable --now ripwerk.service']);
+    for (const [p, owner] of [['etc/ripwerk', 'root:ripwerk'], ['etc/ripwerk/ripwerk.env', 'root:ripwerk'], ['var/lib/ripwerk', 'ripwerk:ripwerk'], ['srv/media', 'ripwerk:ripwerk'], ['srv/media/raw', 'ripwerk:ripwerk']]) {
+      assert.ok(first.calls.includes(`chown ${owner} ${path.join(s.root, p)}`), `${p} ${owner}\n${first.calls.join('\n')}`);
+    }
 
-    fs.appendFileSync(envFile, 'WORKER_NAME=keller\n');
+    // What landed under the root.
+    assert.equal(read(s, 'etc/systemd/system/ripwerk.service'), expectedUnit('ripwerk.service', s.node));
+    assert.ok(!fs.existsSync(path.join(s.root, 'etc/systemd/system/ripwerk-agent.service')));
+    assert.ok(!fs.existsSync(path.join(s.root, 'etc/systemd/system/ripwerk.service.d')), 'no drop-in while every folder is inside the unit\'s writable ones');
+    assert.equal(read(s, 'etc/ripwerk/ripwerk.env'), EXAMPLE);
+    assert.equal(mode(s, 'etc/ripwerk/ripwerk.env'), 0o640);
+    assert.equal(mode(s, 'etc/ripwerk'), 0o750);
+    assert.equal(mode(s, 'var/lib/ripwerk'), 0o755, 'as StateDirectory= sets it at every start');
+    assert.equal(mode(s, 'srv/media'), 0o755);
+    assert.equal(mode(s, 'srv/media/raw'), 0o750);
+    assert.equal(read(s, 'opt/ripwerk/dist/coordinator/cli-all-in-one.js'), 'all in one\n');
+    assert.equal(read(s, 'opt/ripwerk/dist/ui/index.html'), '<html>\n');
+    assert.equal(read(s, 'opt/ripwerk/package-lock.json'), fs.readFileSync(path.join(REPO_DIR, 'package-lock.json'), 'utf8'));
+    assert.ok(!fs.existsSync(path.join(s.root, 'opt/ripwerk/dist/test')), 'compiled tests stay behind');
+    assert.ok(!fs.existsSync(path.join(s.root, 'opt/ripwerk/dist/scripts')), 'the bench script stays behind');
+    assert.match(first.out, /Done \(\d+ changes\)/);
+    assert.match(first.out, /sudo cat \/var\/lib\/ripwerk\/broker-secret/);
+
+    // Second run, after the user edited the env file: nothing to do.
+    fs.appendFileSync(path.join(s.root, 'etc/ripwerk/ripwerk.env'), 'WORKER_NAME=keller\n');
     const second = run(s, []);
     assert.equal(second.status, 0, second.out);
-    assert.match(second.out, /Nothing changed: Ripwerk \(all\) is installed and ripwerk.service is running\./);
-    assert.ok(!second.calls.some((c) => c.startsWith('apt-get') || c.startsWith('useradd') || c.startsWith('npm') || c.includes('enable') || c.includes('daemon-reload')), second.calls.join('\n'));
-    assert.match(fs.readFileSync(envFile, 'utf8'), /^WORKER_NAME=keller$/m, 'the user\'s edit stays');
+    assert.match(second.out, /^Nothing changed: Ripwerk \(all\) is installed and ripwerk\.service is running\.$/m);
+    assert.deepEqual(changing(second.calls), []);
+    assert.equal(read(s, 'etc/ripwerk/ripwerk.env'), `${EXAMPLE}WORKER_NAME=keller\n`, 'the user\'s edit stays');
+
+    // A new build: only the changed file is copied, a file the build dropped goes, the service restarts.
+    fs.writeFileSync(path.join(s.src, 'dist/coordinator/cli.js'), 'coordinator v2\n');
+    fs.writeFileSync(path.join(s.root, 'opt/ripwerk/dist/coordinator/gone.js'), 'old\n');
+    const update = run(s, []);
+    assert.equal(update.status, 0, update.out);
+    assert.match(update.out, /copied the app to \/opt\/ripwerk \(2 files changed\)/);
+    assert.equal(read(s, 'opt/ripwerk/dist/coordinator/cli.js'), 'coordinator v2\n');
+    assert.ok(!fs.existsSync(path.join(s.root, 'opt/ripwerk/dist/coordinator/gone.js')));
+    assert.deepEqual(changing(update.calls), ['systemctl restart ripwerk.service'], 'same lock file: no npm ci; same unit: no daemon-reload');
   });
 
-  it('sets up an agent-only host with the coordinator\'s broker and secret; refuses --agent without it', () => {
+  it('gives the unit write access to folders the env file moves outside /srv/media, and takes it back', () => {
+    const s = sandbox('paths');
+    assert.equal(run(s, []).status, 0);
+    const envFile = path.join(s.root, 'etc/ripwerk/ripwerk.env');
+    fs.writeFileSync(envFile, EXAMPLE.replace('MEDIA_ROOT=/srv/media', 'MEDIA_ROOT=/mnt/nas/media').replace('RAW_DIR=/srv/media/raw', 'RAW_DIR=/mnt/nas/raw'));
+    const moved = run(s, []);
+    assert.equal(moved.status, 0, moved.out);
+    const dropin = 'etc/systemd/system/ripwerk.service.d/ripwerk-paths.conf';
+    assert.match(read(s, dropin), /^\[Service\]\nReadWritePaths=-\/mnt\/nas\/media -\/mnt\/nas\/raw$/m);
+    assert.ok(fs.statSync(path.join(s.root, 'mnt/nas/raw')).isDirectory());
+    assert.ok(moved.calls.includes(`chown ripwerk:ripwerk ${path.join(s.root, 'mnt/nas/media')}`));
+    assert.deepEqual(changing(moved.calls).filter((c) => c.startsWith('systemctl')), ['systemctl daemon-reload', 'systemctl restart ripwerk.service']);
+    assert.match(run(s, []).out, /Nothing changed/);
+
+    fs.writeFileSync(envFile, EXAMPLE);
+    const back = run(s, []);
+    assert.equal(back.status, 0, back.out);
+    assert.ok(!fs.existsSync(path.join(s.root, dropin)));
+    assert.ok(back.calls.includes('systemctl daemon-reload'));
+  });
+
+  it('sets up an agent-only host with the coordinator\'s broker and secret; refuses --agent without the URL', () => {
     const s = sandbox('agent');
     const refused = run(s, ['--agent']);
     assert.equal(refused.status, 2);
     assert.match(refused.out, /--agent needs --coordinator-url mqtt:\/\/<coordinator host>:1883/);
-    assert.equal(run(s, ['--agent', '--coordinator-url', 'http://x']).status, 2);
-    const r = run(s, ['--agent', '--coordinator-url', 'mqtt://server:1883', '--broker-secret', 's3cret']);
+    assert.deepEqual(refused.calls, []);
+    assert.deepEqual(fs.readdirSync(s.root), ['run'], 'nothing written');
+    assert.match(run(s, ['--agent', '--coordinator-url', 'http://server:1883']).out, /must look like mqtt:\/\/host:1883/);
+    assert.match(run(s, ['--coordinator-url', 'mqtt://server:1883']).out, /go with --agent/);
+    assert.match(run(s, ['--agent', '--coordinator', '--coordinator-url', 'mqtt://server:1883']).out, /choose one of --agent and --coordinator/);
+    assert.equal(run(s, ['--agent', '--coordinator-url', 'mqtt://server:1883', '--broker-secret', 'two words']).status, 2);
+
+    // A media root that exists already (a mount, say) keeps its owner.
+    fs.mkdirSync(path.join(s.root, 'srv/media'), { recursive: true });
+    const secret = 'Zq3_x-Vb9kLmN0pQrStUvWxY';
+    const r = run(s, ['--agent', '--coordinator-url', 'mqtt://server.lan:1883', '--broker-secret', secret]);
     assert.equal(r.status, 0, r.out);
-    const env = fs.readFileSync(path.join(s.root, 'etc/ripwerk/agent.env'), 'utf8');
-    assert.match(env, /^MQTT_URL=mqtt:\/\/server:1883$/m);
-    assert.doesNotMatch(env, /^#MQTT_URL=/m);
-    assert.match(env, /^RIPWERK_BROKER_SECRET=s3cret$/m);
+    assert.equal(
+      read(s, 'etc/ripwerk/agent.env'),
+      `${EXAMPLE.replace('#MQTT_URL=mqtt://server:1883', 'MQTT_URL=mqtt://server.lan:1883')}RIPWERK_BROKER_SECRET=${secret}\n`,
+      'MQTT_URL takes the place of the commented line, the secret is added, the rest is the example',
+    );
+    assert.ok(!r.out.includes(secret), 'the secret is never printed');
+    assert.match(r.out, /set RIPWERK_BROKER_SECRET=\(not shown\)/);
+    assert.ok(r.calls.includes(`apt-get install -y -qq --no-install-recommends ${TOOLS} ca-certificates`));
+    assert.ok(r.calls.includes('usermod -aG cdrom ripwerk'));
     assert.ok(r.calls.includes('systemctl enable --now ripwerk-agent.service'));
-    assert.ok(fs.existsSync(path.join(s.root, 'etc/systemd/system/ripwerk-agent.service')));
-    assert.ok(!r.out.includes('s3cret'), 'the secret is not printed');
-    const moved = run(s, ['--agent', '--coordinator-url', 'mqtt://nas:1883']);
-    assert.match(moved.out, /set MQTT_URL in \/etc\/ripwerk\/agent.env/);
-    assert.equal(fs.readFileSync(path.join(s.root, 'etc/ripwerk/agent.env'), 'utf8').match(/^MQTT_URL=/gm)?.length, 1);
+    assert.equal(read(s, 'etc/systemd/system/ripwerk-agent.service'), expectedUnit('ripwerk-agent.service', s.node));
+    assert.ok(!r.calls.includes(`chown ripwerk:ripwerk ${path.join(s.root, 'srv/media')}`), 'an existing media root is not taken over');
+    assert.match(r.out, /note: \/srv\/media belongs to \S+, not ripwerk/);
+    assert.ok(r.calls.includes(`chown ripwerk:ripwerk ${path.join(s.root, 'srv/media/raw')}`), 'the raw folder it created is ripwerk\'s');
+
+    // The coordinator moved; the secret comes from a file this time, the user's edit stays.
+    fs.appendFileSync(path.join(s.root, 'etc/ripwerk/agent.env'), 'WORKER_NAME=keller\n');
+    const secretFile = path.join(s.dir, 'secret');
+    fs.writeFileSync(secretFile, `${secret}\n`);
+    const moved = run(s, ['--agent', '--coordinator-url', 'mqtt://nas:1883', '--broker-secret-file', secretFile]);
+    assert.equal(moved.status, 0, moved.out);
+    assert.match(moved.out, /set MQTT_URL=mqtt:\/\/nas:1883 in \/etc\/ripwerk\/agent\.env/);
+    assert.doesNotMatch(moved.out, /set RIPWERK_BROKER_SECRET/, 'same secret: untouched');
+    const env = read(s, 'etc/ripwerk/agent.env');
+    assert.equal(env.match(/^MQTT_URL=.*$/gm)?.join(), 'MQTT_URL=mqtt://nas:1883');
+    assert.match(env, /^WORKER_NAME=keller$/m);
+    assert.deepEqual(changing(moved.calls), ['systemctl restart ripwerk-agent.service']);
+    const again = run(s, ['--agent', '--coordinator-url', 'mqtt://nas:1883']);
+    assert.match(again.out, /^Nothing changed: Ripwerk \(agent\) is installed and ripwerk-agent\.service is running\.$/m);
   });
 
-  it('installs only the coordinator without tool packages or the cdrom group', () => {
-    const s = sandbox('coordinator');
+  it('installs only the coordinator: no tools, no cdrom group; builds a checkout without dist/', () => {
+    const s = sandbox('coordinator', { built: false });
     const r = run(s, ['--coordinator']);
     assert.equal(r.status, 0, r.out);
-    assert.ok(!r.calls.some((c) => c.startsWith('apt-get') || c.startsWith('usermod')), r.calls.join('\n'));
+    assert.deepEqual(r.calls.filter((c) => c.startsWith('apt-get install')), ['apt-get install -y -qq --no-install-recommends ca-certificates']);
+    assert.ok(!r.calls.some((c) => c.startsWith('usermod')), r.calls.join('\n'));
+    assert.deepEqual(r.calls.filter((c) => c.startsWith('npm')), [
+      `npm ci --no-audit --no-fund @ ${s.src}`,
+      `npm run build @ ${s.src}`,
+      `npm ci --omit=dev --no-audit --no-fund @ ${path.join(s.root, 'opt/ripwerk')}`,
+    ]);
+    assert.equal(read(s, 'opt/ripwerk/dist/coordinator/cli.js'), 'built\n');
     assert.ok(r.calls.includes('systemctl enable --now ripwerk-coordinator.service'));
-    assert.ok(fs.existsSync(path.join(s.root, 'etc/ripwerk/coordinator.env')));
+    assert.equal(read(s, 'etc/systemd/system/ripwerk-coordinator.service'), expectedUnit('ripwerk-coordinator.service', s.node));
+    assert.equal(read(s, 'etc/ripwerk/coordinator.env'), EXAMPLE);
+    assert.ok(!fs.existsSync(path.join(s.root, 'etc/systemd/system/ripwerk.service')));
+    assert.deepEqual(changing(run(s, ['--coordinator']).calls), []);
   });
 
-  it('brings its own Node.js when the system\'s is older than 20.19, and runs the unit on it', () => {
-    const dist = path.join(base, 'node-dist');
-    fs.mkdirSync(path.join(dist, 'node-v20.19.5-linux-x64', 'bin'), { recursive: true });
-    fs.writeFileSync(path.join(dist, 'node-v20.19.5-linux-x64', 'bin', 'node'), '#!/bin/sh\necho v20.19.5\n', { mode: 0o755 });
-    const tarball = path.join(base, 'node.tar.gz');
-    assert.equal(spawnSync('tar', ['-czf', tarball, '-C', dist, 'node-v20.19.5-linux-x64']).status, 0);
-    const oldNode = path.join(base, 'node18');
-    fs.writeFileSync(oldNode, '#!/bin/sh\necho v18.19.0\n', { mode: 0o755 });
-    const curl = path.join(base, 'fake-curl');
-    fs.writeFileSync(curl, `#!/bin/sh\ncat "${tarball}"\n`, { mode: 0o755 });
-    const s = sandbox('old-node', { NODE: oldNode, CURL: curl, NODE_DIST_URL: 'https://nodejs.example/node.tar.gz' });
+  it('without a running systemd it enables the unit for the next boot', () => {
+    const s = sandbox('offline', { booted: false });
     const r = run(s, ['--coordinator']);
     assert.equal(r.status, 0, r.out);
-    assert.match(r.out, /installed Node.js from https:\/\/nodejs.example\/node.tar.gz into \/opt\/ripwerk\/node/);
-    assert.ok(fs.existsSync(path.join(s.root, 'opt/ripwerk/node/bin/node')));
-    assert.match(fs.readFileSync(path.join(s.root, 'etc/systemd/system/ripwerk-coordinator.service'), 'utf8'), /^ExecStart=\/opt\/ripwerk\/node\/bin\/node \/opt\/ripwerk\/dist\/coordinator\/cli.js$/m);
-    const again = run(s, ['--coordinator']);
-    assert.match(again.out, /Nothing changed/);
+    assert.deepEqual(changing(r.calls).filter((c) => c.startsWith('systemctl')), ['systemctl enable ripwerk-coordinator.service']);
+    assert.match(r.out, /it starts at the next boot/);
+    assert.match(run(s, ['--coordinator']).out, /Nothing changed: Ripwerk \(coordinator\) is installed and ripwerk-coordinator\.service is enabled\./);
+  });
+
+  describe('Node.js older than 20.19', () => {
+    function oldNode(name: string, state: Record<string, string>): Sandbox {
+      const s = sandbox(name);
+      const node = path.join(s.dir, 'oldnode', 'node');
+      fs.mkdirSync(path.dirname(node));
+      fs.symlinkSync(path.join(s.dir, 'fake.sh'), node);
+      for (const [f, text] of Object.entries({ 'node-version': 'v18.19.0\n', ...state })) fs.writeFileSync(path.join(s.state, f), text);
+      s.env.NODE = node;
+      s.node = node;
+      return s;
+    }
+
+    it('installs Debian\'s nodejs when it is new enough, and says so', () => {
+      const s = oldNode('node-apt', { 'apt-candidate': '20.19.2+dfsg-1', 'node-after-apt': 'v20.19.2\n' });
+      const r = run(s, ['--coordinator']);
+      assert.equal(r.status, 0, r.out);
+      assert.ok(r.calls.includes('apt-get install -y -qq --no-install-recommends nodejs'), r.calls.join('\n'));
+      assert.equal(r.calls.filter((c) => c === 'apt-get update -qq').length, 1);
+      assert.match(r.out, /installed Debian package nodejs 20\.19\.2\+dfsg-1 \(the system's Node\.js was missing or older than 20\.19\)/);
+      assert.match(read(s, 'etc/systemd/system/ripwerk-coordinator.service'), new RegExp(`^ExecStart=${s.node.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} /opt/ripwerk/dist/coordinator/cli.js$`, 'm'));
+    });
+
+    function tarball(s: Sandbox, sums: (hash: string) => string) {
+      const dist = path.join(s.dir, 'node-dist', 'node-v20.20.2-linux-x64', 'bin');
+      fs.mkdirSync(dist, { recursive: true });
+      fs.writeFileSync(path.join(dist, 'node'), '#!/bin/sh\necho v20.20.2\n', { mode: 0o755 });
+      const tgz = path.join(s.state, 'tarball');
+      assert.equal(spawnSync('tar', ['-czf', tgz, '-C', path.join(s.dir, 'node-dist'), 'node-v20.20.2-linux-x64']).status, 0);
+      const hash = createHash('sha256').update(fs.readFileSync(tgz)).digest('hex');
+      fs.writeFileSync(path.join(s.state, 'shasums'), sums(hash));
+      s.env.NODE_DIST_URL = 'https://nodejs.example/dist/v20.20.2/node-v20.20.2-linux-x64.tar.gz';
+    }
+
+    it('fetches the official build, checks its SHA-256 and runs the unit on it when Debian\'s is too old', () => {
+      const s = oldNode('node-tarball', { 'apt-candidate': '18.19.0+dfsg-6~deb12u2' });
+      tarball(s, (hash) => `0000  node-v20.20.2-linux-arm64.tar.gz\n${hash}  node-v20.20.2-linux-x64.tar.gz\n`);
+      const r = run(s, ['--coordinator']);
+      assert.equal(r.status, 0, r.out);
+      assert.ok(!r.calls.some((c) => /^apt-get install .*nodejs/.test(c)), 'Debian\'s 18 is not installed');
+      assert.ok(r.calls.some((c) => c.startsWith('curl ') && c.endsWith(' https://nodejs.example/dist/v20.20.2/SHASUMS256.txt')), r.calls.join('\n'));
+      assert.match(r.out, /installed Node\.js 20\.20\.2 from https:\/\/nodejs\.example\/\S+ \(checksum checked\) into \/opt\/ripwerk\/node/);
+      assert.equal(read(s, 'etc/systemd/system/ripwerk-coordinator.service'), expectedUnit('ripwerk-coordinator.service', '/opt/ripwerk/node/bin/node'));
+      const again = run(s, ['--coordinator']);
+      assert.match(again.out, /Nothing changed/);
+      assert.ok(!again.calls.some((c) => c.startsWith('curl')));
+    });
+
+    it('refuses a download whose checksum does not match', () => {
+      const s = oldNode('node-bad-sum', { 'apt-candidate': '18.19.0+dfsg-6~deb12u2' });
+      tarball(s, () => `${'ab'.repeat(32)}  node-v20.20.2-linux-x64.tar.gz\n`);
+      const r = run(s, ['--coordinator']);
+      assert.equal(r.status, 1, r.out);
+      assert.match(r.out, /checksum mismatch for node-v20\.20\.2-linux-x64\.tar\.gz: not installed/);
+      assert.ok(!fs.existsSync(path.join(s.root, 'opt/ripwerk/node')));
+      assert.ok(!r.calls.some((c) => c.startsWith('systemctl')), 'stops before the service');
+    });
   });
 });

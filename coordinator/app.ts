@@ -47,6 +47,23 @@ const KEEP_LOG_ROWS = 20_000;
 
 const UI_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'ui');
 
+/** One router per resource, mounted in this order after the JSON body parser. */
+const RESOURCE_ROUTERS: ((ctx: AppContext) => express.Router)[] = [
+  jobsRouter,
+  devicesRouter,
+  settingsRouter,
+  workersRouter,
+  logsRouter,
+  notificationsRouter,
+  metadataRouter,
+  systemInfoRouter,
+  setupRouter,
+  browseRouter,
+  presetsRouter,
+  metricsRouter,
+  storageTargetsRouter,
+];
+
 /** The spec's {base_url} is http://host:PORT/api. */
 export const API_PREFIX = '/api';
 
@@ -106,19 +123,7 @@ export function createApp(ctx: AppContext): express.Express {
   api.get('/health', (_req, res) => {
     res.json({ ok: true, mqtt: ctx.dispatcher.connected, workers_online: ctx.fleet.online().length });
   });
-  api.use(jobsRouter(ctx));
-  api.use(devicesRouter(ctx));
-  api.use(settingsRouter(ctx));
-  api.use(workersRouter(ctx));
-  api.use(logsRouter(ctx));
-  api.use(notificationsRouter(ctx));
-  api.use(metadataRouter(ctx));
-  api.use(systemInfoRouter(ctx));
-  api.use(setupRouter(ctx));
-  api.use(browseRouter(ctx));
-  api.use(presetsRouter(ctx));
-  api.use(metricsRouter(ctx));
-  api.use(storageTargetsRouter(ctx));
+  for (const router of RESOURCE_ROUTERS) api.use(router(ctx));
   app.use(API_PREFIX, api);
   // The web UI (built into dist/ui next to dist/coordinator): static files, index.html at /.
   app.use(express.static(UI_DIR, { index: 'index.html', maxAge: 0 }));

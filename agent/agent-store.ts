@@ -1,6 +1,9 @@
-import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { openDatabase, type Db, type Migration } from '../shared/sqlite.js';
 import type { AgentEvent, Command } from '../shared/protocol.js';
+import { stampEvent, type EventBody, type OpenTaskStore, type TaskRow, type TaskState, type TaskStore } from './task-store.js';
+
+export type { TaskRow, TaskState } from './task-store.js';
 
 const migrations: Migration[] = [
   {
@@ -28,28 +31,14 @@ const migrations: Migration[] = [
   },
 ];
 
-export type TaskState = 'waiting' | 'running' | 'done' | 'failed' | 'canceled' | 'interrupted';
-
-export interface TaskRow {
-  id: string;
-  task: string;
-  job_id: string | null;
-  payload: string;
-  state: TaskState;
-  pid: number | null;
-}
-
-type EventBody = AgentEvent extends infer E ? (E extends AgentEvent ? Omit<E, 'event_id' | 'node' | 'ts'> : never) : never;
-
 /** The agent's own SQLite: the tasks it runs and the events the coordinator has not acknowledged. */
-export class AgentStore {
+export class AgentStore implements TaskStore {
   readonly db: Db;
 
   constructor(file: string, private readonly node: string) {
     this.db = openDatabase(file, migrations);
   }
 
-  /** Inserts a task unless its id is known (a QoS 1 redelivery). Returns true when new. */
   addTask(cmd: Command & { job_id?: string }): boolean {
     const now = new Date().toISOString();
     const res = this.db
@@ -63,7 +52,7 @@ export class AgentStore {
   }
 
   setTaskState(id: string, state: TaskState, pid: number | null = null): void {
-    this.db.prepare('UPDATE tasks SET state = ?, pid = COALESCE(?, pid), updated_at = ? WHERE id = ?').run(state, pid, new Date().toISOString(), id);
+    this.db.prepare('UPDATE tasks SET state = ?, pid = COALESCE(?, pid), updated_at = ? WHERE id = ?').run(state, pid ?? null, new Date().toISOString(), id);
   }
 
   setTaskPid(id: string, pid: number): void {
@@ -75,10 +64,6 @@ export class AgentStore {
     return this.db.prepare<TaskState[], TaskRow>(`SELECT id, task, job_id, payload, state, pid FROM tasks WHERE state IN (${marks}) ORDER BY created_at`).all(...states);
   }
 
-  /**
-   * The command ids this agent answers for: tasks running or waiting, and finished tasks whose outcome
-   * is still in the outbox (it is on its way, so the coordinator must not take the task as lost).
-   */
   heldTaskIds(): string[] {
     const active = this.tasksIn(['waiting', 'running']).map((t) => t.id);
     const pending = this.db
@@ -91,18 +76,13 @@ export class AgentStore {
     return [...new Set([...active, ...pending])];
   }
 
-  /** Drops finished task rows older than the given age, so the table stays small. */
   pruneTasks(olderThanMs: number): void {
     const cutoff = new Date(Date.now() - olderThanMs).toISOString();
     this.db.prepare(`DELETE FROM tasks WHERE state IN ('done','failed','canceled','interrupted') AND updated_at < ?`).run(cutoff);
   }
 
-  /**
-   * Stores an event for delivery. Progress events with the same coalesce key replace each other,
-   * so an outage leaves one pending progress value per task instead of thousands.
-   */
   enqueueEvent(body: EventBody, coalesceKey?: string): AgentEvent {
-    const event = { ...body, event_id: randomUUID(), node: this.node, ts: new Date().toISOString() } as AgentEvent;
+    const event = stampEvent(body, this.node);
     const payload = JSON.stringify(event);
     const now = event.ts;
     if (coalesceKey) {
@@ -137,3 +117,6 @@ export class AgentStore {
     this.db.close();
   }
 }
+
+/** The usual agent's store: DATA_DIR/agent-<WORKER_NAME>.sqlite. */
+export const openSqliteTaskStore: OpenTaskStore = (dataDir, workerName, node) => new AgentStore(path.join(dataDir, `agent-${workerName}.sqlite`), node);

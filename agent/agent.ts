@@ -6,7 +6,8 @@ import { nodeName } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
 import { mapPath, unmapPath } from '../shared/path-map.js';
 import { TASKS, topics, type AgentEvent, type AgentStatus, type AppKeyMessage, type Capabilities, type Command, type KeydbMessage, type KeystoreMessage, type Phase, type RipArgs, type TranscodeArgs } from '../shared/protocol.js';
-import { AgentStore, type TaskRow } from './agent-store.js';
+import { nativeWorkerRefusal } from '../shared/native-worker.js';
+import type { EventBody, OpenTaskStore, TaskRow } from './task-store.js';
 import { DriveManager } from './drive-manager.js';
 import { listPhysicalDrives } from './drives/physical-drive.js';
 import { AgentLink } from './link.js';
@@ -24,7 +25,6 @@ const HEARTBEAT_MS = 60_000;
 const PRUNE_AFTER_MS = 7 * 24 * 3600_000;
 const RESUME_DELAY_MS = 5_000;
 
-type EventBody = Parameters<AgentStore['enqueueEvent']>[0];
 type JobCommand = Extract<Command, { task: typeof TASKS.ripDisc | typeof TASKS.transcodeFiles }>;
 
 export interface RunningAgent {
@@ -33,8 +33,28 @@ export interface RunningAgent {
   stop(): Promise<void>;
 }
 
+/** A native worker transcodes only: it looks for the encoder alone, and has no ripper and no drives. */
+async function probeNativeCapabilities(config: AgentConfig): Promise<Capabilities> {
+  const handbrake = await probeTool(config.handbrakeCli, ['--version']);
+  const [encoders, presets] =
+    handbrake !== null
+      ? await Promise.all([handbrakeEncoders(config.handbrakeCli, { timeoutMs: 10_000 }).then(encoderFamilies, () => ['software']), handbrakePresetList(config.handbrakeCli, { timeoutMs: 10_000 }).catch(() => [])])
+      : [[], []];
+  return {
+    encoders: encoders.length ? encoders : handbrake !== null ? ['software'] : [],
+    presets,
+    tools: { HandBrakeCLI: handbrake },
+    key_source: 'none',
+    schluessel: 0,
+    rip_backend: 'none',
+    transcode_only: true,
+    native: true,
+  };
+}
+
 /** Finds which tools this host has and which rip backend it uses. */
 export async function probeCapabilities(config: AgentConfig): Promise<{ capabilities: Capabilities; ripper: Ripper | null }> {
+  if (config.native) return { capabilities: await probeNativeCapabilities(config), ripper: null };
   const [makemkv, handbrake, lsdvd, dvdbackup, ffmpeg, abcde, cdparanoia] = await Promise.all([
     probeTool(config.makemkvcon, ['--version']).then((v) => (v === null ? null : v || 'makemkvcon')),
     probeTool(config.handbrakeCli, ['--version']),
@@ -58,6 +78,7 @@ export async function probeCapabilities(config: AgentConfig): Promise<{ capabili
     schluessel: 0,
     rip_backend: backend,
     transcode_only: config.drives.length === 0 && !config.drivesAuto,
+    native: false,
   };
   const ripper = backend === 'makemkv' ? makemkvRipper(config.makemkvcon, path.dirname(config.makemkvDataDir), () => capabilities.schluessel) : backend === 'open-dvd' ? openDvdRipper() : null;
   return { capabilities, ripper };
@@ -76,15 +97,16 @@ function localIp(): string | undefined {
 }
 
 /**
- * One agent per host: owns its drives, its SQLite (tasks and event outbox) and 4 work slots.
- * Commands arrive over MQTT; every outcome is an event kept in the outbox until acknowledged.
+ * One agent per host: owns its drives, its store (tasks and event outbox: SQLite, or a JSON file in a
+ * native worker) and 4 work slots. Commands arrive over MQTT; every outcome is an event kept in the
+ * outbox until acknowledged. A native worker (config.native) has no drives and refuses rips.
  */
-export async function startAgent(config: AgentConfig, log: Logger): Promise<RunningAgent> {
+export async function startAgent(config: AgentConfig, log: Logger, openStore: OpenTaskStore): Promise<RunningAgent> {
   const node = nodeName(config.workerName, config.hostName);
   await fs.mkdir(config.dataDir, { recursive: true });
-  const store = new AgentStore(path.join(config.dataDir, `agent-${config.workerName}.sqlite`), node);
+  const store = openStore(config.dataDir, config.workerName, node);
   const { capabilities, ripper } = await probeCapabilities(config);
-  const specs = config.drivesAuto ? await autoDrives() : config.drives;
+  const specs = config.native ? [] : config.drivesAuto ? await autoDrives() : config.drives;
   const startedAt = new Date().toISOString();
   const pool = new SlotPool(config.slots);
   const controllers = new Map<string, AbortController>();
@@ -112,7 +134,7 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
 
   const keys = new RipperKeys(config.makemkvDataDir);
   const audioTools: AudioCdTools = { ...DEFAULT_AUDIO_CD_TOOLS, abcde: config.abcde };
-  capabilities.schluessel = await keys.count();
+  if (!config.native) capabilities.schluessel = await keys.count();
   const link: AgentLink = new AgentLink(config.mqttUrl, node, store, { onCommand: (cmd) => onCommand(cmd), status, drives: () => drives.states(), onKeys: (topic, body) => void installKeys(topic, body) }, log, config.brokerSecret);
   const emit = (body: EventBody, coalesceKey?: string): AgentEvent => {
     const event = store.enqueueEvent(body, coalesceKey);
@@ -123,6 +145,7 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
 
   /** Key material from the coordinator's retained ripwerk/keys/* messages, written where MakeMKV reads it. */
   async function installKeys(topic: string, body: object): Promise<void> {
+    if (config.native) return; // no ripper: disc keys are of no use here
     try {
       if (topic === topics.keystore) {
         const count = await keys.applyKeystore(body as KeystoreMessage);
@@ -244,6 +267,12 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
   }
 
   async function ephemeral(cmd: Command): Promise<void> {
+    if (config.native && (cmd.task === TASKS.scanTracks || cmd.task === TASKS.eject)) {
+      const reason = nativeWorkerRefusal(config.workerName);
+      log.warn(`refused ${cmd.task} (command ${cmd.id}): native worker without drives`);
+      emit({ type: 'rejected', command_id: cmd.id, reason });
+      return;
+    }
     try {
       if (cmd.task === TASKS.pingWorker) {
         emit({ type: 'pong', command_id: cmd.id, capabilities });
@@ -271,6 +300,7 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
   /** Why this worker cannot take the command at all (answered with `rejected` instead of `accepted`), or null. */
   function refuse(cmd: JobCommand): string | null {
     if (cmd.task === TASKS.ripDisc) {
+      if (config.native) return nativeWorkerRefusal(config.workerName);
       if (!ripper && drives.get(cmd.args.drive)?.loaded?.disc.type !== 'cd') return `the worker ${config.workerName} has no ripper (a transcode-only or native worker cannot rip): install MakeMKV, or lsdvd, dvdbackup and ffmpeg for unencrypted DVDs`;
       if (!drives.get(cmd.args.drive)) return `the worker ${config.workerName} has no drive named "${cmd.args.drive}"`;
       return null;
@@ -332,6 +362,7 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
 
   store.pruneTasks(PRUNE_AFTER_MS);
   const leftover = store.tasksIn(['waiting', 'running']);
+  if (config.native) log.info(`native worker ${node} starting: transcode queue only, no drives, state in ${config.dataDir}, encoder ${capabilities.tools.HandBrakeCLI ?? `${config.handbrakeCli} not found`}`);
   log.info(`agent ${node} starting: rip backend ${capabilities.rip_backend}, ${specs.length} drive(s), ${config.slots} slots, broker ${config.mqttUrl}`);
   const resumable = await recover(leftover);
   await drives.start();

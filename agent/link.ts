@@ -1,7 +1,7 @@
 import mqtt, { type MqttClient } from 'mqtt';
 import { parsePayload, sendImmediately, topics, type AgentEvent, type AgentStatus, type Command, type DriveState, type EventAck } from '../shared/protocol.js';
 import type { Logger } from '../shared/log.js';
-import type { AgentStore } from './agent-store.js';
+import type { TaskStore } from './task-store.js';
 
 const RESEND_AFTER_MS = 15_000;
 
@@ -17,7 +17,7 @@ export interface LinkHandlers {
 
 /**
  * The agent's MQTT connection: last will + retained online state, commands in,
- * events out of the SQLite outbox (replayed after an outage until acknowledged).
+ * events out of the outbox (replayed after an outage until acknowledged).
  */
 export class AgentLink {
   private client: MqttClient | null = null;
@@ -28,7 +28,7 @@ export class AgentLink {
   constructor(
     private readonly url: string,
     private readonly node: string,
-    private readonly store: AgentStore,
+    private readonly store: TaskStore,
     private readonly handlers: LinkHandlers,
     private readonly log: Logger,
     /** The broker secret, sent as the MQTT password (null: the broker wants none). */

@@ -5,6 +5,7 @@ import { readAgentConfig, readCoordinatorConfig } from '../shared/config.js';
 import { Logger } from '../shared/log.js';
 import { runService } from '../shared/service.js';
 import { startAgent } from '../agent/agent.js';
+import { openSqliteTaskStore } from '../agent/agent-store.js';
 import { startCoordinator } from './app.js';
 
 const log = new Logger('coordinator');
@@ -12,7 +13,7 @@ await runService(log, async () => {
   const coordinatorConfig = readCoordinatorConfig(process.env);
   const agentConfig = readAgentConfig(process.env);
   const coordinator = await startCoordinator(coordinatorConfig, log);
-  const agent = await startAgent({ ...agentConfig, mqttUrl: coordinatorConfig.mqttUrl ? agentConfig.mqttUrl : coordinator.mqttUrl, brokerSecret: coordinator.brokerSecret }, log.child('agent'));
+  const agent = await startAgent({ ...agentConfig, mqttUrl: coordinatorConfig.mqttUrl ? agentConfig.mqttUrl : coordinator.mqttUrl, brokerSecret: coordinator.brokerSecret }, log.child('agent'), openSqliteTaskStore);
   log.info(`Ripwerk is up: API at http://localhost:${coordinator.port}/api (agent ${agent.node})`);
   return {
     async stop() {

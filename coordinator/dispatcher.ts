@@ -10,6 +10,7 @@ import type { KeyStore } from './key-store.js';
 import type { SettingsStore } from './settings-store.js';
 import { jobEpisodes } from './library-info.js';
 import { topicMatches } from '../shared/protocol.js';
+import { nativeWorkerRefusal } from '../shared/native-worker.js';
 
 const PING_MS = 5_000;
 const STALE_MS = 30_000;
@@ -337,9 +338,10 @@ export class Dispatcher {
     this.queueAck(node, event.event_id);
     if (event.command_id) {
       const reply = this.replies.get(event.command_id);
-      if (reply && (event.type === 'command_failed' || event.type === 'ejected' || event.type === 'tracks' || event.type === 'pong')) {
+      // A native worker answers a scan or eject with "rejected": the request ends with its reason at once.
+      if (reply && (event.type === 'command_failed' || event.type === 'rejected' || event.type === 'ejected' || event.type === 'tracks' || event.type === 'pong')) {
         this.replies.delete(event.command_id);
-        reply(event.type === 'command_failed' ? { ok: false, reason: event.reason } : { ok: true, event });
+        reply(event.type === 'command_failed' || event.type === 'rejected' ? { ok: false, reason: event.reason } : { ok: true, event });
       }
     }
   }
@@ -502,9 +504,16 @@ export class Dispatcher {
     this.jobLog(jobId, 'info', 'the first worker finished the transcode after all; the second attempt is stopped');
   }
 
+  /** A native worker (no drives, transcode queue only) gets no rip or title scan: the plain reason why, as a 409. */
+  private refuseNative(node: string): void {
+    const agent = this.fleet.get(node);
+    if (agent?.status?.capabilities?.native) throw new DispatchError(nativeWorkerRefusal(agent.name), 409);
+  }
+
   /** Sends the rip of a new job to the agent owning the drive. */
   startRip(job: JobRow, args: RipArgs): void {
     if (!job.node) throw new DispatchError('the job has no worker', 500);
+    this.refuseNative(job.node);
     this.sendJobCommand(job.node, { id: randomUUID(), task: TASKS.ripDisc, job_id: job.id, args });
   }
 
@@ -603,6 +612,7 @@ export class Dispatcher {
   /** Sends eject or scan_tracks and waits for the agent's answer. */
   async request(node: string, task: typeof TASKS.eject | typeof TASKS.scanTracks, drive: string, timeoutMs = REPLY_TIMEOUT_MS): Promise<AgentEvent> {
     if (!this.fleet.get(node)?.online) throw new DispatchError(`the worker ${node} is offline`, 503);
+    this.refuseNative(node);
     const id = randomUUID();
     const reply = new Promise<Reply>((resolve) => {
       this.replies.set(id, resolve);
@@ -652,6 +662,7 @@ export class Dispatcher {
    */
   scanTracks(node: string, drive: string): void {
     if (!this.fleet.get(node)?.online) throw new DispatchError(`the worker ${node} is offline`, 503);
+    this.refuseNative(node);
     const device = this.fleet.deviceName({ node, drive });
     const previous = this.settings.getRaw(`tracks:${device}`) as StoredTracks | undefined;
     this.settings.setRaw(`tracks:${device}`, { ...(previous ?? { device, scanned_at: null, tracks: [] }), scanning: true, error: null } satisfies StoredTracks);

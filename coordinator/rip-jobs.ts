@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { nativeWorkerRefusal } from '../shared/native-worker.js';
 import type { RipArgs } from '../shared/protocol.js';
 import type { AppContext } from './context.js';
 import { HttpError, mediaDir } from './http.js';
@@ -65,7 +66,9 @@ export async function createRipJob(ctx: AppContext, req: RipRequest): Promise<Jo
   // From here on no await: the busy checks and the insert form one step.
   const current = fleet.device(req.device);
   if (!current) throw new HttpError(404, `no device named "${req.device}"`);
-  if (!fleet.get(current.state.node)?.online) throw new HttpError(503, `the worker ${current.state.node} owning ${req.device} is offline`);
+  const owner = fleet.get(current.state.node);
+  if (!owner?.online) throw new HttpError(503, `the worker ${current.state.node} owning ${req.device} is offline`);
+  if (owner.status?.capabilities?.native) throw new HttpError(409, nativeWorkerRefusal(owner.name));
   const disc = current.state.disc;
   if (!disc) throw new HttpError(409, `there is no disc in ${req.device}: insert one and try again`);
   const active = jobs.active();

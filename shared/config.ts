@@ -1,5 +1,7 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { validate } from 'node-cron';
 import { parsePathMap, type PathMapEntry } from './path-map.js';
 
 /** Everything the coordinator reads from its environment, validated once at start. */
@@ -24,6 +26,8 @@ export interface CoordinatorConfig {
   brokerSecret: string | null;
   /** Seconds between the background capability pings of every worker. */
   capabilityPingSeconds: number;
+  /** When the mount guard looks at the storage mounts (cron syntax; every minute by default). */
+  mountGuardSchedule: string;
   /** Seconds an agent may stay offline before its rip jobs fail and its transcodes are re-queued. */
   agentGraceSeconds: number;
   /** Page the ripper's free application key (ripperAppKey) is read from once a day. */
@@ -55,6 +59,11 @@ export interface AgentConfig {
   slots: number;
   /** The coordinator's broker secret (RIPWERK_BROKER_SECRET), sent as the MQTT password. */
   brokerSecret: string | null;
+  /**
+   * A native worker (the single-file build for desktops without containers): no drives, no ripper,
+   * only the transcode queue; its tasks and outbox live in a JSON file instead of SQLite.
+   */
+  native: boolean;
 }
 
 export type DriveSpec = { kind: 'device'; path: string } | { kind: 'image'; dir: string };
@@ -97,6 +106,13 @@ function url(env: Env, name: string, fallback: string | null): string | null {
   return raw.replace(/\/+$/, '');
 }
 
+function cronExpression(env: Env, name: string, fallback: string): string {
+  const raw = (env[name] ?? '').trim();
+  if (!raw) return fallback;
+  if (!validate(raw)) throw new ConfigError(`${name} must be a cron expression such as "* * * * *", got "${raw}"`);
+  return raw;
+}
+
 export function readCoordinatorConfig(env: Env): CoordinatorConfig {
   return {
     port: port(env, 'PORT', 8080),
@@ -114,6 +130,7 @@ export function readCoordinatorConfig(env: Env): CoordinatorConfig {
     rateLimitPerMinute: positiveInt(env, 'RATE_LIMIT_PER_MINUTE', 600),
     agentGraceSeconds: positiveInt(env, 'AGENT_GRACE_SECONDS', 20),
     capabilityPingSeconds: positiveInt(env, 'CAPABILITY_PING_SECONDS', 5),
+    mountGuardSchedule: cronExpression(env, 'MOUNT_GUARD_SCHEDULE', '* * * * *'),
     brokerSecret: (env.RIPWERK_BROKER_SECRET ?? '').trim() || null,
     trustedProxies: (env.TRUSTED_PROXIES ?? '127.0.0.1,::1').split(',').map((a) => a.trim()).filter(Boolean),
     updateSources: {
@@ -177,7 +194,50 @@ export function readAgentConfig(env: Env, embeddedMqttUrl?: string): AgentConfig
     pathMap,
     slots: 4,
     brokerSecret: (env.RIPWERK_BROKER_SECRET ?? '').trim() || null,
+    native: false,
   };
+}
+
+/** The variables a native worker's config file (worker.json) may hold; the same names as in the environment. */
+export const NATIVE_CONFIG_KEYS = ['MQTT_URL', 'RIPWERK_BROKER_SECRET', 'WORKER_NAME', 'DATA_DIR', 'HANDBRAKE_CLI', 'RIPWERK_PATH_MAP', 'MEDIA_ROOT', 'RAW_DIR', 'API_URL'] as const;
+
+/** Where a native worker keeps its state unless DATA_DIR says otherwise: %ProgramData%\Ripwerk on Windows, ~/.ripwerk-worker elsewhere. */
+export function nativeDefaultDataDir(env: Env, platform: NodeJS.Platform = process.platform): string {
+  if (platform === 'win32') return path.win32.join(env.ProgramData || env.PROGRAMDATA || 'C:\\ProgramData', 'Ripwerk');
+  return path.join(env.HOME || os.homedir(), '.ripwerk-worker');
+}
+
+/**
+ * The native worker's configuration: the JSON file named by --config (an object of the variables in
+ * NATIVE_CONFIG_KEYS, string values), with non-empty environment variables winning over it. It has
+ * no drives whatever DRIVES says.
+ */
+export function readNativeWorkerConfig(env: Env, configFile: string | null): AgentConfig {
+  const fromFile: Env = {};
+  if (configFile !== null) {
+    let text: string;
+    try {
+      text = fs.readFileSync(configFile, 'utf8');
+    } catch (err) {
+      throw new ConfigError(`the config file ${configFile} cannot be read: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'it does not exist' : (err as Error).message}`);
+    }
+    let data: unknown;
+    try {
+      data = JSON.parse(text.replace(/^\uFEFF/, ''));
+    } catch (err) {
+      throw new ConfigError(`the config file ${configFile} is not valid JSON: ${(err as Error).message}`);
+    }
+    if (!data || typeof data !== 'object' || Array.isArray(data)) throw new ConfigError(`the config file ${configFile} must hold one JSON object like {"MQTT_URL": "mqtt://server:1883"}`);
+    for (const [key, value] of Object.entries(data)) {
+      if (!(NATIVE_CONFIG_KEYS as readonly string[]).includes(key)) throw new ConfigError(`the config file ${configFile} names "${key}", which a native worker does not know (known: ${NATIVE_CONFIG_KEYS.join(', ')})`);
+      if (typeof value !== 'string') throw new ConfigError(`the config file ${configFile}: ${key} must be a string`);
+      fromFile[key] = value;
+    }
+  }
+  const merged: Env = { ...env, ...fromFile };
+  for (const [key, value] of Object.entries(env)) if (value !== undefined && value !== '') merged[key] = value;
+  if (!merged.DATA_DIR) merged.DATA_DIR = nativeDefaultDataDir(env);
+  return { ...readAgentConfig({ ...merged, DRIVES: undefined }), drives: [], drivesAuto: false, native: true };
 }
 
 /** The queue node of an agent: celery style name@host, so two workers on one host differ by name. */

@@ -71,6 +71,11 @@ export interface Capabilities {
   schluessel: number;
   rip_backend: 'makemkv' | 'open-dvd' | 'none';
   transcode_only: boolean;
+  /**
+   * A native worker (the single-file build for desktops without containers, ripwerk-worker.cjs or
+   * ripwerk-worker.exe): no drives, transcode queue only; it refuses rip and title-scan commands.
+   */
+  native: boolean;
   /** The transcoder's presets by category (`--preset-list`), the Hardware category included. */
   presets?: { category: string; presets: string[] }[];
 }

@@ -35,6 +35,7 @@ export function workersRouter(ctx: AppContext): Router {
           schluessel: c.schluessel ?? 0,
           rip_backend: c.rip_backend ?? null,
           transcode_only: c.transcode_only ?? null,
+          native: c.native === true,
           last_seen: a.status?.last_seen ?? row?.last_seen ?? null,
           last_ping: row?.last_ping ?? null,
         };

@@ -16,7 +16,7 @@ function db(): Db {
   return openDatabase(path.join(root, `f-${++n}.sqlite`), coordinatorMigrations);
 }
 
-const caps: Capabilities = { encoders: ['x264'], tools: { HandBrakeCLI: '1.6.1' }, key_source: 'makemkv', schluessel: 1, rip_backend: 'makemkv', transcode_only: false };
+const caps: Capabilities = { encoders: ['x264'], tools: { HandBrakeCLI: '1.6.1' }, key_source: 'makemkv', schluessel: 1, rip_backend: 'makemkv', transcode_only: false, native: false };
 
 function online(node: string, extra: Partial<AgentStatus> = {}): AgentStatus {
   return { node, state: 'online', host: 'host-1', ip: '10.0.0.5', slots: 2, tasks: [], capabilities: caps, ...extra };

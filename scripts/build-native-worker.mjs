@@ -1,0 +1,44 @@
+// Bundles the native worker (agent/native-worker.ts) into ONE CommonJS file,
+// dist/native-worker/ripwerk-worker.cjs: what the worker-setup zip ships and what the Windows
+// single-executable application embeds. A SEA can require() built-in modules only, so the bundle
+// must hold everything else and no native addon. The build fails when one gets in.
+import { readFileSync, mkdirSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+const outDir = path.join(root, 'dist', 'native-worker');
+const outfile = path.join(outDir, 'ripwerk-worker.cjs');
+const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+mkdirSync(outDir, { recursive: true });
+
+const result = await build({
+  entryPoints: [path.join(root, 'agent', 'native-worker.ts')],
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  outfile,
+  metafile: true,
+  legalComments: 'none',
+  banner: { js: `// Ripwerk native worker ${version}: one file, Node.js 20 or newer, no native modules.` },
+  logLevel: 'warning',
+});
+
+// Optional packages that ws and debug try to load inside try/catch; without them they fall back to plain JS.
+const OPTIONAL = new Set(['bufferutil', 'utf-8-validate', 'supports-color']);
+const problems = [];
+for (const input of Object.keys(result.metafile.inputs)) {
+  if (/(^|\/)node_modules\/(better-sqlite3|bindings|node-gyp-build|prebuild-install)\//.test(input) || input.endsWith('.node')) problems.push(`the bundle pulls in ${input} (a native module)`);
+}
+const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
+const code = readFileSync(outfile, 'utf8');
+for (const [, name] of code.matchAll(/\brequire\("([^"]+)"\)/g)) {
+  if (!builtins.has(name) && !OPTIONAL.has(name)) problems.push(`the bundle still requires "${name}" at run time (a single-executable application can load built-in modules only)`);
+}
+if (problems.length) {
+  console.error(`native worker bundle refused:\n  ${[...new Set(problems)].join('\n  ')}\nThe native worker must not import agent/agent-store.ts or shared/sqlite.ts (better-sqlite3).`);
+  process.exit(1);
+}

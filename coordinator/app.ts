@@ -22,6 +22,9 @@ import { libraryInfo } from './library-info.js';
 import { LibraryRefresher } from './library-refresh.js';
 import { coordinatorMigrations } from './migrations.js';
 import { MetadataService } from './metadata/service.js';
+import { MountGuard } from './mounts/mount-guard.js';
+import { MountService } from './mounts/mount-service.js';
+import { MountsStore } from './mounts/mounts-store.js';
 import { Prescan } from './prescan.js';
 import { RawDataFinder } from './raw-data.js';
 import { createRipJob } from './rip-jobs.js';
@@ -37,9 +40,12 @@ import { systemInfoRouter } from './routes/system-info.js';
 import { notificationsRouter } from './routes/notifications.js';
 import { presetsRouter } from './routes/presets.js';
 import { settingsRouter } from './routes/settings.js';
+import { storageMountsRouter } from './routes/storage-mounts.js';
+import { workerPathMapRouter } from './routes/worker-path-map.js';
 import { storageTargetsRouter } from './routes/storage-targets.js';
 import { systemRouter } from './routes/system.js';
 import { workersRouter } from './routes/workers.js';
+import { workerSetupRouter } from './routes/worker-setup.js';
 import { SettingsStore } from './settings-store.js';
 import { Notifier } from './webhook.js';
 
@@ -53,6 +59,7 @@ const RESOURCE_ROUTERS: ((ctx: AppContext) => express.Router)[] = [
   devicesRouter,
   settingsRouter,
   workersRouter,
+  workerSetupRouter,
   logsRouter,
   notificationsRouter,
   metadataRouter,
@@ -62,6 +69,8 @@ const RESOURCE_ROUTERS: ((ctx: AppContext) => express.Router)[] = [
   presetsRouter,
   metricsRouter,
   storageTargetsRouter,
+  storageMountsRouter,
+  workerPathMapRouter,
 ];
 
 /** The spec's {base_url} is http://host:PORT/api. */
@@ -163,7 +172,9 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
     notifier.jobEnded(job);
     refresher.jobEnded(job);
   };
-  const ctx: AppContext = { config, db, jobs, settings, fleet, dispatcher, raw, discs, keys, metadata, notifier, log };
+  const mounts = new MountService(new MountsStore(db, config.dataDir), config.mediaRoot, log.child('mounts'));
+  const mountGuard = MountGuard.onSchedule(mounts, () => jobs.active().length, log.child('mounts'), config.mountGuardSchedule);
+  const ctx: AppContext = { config, db, jobs, settings, fleet, dispatcher, raw, discs, keys, metadata, notifier, mounts, mountGuard, log };
   const appKey = new RipperAppKeyRefresher(settings, config.ripperKeyUrl, () => void dispatcher.publishKeys(), log.child('ripper-key'));
   dispatcher.onDriveState = (entry) => discs.onDrive(entry);
 
@@ -194,6 +205,9 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   });
   const port = (server.address() as { port: number }).port;
   log.info(`API listening on port ${port}; MQTT ${mqttUrl}`);
+  // Saved mounts come back in the background: a dead NAS never delays the start.
+  void mounts.remountAll();
+  mountGuard.start();
   return {
     port,
     url: `http://127.0.0.1:${port}${API_PREFIX}`,
@@ -203,6 +217,8 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
     async stop() {
       raw.stop();
       homeAssistant.stop();
+      await mountGuard.stop();
+      await mounts.close();
       await nightly.stop();
       await appKey.stop();
       server.closeAllConnections();

@@ -7,6 +7,8 @@ import type { Fleet } from './fleet.js';
 import type { JobsStore } from './jobs-store.js';
 import type { KeyStore } from './key-store.js';
 import type { MetadataService } from './metadata/service.js';
+import type { MountGuard } from './mounts/mount-guard.js';
+import type { MountService } from './mounts/mount-service.js';
 import type { RawDataFinder } from './raw-data.js';
 import type { SettingsStore } from './settings-store.js';
 import type { Notifier } from './webhook.js';
@@ -24,5 +26,7 @@ export interface AppContext {
   keys: KeyStore;
   metadata: MetadataService;
   notifier: Notifier;
+  mounts: MountService;
+  mountGuard: MountGuard;
   log: Logger;
 }

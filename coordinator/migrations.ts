@@ -118,4 +118,25 @@ export const coordinatorMigrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: 'storage mounts the service attaches under the media root',
+    up: `
+      CREATE TABLE storage_mounts (
+        name TEXT PRIMARY KEY,
+        protocol TEXT NOT NULL,
+        host TEXT NOT NULL,
+        port INTEGER,
+        share TEXT NOT NULL,
+        vers TEXT,
+        mount_point TEXT NOT NULL,
+        has_credentials INTEGER NOT NULL DEFAULT 0,
+        state TEXT NOT NULL,
+        read_only INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+    `,
+  },
 ];

@@ -22,9 +22,13 @@ declare -A TOOLS=(
   [eject]=eject
   [setcd]=setcd
   [udfclient]=udfclient
+  [smbclient]=smbclient
+  [mount.cifs]=cifs-utils
+  [mount.nfs]=nfs-common
 )
 # The browser test of the web UI drives Debian's Chromium (npm test only; npm start does not need it).
-if [ "${RIPWERK_TEST_DEPS:-}" = 1 ]; then TOOLS[chromium]=chromium; fi
+# The storage-mount tests run a throwaway Samba server on loopback.
+if [ "${RIPWERK_TEST_DEPS:-}" = 1 ]; then TOOLS[chromium]=chromium; TOOLS[smbd]=samba; fi
 missing=()
 for cmd in "${!TOOLS[@]}"; do
   if ! command -v "$cmd" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$cmd" ]; then missing+=("${TOOLS[$cmd]}"); fi

@@ -71,7 +71,7 @@ export function systemInfoRouter(ctx: AppContext): Router {
         jobs_probed: sweep?.jobs ?? 0,
         jobs_with_raw_data: sweep?.present ?? 0,
       },
-      mount_guard: { active: false, mounts: 0, reason: 'no storage mounts are attached by Ripwerk' },
+      mount_guard: ctx.mountGuard.state(),
     });
   });
 

@@ -1,0 +1,91 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Db } from '../../shared/sqlite.js';
+import { credentialsFileText, type MountCredentials, type MountProtocol, type MountSpec } from './mount-spec.js';
+
+/** active: mounted and answering at the last look; unreachable: not mounted, or mounted but silent. */
+export type MountState = 'active' | 'unreachable';
+
+export interface MountRow {
+  name: string;
+  protocol: MountProtocol;
+  host: string;
+  port: number | null;
+  share: string;
+  vers: string | null;
+  mount_point: string;
+  has_credentials: number;
+  state: MountState;
+  read_only: number;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export function specOf(row: MountRow): MountSpec {
+  return { name: row.name, protocol: row.protocol, host: row.host, port: row.port, share: row.share, vers: row.vers };
+}
+
+/**
+ * The saved mounts (SQLite) and their credentials: one mount.cifs credentials file per mount in
+ * DATA_DIR/mount-credentials, folder 0700 and files 0600, so only the service's user can read them.
+ * They are never put into the database, an API answer or a log line.
+ */
+export class MountsStore {
+  readonly credentialsDir: string;
+
+  constructor(private readonly db: Db, dataDir: string, private readonly clock: () => number = Date.now) {
+    this.credentialsDir = path.join(dataDir, 'mount-credentials');
+  }
+
+  all(): MountRow[] {
+    return this.db.prepare<[], MountRow>('SELECT * FROM storage_mounts ORDER BY name').all();
+  }
+
+  get(name: string): MountRow | undefined {
+    return this.db.prepare<[string], MountRow>('SELECT * FROM storage_mounts WHERE name = ?').get(name);
+  }
+
+  /** Inserts or replaces the mount's details; state and findings stay as they were for an existing row. */
+  save(spec: MountSpec, mountPoint: string, hasCredentials: boolean): void {
+    const now = new Date(this.clock()).toISOString();
+    this.db
+      .prepare(
+        `INSERT INTO storage_mounts (name, protocol, host, port, share, vers, mount_point, has_credentials, state, read_only, created_at, updated_at)
+         VALUES (@name, @protocol, @host, @port, @share, @vers, @mount_point, @has_credentials, 'unreachable', 0, @now, @now)
+         ON CONFLICT(name) DO UPDATE SET protocol = @protocol, host = @host, port = @port, share = @share, vers = @vers,
+           mount_point = @mount_point, has_credentials = @has_credentials, updated_at = @now`,
+      )
+      .run({ ...spec, mount_point: mountPoint, has_credentials: hasCredentials ? 1 : 0, now });
+  }
+
+  setState(name: string, state: MountState, findings: { readOnly?: boolean; lastError?: string | null }): void {
+    const row = this.get(name);
+    if (!row) return;
+    this.db
+      .prepare('UPDATE storage_mounts SET state = ?, read_only = ?, last_error = ?, updated_at = ? WHERE name = ?')
+      .run(state, findings.readOnly === undefined ? row.read_only : findings.readOnly ? 1 : 0, findings.lastError === undefined ? row.last_error : findings.lastError, new Date(this.clock()).toISOString(), name);
+  }
+
+  remove(name: string): void {
+    this.db.prepare('DELETE FROM storage_mounts WHERE name = ?').run(name);
+  }
+
+  credentialsFile(name: string): string {
+    return path.join(this.credentialsDir, name);
+  }
+
+  /** Writes (or, with null, deletes) the credentials file; written to a temporary name first, mode 0600 from the start. */
+  async writeCredentials(name: string, credentials: MountCredentials | null): Promise<void> {
+    const file = this.credentialsFile(name);
+    if (!credentials) {
+      await fs.rm(file, { force: true });
+      return;
+    }
+    await fs.mkdir(this.credentialsDir, { recursive: true, mode: 0o700 });
+    await fs.chmod(this.credentialsDir, 0o700);
+    const tmp = `${file}.${process.pid}.tmp`;
+    await fs.writeFile(tmp, credentialsFileText(credentials), { mode: 0o600 });
+    await fs.rename(tmp, file);
+  }
+}

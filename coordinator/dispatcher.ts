@@ -71,6 +71,7 @@ export class Dispatcher {
   private readonly replies = new Map<string, (reply: Reply) => void>();
   private readonly timers: NodeJS.Timeout[] = [];
   private connectedSince: number | null = null;
+  private url: string | null = null;
   private readonly startedAt = new Date().toISOString();
   /** Called when a job reaches an end state (for notifications and the library refresh). */
   onJobEnd: (job: JobRow) => void = () => undefined;
@@ -94,7 +95,13 @@ export class Dispatcher {
 
   // ---------------------------------------------------------------- connection
 
+  /** The broker URL this coordinator uses (the embedded broker's or MQTT_URL); null before start. */
+  get brokerUrl(): string | null {
+    return this.url;
+  }
+
   async start(url: string, secret: string | null): Promise<void> {
+    this.url = url;
     this.endInterruptedScans();
     const client = mqtt.connect(url, {
       clientId: `ripwerk-coordinator-${randomUUID().slice(0, 8)}`,

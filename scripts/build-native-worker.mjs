@@ -14,6 +14,21 @@ const outfile = path.join(outDir, 'ripwerk-worker.cjs');
 const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
 mkdirSync(outDir, { recursive: true });
 
+// Optional packages that ws and debug try to load inside try/catch, falling back to plain JS without
+// them. In the bundle they are modules that throw "not found" at once: a SEA's require() would print a
+// warning for every module that is not built in.
+const OPTIONAL = /^(bufferutil|utf-8-validate|supports-color)$/;
+const absentOptional = {
+  name: 'absent-optional',
+  setup(b) {
+    b.onResolve({ filter: OPTIONAL }, (args) => ({ path: args.path, namespace: 'absent-optional' }));
+    b.onLoad({ filter: /.*/, namespace: 'absent-optional' }, (args) => ({
+      contents: `throw Object.assign(new Error(${JSON.stringify(`Cannot find module '${args.path}' (left out of the native worker bundle)`)}), { code: 'MODULE_NOT_FOUND' });`,
+      loader: 'js',
+    }));
+  },
+};
+
 const result = await build({
   entryPoints: [path.join(root, 'agent', 'native-worker.ts')],
   bundle: true,
@@ -23,12 +38,14 @@ const result = await build({
   outfile,
   metafile: true,
   legalComments: 'none',
-  banner: { js: `// Ripwerk native worker ${version}: one file, Node.js 20 or newer, no native modules.` },
+  // ESM packages (node-cron, via shared/config.ts) read import.meta.url at load time; in CommonJS it
+  // is this file's URL (in a SEA: the executable's).
+  banner: { js: `// Ripwerk native worker ${version}: one file, Node.js 20 or newer, no native modules.\nvar __ripwerkImportMetaUrl = require('node:url').pathToFileURL(__filename).href;` },
+  define: { 'import.meta.url': '__ripwerkImportMetaUrl' },
   logLevel: 'warning',
+  plugins: [absentOptional],
 });
 
-// Optional packages that ws and debug try to load inside try/catch; without them they fall back to plain JS.
-const OPTIONAL = new Set(['bufferutil', 'utf-8-validate', 'supports-color']);
 const problems = [];
 for (const input of Object.keys(result.metafile.inputs)) {
   if (/(^|\/)node_modules\/(better-sqlite3|bindings|node-gyp-build|prebuild-install)\//.test(input) || input.endsWith('.node')) problems.push(`the bundle pulls in ${input} (a native module)`);
@@ -36,7 +53,7 @@ for (const input of Object.keys(result.metafile.inputs)) {
 const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
 const code = readFileSync(outfile, 'utf8');
 for (const [, name] of code.matchAll(/\brequire\("([^"]+)"\)/g)) {
-  if (!builtins.has(name) && !OPTIONAL.has(name)) problems.push(`the bundle still requires "${name}" at run time (a single-executable application can load built-in modules only)`);
+  if (!builtins.has(name)) problems.push(`the bundle still requires "${name}" at run time (a single-executable application can load built-in modules only)`);
 }
 if (problems.length) {
   console.error(`native worker bundle refused:\n  ${[...new Set(problems)].join('\n  ')}\nThe native worker must not import agent/agent-store.ts or shared/sqlite.ts (better-sqlite3).`);

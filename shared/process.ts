@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -69,6 +70,11 @@ function groupAlive(pid: number): boolean {
  * Resolves once the group is gone or SIGKILL was sent.
  */
 export async function killProcessGroup(pid: number, graceMs: number = KILL_GRACE_MS): Promise<void> {
+  // Windows has no process groups or SIGTERM (the native worker): taskkill ends the tool and its children.
+  if (process.platform === 'win32') {
+    await new Promise<void>((resolve) => execFile('taskkill', ['/PID', String(pid), '/T', '/F'], { windowsHide: true }, () => resolve()));
+    return;
+  }
   try {
     process.kill(-pid, 'SIGTERM');
   } catch {

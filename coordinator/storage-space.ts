@@ -13,6 +13,10 @@ export interface DiskSpace {
   warnung: string | null;
 }
 
+export function lowSpaceWarning(dir: string, freeBytes: number): string | null {
+  return freeBytes < LOW_SPACE_BYTES ? `less than 60 GB free on ${dir}` : null;
+}
+
 /** Total and free bytes of the file system holding `dir` (fs.statfs), with the 60 GB warning. */
 export async function disk(name: string, dir: string): Promise<DiskSpace> {
   try {
@@ -21,7 +25,7 @@ export async function disk(name: string, dir: string): Promise<DiskSpace> {
     while (!(await fs.stat(existing).then(() => true, () => false)) && path.dirname(existing) !== existing) existing = path.dirname(existing);
     const st = await fs.statfs(existing);
     const free = st.bavail * st.bsize;
-    return { name, path: dir, total_bytes: st.blocks * st.bsize, free_bytes: free, warnung: free < LOW_SPACE_BYTES ? `less than 60 GB free on ${dir}` : null };
+    return { name, path: dir, total_bytes: st.blocks * st.bsize, free_bytes: free, warnung: lowSpaceWarning(dir, free) };
   } catch (err) {
     return { name, path: dir, total_bytes: null, free_bytes: null, warnung: `${dir} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` };
   }

@@ -1,15 +1,26 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Router } from 'express';
+import { isUnderRoot } from '../../shared/media-paths.js';
 import type { AppContext } from '../context.js';
-import { disk } from '../storage-space.js';
+import { readMountLayers } from '../mounts/mount-tools.js';
+import { probeMount } from '../mounts/probe.js';
+import { disk, lowSpaceWarning, type DiskSpace } from '../storage-space.js';
 
-/** GET /storage-targets: where output and raw data go, with free space and the 60 GB warning. */
+const NETWORK_FS = new Set(['cifs', 'smb3', 'nfs', 'nfs4']);
+
+/**
+ * GET /storage-targets: where output and raw data go, and every storage mount, with free space, the
+ * 60 GB warning, whether the folder sits on a file system mounted into the media root (`mounted`) and
+ * whether that is a network share (`netzwerk`). A network folder is measured from a child process
+ * (3 s limit), never with statfs here: a dead share would hang this process's thread pool.
+ */
 export function storageTargetsRouter(ctx: AppContext): Router {
   const router = Router();
   router.get('/storage-targets', async (_req, res) => {
     const s = ctx.settings.all();
     const { mediaRoot, rawDir } = ctx.config;
+    const shares = ctx.mounts.store.all();
     const targets: [string, string][] = [
       ['media', mediaRoot],
       ['movies', path.join(mediaRoot, s.quickPickMovies)],
@@ -17,8 +28,33 @@ export function storageTargetsRouter(ctx: AppContext): Router {
       ['music', path.join(mediaRoot, s.quickPickMusic)],
       ['raw', rawDir],
       ...(s.workDir ? [['workDir', s.workDir] as [string, string]] : []),
+      ...shares.map((m): [string, string] => [`mount:${m.name}`, m.mount_point]),
     ];
-    res.json(await Promise.all(targets.map(async ([name, dir]) => ({ ...(await disk(name, dir)), exists: await fs.stat(dir).then((st) => st.isDirectory(), () => false) }))));
+    const layers = await readMountLayers();
+    res.json(
+      await Promise.all(
+        targets.map(async ([name, dir]) => {
+          // The file system a folder is on: the deepest mount point at or above it.
+          const covering = layers.filter((l) => isUnderRoot(l.mountPoint, dir)).sort((a, b) => b.mountPoint.length - a.mountPoint.length)[0];
+          const mounted = covering !== undefined && covering.mountPoint !== '/' && (isUnderRoot(mediaRoot, covering.mountPoint) || covering.mountPoint === dir);
+          const share = shares.find((m) => isUnderRoot(m.mount_point, dir));
+          const netzwerk = share !== undefined || (covering !== undefined && NETWORK_FS.has(covering.fsType));
+          let space: DiskSpace;
+          let exists: boolean;
+          if (netzwerk) {
+            const p = mounted ? await probeMount(dir) : null;
+            exists = p?.ok ?? false;
+            space = p?.ok
+              ? { name, path: dir, total_bytes: p.totalBytes, free_bytes: p.freeBytes, warnung: lowSpaceWarning(dir, p.freeBytes) }
+              : { name, path: dir, total_bytes: null, free_bytes: null, warnung: mounted ? `the network share at ${dir} is not answering` : `the network share for ${dir} is not mounted` };
+          } else {
+            space = await disk(name, dir);
+            exists = await fs.stat(dir).then((st) => st.isDirectory(), () => false);
+          }
+          return { ...space, exists, mounted, netzwerk, ...(share ? { mount: share.name } : {}) };
+        }),
+      ),
+    );
   });
   return router;
 }

@@ -41,7 +41,6 @@ import { notificationsRouter } from './routes/notifications.js';
 import { presetsRouter } from './routes/presets.js';
 import { settingsRouter } from './routes/settings.js';
 import { storageMountsRouter } from './routes/storage-mounts.js';
-import { workerPathMapRouter } from './routes/worker-path-map.js';
 import { storageTargetsRouter } from './routes/storage-targets.js';
 import { systemRouter } from './routes/system.js';
 import { workersRouter } from './routes/workers.js';
@@ -70,7 +69,6 @@ const RESOURCE_ROUTERS: ((ctx: AppContext) => express.Router)[] = [
   metricsRouter,
   storageTargetsRouter,
   storageMountsRouter,
-  workerPathMapRouter,
 ];
 
 /** The spec's {base_url} is http://host:PORT/api. */

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { Router, type Request } from 'express';
 import type { AppContext } from '../context.js';
 import { HttpError } from '../http.js';
+import { pathMapAdvice } from '../mounts/path-map-advice.js';
 import { DesktopExe } from '../worker-setup/desktop-exe.js';
 import { desktopInstaller, INSTALLER_FILE_NAME } from '../worker-setup/installer-script.js';
 import { setupOrigin, type SetupOrigin } from '../worker-setup/origin.js';
@@ -23,9 +24,9 @@ function appVersion(): string {
 }
 
 /**
- * /worker-setup/*: what a worker on another host needs. The native worker for a desktop without
- * containers comes as a zip for Node.js 20 (paket), as a PowerShell installer (desktop) and as a
- * Windows executable (desktop-exe). The broker secret is never part of an answer: the files say where
+ * /worker-setup/*: what a worker on another host needs. Its path map (pfad-map) comes from the mounts
+ * this service attached. The native worker for a desktop without containers comes as a zip for
+ * Node.js 20 (paket), as a PowerShell installer (desktop) and as a Windows executable (desktop-exe). The broker secret is never part of an answer: the files say where
  * it is (DATA_DIR/broker-secret on the coordinator host, or RIPWERK_BROKER_SECRET).
  */
 export function workerSetupRouter(ctx: AppContext): Router {
@@ -35,6 +36,11 @@ export function workerSetupRouter(ctx: AppContext): Router {
   const bundlePresent = (): void => {
     if (!fs.existsSync(WORKER_BUNDLE)) throw new HttpError(503, `the worker bundle ${WORKER_BUNDLE} is missing: run "npm run build" on the coordinator host`);
   };
+
+  // RIPWERK_PATH_MAP for an external worker, derived from the mounts this service attached.
+  router.get('/worker-setup/pfad-map', (_req, res) => {
+    res.json(pathMapAdvice(ctx.mounts.store.all()));
+  });
 
   // The worker for Node.js 20 as a zip, the broker prefilled in config/worker.json.
   router.get('/worker-setup/paket', async (req, res) => {

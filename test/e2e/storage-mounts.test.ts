@@ -3,9 +3,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { FIXTURES_DIR } from '../fixtures/tools-samples.js';
+import { FakeMount, layers, unmountAllUnder } from '../fixtures/fake-mount.js';
 import { startSamba, type Samba } from '../fixtures/samba.js';
-import { api, freePort, startCoordinator, stopAll, tempDir, waitFor, world, type CoordinatorHandle, type World } from './harness.js';
+import { api, freePort, startCoordinator, stopAll, waitFor, world, type CoordinatorHandle, type World } from './harness.js';
 
 /**
  * Storage mounts against a real Samba on loopback (share listing) and the stand-in mount(8) of
@@ -27,47 +27,27 @@ interface MountJson {
   warnung: string | null;
 }
 
-function layers(mountPoint: string): string[] {
-  return fs
-    .readFileSync('/proc/self/mountinfo', 'utf8')
-    .split('\n')
-    .filter((l) => l.split(' ')[4] === mountPoint);
-}
-
 const isRoot = process.getuid?.() === 0;
 
 describe('storage mounts: shares, mount, probe, repair, guard, path map', { skip: isRoot ? false : 'needs root for smbd and tmpfs mounts' }, () => {
   let w: World;
   let c: CoordinatorHandle;
   let samba: Samba;
-  let fake: string;
-  const setMode = (mode: string): void => fs.writeFileSync(path.join(fake, 'mode'), mode);
-  const mountLog = (): string[] => fs.readFileSync(path.join(fake, 'mount.log'), 'utf8').trim().split('\n');
+  const fake = new FakeMount();
+  const setMode = (mode: string): void => fake.mode(mode);
+  const mountLog = (): string[] => fake.calls();
   // The guard's minute would repair mounts under the tests' feet; its rules are unit-tested with an injected clock.
-  const coordinatorEnv = (): Record<string, string> => ({ PATH: `${path.join(FIXTURES_DIR, 'fake-mount')}:${process.env.PATH ?? ''}`, FAKE_MOUNT_DIR: fake, MOUNT_GUARD_SCHEDULE: '0 0 1 1 *' });
+  const coordinatorEnv = (): Record<string, string> => fake.env();
 
   before(async () => {
     samba = await startSamba(await freePort());
     w = world();
-    fake = tempDir('ripwerk-fake-mount-');
-    fs.writeFileSync(path.join(fake, 'mount.log'), '');
     c = await startCoordinator(w, coordinatorEnv());
   });
   after(async () => {
     await stopAll();
     await samba?.stop();
-    // Whatever a failed test left mounted under the media root goes, layer by layer.
-    for (let i = 0; i < 50 && w; i++) {
-      const targets = new Set(fs.readFileSync('/proc/self/mountinfo', 'utf8').split('\n').map((l) => l.split(' ')[4]).filter((t) => t?.startsWith(`${w.media}/`)));
-      if (targets.size === 0) break;
-      for (const target of targets) {
-        try {
-          execFileSync('umount', ['-l', target], { stdio: 'ignore' });
-        } catch {
-          // a layer another detach already took
-        }
-      }
-    }
+    if (w) unmountAllUnder(w.media);
   });
 
   it('lists the shares of a real Samba host, and says in words why not', async () => {
@@ -107,7 +87,7 @@ describe('storage mounts: shares, mount, probe, repair, guard, path map', { skip
     assert.equal(hides.status, 409);
     assert.match(hides.text, /already holds files/);
     assert.equal(fs.readFileSync(path.join(w.media, 'Filme', 'keep.mkv'), 'utf8'), 'x');
-    assert.equal(fs.readFileSync(path.join(fake, 'mount.log'), 'utf8'), '', 'nothing was mounted for a refused request');
+    assert.deepEqual(mountLog(), [], 'nothing was mounted for a refused request');
   });
 
   it('mounts a guest share: exact argv, a real layer, reachable, writable; a second POST is 409', async () => {
@@ -119,7 +99,7 @@ describe('storage mounts: shares, mount, probe, repair, guard, path map', { skip
       { name: 'nas', protocol: 'SMB', host: '127.0.0.1', port: samba.port, share: 'media', source: '//127.0.0.1/media', mount_point: mp, mounted: true, reachable: true, read_only: false, has_credentials: false, free_bytes: true, total_bytes: 64 * 1024 * 1024, warnung: null, last_error: null },
     );
     assert.equal(mountLog().at(-1), `-t cifs //127.0.0.1/media ${mp} -o guest,port=${samba.port},uid=0,gid=0,file_mode=0640,dir_mode=0750,iocharset=utf8,noserverino,soft`);
-    assert.match(fs.readFileSync(path.join(fake, 'mount-check.log'), 'utf8'), /mount\.cifs kernel mount options: ip=127\.0\.0\.1,unc=\\\\127\.0\.0\.1\\media/);
+    assert.match(fake.checkLog(), /mount\.cifs kernel mount options: ip=127\.0\.0\.1,unc=\\\\127\.0\.0\.1\\media/);
     assert.equal(layers(mp).length, 1);
     assert.match(layers(mp)[0], / - tmpfs \/\/127\.0\.0\.1\/media /);
     const again = await api(c.url, 'POST', '/storage-mounts', { protocol: 'SMB', host: '127.0.0.1', share: 'other', name: 'nas' });
@@ -185,7 +165,7 @@ describe('storage mounts: shares, mount, probe, repair, guard, path map', { skip
 
   it('a share that stops answering: unreachable within the 3 s probe, mounted twice, detached, repair later', async () => {
     const mp = path.join(w.media, 'nas');
-    fs.writeFileSync(path.join(fake, 'stat-hang'), '');
+    fake.statHangs(true);
     const t0 = Date.now();
     const list = await api<MountJson[]>(c.url, 'GET', '/storage-mounts');
     const waited = Date.now() - t0;
@@ -201,7 +181,7 @@ describe('storage mounts: shares, mount, probe, repair, guard, path map', { skip
     assert.match(r.text, /was mounted but did not answer \(no answer within 3 s\)\. Fix the cause, then repair it/);
     assert.equal(mountLog().length - before, 2);
     assert.equal(layers(mp).length, 0, 'detached after the second failed probe');
-    fs.rmSync(path.join(fake, 'stat-hang'));
+    fake.statHangs(false);
     // Stale layers stacked on the mount point are detached before a fresh mount: exactly one remains.
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'stale-a', mp]);
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'stale-b', mp]);

@@ -9,8 +9,10 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { REPO_DIR } from '../fixtures/tools-samples.js';
+import { FakeMount, unmountAllUnder } from '../fixtures/fake-mount.js';
+import { startSamba, SAMBA_PASSWORD, type Samba } from '../fixtures/samba.js';
 import { emptyCatalogue, startMetadataServer, TMDB_V3_KEY, tmdbMovie, type MetadataServer } from '../fixtures/metadata-server.js';
-import { api, dvdImage, insertDisc, startAgent, startCoordinator, stopAll, waitFor, world, type AgentHandle, type CoordinatorHandle, type World } from './harness.js';
+import { api, dvdImage, freePort, insertDisc, startAgent, startCoordinator, stopAll, waitFor, world, type AgentHandle, type CoordinatorHandle, type World } from './harness.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.join(REPO_DIR, 'test-output', 'screenshots');
@@ -22,6 +24,10 @@ describe('web UI in Chromium', () => {
   let c: CoordinatorHandle;
   let agent: AgentHandle;
   let meta: MetadataServer;
+  let samba: Samba | null = null;
+  const fake = new FakeMount();
+  // Storage mounts need root (tmpfs stands in for the share, smbd lists them); this machine and CI are root.
+  const isRoot = process.getuid?.() === 0;
   let browser: Browser;
   let page: Page;
   let base = '';
@@ -47,7 +53,8 @@ describe('web UI in Chromium', () => {
     catalogue.tmdbMovies.push(tmdbMovie(949, 'Heat', '1995-12-15'), tmdbMovie(1234, 'Heat Wave', '2009-05-01'));
     meta = await startMetadataServer(catalogue);
     w = world();
-    c = await startCoordinator(w, { TMDB_BASE_URL: meta.tmdbBase, OMDB_BASE_URL: meta.omdbBase, JIKAN_BASE_URL: meta.jikanBase, TMDB_IMAGE_BASE_URL: meta.imageBase });
+    if (isRoot) samba = await startSamba(await freePort());
+    c = await startCoordinator(w, { TMDB_BASE_URL: meta.tmdbBase, OMDB_BASE_URL: meta.omdbBase, JIKAN_BASE_URL: meta.jikanBase, TMDB_IMAGE_BASE_URL: meta.imageBase, ...fake.env() });
     agent = await startAgent(w, c.mqttUrl, 'flur');
     base = `http://127.0.0.1:${c.port}`;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
@@ -60,6 +67,8 @@ describe('web UI in Chromium', () => {
     await browser?.close();
     await stopAll();
     await meta?.close();
+    await samba?.stop();
+    if (w) unmountAllUnder(w.media);
   });
 
   it('walks the first-run wizard: saves the TMDB key, skips the rest, then shows the drives', async () => {
@@ -146,6 +155,54 @@ describe('web UI in Chromium', () => {
     await shoot('jobs-stale');
     await page.unroute('**/api/jobs');
     await page.locator('.stale').waitFor({ state: 'detached', timeout: 15_000 });
+  });
+
+  it('adds a network share from the share listing, warns about a read-only one, repairs a dead one', { skip: isRoot ? false : 'needs root for smbd and tmpfs mounts' }, async () => {
+    await nav('Speicher');
+    const form = page.getByTestId('add-mount');
+    await form.locator('input[name="host"]').fill(`127.0.0.1:${samba?.port}`);
+    await form.getByRole('button', { name: 'Freigaben anzeigen' }).click();
+    await form.getByRole('button', { name: 'media', exact: true }).click();
+    assert.equal(await form.locator('input[name="share"]').inputValue(), 'media');
+    await form.locator('input[name="name"]').fill('nas');
+    await form.getByRole('button', { name: 'Einbinden' }).click();
+    await form.getByText(`nas ist eingebunden unter ${path.join(w.media, 'nas')}.`).waitFor();
+    const nas = page.getByTestId('mount-nas');
+    await nas.getByText('erreichbar', { exact: true }).waitFor();
+    assert.match(fake.calls().at(-1) ?? '', /^-t cifs \/\/127\.0\.0\.1\/media .* -o guest,port=/);
+
+    // A read-only share: mounted, with the warning in the form and in the list.
+    fake.mode('ro');
+    await form.getByRole('button', { name: 'rips', exact: true }).click();
+    await form.locator('input[name="name"]').fill('rips');
+    await form.locator('input[name="username"]').fill(samba?.user ?? 'root');
+    await form.locator('input[name="password"]').fill(SAMBA_PASSWORD);
+    await form.getByRole('button', { name: 'Einbinden' }).click();
+    await form.getByText(/Eingebunden, aber: storage mount rips is read-only/).waitFor();
+    fake.mode('ok');
+    await page.getByTestId('mount-rips').getByText('schreibgeschützt').waitFor();
+    assert.equal(await form.locator('input[name="password"]').inputValue(), '', 'the password does not stay in the form');
+
+    // A refusal comes back in words.
+    fake.mode('eacces');
+    await form.locator('input[name="share"]').fill('privat');
+    await form.locator('input[name="name"]').fill('privat');
+    await form.locator('input[name="username"]').fill('');
+    await form.getByRole('button', { name: 'Einbinden' }).click();
+    await form.getByText(/refused the guest login \(error 13, permission denied\)/).waitFor();
+    fake.mode('ok');
+
+    // The share stops answering: the list says so after the next poll; "Reparieren" brings it back.
+    fake.statHangs(true);
+    await nas.getByText('nicht erreichbar').waitFor({ timeout: 30_000 });
+    fake.statHangs(false);
+    await nas.getByRole('button', { name: 'Reparieren' }).click();
+    await nas.getByText('erreichbar', { exact: true }).waitFor({ timeout: 15_000 });
+    await page.getByRole('cell', { name: path.join(w.media, 'nas'), exact: true }).waitFor({ timeout: 15_000 });
+    await shoot('storage-mounts');
+
+    await nav('Worker');
+    await page.getByTestId('path-map').locator('pre').getByText(`RIPWERK_PATH_MAP=${path.join(w.media, 'nas')}=\\\\127.0.0.1\\media`, { exact: false }).waitFor();
   });
 
   it('shows workers, storage and system pages', async () => {

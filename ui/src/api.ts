@@ -97,6 +97,8 @@ export interface Worker {
   key_source: string | null;
   schluessel: number;
   last_seen: string | null;
+  /** A native worker (desktop without containers): transcode queue only. */
+  native?: boolean;
 }
 
 export interface Match {

@@ -1,26 +1,45 @@
-import { Empty, Section } from '../components.js';
+import { useState } from 'preact/hooks';
+import { del, get, post } from '../api.js';
+import { Action, Empty, Section } from '../components.js';
 import { bytes } from '../format.js';
 import { SLOW_MS, usePoll } from '../poll.js';
 
-interface DiskInfo {
+interface Target {
   name: string;
   path: string;
   total_bytes: number | null;
   free_bytes: number | null;
   warnung: string | null;
+  mounted?: boolean;
+  netzwerk?: boolean;
 }
 
 interface Mount {
   name: string;
-  protocol?: string;
-  mounted?: boolean;
-  reachable?: boolean;
-  warnung?: string | null;
+  protocol: 'SMB' | 'NFS';
+  source: string;
+  mount_point: string;
+  mounted: boolean;
+  reachable: boolean;
+  read_only: boolean;
+  has_credentials: boolean;
+  free_bytes: number | null;
+  warnung: string | null;
+}
+
+const TARGET_NAMES: Record<string, string> = { media: 'Medien', movies: 'Filme', series: 'Serien', music: 'Musik', raw: 'Rohdaten', workDir: 'Arbeitsordner' };
+
+function targetName(name: string): string {
+  return name.startsWith('mount:') ? `Netzlaufwerk ${name.slice(6)}` : (TARGET_NAMES[name] ?? name);
 }
 
 export function StoragePage() {
-  const info = usePoll<DiskInfo[]>('/storage-targets', SLOW_MS);
+  const info = usePoll<Target[]>('/storage-targets', SLOW_MS);
   const mounts = usePoll<Mount[]>('/storage-mounts', SLOW_MS);
+  const refresh = () => {
+    mounts.refresh();
+    info.refresh();
+  };
   return (
     <>
       <Section title="Speicherziele" stale={info.stale} error={info.error}>
@@ -36,7 +55,11 @@ export function StoragePage() {
           <tbody>
             {info.data?.map((d) => (
               <tr key={d.name} class={d.warnung ? 'warn' : ''}>
-                <td>{d.name}</td>
+                <td>
+                  {targetName(d.name)}
+                  {d.netzwerk && <span class="badge">Netzwerk</span>}
+                  {d.mounted && !d.netzwerk && <span class="badge">eingehängt</span>}
+                </td>
                 <td>{d.path}</td>
                 <td>{bytes(d.free_bytes)}</td>
                 <td>{bytes(d.total_bytes)}</td>
@@ -55,15 +78,176 @@ export function StoragePage() {
       <Section title="Netzlaufwerke" stale={mounts.stale} error={mounts.error}>
         {mounts.data === null && mounts.error && <p class="muted">{mounts.error}</p>}
         {mounts.data?.length === 0 && <Empty>Keine Netzlaufwerke eingebunden.</Empty>}
-        <ul>
+        <ul class="status-list">
           {mounts.data?.map((m) => (
-            <li key={m.name}>
-              {m.name} ({m.protocol}): {m.mounted ? 'eingebunden' : 'nicht eingebunden'}, {m.reachable ? 'erreichbar' : 'nicht erreichbar'}
-              {m.warnung && <span class="warn"> · {m.warnung}</span>}
+            <li key={m.name} class="job" data-testid={`mount-${m.name}`}>
+              <div class="job-head">
+                <span class="job-title">
+                  {m.name} <span class="muted">({m.protocol} {m.source})</span>
+                </span>
+                <span>
+                  <span class={m.mounted ? 'badge ok' : 'badge warn'}>{m.mounted ? 'eingebunden' : 'nicht eingebunden'}</span>{' '}
+                  <span class={m.reachable ? 'badge ok' : 'badge warn'}>{m.reachable ? 'erreichbar' : 'nicht erreichbar'}</span>{' '}
+                  {m.read_only && <span class="badge warn">schreibgeschützt</span>}
+                </span>
+              </div>
+              <p class="muted">
+                {m.mount_point}
+                {m.free_bytes !== null && ` · ${bytes(m.free_bytes)} frei`}
+                {m.has_credentials && ' · mit Anmeldedaten'}
+              </p>
+              {m.warnung && (
+                <p class="warn" role="alert">
+                  {m.warnung}
+                </p>
+              )}
+              <div class="row">
+                <Action label="Reparieren" testId={`repair-${m.name}`} run={() => post(`/storage-mounts/${encodeURIComponent(m.name)}/repair`).then(refresh)} />
+                <Action
+                  label="Entfernen"
+                  kind="danger"
+                  run={async () => {
+                    if (!window.confirm(`Netzlaufwerk ${m.name} aushängen und vergessen? Die Dateien auf dem NAS bleiben.`)) return;
+                    await del(`/storage-mounts/${encodeURIComponent(m.name)}`);
+                    refresh();
+                  }}
+                />
+              </div>
             </li>
           ))}
         </ul>
       </Section>
+      <Section title="Netzlaufwerk hinzufügen">
+        <AddMount onAdded={refresh} />
+      </Section>
     </>
+  );
+}
+
+interface Share {
+  name: string;
+  comment: string;
+}
+
+function AddMount({ onAdded }: { onAdded: () => void }) {
+  const [protocol, setProtocol] = useState<'SMB' | 'NFS'>('SMB');
+  const [host, setHost] = useState('');
+  const [share, setShare] = useState('');
+  const [name, setName] = useState('');
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [shares, setShares] = useState<Share[] | null>(null);
+  const [listing, setListing] = useState<string | null>(null);
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const listShares = async () => {
+    setListing('Freigaben werden gelesen …');
+    setShares(null);
+    try {
+      const r = await get<{ shares: Share[] }>(`/storage-mounts/shares?host=${encodeURIComponent(host.trim())}`);
+      setShares(r.shares);
+      setListing(r.shares.length ? null : 'Der Rechner nennt keine Freigaben.');
+    } catch (err) {
+      setListing((err as Error).message);
+    }
+  };
+
+  const submit = async () => {
+    setBusy(true);
+    setMessage(null);
+    try {
+      const body: Record<string, unknown> = { protocol, host: host.trim(), name: name.trim() };
+      if (protocol === 'NFS') body.export = share.trim();
+      else {
+        body.share = share.trim();
+        if (username.trim()) body.credentials = { username: username.trim(), password };
+      }
+      const m = await post<Mount>('/storage-mounts', body);
+      setPassword('');
+      setMessage({ ok: !m.warnung, text: m.warnung ? `Eingebunden, aber: ${m.warnung}` : `${m.name} ist eingebunden unter ${m.mount_point}.` });
+      onAdded();
+    } catch (err) {
+      setMessage({ ok: false, text: (err as Error).message });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form
+      class="form"
+      data-testid="add-mount"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void submit();
+      }}
+    >
+      <label>
+        Protokoll
+        <select name="protocol" value={protocol} onChange={(e) => setProtocol((e.target as HTMLSelectElement).value as 'SMB' | 'NFS')}>
+          <option value="SMB">SMB (Windows-Freigabe, die meisten NAS)</option>
+          <option value="NFS">NFS</option>
+        </select>
+      </label>
+      <label>
+        Rechner (Name oder Adresse, optional :Port)
+        <input name="host" required value={host} placeholder="nas.local" onInput={(e) => setHost((e.target as HTMLInputElement).value)} />
+      </label>
+      {protocol === 'SMB' && (
+        <div class="row">
+          <button type="button" disabled={!host.trim()} onClick={() => void listShares()}>
+            Freigaben anzeigen
+          </button>
+          {listing && (
+            <span class="muted" role="status">
+              {listing}
+            </span>
+          )}
+          {shares?.map((s) => (
+            <button
+              type="button"
+              key={s.name}
+              class={s.name === share ? 'primary' : ''}
+              title={s.comment}
+              onClick={() => {
+                setShare(s.name);
+                if (!name) setName(s.name);
+              }}
+            >
+              {s.name}
+            </button>
+          ))}
+        </div>
+      )}
+      <label>
+        {protocol === 'SMB' ? 'Freigabe' : 'Export (Pfad auf dem NAS)'}
+        <input name="share" required value={share} placeholder={protocol === 'SMB' ? 'filme' : '/export/filme'} onInput={(e) => setShare((e.target as HTMLInputElement).value)} />
+      </label>
+      <label>
+        Name (Ordner unter dem Medienordner)
+        <input name="name" required value={name} placeholder="nas" onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+      </label>
+      {protocol === 'SMB' && (
+        <>
+          <label>
+            Benutzer (leer: als Gast)
+            <input name="username" autocomplete="off" value={username} onInput={(e) => setUsername((e.target as HTMLInputElement).value)} />
+          </label>
+          <label>
+            Passwort
+            <input name="password" type="password" autocomplete="new-password" value={password} onInput={(e) => setPassword((e.target as HTMLInputElement).value)} />
+          </label>
+        </>
+      )}
+      {message && (
+        <p class={message.ok ? 'ok' : 'error'} role={message.ok ? 'status' : 'alert'}>
+          {message.text}
+        </p>
+      )}
+      <button type="submit" class="primary" disabled={busy}>
+        {busy ? 'Wird eingebunden …' : 'Einbinden'}
+      </button>
+    </form>
   );
 }

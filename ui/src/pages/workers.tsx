@@ -7,10 +7,17 @@ interface PresetAnswer {
   workers?: { name: string; node: string; categories?: { name: string; presets: string[] }[]; recommendation?: { preset: string | null; reason: string } }[];
 }
 
+interface PathMap {
+  variable: string;
+  value: string;
+  entries: { name: string; protocol: string; mount_point: string; source: string; value: string }[];
+  hinweis: string;
+}
+
 export function WorkersPage() {
   const workers = usePoll<Worker[]>('/capabilities', SLOW_MS);
   const presets = usePoll<PresetAnswer>('/presets', SLOW_MS * 5);
-  const pathMap = usePoll<unknown>('/worker-setup/pfad-map', SLOW_MS * 5);
+  const pathMap = usePoll<PathMap>('/worker-setup/pfad-map', SLOW_MS);
   return (
     <>
       <Section title="Worker" stale={workers.stale} error={workers.error}>
@@ -23,6 +30,7 @@ export function WorkersPage() {
                 <div class="card-body">
                   <h3>
                     {w.name} <span class={w.online ? 'badge ok' : 'badge warn'}>{w.online ? 'online' : 'offline'}</span>
+                    {w.native && <span class="badge" title="nimmt nur Transcode-Aufträge an">nativ</span>}
                   </h3>
                   <p class="muted">
                     {w.node}
@@ -71,16 +79,40 @@ export function WorkersPage() {
           <code>RIPWERK_BROKER_SECRET</code>): es steht auf diesem Rechner in <code>DATA_DIR/broker-secret</code>, etwa mit <code>sudo cat /var/lib/ripwerk/broker-secret</code>. Mit{' '}
           <code>sudo bash scripts/install.sh --agent --coordinator-url mqtt://… --broker-secret …</code> ist er eingerichtet.
         </p>
-        {pathMap.data ? <pre class="pre">{typeof pathMap.data === 'string' ? pathMap.data : JSON.stringify(pathMap.data, null, 2)}</pre> : <p class="muted">Pfad-Zuordnung: {pathMap.error ?? 'lädt …'}</p>}
+        <h3>Pfad-Zuordnung</h3>
+        {pathMap.data ? (
+          <div data-testid="path-map">
+            {pathMap.data.value && (
+              <pre class="pre">
+                {pathMap.data.variable}={pathMap.data.value}
+              </pre>
+            )}
+            <p class={pathMap.data.entries.length ? 'muted' : 'warn'}>{pathMap.data.hinweis}</p>
+            {pathMap.data.entries.length > 0 && (
+              <ul>
+                {pathMap.data.entries.map((e) => (
+                  <li key={e.name}>
+                    {e.mount_point} ← {e.protocol} {e.source}
+                    {e.protocol === 'NFS' && <span class="muted"> (auf dem Worker am selben Pfad einhängen)</span>}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </div>
+        ) : (
+          <p class="muted">Pfad-Zuordnung: {pathMap.error ?? 'lädt …'}</p>
+        )}
+        <h3>Nativer Worker (Windows ohne Container)</h3>
+        <p class="muted">Nimmt nur Transcode-Aufträge an; rippen geht nur auf einem Rechner mit Laufwerk und Agent.</p>
         <ul>
           <li>
             <a href={`${API}/worker-setup/paket`}>Worker-Paket (zip, läuft mit Node)</a>
           </li>
           <li>
-            <a href={`${API}/worker-setup/desktop`}>Installationsskript</a>
+            <a href={`${API}/worker-setup/desktop`}>Installationsskript für Windows (PowerShell, als Administrator ausführen)</a>
           </li>
           <li>
-            <a href={`${API}/worker-setup/desktop-exe`}>Installationsprogramm</a>
+            <a href={`${API}/worker-setup/desktop-exe`}>Installationsprogramm für Windows (.exe, etwa 74 MB; der erste Abruf baut es, das dauert bis zu einer Minute)</a>
           </li>
         </ul>
       </Section>

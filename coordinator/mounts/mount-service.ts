@@ -188,7 +188,9 @@ export class MountService {
   private async attach(row: MountRow, quiet = false): Promise<MountView> {
     const spec = specOf(row);
     const credentialsFile = row.has_credentials ? this.store.credentialsFile(row.name) : null;
-    const args = mountArgs(spec, row.mount_point, { credentialsFile, uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 });
+    // The share's files belong to whoever owns the media root, as the local files do (the service may run as root to mount).
+    const owner = await fs.stat(this.mediaRoot).catch(() => null);
+    const args = mountArgs(spec, row.mount_point, { credentialsFile, uid: owner?.uid ?? process.getuid?.() ?? 0, gid: owner?.gid ?? process.getgid?.() ?? 0 });
     const source = mountSource(spec);
     let failure = '';
     for (let attempt = 1; attempt <= 2; attempt++) {

@@ -124,7 +124,8 @@ export function credentialsFileText(c: MountCredentials): string {
 
 /**
  * The argv of mount(8) for a spec. SMB: the credentials file or a guest login (without either,
- * mount.cifs would ask for a password), files owned by the service, soft so calls on a dead server
+ * mount.cifs would ask for a password), files owned by the owner of the media root and readable by
+ * everyone (the media server reads them), soft so calls on a dead server
  * return errors instead of hanging. NFS: soft with a 10 s timeout and two retries.
  */
 export function mountArgs(spec: MountSpec, mountPoint: string, opts: { credentialsFile: string | null; uid: number; gid: number }): string[] {
@@ -135,8 +136,8 @@ export function mountArgs(spec: MountSpec, mountPoint: string, opts: { credentia
       ...(spec.port ? [`port=${spec.port}`] : []),
       `uid=${opts.uid}`,
       `gid=${opts.gid}`,
-      'file_mode=0640',
-      'dir_mode=0750',
+      'file_mode=0644',
+      'dir_mode=0755',
       'iocharset=utf8',
       'noserverino',
       'soft',

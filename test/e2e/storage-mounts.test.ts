@@ -98,7 +98,7 @@ describe('storage mounts: shares, mount, probe, repair, guard, path map', { skip
       { ...r.body, free_bytes: r.body.free_bytes !== null },
       { name: 'nas', protocol: 'SMB', host: '127.0.0.1', port: samba.port, share: 'media', source: '//127.0.0.1/media', mount_point: mp, mounted: true, reachable: true, read_only: false, has_credentials: false, free_bytes: true, total_bytes: 64 * 1024 * 1024, warnung: null, last_error: null },
     );
-    assert.equal(mountLog().at(-1), `-t cifs //127.0.0.1/media ${mp} -o guest,port=${samba.port},uid=0,gid=0,file_mode=0640,dir_mode=0750,iocharset=utf8,noserverino,soft`);
+    assert.equal(mountLog().at(-1), `-t cifs //127.0.0.1/media ${mp} -o guest,port=${samba.port},uid=0,gid=0,file_mode=0644,dir_mode=0755,iocharset=utf8,noserverino,soft`);
     assert.match(fake.checkLog(), /mount\.cifs kernel mount options: ip=127\.0\.0\.1,unc=\\\\127\.0\.0\.1\\media/);
     assert.equal(layers(mp).length, 1);
     assert.match(layers(mp)[0], / - tmpfs \/\/127\.0\.0\.1\/media /);

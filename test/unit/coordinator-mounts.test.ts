@@ -45,7 +45,7 @@ describe('mount requests and the mount(8) argv', () => {
     assert.equal(credentialsFileText(credentials!), 'username=ripper\npassword=a,b\ndomain=WORKGROUP\n');
     assert.deepEqual(mountArgs(spec, '/app/media/nas', { credentialsFile: '/d/mount-credentials/nas', uid: 990, gid: 991 }), [
       '-t', 'cifs', '//nas.local/movies/uhd', '/app/media/nas', '-o',
-      'credentials=/d/mount-credentials/nas,vers=3.0,port=4445,uid=990,gid=991,file_mode=0640,dir_mode=0750,iocharset=utf8,noserverino,soft',
+      'credentials=/d/mount-credentials/nas,vers=3.0,port=4445,uid=990,gid=991,file_mode=0644,dir_mode=0755,iocharset=utf8,noserverino,soft',
     ]);
     assert.equal(uncPath(spec), '\\\\nas.local\\movies\\uhd');
   });

@@ -37,9 +37,10 @@ export function workerSetupRouter(ctx: AppContext): Router {
     if (!fs.existsSync(WORKER_BUNDLE)) throw new HttpError(503, `the worker bundle ${WORKER_BUNDLE} is missing: run "npm run build" on the coordinator host`);
   };
 
-  // RIPWERK_PATH_MAP for an external worker, derived from the mounts this service attached.
+  // RIPWERK_PATH_MAP for an external worker, derived from the mounts this service attached (a saved
+  // mount whose last attempt failed is not attached and maps nothing).
   router.get('/worker-setup/pfad-map', (_req, res) => {
-    res.json(pathMapAdvice(ctx.mounts.store.all()));
+    res.json(pathMapAdvice(ctx.mounts.store.all().filter((m) => m.state === 'active')));
   });
 
   // The worker for Node.js 20 as a zip, the broker prefilled in config/worker.json.

@@ -146,6 +146,8 @@ describe('storage mounts: shares, mount, probe, repair, guard, path map', { skip
     const privat = list.body.find((m) => m.name === 'privat');
     assert.deepEqual([privat?.mounted, privat?.reachable], [false, false]);
     assert.match(privat?.warnung ?? '', /not mounted: the NAS is down/);
+    const map = await api<{ entries: { name: string }[] }>(c.url, 'GET', '/worker-setup/pfad-map');
+    assert.deepEqual(map.body.entries.map((e) => e.name), ['nas', 'rips'], 'a mount that failed is not attached and maps nothing');
     setMode('ok');
     const repaired = await api<MountJson>(c.url, 'POST', '/storage-mounts/privat/repair');
     assert.equal(repaired.status, 200, repaired.text);

@@ -6,7 +6,7 @@ import { explainMountError } from './mount-errors.js';
 import { mountArgs, mountSource, MountSpecError, parseMountRequest, type MountCredentials, type MountSpec } from './mount-spec.js';
 import { isReadOnly } from './mountinfo.js';
 import { detachAll, layersOf, runMount } from './mount-tools.js';
-import { MountsStore, specOf, type MountRow } from './mounts-store.js';
+import type { MountRow, MountsStore } from './mounts-store.js';
 import { probeMount, writeTest, type ProbeResult } from './probe.js';
 
 /** A mount as GET /storage-mounts shows it. Credentials never appear, only whether there are some. */
@@ -186,19 +186,18 @@ export class MountService {
    * more; when that fails too, detach and refuse with words pointing to repair. Then the write test.
    */
   private async attach(row: MountRow, quiet = false): Promise<MountView> {
-    const spec = specOf(row);
     const credentialsFile = row.has_credentials ? this.store.credentialsFile(row.name) : null;
     // The share's files belong to whoever owns the media root, as the local files do (the service may run as root to mount).
     const owner = await fs.stat(this.mediaRoot).catch(() => null);
-    const args = mountArgs(spec, row.mount_point, { credentialsFile, uid: owner?.uid ?? process.getuid?.() ?? 0, gid: owner?.gid ?? process.getgid?.() ?? 0 });
-    const source = mountSource(spec);
+    const args = mountArgs(row, row.mount_point, { credentialsFile, uid: owner?.uid ?? process.getuid?.() ?? 0, gid: owner?.gid ?? process.getgid?.() ?? 0 });
+    const source = mountSource(row);
     let failure = '';
     for (let attempt = 1; attempt <= 2; attempt++) {
       const stale = await this.detach(row);
       if (stale > 0 && attempt === 1 && !quiet) this.log.info(`storage mount ${row.name}: ${stale} stale layer${stale === 1 ? '' : 's'} detached before mounting`);
       const run = await runMount(args);
       if (!run.ok) {
-        failure = run.timedOut ? `mounting ${source} did not finish in time: the NAS is not answering` : explainMountError(run.stderr, { protocol: spec.protocol, guest: credentialsFile === null });
+        failure = run.timedOut ? `mounting ${source} did not finish in time: the NAS is not answering` : explainMountError(run.stderr, { protocol: row.protocol, guest: credentialsFile === null });
         // A refusal (wrong password, no such share) will not change on a second try.
         if (!run.timedOut) break;
         continue;

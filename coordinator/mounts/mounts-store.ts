@@ -1,18 +1,13 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Db } from '../../shared/sqlite.js';
-import { credentialsFileText, type MountCredentials, type MountProtocol, type MountSpec } from './mount-spec.js';
+import { credentialsFileText, type MountCredentials, type MountSpec } from './mount-spec.js';
 
 /** active: mounted and answering at the last look; unreachable: not mounted, or mounted but silent. */
 export type MountState = 'active' | 'unreachable';
 
-export interface MountRow {
-  name: string;
-  protocol: MountProtocol;
-  host: string;
-  port: number | null;
-  share: string;
-  vers: string | null;
+/** A saved mount: its spec plus where it is mounted and what the last attempt found. */
+export interface MountRow extends MountSpec {
   mount_point: string;
   has_credentials: number;
   state: MountState;
@@ -20,10 +15,6 @@ export interface MountRow {
   last_error: string | null;
   created_at: string;
   updated_at: string;
-}
-
-export function specOf(row: MountRow): MountSpec {
-  return { name: row.name, protocol: row.protocol, host: row.host, port: row.port, share: row.share, vers: row.vers };
 }
 
 /**

@@ -116,7 +116,7 @@ export async function startAgent(config: AgentConfig, log: Logger, openStore: Op
   const toShared = (p: string): string => unmapPath(config.pathMap, p);
   const transcoder: Transcoder = {
     transcode: (input, output, preset, hooks) => handbrakeTranscode(config.handbrakeCli, input, output, preset, { ...hooks, timeoutMs: 24 * 3600_000 }),
-    duration: async (input, signal) => (await handbrakeScan(config.handbrakeCli, input, { signal, timeoutMs: 120_000 })).titles[0]?.seconds ?? 0,
+    scan: async (input, signal) => (await handbrakeScan(config.handbrakeCli, input, { signal, timeoutMs: 120_000 })).titles[0] ?? { seconds: 0, audio: [], subtitles: [] },
   };
 
   const status = (): AgentStatus => ({
@@ -211,7 +211,7 @@ export async function startAgent(config: AgentConfig, log: Logger, openStore: Op
     if (capabilities.tools.HandBrakeCLI === null) throw new TaskFailure(`this worker cannot transcode: ${config.handbrakeCli} was not found`);
     emit({ type: 'transcode_started', command_id: cmd.id, job_id: cmd.job_id });
     const result = await runTranscode(args, transcoder, context(cmd, 'transcode', signal));
-    emit({ type: 'job_done', command_id: cmd.id, job_id: cmd.job_id, output_path: toShared(result.output_path), files: result.files.map(toShared), raw_removed: result.raw_removed });
+    emit({ type: 'job_done', command_id: cmd.id, job_id: cmd.job_id, output_path: toShared(result.output_path), files: result.files.map(toShared), raw_removed: result.raw_removed, streams: result.streams });
   }
 
   async function runJob(cmd: JobCommand): Promise<void> {

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import type { DiscType, Track } from '../shared/protocol.js';
 import type { DiscSource } from './disc/image-drive.js';
+import type { Track as ScannedTitle } from './tools/makemkv-parser.js';
 
 export interface RipHooks {
   signal: AbortSignal;
@@ -10,6 +11,11 @@ export interface RipHooks {
   onProgress(pct: number): void;
   /** The type of the disc being ripped (a 4K UHD failure gets its own reason). */
   discType?: DiscType;
+}
+
+/** A title as the scan found it, in the shape the title scan sends to the coordinator. */
+function toProtocolTrack(t: ScannedTitle): Track {
+  return { number: t.number, seconds: t.seconds, size_bytes: t.sizeBytes, chapters: t.chapters, audio: t.audio, subtitles: t.subtitles };
 }
 
 /** One rip backend: reads the titles of a disc and rips one title into the raw dir. */
@@ -52,7 +58,7 @@ export function makemkvRipper(bin: string, home: string, keyCount: () => number)
     async scan(source, signal, discType) {
       const { makemkvInfo } = await import('./tools/makemkv-runner.js');
       const info = await withUhdReason(discType, keyCount, () => makemkvInfo(bin, makemkvSource(source), { home, signal, timeoutMs: 10 * 60_000 }));
-      return info.titles.map((t) => ({ number: t.number, seconds: t.seconds, size_bytes: t.sizeBytes, chapters: t.chapters }));
+      return info.titles.map(toProtocolTrack);
     },
     async rip(source, track, rawDir, hooks) {
       const { makemkvRip } = await import('./tools/makemkv-runner.js');
@@ -71,7 +77,7 @@ export function openDvdRipper(): Ripper {
     async scan(source, signal) {
       const { openDvdScan } = await import('./tools/open-dvd-runner.js');
       const scan = await openDvdScan(source.path, { signal, timeoutMs: 10 * 60_000 });
-      return scan.titles.map((t) => ({ number: t.number, seconds: t.seconds, size_bytes: t.sizeBytes, chapters: t.chapters }));
+      return scan.titles.map(toProtocolTrack);
     },
     async rip(source, track, rawDir, hooks) {
       const out = path.join(rawDir, `title_t${String(track.number).padStart(2, '0')}.mkv`);

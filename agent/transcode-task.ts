@@ -1,29 +1,58 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { TranscodeArgs } from '../shared/protocol.js';
+import type { AudioStream, FileStreams, SubtitleStream, TranscodeArgs } from '../shared/protocol.js';
 import { matchEpisodes } from './episode-match.js';
 import { describeOutput } from './library-files.js';
 import { claimFileName, outputFileName, planOutput, releaseFileName, removeIfEmpty, type OutputPlan } from './output-folder.js';
 import { ProgressThrottle } from './progress-throttle.js';
+import { handbrakeStreamArgs, planStreams } from './stream-selection.js';
 import type { TaskContext } from './rip-task.js';
 import { TaskFailure } from './rip-task.js';
 
+/** A file as the transcoder's own scan sees it. */
+export interface ScannedFile {
+  seconds: number;
+  audio: AudioStream[];
+  subtitles: SubtitleStream[];
+}
+
+export interface TranscodeHooks {
+  signal: AbortSignal;
+  onProgress(pct: number): void;
+  onSpawn(pid: number): void;
+  /** Stream selection arguments added after the preset's. */
+  streamArgs: string[];
+}
+
 export interface Transcoder {
-  transcode(input: string, output: string, preset: string, hooks: { signal: AbortSignal; onProgress(pct: number): void; onSpawn(pid: number): void }): Promise<void>;
-  /** The length of a file in seconds from the transcoder's own scan. */
-  duration(input: string, signal: AbortSignal): Promise<number>;
+  transcode(input: string, output: string, preset: string, hooks: TranscodeHooks): Promise<void>;
+  /** Length and streams of a file (its first title) from the transcoder's own scan. */
+  scan(input: string, signal: AbortSignal): Promise<ScannedFile>;
+}
+
+/** One scan per file and task: episode naming and the stream choice share it. */
+function scanner(transcoder: Transcoder, signal: AbortSignal): (file: string) => Promise<ScannedFile> {
+  const scans = new Map<string, Promise<ScannedFile>>();
+  return (file) => {
+    let scan = scans.get(file);
+    if (!scan) {
+      scan = transcoder.scan(file, signal);
+      scans.set(file, scan);
+    }
+    return scan;
+  };
 }
 
 /**
  * The output names of a series rip: SxxEyy when the files' durations match the season's episodes
  * unambiguously; otherwise null, with a log line that says why.
  */
-async function episodeNames(args: TranscodeArgs, plan: OutputPlan, transcoder: Transcoder, ctx: TaskContext): Promise<string[] | null> {
+async function episodeNames(args: TranscodeArgs, plan: OutputPlan, scan: (file: string) => Promise<ScannedFile>, ctx: TaskContext): Promise<string[] | null> {
   if (!args.series || !args.episodes?.length) return null;
   const durations: number[] = [];
   for (const file of args.files) {
     try {
-      durations.push(await transcoder.duration(file, ctx.signal));
+      durations.push((await scan(file)).seconds);
     } catch (err) {
       ctx.log('warn', `episode names skipped: the transcoder could not scan ${path.basename(file)}: ${(err as Error).message}`);
       return null;
@@ -42,6 +71,37 @@ export interface TranscodeResult {
   output_path: string;
   files: string[];
   raw_removed: boolean;
+  /** The streams of each written file, from a scan of the output. */
+  streams: FileStreams[];
+}
+
+/**
+ * The stream selection arguments for one raw file (none when the command carries no language choice:
+ * a coordinator from before the choice existed), with the choice written to the job log.
+ */
+async function streamArgsFor(file: string, args: TranscodeArgs, scan: (file: string) => Promise<ScannedFile>, ctx: TaskContext): Promise<string[]> {
+  if (!args.audio) return [];
+  let scanned: ScannedFile;
+  try {
+    scanned = await scan(file);
+  } catch (err) {
+    ctx.log('warn', `the streams of ${path.basename(file)} could not be read (${(err as Error).message}): the preset's own audio and subtitle choice applies`);
+    return [];
+  }
+  const plan = planStreams(scanned.audio, scanned.subtitles, { audio_languages: args.audio_languages ?? [], subtitle_languages: args.subtitle_languages ?? [], options: args.audio });
+  for (const note of plan.notes) ctx.log(note.level, `${path.basename(file)}: ${note.message}`);
+  return handbrakeStreamArgs(plan);
+}
+
+/** The streams of a finished file, or null (logged) when the scan fails: the file itself is fine. */
+async function outputStreams(dest: string, transcoder: Transcoder, ctx: TaskContext): Promise<FileStreams | null> {
+  try {
+    const scanned = await transcoder.scan(dest, ctx.signal);
+    return { file: path.basename(dest), audio: scanned.audio, subtitles: scanned.subtitles };
+  } catch (err) {
+    ctx.log('warn', `the streams of ${path.basename(dest)} could not be listed: ${(err as Error).message}`);
+    return null;
+  }
 }
 
 /**
@@ -55,9 +115,11 @@ export async function runTranscode(args: TranscodeArgs, transcoder: Transcoder, 
     if (!st?.isFile()) throw new TaskFailure(`the raw file ${file} is missing: retry the rip`);
   }
   const plan = await planOutput({ ...args });
-  const episodes = await episodeNames(args, plan, transcoder, ctx);
+  const scan = scanner(transcoder, ctx.signal);
+  const episodes = await episodeNames(args, plan, scan, ctx);
   const throttle = new ProgressThrottle(ctx.progress);
   const written: string[] = [];
+  const streams: FileStreams[] = [];
   /** Every output this run picked (names that were free), the one being encoded included: removed again on failure. */
   const claimed: string[] = [];
   try {
@@ -65,17 +127,21 @@ export async function runTranscode(args: TranscodeArgs, transcoder: Transcoder, 
       const name = await claimFileName(plan.dir, episodes?.[i] ?? outputFileName(plan, i, args.files.length, '.mkv', Boolean(args.series)));
       const dest = path.join(plan.dir, name);
       claimed.push(dest);
-      ctx.log('info', `transcoding ${path.basename(file)} (${i + 1} of ${args.files.length}) with preset "${args.preset}" to ${dest}`);
       try {
+        const streamArgs = await streamArgsFor(file, args, scan, ctx);
+        ctx.log('info', `transcoding ${path.basename(file)} (${i + 1} of ${args.files.length}) with preset "${args.preset}" to ${dest}`);
         await transcoder.transcode(file, dest, args.preset, {
           signal: ctx.signal,
           onSpawn: ctx.onSpawn,
           onProgress: (pct) => throttle.update(((i + pct / 100) / args.files.length) * 100),
+          streamArgs,
         });
       } finally {
         releaseFileName(plan.dir, name);
       }
       written.push(dest);
+      const found = await outputStreams(dest, transcoder, ctx);
+      if (found) streams.push(found);
     }
   } catch (err) {
     await Promise.all(claimed.map((f) => fs.rm(f, { force: true })));
@@ -90,5 +156,5 @@ export async function runTranscode(args: TranscodeArgs, transcoder: Transcoder, 
     rawRemoved = true;
   }
   if (args.library) await describeOutput(plan.dir, args.library, ctx);
-  return { output_path: plan.dir, files: written, raw_removed: rawRemoved };
+  return { output_path: plan.dir, files: written, raw_removed: rawRemoved, streams };
 }

@@ -124,11 +124,42 @@ export interface DriveState {
   disc: DiscInfo | null;
 }
 
+/** An audio stream of a title or file. */
+export interface AudioStream {
+  /** 1-based position among the title's audio streams (HandBrake's track number). */
+  index: number;
+  /** ISO 639-2/T ("deu"), "und" when the source does not say. */
+  language: string;
+  /** Lower-case codec name: ac3, eac3, dts, dtshd, truehd, aac, lpcm, mp2, flac … */
+  codec: string;
+  channels: number | null;
+}
+
+/** A subtitle stream of a title or file. */
+export interface SubtitleStream {
+  index: number;
+  language: string;
+  /** vobsub, pgs, srt, ssa … */
+  codec: string;
+  /** The source marks it as forced (only the foreign-language parts). */
+  forced: boolean;
+}
+
+/** The streams of one finished output file (job_done). */
+export interface FileStreams {
+  file: string;
+  audio: AudioStream[];
+  subtitles: SubtitleStream[];
+}
+
 export interface Track {
   number: number;
   seconds: number;
   size_bytes: number;
   chapters: number;
+  /** The title's audio and subtitle streams, as far as the scanning tool reports them. */
+  audio?: AudioStream[];
+  subtitles?: SubtitleStream[];
 }
 
 export interface RipArgs {
@@ -185,6 +216,23 @@ export interface TranscodeArgs {
   /** The disc's number in a season set (label "…D2"), for seasons with uniform runtimes. */
   disc_number?: number | null;
   library?: LibraryInfo | null;
+  /** Audio languages to keep, ISO 639-2/T in order of preference (the first match is the default track). */
+  audio_languages?: string[];
+  /** Subtitle languages to keep as tracks, in order. */
+  subtitle_languages?: string[];
+  /** How kept audio and subtitles are encoded (absent: the old behaviour, the preset alone). */
+  audio?: StreamOptions;
+}
+
+export interface StreamOptions {
+  /** Multichannel AC-3, E-AC-3, DTS, DTS-HD and TrueHD pass through untouched. */
+  keep_surround: boolean;
+  /** Next to each passed-through surround track, a stereo AAC track of the same audio. */
+  stereo_companion: boolean;
+  /** Burn a forced subtitle track of the default audio language into the picture. */
+  burn_forced_subtitles: boolean;
+  /** The title's original language (from the metadata lookup), kept as well; null when unknown. */
+  original_language: string | null;
 }
 
 export type Command =
@@ -214,7 +262,7 @@ export type AgentEvent = EventBase &
     | { type: 'rip_started'; raw_dir: string }
     | { type: 'rip_done'; raw_dir: string; files: string[] }
     | { type: 'transcode_started' }
-    | { type: 'job_done'; output_path: string; files: string[]; raw_removed: boolean }
+    | { type: 'job_done'; output_path: string; files: string[]; raw_removed: boolean; streams?: FileStreams[] }
     | { type: 'job_failed'; phase: Phase; reason: string }
     | { type: 'job_canceled'; phase: Phase }
     | { type: 'tracks'; drive: string; tracks: Track[] }

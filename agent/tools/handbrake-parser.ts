@@ -3,6 +3,10 @@
  * `--preset-list` (stderr) and failure reasons from stderr + exit code.
  */
 
+import type { AudioStream, SubtitleStream } from '../../shared/protocol.js';
+import { normaliseLanguage } from '../../shared/languages.js';
+import { audioCodec, subtitleCodec } from './stream-codec.js';
+
 /** One `Label: { … }` object from `--json` stdout (`Version`, `Progress`, `JSON Title Set`). */
 export interface HandbrakeJsonBlock {
   label: string;
@@ -95,7 +99,40 @@ export function workDone(block: HandbrakeJsonBlock): { error: number } | null {
 }
 
 export interface HandbrakeScan {
-  titles: { index: number; seconds: number }[];
+  titles: { index: number; seconds: number; audio: AudioStream[]; subtitles: SubtitleStream[] }[];
+}
+
+function asText(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+function asList(value: unknown): Json[] {
+  return Array.isArray(value) ? value.map((v) => asObject(v)).filter((v): v is Json => v !== null) : [];
+}
+
+/** AudioList entries: TrackNumber, LanguageCode (ISO 639-2), CodecName, Description, ChannelCount (languages.md). */
+function scanAudio(title: Json | null): AudioStream[] {
+  return asList(title?.AudioList).map((a, i) => {
+    const description = asText(a.Description);
+    // DTS-HD and DTS share CodecName "dca"; the description names the HD kind ("DTS-HD MA").
+    const hd = /DTS-HD/i.test(description) ? 'DTS-HD' : null;
+    return {
+      index: asNumber(a.TrackNumber) ?? i + 1,
+      language: normaliseLanguage(asText(a.LanguageCode)),
+      codec: audioCodec(hd, asText(a.CodecName)),
+      channels: asNumber(a.ChannelCount),
+    };
+  });
+}
+
+/** SubtitleList entries: TrackNumber, LanguageCode, SourceName (VOBSUB, PGS, SRT…), Attributes.Forced. */
+function scanSubtitles(title: Json | null): SubtitleStream[] {
+  return asList(title?.SubtitleList).map((sub, i) => ({
+    index: asNumber(sub.TrackNumber) ?? i + 1,
+    language: normaliseLanguage(asText(sub.LanguageCode)),
+    codec: subtitleCodec(asText(sub.SourceName)),
+    forced: asObject(sub.Attributes)?.Forced === true,
+  }));
 }
 
 /** Titles of `HandBrakeCLI -i X --scan -t 0 --json` stdout; seconds = Duration.Ticks / 90000. */
@@ -111,7 +148,7 @@ export function parseHandbrakeScan(stdout: string): HandbrakeScan {
       const title = asObject(item);
       const index = asNumber(title?.Index);
       const ticks = asNumber(asObject(title?.Duration)?.Ticks);
-      if (index !== null) titles.push({ index, seconds: ticks === null ? 0 : ticks / 90000 });
+      if (index !== null) titles.push({ index, seconds: ticks === null ? 0 : ticks / 90000, audio: scanAudio(title), subtitles: scanSubtitles(title) });
     }
   }
   return { titles };

@@ -19,6 +19,8 @@ export interface HandbrakeHooks {
   onSpawn?: (pid: number) => void;
   onProgress?: (pct: number) => void;
   timeoutMs?: number;
+  /** Arguments after the preset: the stream selection (-a, -E, -s …) overrides the preset's. */
+  streamArgs?: string[];
 }
 
 export interface HandbrakeOptions {
@@ -32,7 +34,7 @@ async function nonEmptyFile(file: string): Promise<boolean> {
 }
 
 /**
- * `HandBrakeCLI -i IN -o OUT -Z PRESET --json`: the container follows OUT's extension. Progress is the
+ * `HandBrakeCLI -i IN -o OUT -Z PRESET [stream args] --json`: the container follows OUT's extension. Progress is the
  * overall encode percent of WORKING blocks (100 at the end). On failure or cancel the partial output
  * is removed and a ToolError with a plain reason (naming an unknown preset) is thrown.
  */
@@ -40,7 +42,7 @@ export async function handbrakeTranscode(bin: string, input: string, output: str
   const collector = new HandbrakeJsonCollector();
   const seen = { doneError: 0, lastPct: -1 };
   try {
-    const result = await runTool(bin, ['-i', input, '-o', output, '-Z', preset, '--json'], {
+    const result = await runTool(bin, ['-i', input, '-o', output, '-Z', preset, ...(hooks.streamArgs ?? []), '--json'], {
       signal: hooks.signal,
       onSpawn: hooks.onSpawn,
       timeoutMs: hooks.timeoutMs,

@@ -1,4 +1,6 @@
 import { XMLParser } from 'fast-xml-parser';
+import { normaliseLanguage } from '../../shared/languages.js';
+import { audioCodec } from './stream-codec.js';
 
 /**
  * Pure parsing of lsdvd 0.17 output (dvd-tools.md §2): `lsdvd -Ox -a -c` XML, its error exits, and
@@ -10,10 +12,28 @@ export interface LsdvdTitle {
   seconds: number;
   /** Length of each chapter in seconds, in order. */
   chapters: number[];
-  /** ISO 639-2/B code per audio stream, in lsdvd's order ("und" when the disc does not say). */
-  audioLangs: string[];
-  /** MPEG stream id per audio stream (0x80 = first AC-3), null when lsdvd did not print it. */
-  audioStreamIds: (number | null)[];
+  /** The audio streams in lsdvd's (the IFO's) order. */
+  audio: LsdvdAudio[];
+  /** The subpicture streams in the IFO's order (`lsdvd -s`). */
+  subtitles: LsdvdSubpicture[];
+}
+
+export interface LsdvdAudio {
+  /** ISO 639-2/T ("und" when the disc does not say: lsdvd prints "xx" or nothing). */
+  language: string;
+  /** ac3, dts, lpcm, mp2 … */
+  codec: string;
+  channels: number | null;
+  /** MPEG stream id (0x80 = first AC-3), null when lsdvd did not print it. */
+  streamId: number | null;
+}
+
+export interface LsdvdSubpicture {
+  language: string;
+  /** The IFO's content code says "Forced". */
+  forced: boolean;
+  /** Private stream 1 sub-id, 0x20..0x3f; null when lsdvd did not print it. */
+  streamId: number | null;
 }
 
 export interface LsdvdDisc {
@@ -67,17 +87,25 @@ function streamId(value: unknown): number | null {
 }
 
 function parseTrack(track: Node): LsdvdTitle {
-  const audio = asList(track.audio);
   return {
     number: number(track.ix),
     seconds: number(track.length),
     chapters: asList(track.chapter).map((c) => number(c.length)),
-    audioLangs: audio.map((a) => toMatroskaLanguage(text(a.langcode))),
-    audioStreamIds: audio.map((a) => streamId(a.streamid)),
+    audio: asList(track.audio).map((a) => ({
+      language: normaliseLanguage(text(a.langcode)),
+      codec: audioCodec(text(a.format)),
+      channels: number(a.channels) || null,
+      streamId: streamId(a.streamid),
+    })),
+    subtitles: asList(track.subp).map((sp) => ({
+      language: normaliseLanguage(text(sp.langcode)),
+      forced: /^forced/i.test(text(sp.content)),
+      streamId: streamId(sp.streamid),
+    })),
   };
 }
 
-/** `lsdvd -Ox -a -c` stdout (banner lines before `<?xml` are dropped) → label, main feature, titles. */
+/** `lsdvd -Ox -a -s -c` stdout (banner lines before `<?xml` are dropped) → label, main feature, titles. */
 export function parseLsdvdXml(stdout: string): LsdvdDisc {
   const start = stdout.indexOf('<?xml');
   if (start === -1) throw new Error('lsdvd printed no XML');
@@ -100,23 +128,4 @@ export function lsdvdError(stderr: string, exitCode: number | null): string {
     .pop();
   const how = exitCode === null ? 'was stopped by a signal' : `failed with exit code ${exitCode}`;
   return `Reading the DVD's title list ${how}${last ? `: ${last}` : ''}`;
-}
-
-/** ISO 639-1 → ISO 639-2/B (the form Matroska expects) for languages found on DVDs. */
-const ISO639_1_TO_2B: Record<string, string> = {
-  af: 'afr', ar: 'ara', bg: 'bul', bn: 'ben', bs: 'bos', ca: 'cat', cs: 'cze', cy: 'wel', da: 'dan', de: 'ger',
-  el: 'gre', en: 'eng', eo: 'epo', es: 'spa', et: 'est', eu: 'baq', fa: 'per', fi: 'fin', fr: 'fre', ga: 'gle',
-  gd: 'gla', gl: 'glg', he: 'heb', hi: 'hin', hr: 'hrv', hu: 'hun', hy: 'arm', id: 'ind', is: 'ice', it: 'ita',
-  iw: 'heb', ja: 'jpn', ka: 'geo', kk: 'kaz', km: 'khm', ko: 'kor', ku: 'kur', la: 'lat', lb: 'ltz', lt: 'lit',
-  lv: 'lav', mk: 'mac', ml: 'mal', mn: 'mon', ms: 'may', mt: 'mlt', nb: 'nob', nl: 'dut', nn: 'nno', no: 'nor',
-  pa: 'pan', pl: 'pol', pt: 'por', ro: 'rum', ru: 'rus', sk: 'slo', sl: 'slv', sq: 'alb', sr: 'srp', sv: 'swe',
-  sw: 'swa', ta: 'tam', te: 'tel', th: 'tha', tl: 'tgl', tr: 'tur', uk: 'ukr', ur: 'urd', vi: 'vie', yi: 'yid',
-  zh: 'chi', zu: 'zul',
-};
-
-/** A DVD language code (2 letters, "xx" = unknown) → ISO 639-2/B, "und" when unknown. */
-export function toMatroskaLanguage(code: string): string {
-  const c = code.trim().toLowerCase();
-  if (/^[a-z]{3}$/.test(c)) return c;
-  return ISO639_1_TO_2B[c] ?? 'und';
 }

@@ -2,6 +2,9 @@
  * Pure parsing of `makemkvcon -r` (robot mode) output: tokenizer, `info` result, a reducer for
  * `mkv` runs, the outcome rule (makemkv.md §3) and the per-rip message filter.
  */
+import type { AudioStream, SubtitleStream } from '../../shared/protocol.js';
+import { normaliseLanguage } from '../../shared/languages.js';
+import { audioCodec, subtitleCodec } from './stream-codec.js';
 
 export type MakemkvField = number | string;
 
@@ -26,6 +29,9 @@ export interface Track {
   chapters: number;
   /** TINFO 27: the file name `mkv` writes. */
   outputFileName: string | null;
+  /** From the title's SINFO lines, in stream order. */
+  audio: AudioStream[];
+  subtitles: SubtitleStream[];
 }
 
 export interface MakemkvInfo {
@@ -63,6 +69,19 @@ const ATTR_DURATION = 9;
 const ATTR_SIZE_BYTES = 11;
 const ATTR_OUTPUT_FILE = 27;
 const CATTR_NAME = 2;
+/** SINFO attributes (makemkv.md §2.5). */
+const SATTR_TYPE = 1;
+const SATTR_LANG = 3;
+const SATTR_CODEC_ID = 5;
+const SATTR_CODEC_SHORT = 6;
+const SATTR_CHANNELS = 14;
+const SATTR_FLAGS = 22;
+const SATTR_TREE_INFO = 30;
+/** SINFO type codes: 6202 audio, 6203 subtitles (the text beside them is localized). */
+const STREAM_AUDIO = 6202;
+const STREAM_SUBTITLES = 6203;
+/** StreamFlags bit of a forced subtitle stream. */
+const FLAG_FORCED = 4096;
 const CATTR_VOLUME = 32;
 
 function readQuoted(line: string, start: number): { value: string; end: number } | null {
@@ -145,7 +164,32 @@ export function parseMakemkvDuration(value: string): number {
 }
 
 function blankTrack(number: number): Track {
-  return { number, seconds: 0, sizeBytes: 0, chapters: 0, outputFileName: null };
+  return { number, seconds: 0, sizeBytes: 0, chapters: 0, outputFileName: null, audio: [], subtitles: [] };
+}
+
+/** The attributes of one SINFO stream, collected before it is known whether it is audio or subtitles. */
+interface RawStream {
+  type: number | null;
+  attrs: Map<number, string>;
+}
+
+/** The audio and subtitle streams of one title from its SINFO attributes, numbered 1.. per kind in stream order. */
+function titleStreams(raw: Map<number, RawStream>): { audio: AudioStream[]; subtitles: SubtitleStream[] } {
+  const audio: AudioStream[] = [];
+  const subtitles: SubtitleStream[] = [];
+  for (const [, stream] of [...raw.entries()].sort((x, y) => x[0] - y[0])) {
+    const a = stream.attrs;
+    const language = normaliseLanguage(a.get(SATTR_LANG));
+    if (stream.type === STREAM_AUDIO) {
+      const channels = Number(a.get(SATTR_CHANNELS));
+      audio.push({ index: audio.length + 1, language, codec: audioCodec(a.get(SATTR_CODEC_SHORT), a.get(SATTR_CODEC_ID)), channels: Number.isInteger(channels) && channels > 0 ? channels : null });
+    } else if (stream.type === STREAM_SUBTITLES) {
+      const flags = Number(a.get(SATTR_FLAGS)) || 0;
+      const forced = (flags & FLAG_FORCED) !== 0 || /\(forced only\)/i.test(a.get(SATTR_TREE_INFO) ?? '');
+      subtitles.push({ index: subtitles.length + 1, language, codec: subtitleCodec(a.get(SATTR_CODEC_ID), a.get(SATTR_CODEC_SHORT)), forced });
+    }
+  }
+  return { audio, subtitles };
 }
 
 function applyTitleAttribute(track: Track, attr: number, value: string): void {
@@ -159,6 +203,7 @@ function applyTitleAttribute(track: Track, attr: number, value: string): void {
 export function parseMakemkvInfo(lines: string[]): MakemkvInfo {
   const info: MakemkvInfo = { discName: null, volumeName: null, titles: [], opened: false, failed: false, messages: [], titleCount: null, fatalCodes: [] };
   const tracks = new Map<number, Track>();
+  const streams = new Map<number, Map<number, RawStream>>();
   let sawOpened = false;
   for (const line of lines) {
     const record = tokenizeMakemkvLine(line);
@@ -182,7 +227,20 @@ export function parseMakemkvInfo(lines: string[]): MakemkvInfo {
       const track = tracks.get(title) ?? blankTrack(title);
       tracks.set(title, track);
       applyTitleAttribute(track, attr, str(d));
+    } else if (record.prefix === 'SINFO') {
+      const [title, index, attr, code, value] = record.fields;
+      if (typeof title !== 'number' || typeof index !== 'number' || typeof attr !== 'number') continue;
+      const perTitle = streams.get(title) ?? new Map<number, RawStream>();
+      streams.set(title, perTitle);
+      const stream = perTitle.get(index) ?? { type: null, attrs: new Map<number, string>() };
+      perTitle.set(index, stream);
+      if (attr === SATTR_TYPE) stream.type = num(code);
+      else stream.attrs.set(attr, str(value));
     }
+  }
+  for (const [title, raw] of streams) {
+    const track = tracks.get(title);
+    if (track) Object.assign(track, titleStreams(raw));
   }
   info.titles = [...tracks.values()].sort((x, y) => x.number - y.number);
   info.failed = info.fatalCodes.length > 0;

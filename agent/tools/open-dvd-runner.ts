@@ -1,10 +1,12 @@
 /**
  * The open DVD backend for unencrypted DVDs and DVD images (an ISO file, a folder holding VIDEO_TS, or
  * a drive device): lsdvd for the title list, dvdbackup to copy one title's VOBs, ffmpeg to remux them
- * losslessly into MKV with chapters and audio languages (dvd-tools.md).
+ * losslessly into MKV with chapters, all audio and subtitle streams and their languages (dvd-tools.md).
  *
  * Title sizes: lsdvd does not print them, so a scan estimates each title as the VOB bytes of its title
  * set (from `dvdbackup -I`) shared among the set's titles in proportion to their length.
+ * Every audio and subpicture stream is kept with its language from the IFO, so the transcode can
+ * choose languages later (and again on a retry).
  * Progress of a rip: the copy counts for the first COPY_SHARE of the bar (bytes copied against that
  * estimate, since reading the disc is the slow part), the remux for the rest (ffmpeg out_time_us
  * against the title length).
@@ -16,6 +18,7 @@ import type { SectorScan } from './dvdbackup-parser.js';
 import { FfmpegProgressParser, ffmpegPercent } from './ffmpeg-progress-parser.js';
 import { cssLibraryMissing, lsdvdError, parseLsdvdXml } from './lsdvd-parser.js';
 import type { LsdvdDisc, LsdvdTitle } from './lsdvd-parser.js';
+import { matroskaLanguage, UNDETERMINED } from '../../shared/languages.js';
 import type { Track } from './makemkv-parser.js';
 import { runTool, ToolError } from '../../shared/process.js';
 import type { RunToolOptions } from '../../shared/process.js';
@@ -70,7 +73,7 @@ function encryptedError(cssMissing: boolean): ToolError {
 }
 
 async function readDisc(source: string, opts: OpenDvdOptions): Promise<{ disc: LsdvdDisc; cssMissing: boolean }> {
-  const result = await runTool(bins(opts).lsdvd, ['-Ox', '-a', '-c', source], { ...toolOptions(opts), captureStdout: true });
+  const result = await runTool(bins(opts).lsdvd, ['-Ox', '-a', '-s', '-c', source], { ...toolOptions(opts), captureStdout: true });
   if (result.exitCode !== 0) throw new ToolError('lsdvd', lsdvdError(result.stderr, result.exitCode), { exitCode: result.exitCode ?? undefined });
   try {
     return { disc: parseLsdvdXml(result.stdout), cssMissing: cssLibraryMissing(result.stdout + result.stderr) };
@@ -86,10 +89,18 @@ async function titleSizes(source: string, titles: LsdvdTitle[], opts: OpenDvdOpt
 }
 
 function toTrack(title: LsdvdTitle, sizes: Map<number, number>): Track {
-  return { number: title.number, seconds: title.seconds, sizeBytes: sizes.get(title.number) ?? 0, chapters: title.chapters.length, outputFileName: null };
+  return {
+    number: title.number,
+    seconds: title.seconds,
+    sizeBytes: sizes.get(title.number) ?? 0,
+    chapters: title.chapters.length,
+    outputFileName: null,
+    audio: title.audio.map((a, i) => ({ index: i + 1, language: a.language, codec: a.codec, channels: a.channels })),
+    subtitles: title.subtitles.map((sp, i) => ({ index: i + 1, language: sp.language, codec: 'vobsub', forced: sp.forced })),
+  };
 }
 
-/** `lsdvd -Ox -a -c SRC` + `dvdbackup -i SRC -I`: the titles in the same shape as MakeMKV's. */
+/** `lsdvd -Ox -a -s -c SRC` + `dvdbackup -i SRC -I`: the titles in the same shape as MakeMKV's. */
 export async function openDvdScan(source: string, opts: OpenDvdOptions = {}): Promise<OpenDvdScan> {
   const { disc } = await readDisc(source, opts);
   const sizes = await titleSizes(source, disc.titles, opts);
@@ -221,21 +232,34 @@ export function chaptersMetadata(lengths: number[]): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** ffmpeg -map/-metadata arguments for the title's audio, in lsdvd's order. */
-function audioArgs(title: LsdvdTitle): string[] {
-  const ids = title.audioStreamIds;
-  const byId = ids.length > 0 && ids.every((id) => id !== null);
-  const maps = byId ? ids.flatMap((id) => ['-map', `0:i:0x${(id as number).toString(16)}?`]) : ['-map', '0:a?'];
-  const langs = title.audioLangs.flatMap((lang, i) => (lang === 'und' ? [] : [`-metadata:s:a:${i}`, `language=${lang}`]));
-  return [...maps, ...langs];
+/**
+ * ffmpeg -map/-metadata arguments for every audio and subpicture stream of the title, in the IFO's
+ * order. The languages live only in the IFO (VOBs carry none), so they are written here. Streams are
+ * mapped by their MPEG id so the order is the IFO's, not the order the demuxer met them in; "?" keeps
+ * a stream the IFO lists but the title never uses from failing the remux.
+ */
+export function streamArgs(title: LsdvdTitle): string[] {
+  const args: string[] = [];
+  const map = (kind: 'a' | 's', streams: { streamId: number | null; language: string }[]): void => {
+    const byId = streams.length > 0 && streams.every((st) => st.streamId !== null);
+    if (byId) for (const st of streams) args.push('-map', `0:i:0x${(st.streamId as number).toString(16)}?`);
+    else args.push('-map', `0:${kind}?`);
+    streams.forEach((st, i) => {
+      if (st.language !== UNDETERMINED) args.push(`-metadata:s:${kind}:${i}`, `language=${matroskaLanguage(st.language)}`);
+    });
+  };
+  map('a', title.audio);
+  if (title.subtitles.length > 0) map('s', title.subtitles);
+  return args;
 }
 
 function remuxArgs(vobs: string[], chaptersFile: string, title: LsdvdTitle, outFile: string): string[] {
   const input = vobs.length === 1 ? vobs[0] : `concat:${vobs.join('|')}`;
   return [
-    '-v', 'error', '-nostdin', '-fflags', '+genpts',
+    // Subpicture streams appear only when a subtitle is first shown: probe far enough to meet them.
+    '-v', 'error', '-nostdin', '-fflags', '+genpts', '-probesize', '200M', '-analyzeduration', '200M',
     '-i', input, '-i', chaptersFile,
-    '-map', '0:v', ...audioArgs(title),
+    '-map', '0:v', ...streamArgs(title),
     '-map_metadata', '1', '-map_chapters', '1',
     '-c', 'copy', '-f', 'matroska',
     '-progress', 'pipe:1', '-nostats', '-y', outFile,

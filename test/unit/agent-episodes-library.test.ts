@@ -174,7 +174,7 @@ describe('a series transcode with episode runtimes', () => {
       return f;
     });
     const transcoder: Transcoder = {
-      duration: async (input) => seconds[files.indexOf(input)],
+      scan: async (input) => ({ seconds: seconds[files.indexOf(input)], audio: [], subtitles: [] }),
       transcode: async (input, output) => fs.writeFileSync(output, fs.readFileSync(input)),
     };
     return {

@@ -21,10 +21,10 @@ function fakeTranscoder(failOn?: string, seconds: Record<string, number> = {}): 
   const calls: Call[] = [];
   return {
     calls,
-    async duration(input) {
+    async scan(input) {
       const s = seconds[path.basename(input)];
       if (s === undefined) throw new Error(`no scan for ${path.basename(input)}`);
-      return s;
+      return { seconds: s, audio: [], subtitles: [] };
     },
     async transcode(input, output, preset, hooks) {
       calls.push({ input, output, preset });
@@ -88,6 +88,7 @@ describe('runTranscode', () => {
       output_path: dir,
       files: [path.join(dir, 'Heat (1995) - t01.mkv'), path.join(dir, 'Heat (1995) - t02.mkv')],
       raw_removed: true,
+      streams: [],
     });
     assert.equal(fs.readFileSync(result.files[0], 'utf8'), 'encoded:raw 1');
     assert.equal(fs.readFileSync(result.files[1], 'utf8'), 'encoded:raw 2');
@@ -145,7 +146,7 @@ describe('runTranscode', () => {
     const disc2 = setup(1, { series: 'Show', season: 3, target_dir: disc1.target_dir });
     fs.writeFileSync(disc2.files[0], 'raw of disc 2');
     const slow: Transcoder = {
-      duration: async () => 0,
+      scan: async () => ({ seconds: 0, audio: [], subtitles: [] }),
       async transcode(input, output) {
         await new Promise((resolve) => setTimeout(resolve, 30));
         fs.writeFileSync(output, `encoded:${fs.readFileSync(input, 'utf8')}`);
@@ -173,5 +174,53 @@ describe('runTranscode', () => {
     assert.notEqual(r2.files[0], r1.files[0]);
     assert.equal(fs.readFileSync(r1.files[0], 'utf8'), 'encoded:raw 1');
     assert.deepEqual(fs.readdirSync(seasonDir).sort(), ['Show - S02 - t01 (2).mkv', 'Show - S02 - t01.mkv']);
+  });
+});
+
+describe('runTranscode with a language choice', () => {
+  const audio = [
+    { index: 1, language: 'deu', codec: 'ac3', channels: 6 },
+    { index: 2, language: 'eng', codec: 'ac3', channels: 2 },
+  ];
+  const subtitles = [{ index: 1, language: 'deu', codec: 'vobsub', forced: false }];
+
+  it('hands the stream arguments to the encoder, logs the choice and reports the output streams', async () => {
+    const args = setup(1, {
+      audio_languages: ['eng', 'deu'],
+      subtitle_languages: ['deu'],
+      audio: { keep_surround: true, stereo_companion: false, burn_forced_subtitles: false, original_language: null },
+    });
+    const seen: string[][] = [];
+    const transcoder: Transcoder = {
+      scan: async (input) => (input.startsWith(args.raw_dir) ? { seconds: 12, audio, subtitles } : { seconds: 12, audio: [audio[1], audio[0]], subtitles }),
+      async transcode(_input, output, _preset, hooks) {
+        seen.push(hooks.streamArgs);
+        fs.writeFileSync(output, 'encoded');
+      },
+    };
+    const { ctx, logs } = context();
+    const result = await runTranscode(args, transcoder, ctx);
+    assert.deepEqual(seen, [['-a', '2,1', '-E', 'copy,copy', '-6', 'none,none', '--audio-copy-mask', 'ac3,eac3,dts,dtshd,truehd', '--audio-fallback', 'av_aac', '-s', '1', '--subtitle-burned=none', '--subtitle-default=none']]);
+    assert.ok(logs.includes('title_t01.mkv: keeping audio eng passthrough, deu passthrough; subtitles deu'), logs.join('\n'));
+    assert.deepEqual(result.streams, [{ file: 'Heat (1995).mkv', audio: [audio[1], audio[0]], subtitles }]);
+  });
+
+  it('falls back to the preset alone, and says so, when the raw file cannot be scanned', async () => {
+    const args = setup(1, { audio_languages: ['deu'], subtitle_languages: [], audio: { keep_surround: true, stereo_companion: false, burn_forced_subtitles: false, original_language: null } });
+    const seen: string[][] = [];
+    const transcoder: Transcoder = {
+      scan: async () => {
+        throw new Error('scan found no title');
+      },
+      async transcode(_input, output, _preset, hooks) {
+        seen.push(hooks.streamArgs);
+        fs.writeFileSync(output, 'encoded');
+      },
+    };
+    const { ctx, logs } = context();
+    const result = await runTranscode(args, transcoder, ctx);
+    assert.deepEqual(seen, [[]]);
+    assert.ok(logs.some((l) => l === "the streams of title_t01.mkv could not be read (scan found no title): the preset's own audio and subtitle choice applies"), logs.join('\n'));
+    assert.deepEqual(result.streams, [], 'an output that cannot be scanned is listed without streams');
   });
 });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { dvdbackupError, DVD_SECTOR, estimateTitleSizes, parseDvdbackupInfo, scanVobSectors } from '../../agent/tools/dvdbackup-parser.js';
-import { cssLibraryMissing, lsdvdError, parseLsdvdXml, toMatroskaLanguage } from '../../agent/tools/lsdvd-parser.js';
-import { sampleSection } from '../fixtures/tools-samples.js';
+import { cssLibraryMissing, lsdvdError, parseLsdvdXml } from '../../agent/tools/lsdvd-parser.js';
+import { sampleSection, sampleText } from '../fixtures/tools-samples.js';
 
 /** stdout of `lsdvd -Ox -a -c test.iso` as captured: the libdvdread banner, then the XML. */
 function lsdvdXmlOutput(): string {
@@ -30,8 +30,8 @@ describe('parseLsdvdXml', () => {
   it('reads chapter lengths and audio streams', () => {
     assert.deepEqual(disc.titles[0].chapters, [4.8, 5.4, 4.8, 5.0]);
     assert.deepEqual(disc.titles[2].chapters, [4.8, 3.2]);
-    assert.deepEqual(disc.titles[0].audioLangs, ['und'], 'lsdvd "xx" = unknown');
-    assert.deepEqual(disc.titles[0].audioStreamIds, [0x80]);
+    assert.deepEqual(disc.titles[0].audio.map((a) => a.language), ['und'], 'lsdvd "xx" = unknown');
+    assert.deepEqual(disc.titles[0].audio.map((a) => a.streamId), [0x80]);
   });
 
   it('keeps a single track, a numeric label and a raw & (lsdvd -x) readable', () => {
@@ -45,7 +45,18 @@ describe('parseLsdvdXml', () => {
     ].join('\n');
     const parsed = parseLsdvdXml(xml);
     assert.equal(parsed.label, '2001');
-    assert.deepEqual(parsed.titles, [{ number: 1, seconds: 12.5, chapters: [12.5], audioLangs: ['ger', 'eng'], audioStreamIds: [0x80, 0x81] }]);
+    assert.deepEqual(parsed.titles, [
+      {
+        number: 1,
+        seconds: 12.5,
+        chapters: [12.5],
+        audio: [
+          { language: 'deu', codec: 'unknown', channels: null, streamId: 0x80 },
+          { language: 'eng', codec: 'unknown', channels: null, streamId: 0x81 },
+        ],
+        subtitles: [],
+      },
+    ]);
   });
 
   it('throws when there is no XML', () => {
@@ -69,12 +80,21 @@ describe('lsdvd errors and the css banner', () => {
     assert.equal(cssLibraryMissing('<?xml version="1.0"?><lsdvd/>'), false);
   });
 
-  it('maps DVD language codes to Matroska ones', () => {
-    assert.equal(toMatroskaLanguage('de'), 'ger');
-    assert.equal(toMatroskaLanguage('FR'), 'fre');
-    assert.equal(toMatroskaLanguage('xx'), 'und');
-    assert.equal(toMatroskaLanguage(''), 'und');
-    assert.equal(toMatroskaLanguage('eng'), 'eng');
+  it('reads the audio and subpicture streams of the two-language disc (lsdvd -a -s, captured)', () => {
+    const [title] = parseLsdvdXml(sampleText('dvd-lsdvd-multilang.txt')).titles;
+    assert.deepEqual(title.audio, [
+      { language: 'deu', codec: 'ac3', channels: 6, streamId: 0x80 },
+      { language: 'eng', codec: 'ac3', channels: 2, streamId: 0x81 },
+    ]);
+    assert.deepEqual(title.subtitles, [
+      { language: 'deu', forced: false, streamId: 0x20 },
+      { language: 'eng', forced: false, streamId: 0x21 },
+    ]);
+  });
+
+  it('marks a subpicture stream whose content code is Forced', () => {
+    const xml = '<?xml version="1.0"?><lsdvd><track><ix>1</ix><length>5</length><subp><ix>1</ix><langcode>en</langcode><content>Forced</content><streamid>0x22</streamid></subp></track></lsdvd>';
+    assert.deepEqual(parseLsdvdXml(xml).titles[0].subtitles, [{ language: 'eng', forced: true, streamId: 0x22 }]);
   });
 });
 

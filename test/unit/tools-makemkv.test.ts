@@ -95,6 +95,16 @@ describe('parseMakemkvInfo', () => {
         sizeBytes: 31843694592,
         chapters: 21,
         outputFileName: 'Demon Slayer- Kimetsu no Yaiba Swordsmith Village Arc Complete Blu-ray Set Standard Edition Disc 1_t00.mkv',
+        audio: [
+          { index: 1, language: 'eng', codec: 'lpcm', channels: 2 },
+          { index: 2, language: 'jpn', codec: 'lpcm', channels: 2 },
+        ],
+        subtitles: [
+          { index: 1, language: 'eng', codec: 'pgs', forced: false },
+          { index: 2, language: 'eng', codec: 'pgs', forced: true },
+          { index: 3, language: 'eng', codec: 'pgs', forced: false },
+          { index: 4, language: 'eng', codec: 'pgs', forced: true },
+        ],
       },
     ]);
     assert.ok(info.messages.some((m) => m.code === 5011));
@@ -106,7 +116,8 @@ describe('parseMakemkvInfo', () => {
     assert.equal(info.titleCount, 13);
     assert.equal(info.discName, 'BETTERMAN_V1');
     assert.equal(info.volumeName, 'BETTERMAN_V1');
-    assert.deepEqual(info.titles[0], { number: 0, seconds: 13, sizeBytes: 3917824, chapters: 2, outputFileName: 'A1_t00.mkv' });
+    // The capture elides the audio stream's attributes after its type line: an audio stream of unknown language and codec.
+    assert.deepEqual(info.titles[0], { number: 0, seconds: 13, sizeBytes: 3917824, chapters: 2, outputFileName: 'A1_t00.mkv', audio: [{ index: 1, language: 'und', codec: 'unknown', channels: null }], subtitles: [] });
   });
 
   it('reports a disc that could not be opened', () => {

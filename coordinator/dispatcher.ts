@@ -4,7 +4,7 @@ import type { Db } from '../shared/sqlite.js';
 import type { Logger } from '../shared/log.js';
 import { parsePayload, sendImmediately, TASKS, TOPIC_ROOT, topics, type AgentEvent, type AgentStatus, type AppKeyMessage, type Command, type CoordinatorStatus, type DriveState, type LibraryInfo, type RipArgs, type Track, type TranscodeArgs } from '../shared/protocol.js';
 import type { DeviceEntry, Fleet } from './fleet.js';
-import { outputTarget, parseMeta, type JobRow, type JobsStore } from './jobs-store.js';
+import { metaLanguages, outputTarget, parseMeta, type JobRow, type JobsStore } from './jobs-store.js';
 import { HttpError } from './http.js';
 import type { KeyStore } from './key-store.js';
 import type { SettingsStore } from './settings-store.js';
@@ -428,6 +428,7 @@ export class Dispatcher {
         return;
       case 'job_done':
         if (cmd) this.setCommandState(cmd.id, 'done');
+        if (event.streams) this.jobs.updateMeta(job.id, { streams: event.streams });
         this.db.prepare(`UPDATE transcode_queue SET state = 'done' WHERE job_id = ?`).run(job.id);
         this.finish(
           job.id,
@@ -541,6 +542,14 @@ export class Dispatcher {
       episodes: jobEpisodes(job),
       disc_number: typeof meta.disc_number === 'number' ? meta.disc_number : null,
       library: this.libraryFor(job),
+      audio_languages: metaLanguages(meta, 'audio_languages') ?? [...s.audioLanguages],
+      subtitle_languages: metaLanguages(meta, 'subtitle_languages') ?? [...s.subtitleLanguages],
+      audio: {
+        keep_surround: s.keepSurround,
+        stereo_companion: s.stereoCompanion,
+        burn_forced_subtitles: s.burnForcedSubtitles,
+        original_language: s.originalLanguage && typeof meta.original_language === 'string' ? meta.original_language : null,
+      },
     };
     const preferred = typeof meta.transcode_node === 'string' && meta.transcode_node ? meta.transcode_node : null;
     this.db.prepare(`UPDATE transcode_queue SET state = 'done' WHERE job_id = ? AND state != 'done'`).run(jobId);

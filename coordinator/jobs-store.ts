@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../shared/sqlite.js';
-import type { Phase } from '../shared/protocol.js';
+import type { FileStreams, Phase } from '../shared/protocol.js';
 import { appendPoint, computeEtaSeconds, etaText, type ProgressPoint } from '../shared/eta.js';
 
 export type JobStatus = 'pending' | 'running' | 'transcoding' | 'canceling' | 'failed' | 'completed' | 'canceled';
@@ -20,6 +20,13 @@ export interface JobMeta {
   main_feature_only?: boolean;
   disc_type?: string;
   disc_label?: string;
+  /** The language choice of the job (ISO 639-2/T), kept by retries. */
+  audio_languages?: string[];
+  subtitle_languages?: string[];
+  /** The title's original language from the metadata lookup. */
+  original_language?: string;
+  /** The streams of each finished file (from the transcode's scan of its output). */
+  streams?: FileStreams[];
   [key: string]: unknown;
 }
 
@@ -76,6 +83,12 @@ export function parseMeta(raw: string | null): JobMeta | null {
   } catch {
     return null;
   }
+}
+
+/** A language list of a job's meta, or null when the job has none (made before languages were chosen). */
+export function metaLanguages(meta: JobMeta | null, key: 'audio_languages' | 'subtitle_languages'): string[] | null {
+  const v = meta?.[key];
+  return Array.isArray(v) && v.every((c) => typeof c === 'string') ? v : null;
 }
 
 function parsePoints(raw: string | null): ProgressPoint[] {

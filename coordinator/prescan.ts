@@ -21,6 +21,8 @@ export interface DiscIdentity {
   imdb_id?: string | null;
   /** Series discs: the disc's number in the season set, from the label ("…D2"). */
   disc_number?: number | null;
+  /** ISO 639-2/T of the title's original language, when the lookup knows it. */
+  original_language?: string | null;
 }
 
 /**
@@ -140,5 +142,6 @@ export function identityMeta(identity: DiscIdentity): Record<string, unknown> {
   if (identity.tmdb_id) meta.tmdb_id = identity.tmdb_id;
   if (identity.imdb_id) meta.imdb_id = identity.imdb_id;
   if (identity.disc_number) meta.disc_number = identity.disc_number;
+  if (identity.original_language) meta.original_language = identity.original_language;
   return meta;
 }

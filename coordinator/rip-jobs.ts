@@ -22,6 +22,9 @@ export interface RipRequest {
   transcodeNode?: string | null;
   /** A series rip: the TMDB id of the series, for the season's episode runtimes (else the pre-scan's). */
   tmdbId?: number | null;
+  /** Languages to keep (ISO 639-2/T, validated); null: the settings' lists at the time of the request. */
+  audioLanguages?: string[] | null;
+  subtitleLanguages?: string[] | null;
   /** Where the request came from, for the job log ("POST /jobs", "autoRipStart"). */
   origin: string;
   /** Extra meta keys (poster_path, retry_of). */
@@ -98,6 +101,9 @@ export async function createRipJob(ctx: AppContext, req: RipRequest): Promise<Jo
     series,
     season,
     main_feature_only: mainFeatureOnly,
+    // The language choice is stored in the job, so a retry of the rip or of the transcode keeps it.
+    audio_languages: req.audioLanguages ?? [...s.audioLanguages],
+    subtitle_languages: req.subtitleLanguages ?? [...s.subtitleLanguages],
     ...(transcodeNode ? { transcode_node: transcodeNode } : {}),
   };
   const row = jobs.create({ id, title, target_dir: targetDir, device: req.device, node: current.state.node, meta });

@@ -1,3 +1,4 @@
+import { parseLanguageList } from '../shared/languages.js';
 import type { Db } from '../shared/sqlite.js';
 
 /** Every setting with its default. Names of the spec are kept (workDir, transcodeEnabled, ...). */
@@ -23,9 +24,22 @@ export const SETTING_DEFAULTS = {
   setupComplete: false,
   homeAssistantDiscovery: false,
   homeAssistantPrefix: 'homeassistant',
+  /** Audio languages the transcode keeps, ISO 639-2 in order of preference (the first found is the default track). */
+  audioLanguages: ['deu', 'eng'],
+  /** Subtitle languages kept as tracks (never burned in). */
+  subtitleLanguages: ['deu'],
+  /** Multichannel AC-3, E-AC-3, DTS, DTS-HD and TrueHD pass through untouched. */
+  keepSurround: true,
+  /** A stereo AAC track beside each passed-through surround track. */
+  stereoCompanion: false,
+  /** Also keep the title's original-language audio when the metadata lookup knows it. */
+  originalLanguage: true,
+  /** Burn a forced subtitle track of the default audio language into the picture. */
+  burnForcedSubtitles: false,
 } as const;
 
-export type Settings = { -readonly [K in keyof typeof SETTING_DEFAULTS]: (typeof SETTING_DEFAULTS)[K] extends boolean ? boolean : string };
+type SettingValue<T> = T extends boolean ? boolean : T extends readonly string[] ? readonly string[] : string;
+export type Settings = { -readonly [K in keyof typeof SETTING_DEFAULTS]: SettingValue<(typeof SETTING_DEFAULTS)[K]> };
 export type SettingName = keyof Settings;
 
 /** Settings whose values never reach an API answer or a log line. */
@@ -41,6 +55,12 @@ export class SettingsError extends Error {}
 /** Validates one value against the type of its default. */
 export function validateSetting(name: string, value: unknown): Settings[SettingName] {
   if (!isSettingName(name)) throw new SettingsError(`unknown setting "${name}"`);
+  if (Array.isArray(SETTING_DEFAULTS[name])) {
+    // The list settings are language lists.
+    const list = parseLanguageList(value, `setting "${name}"`);
+    if (!list.ok) throw new SettingsError(list.reason);
+    return list.codes as Settings[SettingName];
+  }
   const expected = typeof SETTING_DEFAULTS[name];
   if (typeof value !== expected) throw new SettingsError(`setting "${name}" must be a ${expected}`);
   if (typeof value === 'string' && value.length > 4096) throw new SettingsError(`setting "${name}" is longer than 4096 characters`);

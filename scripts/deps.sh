@@ -33,6 +33,8 @@ missing=()
 for cmd in "${!TOOLS[@]}"; do
   if ! command -v "$cmd" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$cmd" ]; then missing+=("${TOOLS[$cmd]}"); fi
 done
+# The two-language test disc renders its subtitles with DejaVu Sans (scripts/make-multilang-dvd-image.sh).
+if [ "${RIPWERK_TEST_DEPS:-}" = 1 ] && [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ]; then missing+=(fonts-dejavu-core); fi
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "installing Debian packages: ${missing[*]}"
   SUDO=""

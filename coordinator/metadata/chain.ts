@@ -40,6 +40,7 @@ function identityFromMatch(m: MetadataMatch, label: DiscIdentity, confidence: nu
     tmdb_id: m.tmdb_id,
     imdb_id: m.imdb_id,
     disc_number: label.disc_number ?? null,
+    original_language: m.original_language ?? null,
   };
 }
 
@@ -134,7 +135,7 @@ export class MetadataChain implements DiscLookup {
     try {
       const german = await this.tmdb.findByImdb(m.imdb_id);
       if (!german) return m;
-      return { ...m, title: german.title, original_title: m.title, year: german.year ?? m.year, poster_path: german.poster_path ?? m.poster_path, poster_url: german.poster_url ?? m.poster_url, overview: german.overview ?? m.overview, tmdb_id: german.tmdb_id };
+      return { ...m, title: german.title, original_title: m.title, year: german.year ?? m.year, poster_path: german.poster_path ?? m.poster_path, poster_url: german.poster_url ?? m.poster_url, overview: german.overview ?? m.overview, tmdb_id: german.tmdb_id, original_language: german.original_language ?? m.original_language ?? null };
     } catch (err) {
       this.skip('tmdb', err);
       return m;

@@ -6,6 +6,8 @@ export interface MetadataMatch {
   kind: 'movie' | 'series';
   title: string;
   original_title: string | null;
+  /** ISO 639-2/T of the title's original language (TMDB's original_language), null when the source does not say. */
+  original_language?: string | null;
   year: number | null;
   /** TMDB: relative to its image base (/abc.jpg); OMDb and Jikan: an absolute URL. */
   poster_path: string | null;

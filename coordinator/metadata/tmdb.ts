@@ -1,4 +1,5 @@
 import { getJson, records, SourceError, str, yearOf, type MetadataMatch } from './match.js';
+import { normaliseLanguage, UNDETERMINED } from '../../shared/languages.js';
 
 const LANGUAGE = 'de-DE';
 
@@ -25,6 +26,12 @@ export interface TmdbSeason {
   episodes: SeasonEpisode[];
 }
 
+/** TMDB's original_language (ISO 639-1, "en") as ISO 639-2/T; null when absent or unknown. */
+function originalLanguage(value: unknown): string | null {
+  const code = typeof value === 'string' ? normaliseLanguage(value) : UNDETERMINED;
+  return code === UNDETERMINED ? null : code;
+}
+
 /** A movie (title, release_date) or a series (name, first_air_date) of a TMDB answer. */
 export function tmdbMatch(r: Record<string, unknown>, kind: MetadataMatch['kind'], imageBase: string): MetadataMatch | null {
   const id = typeof r.id === 'number' ? r.id : null;
@@ -37,6 +44,7 @@ export function tmdbMatch(r: Record<string, unknown>, kind: MetadataMatch['kind'
     kind,
     title,
     original_title: str(kind === 'movie' ? r.original_title : r.original_name),
+    original_language: originalLanguage(r.original_language),
     year: yearOf(kind === 'movie' ? r.release_date : r.first_air_date),
     poster_path: poster,
     poster_url: poster ? `${imageBase}${poster}` : null,

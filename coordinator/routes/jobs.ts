@@ -2,11 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Router, type Request } from 'express';
 import { toCsv } from '../../shared/csv.js';
+import { parseLanguageList } from '../../shared/languages.js';
 import { checkMediaPath, isBareFileName, resolveInside } from '../../shared/media-paths.js';
 import type { AppContext } from '../context.js';
 import { HttpError, objectBody } from '../http.js';
 import { createRipJob } from '../rip-jobs.js';
-import { outputTarget, parseMeta, toView, type JobRow } from '../jobs-store.js';
+import { metaLanguages, outputTarget, parseMeta, toView, type JobRow } from '../jobs-store.js';
 
 function optionalString(body: Record<string, unknown>, key: string): string | null {
   const v = body[key];
@@ -20,6 +21,15 @@ function optionalInt(body: Record<string, unknown>, key: string, min: number, ma
   if (v === undefined || v === null || v === '') return null;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw new HttpError(400, `${key} must be a whole number from ${min} to ${max}`);
   return v;
+}
+
+/** audio_languages / subtitle_languages: a list of ISO 639-2 codes, or null when the request leaves it to the settings. */
+function languagesOf(body: Record<string, unknown>, key: 'audio_languages' | 'subtitle_languages'): string[] | null {
+  const v = body[key];
+  if (v === undefined || v === null) return null;
+  const list = parseLanguageList(v, key);
+  if (!list.ok) throw new HttpError(400, list.reason);
+  return list.codes;
 }
 
 function titlesOf(body: Record<string, unknown>): number[] {
@@ -63,6 +73,8 @@ export function jobsRouter(ctx: AppContext): Router {
     if ((series === null) !== (season === null)) throw new HttpError(400, 'series and season go together: give both or neither');
     const mainOverride = body.main_feature_only;
     if (mainOverride !== undefined && mainOverride !== null && typeof mainOverride !== 'boolean') throw new HttpError(400, 'main_feature_only must be true or false');
+    const audioLanguages = languagesOf(body, 'audio_languages');
+    const subtitleLanguages = languagesOf(body, 'subtitle_languages');
     const row = await createRipJob(ctx, {
       device,
       title: optionalString(body, 'title'),
@@ -75,6 +87,8 @@ export function jobsRouter(ctx: AppContext): Router {
       workDir: optionalString(body, 'work_dir'),
       transcodeNode: optionalString(body, 'transcode_node'),
       tmdbId: optionalInt(body, 'tmdb_id', 1, Number.MAX_SAFE_INTEGER),
+      audioLanguages,
+      subtitleLanguages,
       origin: 'POST /jobs',
     });
     res.status(201).json(toView(row, Date.now()));
@@ -87,10 +101,14 @@ export function jobsRouter(ctx: AppContext): Router {
   router.get('/jobs/:id/detail', (req, res) => {
     const row = job(req);
     const device = row.device ? fleet.device(row.device) : undefined;
+    const meta = parseMeta(row.meta);
     res.json({
       ...toView(row, Date.now()),
       disc: device?.state.disc && device.state.disc.fingerprint === parseMeta(row.meta)?.fingerprint ? device.state.disc : null,
       raw: { state: row.raw_state ?? 'unclear', path: row.raw_path, size_bytes: row.raw_size, checked_at: row.raw_checked_at },
+      audio_languages: metaLanguages(meta, 'audio_languages'),
+      subtitle_languages: metaLanguages(meta, 'subtitle_languages'),
+      streams: Array.isArray(meta?.streams) ? meta.streams : [],
       logs: jobs.logs(row.id),
     });
   });
@@ -170,6 +188,8 @@ export function jobsRouter(ctx: AppContext): Router {
       targetDir: row.target_dir,
       workDir: typeof meta.work_dir === 'string' ? meta.work_dir : null,
       transcodeNode: typeof meta.transcode_node === 'string' ? meta.transcode_node : null,
+      audioLanguages: metaLanguages(meta, 'audio_languages'),
+      subtitleLanguages: metaLanguages(meta, 'subtitle_languages'),
       origin: `retry of the rip of job ${row.id}`,
       meta: { ...kept, retry_of: row.id },
     });

@@ -42,6 +42,44 @@ export function dvdImage(label: string, seconds: number[]): string {
   return file;
 }
 
+/** The two-language DVD (scripts/make-multilang-dvd-image.sh): de AC-3 5.1 + en AC-3 2.0, de + en subpictures. */
+export function multiLangImage(label: string, seconds = 12): string {
+  const key = `multilang:${label}:${seconds}`;
+  const cached = isoCache.get(key);
+  if (cached) return cached;
+  const file = path.join(tempDir('ripwerk-iso-'), `${label}.iso`);
+  execFileSync('bash', [path.join(REPO_DIR, 'scripts/make-multilang-dvd-image.sh'), file, label, String(seconds)], { stdio: 'pipe' });
+  isoCache.set(key, file);
+  return file;
+}
+
+/** What MakeMKV writes for the two-language DVD: one MKV with every stream and its language (the MakeMKV stand-in's source). */
+export function multiLangMkv(): string {
+  const dir = tempDir('ripwerk-mkv-');
+  execFileSync('dvdbackup', ['-i', multiLangImage('MULTI_SOURCE'), '-t', '1', '-o', dir, '-n', 'title'], { stdio: 'pipe' });
+  const file = path.join(dir, 'source.mkv');
+  const vob = path.join(dir, 'title', 'VIDEO_TS', 'VTS_01_1.VOB');
+  const maps = ['0x80', '0x81', '0x20', '0x21'].flatMap((id) => ['-map', `0:i:${id}`]);
+  const langs = ['-metadata:s:a:0', 'language=ger', '-metadata:s:a:1', 'language=eng', '-metadata:s:s:0', 'language=ger', '-metadata:s:s:1', 'language=eng'];
+  execFileSync('ffmpeg', ['-v', 'error', '-nostdin', '-i', vob, '-map', '0:v', ...maps, ...langs, '-c', 'copy', '-y', file], { stdio: 'pipe' });
+  return file;
+}
+
+export interface ProbedStream {
+  type: 'video' | 'audio' | 'subtitle';
+  codec: string;
+  channels: number | null;
+  language: string | null;
+  default: boolean;
+}
+
+/** ffprobe's view of a file's streams, in file order. */
+export function probeStreams(file: string): ProbedStream[] {
+  const out = execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_type,codec_name,channels:stream_tags=language:stream_disposition=default', '-of', 'json', file]).toString();
+  const doc = JSON.parse(out) as { streams: { codec_type: ProbedStream['type']; codec_name: string; channels?: number; tags?: { language?: string }; disposition?: { default?: number } }[] };
+  return doc.streams.map((s) => ({ type: s.codec_type, codec: s.codec_name, channels: s.channels ?? null, language: s.tags?.language ?? null, default: s.disposition?.default === 1 }));
+}
+
 /**
  * Puts a Blu-ray ISO (BDMV tree, UHD index version) grown sparse to `bytes` into an image drive: no
  * disk space is used. Written under a hidden name and renamed, as the README tells users to.

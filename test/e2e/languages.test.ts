@@ -1,0 +1,188 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import {
+  api, insertDisc, multiLangImage, multiLangMkv, probeStreams, startAgent, startCoordinator, stopAll, waitFor, waitForDisc, waitForStatus, world,
+  type AgentHandle, type CoordinatorHandle, type JobJson, type ProbedStream, type World,
+} from './harness.js';
+
+interface Stream { index: number; language: string; codec: string; channels?: number | null; forced?: boolean }
+interface TrackJson { number: number; seconds: number; audio: Stream[]; subtitles: Stream[] }
+interface Detail extends JobJson {
+  audio_languages: string[];
+  subtitle_languages: string[];
+  streams: { file: string; audio: Stream[]; subtitles: Stream[] }[];
+  logs: { level: string; message: string }[];
+}
+
+/** The audio and subtitle streams of a finished job's file: [type, codec, channels, language]. */
+function outputOf(done: JobJson): { audio: ProbedStream[]; subtitles: ProbedStream[]; all: ProbedStream[] } {
+  const file = path.join(done.output_path as string, `${done.title}.mkv`);
+  const all = probeStreams(file);
+  return { all, audio: all.filter((s) => s.type === 'audio'), subtitles: all.filter((s) => s.type === 'subtitle') };
+}
+
+const brief = (streams: ProbedStream[]): string[] => streams.map((s) => `${s.codec}${s.channels ? ` ${s.channels}ch` : ''} ${s.language}${s.default ? ' default' : ''}`);
+
+describe('languages: audio, surround and subtitles from disc to file (real HandBrakeCLI, both rip backends)', () => {
+  let w: World;
+  let c: CoordinatorHandle;
+  let open: AgentHandle; // lsdvd + dvdbackup + ffmpeg
+  let mkv: AgentHandle; // the MakeMKV stand-in, with the streams of the same disc
+  let openDrive: string;
+  let mkvDrive: string;
+
+  const rip = async (device: string, agent: AgentHandle, body: Record<string, unknown>, title: string): Promise<JobJson> => {
+    insertDisc(agent.driveDir, multiLangImage('MULTI_LANG'));
+    await waitForDisc(c.url, agent);
+    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device, title, ...body });
+    assert.equal(created.status, 201, created.text);
+    return created.body;
+  };
+
+  before(async () => {
+    w = world();
+    c = await startCoordinator(w);
+    open = await startAgent(w, c.mqttUrl, 'offen');
+    mkv = await startAgent(w, c.mqttUrl, 'mkv', {
+      makemkv: true,
+      extra: { FAKE_MAKEMKV_SOURCE_MKV: multiLangMkv(), FAKE_MAKEMKV_TITLES: '12', FAKE_MAKEMKV_STREAMS: 'a:deu:A_AC3:6,a:eng:A_AC3:2,s:deu:S_VOBSUB,s:eng:S_VOBSUB' },
+    });
+    const r = await api(c.url, 'PUT', '/settings', { transcodePreset: 'Very Fast 480p30', autoEject: false });
+    assert.equal(r.status, 200, r.text);
+    insertDisc(open.driveDir, multiLangImage('MULTI_LANG'));
+    openDrive = await waitForDisc(c.url, open);
+    insertDisc(mkv.driveDir, multiLangImage('MULTI_LANG'));
+    mkvDrive = await waitForDisc(c.url, mkv);
+  });
+  after(stopAll);
+
+  it('has the household defaults: German then English audio, German subtitles, surround kept', async () => {
+    const r = await api<Record<string, unknown>>(c.url, 'GET', '/settings');
+    assert.deepEqual(r.body.audioLanguages, ['deu', 'eng']);
+    assert.deepEqual(r.body.subtitleLanguages, ['deu']);
+    assert.equal(r.body.keepSurround, true);
+    assert.equal(r.body.stereoCompanion, false);
+    assert.equal(r.body.originalLanguage, true);
+    assert.equal(r.body.burnForcedSubtitles, false);
+  });
+
+  for (const backend of ['open', 'makemkv'] as const) {
+    it(`lists the audio and subtitle streams of each title in the title scan (${backend})`, async () => {
+      const device = backend === 'open' ? openDrive : mkvDrive;
+      assert.equal((await api(c.url, 'POST', `/devices/${device}/scan-tracks`)).status, 202);
+      const tracks = await waitFor('title scan', async () => {
+        const r = await api<{ scanning: boolean; tracks: TrackJson[] }>(c.url, 'GET', `/devices/${device}/tracks`);
+        return !r.body.scanning && r.body.tracks.length ? r.body.tracks : undefined;
+      });
+      assert.equal(tracks.length, 1);
+      assert.deepEqual(tracks[0].audio, [
+        { index: 1, language: 'deu', codec: 'ac3', channels: 6 },
+        { index: 2, language: 'eng', codec: 'ac3', channels: 2 },
+      ]);
+      assert.deepEqual(tracks[0].subtitles, [
+        { index: 1, language: 'deu', codec: 'vobsub', forced: false },
+        { index: 2, language: 'eng', codec: 'vobsub', forced: false },
+      ]);
+    });
+  }
+
+  it('open backend, default choice: German 5.1 passed through as the default track, English 2.0 after it, German subtitles as a track', async () => {
+    const created = await rip(openDrive, open, { titles: [1] }, 'Nordlicht');
+    assert.deepEqual(created.meta?.audio_languages, ['deu', 'eng'], 'the settings\' choice is stored in the job');
+    assert.deepEqual(created.meta?.subtitle_languages, ['deu']);
+    const done = await waitForStatus(c.url, created.id, ['completed']);
+    const out = outputOf(done);
+    assert.deepEqual(brief(out.audio), ['ac3 6ch ger default', 'ac3 2ch eng']);
+    assert.deepEqual(brief(out.subtitles), ['dvd_subtitle ger'], 'subtitles are a track, not burned into the picture');
+    assert.equal(out.all[0].type, 'video');
+
+    const detail = await api<Detail>(c.url, 'GET', `/jobs/${done.id}/detail`);
+    assert.deepEqual(detail.body.audio_languages, ['deu', 'eng']);
+    assert.deepEqual(detail.body.streams, [
+      {
+        file: 'Nordlicht.mkv',
+        audio: [
+          { index: 1, language: 'deu', codec: 'ac3', channels: 6 },
+          { index: 2, language: 'eng', codec: 'ac3', channels: 2 },
+        ],
+        subtitles: [{ index: 1, language: 'deu', codec: 'vobsub', forced: false }],
+      },
+    ]);
+    assert.ok(detail.body.logs.some((l) => l.message === 'title_t01.mkv: keeping audio deu passthrough, eng passthrough; subtitles deu'), detail.body.logs.map((l) => l.message).join('\n'));
+  });
+
+  it('MakeMKV backend, English only: one English track, English then German subtitles in the chosen order', async () => {
+    const created = await rip(mkvDrive, mkv, { audio_languages: ['eng'], subtitle_languages: ['eng', 'ger'] }, 'Nordlicht Englisch');
+    assert.deepEqual(created.meta?.audio_languages, ['eng']);
+    assert.deepEqual(created.meta?.subtitle_languages, ['eng', 'deu'], 'ger is stored as deu');
+    const done = await waitForStatus(c.url, created.id, ['completed']);
+    const out = outputOf(done);
+    assert.deepEqual(brief(out.audio), ['ac3 2ch eng default']);
+    assert.deepEqual(brief(out.subtitles), ['dvd_subtitle eng', 'dvd_subtitle ger']);
+  });
+
+  it('a disc with none of the listed languages keeps its first audio track and says so', async () => {
+    const created = await rip(openDrive, open, { audio_languages: ['fra', 'ita'], subtitle_languages: ['fra'] }, 'Nordlicht Franz');
+    const done = await waitForStatus(c.url, created.id, ['completed']);
+    const out = outputOf(done);
+    assert.deepEqual(brief(out.audio), ['ac3 6ch ger default']);
+    assert.deepEqual(out.subtitles, []);
+    const detail = await api<Detail>(c.url, 'GET', `/jobs/${done.id}/detail`);
+    assert.ok(
+      detail.body.logs.some((l) => l.level === 'warn' && l.message === 'title_t01.mkv: no audio stream in fra, ita (the file has deu ac3 6 ch, eng ac3 2 ch): keeping the first audio stream (deu)'),
+      detail.body.logs.map((l) => l.message).join('\n'),
+    );
+  });
+
+  it('refuses an unknown language code with a 400 naming it, and stores nothing', async () => {
+    const before = (await api<JobJson[]>(c.url, 'GET', '/jobs')).body.length;
+    const bad = await api(c.url, 'POST', '/jobs', { device: openDrive, audio_languages: ['deu', 'xx'] });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.text.trim(), 'audio_languages: "xx" is not an ISO 639-2 language code (three letters, for example "deu" or "eng")');
+    const notList = await api(c.url, 'POST', '/jobs', { device: openDrive, subtitle_languages: 'deu' });
+    assert.equal(notList.status, 400);
+    assert.match(notList.text, /^subtitle_languages must be a list of ISO 639-2 language codes/);
+    assert.equal((await api<JobJson[]>(c.url, 'GET', '/jobs')).body.length, before);
+    const badSetting = await api(c.url, 'PUT', '/settings', { audioLanguages: ['deu', 'klingon'] });
+    assert.equal(badSetting.status, 400);
+    assert.match(badSetting.text, /"klingon" is not an ISO 639-2 language code/);
+    assert.deepEqual((await api<Record<string, unknown>>(c.url, 'GET', '/settings')).body.audioLanguages, ['deu', 'eng']);
+  });
+
+  it('retry-transcode and retry-rip take the job\'s language choice over', async () => {
+    assert.equal((await api(c.url, 'PUT', '/settings', { transcodePreset: 'Kein Preset 9000' })).status, 200);
+    const first = await rip(openDrive, open, { audio_languages: ['eng'], subtitle_languages: ['eng'] }, 'Nordlicht Retry');
+    const failed = await waitForStatus(c.url, first.id, ['failed']);
+    assert.equal(failed.can_retry, true);
+    // The settings change meanwhile; the job keeps its own choice.
+    assert.equal((await api(c.url, 'PUT', '/settings', { transcodePreset: 'Very Fast 480p30', audioLanguages: ['deu'] })).status, 200);
+    assert.equal((await api(c.url, 'POST', `/jobs/${failed.id}/retry-transcode`)).status, 202);
+    const done = await waitForStatus(c.url, failed.id, ['completed']);
+    assert.deepEqual(brief(outputOf(done).audio), ['ac3 2ch eng default']);
+    assert.deepEqual(brief(outputOf(done).subtitles), ['dvd_subtitle eng']);
+
+    assert.equal((await api(c.url, 'PUT', '/settings', { transcodePreset: 'Kein Preset 9000' })).status, 200);
+    const second = await rip(mkvDrive, mkv, { audio_languages: ['eng', 'deu'], subtitle_languages: [] }, 'Nordlicht Zwei');
+    const secondFailed = await waitForStatus(c.url, second.id, ['failed']);
+    assert.equal((await api(c.url, 'PUT', '/settings', { transcodePreset: 'Very Fast 480p30' })).status, 200);
+    const again = await api<JobJson>(c.url, 'POST', `/jobs/${secondFailed.id}/retry-rip`);
+    assert.equal(again.status, 201, again.text);
+    assert.deepEqual(again.body.meta?.audio_languages, ['eng', 'deu']);
+    assert.deepEqual(again.body.meta?.subtitle_languages, []);
+    const againDone = await waitForStatus(c.url, again.body.id, ['completed']);
+    assert.deepEqual(brief(outputOf(againDone).audio), ['ac3 2ch eng default', 'ac3 6ch ger']);
+    assert.deepEqual(outputOf(againDone).subtitles, []);
+    await api(c.url, 'PUT', '/settings', { audioLanguages: ['deu', 'eng'] });
+  });
+
+  it('keepSurround off makes stereo AAC; stereoCompanion adds AAC stereo beside the passed-through 5.1', async () => {
+    assert.equal((await api(c.url, 'PUT', '/settings', { keepSurround: false })).status, 200);
+    const stereo = await rip(openDrive, open, { audio_languages: ['deu'], subtitle_languages: [] }, 'Nordlicht Stereo');
+    assert.deepEqual(brief(outputOf(await waitForStatus(c.url, stereo.id, ['completed'])).audio), ['aac 2ch ger default']);
+    assert.equal((await api(c.url, 'PUT', '/settings', { keepSurround: true, stereoCompanion: true })).status, 200);
+    const companion = await rip(mkvDrive, mkv, { audio_languages: ['deu'], subtitle_languages: [] }, 'Nordlicht Begleiter');
+    assert.deepEqual(brief(outputOf(await waitForStatus(c.url, companion.id, ['completed'])).audio), ['ac3 6ch ger default', 'aac 2ch ger']);
+    await api(c.url, 'PUT', '/settings', { stereoCompanion: false });
+  });
+});

@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import type { Settings } from '../settings-store.js';
 
 interface SetupStep {
-  step: 'metadata' | 'media_server' | 'webhook' | 'work_dir';
+  step: 'metadata' | 'languages' | 'media_server' | 'webhook' | 'work_dir';
   done: boolean;
   /** The settings the wizard page of this step writes (with PUT /settings). */
   settings: (keyof Settings)[];
@@ -13,6 +13,8 @@ interface SetupStep {
 export function setupState(s: Settings): { complete: boolean; steps: SetupStep[]; next: SetupStep['step'] | null } {
   const steps: SetupStep[] = [
     { step: 'metadata', done: Boolean(s.tmdbApiKey || s.omdbApiKey), settings: ['tmdbApiKey', 'omdbApiKey'] },
+    // The languages have working defaults (German, then English; German subtitles), so the step never waits.
+    { step: 'languages', done: s.audioLanguages.length > 0, settings: ['audioLanguages', 'subtitleLanguages', 'keepSurround', 'stereoCompanion', 'originalLanguage', 'burnForcedSubtitles'] },
     { step: 'media_server', done: Boolean(s.mediaServerType && s.mediaServerUrl), settings: ['mediaServerType', 'mediaServerUrl', 'mediaServerKey'] },
     { step: 'webhook', done: Boolean(s.webhookUrl), settings: ['webhookUrl', 'webhookKind'] },
     { step: 'work_dir', done: Boolean(s.workDir), settings: ['workDir'] },

@@ -45,7 +45,7 @@ describe('system: info, updates, supplies, first-run setup, routes that must not
     assert.equal(fresh.body.next, 'metadata');
     assert.equal((await api(c.url, 'PUT', '/settings', { tmdbApiKey: '0123456789abcdef0123456789abcdef', workDir: w.media })).status, 200);
     const mid = await api<{ next: string; steps: { step: string; done: boolean }[] }>(c.url, 'GET', '/setup');
-    assert.deepEqual(mid.body.steps.map((s) => s.done), [true, false, false, true]);
+    assert.deepEqual(mid.body.steps.map((s) => s.done), [true, true, false, false, true]);
     assert.equal(mid.body.next, 'media_server');
     const done = await api<{ complete: boolean; next: string | null }>(c.url, 'POST', '/setup/complete');
     assert.deepEqual([done.body.complete, done.body.next], [true, null]);

@@ -70,7 +70,7 @@ describe('first-run setup state', () => {
     const fresh = setupState(s);
     assert.equal(fresh.complete, false);
     assert.equal(fresh.next, 'metadata');
-    assert.deepEqual(fresh.steps.map((x) => [x.step, x.done]), [['metadata', false], ['media_server', false], ['webhook', false], ['work_dir', false]]);
+    assert.deepEqual(fresh.steps.map((x) => [x.step, x.done]), [['metadata', false], ['languages', true], ['media_server', false], ['webhook', false], ['work_dir', false]]);
     const some = setupState({ ...s, tmdbApiKey: 'k', mediaServerType: 'jellyfin', mediaServerUrl: 'http://jf:8096' });
     assert.equal(some.next, 'webhook');
     assert.equal(setupState({ ...s, setupComplete: true }).next, null);

@@ -6,6 +6,7 @@ import type { Ripper } from './rippers.js';
 import { claimFileName, moveFile, outputFileName, planOutput, releaseFileName } from './output-folder.js';
 import { ProgressThrottle } from './progress-throttle.js';
 import { describeOutput } from './library-files.js';
+import { unattendedTitles } from './title-rules.js';
 
 export interface TaskContext {
   signal: AbortSignal;
@@ -16,17 +17,31 @@ export interface TaskContext {
 
 export class TaskFailure extends Error {}
 
-/** Which titles a rip takes: the chosen ones, else the longest (main feature only), else all. */
-export function selectTitles(tracks: Track[], chosen: number[], mainFeatureOnly: boolean): Track[] {
+/** How a rip without chosen titles filters them (the minTitleSeconds setting; series skip "play all"). */
+export interface TitleFilter {
+  minSeconds: number;
+  series: boolean;
+}
+
+/**
+ * Which titles a rip takes: the chosen ones; else the titles an unattended rip takes (long enough,
+ * no "play all" of a series), of those only the longest with main feature only. `note` says what
+ * was left out, for the job log.
+ */
+export function selectTitles(tracks: Track[], chosen: number[], mainFeatureOnly: boolean, filter: TitleFilter = { minSeconds: 0, series: false }): { titles: Track[]; notes: string[] } {
   if (tracks.length === 0) throw new TaskFailure('the disc has no titles the ripper could read');
   if (chosen.length > 0) {
     const byNumber = new Map(tracks.map((t) => [t.number, t]));
     const missing = chosen.filter((n) => !byNumber.has(n));
     if (missing.length) throw new TaskFailure(`the disc has no title ${missing.join(', ')} (titles on the disc: ${tracks.map((t) => t.number).join(', ')})`);
-    return chosen.map((n) => byNumber.get(n) as Track);
+    return { titles: chosen.map((n) => byNumber.get(n) as Track), notes: [] };
   }
-  if (mainFeatureOnly) return [tracks.reduce((a, b) => (b.seconds > a.seconds ? b : a))];
-  return tracks;
+  const { keep, short, playAll } = unattendedTitles(tracks, filter.minSeconds, filter.series);
+  const notes: string[] = [];
+  if (short.length) notes.push(`title(s) ${short.map((t) => t.number).join(', ')} skipped: shorter than ${filter.minSeconds} s (minTitleSeconds)`);
+  if (playAll.length) notes.push(`title(s) ${playAll.map((t) => t.number).join(', ')} skipped: "play all" of other titles`);
+  if (mainFeatureOnly) return { titles: [keep.reduce((a, b) => (b.seconds > a.seconds ? b : a))], notes };
+  return { titles: keep, notes };
 }
 
 function gb(bytes: number): string {
@@ -70,7 +85,8 @@ export interface RipResult {
 export async function runRip(args: RipArgs, source: DiscSource, ripper: Ripper, ctx: TaskContext, disc?: Pick<DiscInfo, 'type' | 'size_bytes'>): Promise<RipResult> {
   await fs.mkdir(args.raw_dir, { recursive: true });
   const tracks = await ripper.scan(source, ctx.signal, disc?.type);
-  const selected = selectTitles(tracks, args.titles, args.main_feature_only);
+  const { titles: selected, notes } = selectTitles(tracks, args.titles, args.main_feature_only, { minSeconds: args.min_title_seconds ?? 0, series: Boolean(args.series) });
+  for (const note of notes) ctx.log('info', note);
   await checkFreeSpace(args.raw_dir, disc?.size_bytes || selected.reduce((sum, t) => sum + t.size_bytes, 0));
   ctx.log('info', `ripping ${selected.length} title(s) (${selected.map((t) => t.number).join(', ')}) with ${ripper.name} into ${args.raw_dir}`);
 

@@ -1,9 +1,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AudioStream, FileStreams, SubtitleStream, TranscodeArgs } from '../shared/protocol.js';
-import { matchEpisodes } from './episode-match.js';
 import { describeOutput } from './library-files.js';
-import { claimFileName, outputFileName, planOutput, releaseFileName, removeIfEmpty, type OutputPlan } from './output-folder.js';
+import { libraryNames } from './library-names.js';
+import { claimFileName, planOutput, releaseFileName, removeIfEmpty } from './output-folder.js';
 import { ProgressThrottle } from './progress-throttle.js';
 import { handbrakeStreamArgs, planStreams } from './stream-selection.js';
 import type { TaskContext } from './rip-task.js';
@@ -43,36 +43,14 @@ function scanner(transcoder: Transcoder, signal: AbortSignal): (file: string) =>
   };
 }
 
-/**
- * The output names of a series rip: SxxEyy when the files' durations match the season's episodes
- * unambiguously; otherwise null, with a log line that says why.
- */
-async function episodeNames(args: TranscodeArgs, plan: OutputPlan, scan: (file: string) => Promise<ScannedFile>, ctx: TaskContext): Promise<string[] | null> {
-  if (!args.series || !args.episodes?.length) return null;
-  const durations: number[] = [];
-  for (const file of args.files) {
-    try {
-      durations.push((await scan(file)).seconds);
-    } catch (err) {
-      ctx.log('warn', `episode names skipped: the transcoder could not scan ${path.basename(file)}: ${(err as Error).message}`);
-      return null;
-    }
-  }
-  const match = matchEpisodes(durations, args.episodes, args.disc_number ?? null);
-  if (!match.ok) {
-    ctx.log('warn', `files not renamed to episodes: ${match.reason}`);
-    return null;
-  }
-  ctx.log('info', `episodes matched by ${match.stage === 'runtimes' ? 'runtime' : 'sequence'}: ${match.episodes.map((e) => `E${String(e).padStart(2, '0')}`).join(', ')}`);
-  return match.episodes.map((e) => `${plan.fileBase}E${String(e).padStart(2, '0')}.mkv`);
-}
-
 export interface TranscodeResult {
   output_path: string;
   files: string[];
   raw_removed: boolean;
   /** The streams of each written file, from a scan of the output. */
   streams: FileStreams[];
+  /** A series whose episode numbers were counted on from the season folder, not matched by runtime. */
+  episodes_guessed: boolean;
 }
 
 /**
@@ -116,7 +94,7 @@ export async function runTranscode(args: TranscodeArgs, transcoder: Transcoder, 
   }
   const plan = await planOutput({ ...args });
   const scan = scanner(transcoder, ctx.signal);
-  const episodes = await episodeNames(args, plan, scan, ctx);
+  const naming = await libraryNames(args, plan, async (file) => (await scan(file)).seconds, ctx);
   const throttle = new ProgressThrottle(ctx.progress);
   const written: string[] = [];
   const streams: FileStreams[] = [];
@@ -124,8 +102,10 @@ export async function runTranscode(args: TranscodeArgs, transcoder: Transcoder, 
   const claimed: string[] = [];
   try {
     for (const [i, file] of args.files.entries()) {
-      const name = await claimFileName(plan.dir, episodes?.[i] ?? outputFileName(plan, i, args.files.length, '.mkv', Boolean(args.series)));
-      const dest = path.join(plan.dir, name);
+      const dir = path.join(plan.dir, naming.names[i].subdir);
+      await fs.mkdir(dir, { recursive: true });
+      const name = await claimFileName(dir, naming.names[i].name);
+      const dest = path.join(dir, name);
       claimed.push(dest);
       try {
         const streamArgs = await streamArgsFor(file, args, scan, ctx);
@@ -137,7 +117,7 @@ export async function runTranscode(args: TranscodeArgs, transcoder: Transcoder, 
           streamArgs,
         });
       } finally {
-        releaseFileName(plan.dir, name);
+        releaseFileName(dir, name);
       }
       written.push(dest);
       const found = await outputStreams(dest, transcoder, ctx);
@@ -145,6 +125,7 @@ export async function runTranscode(args: TranscodeArgs, transcoder: Transcoder, 
     }
   } catch (err) {
     await Promise.all(claimed.map((f) => fs.rm(f, { force: true })));
+    for (const subdir of new Set(naming.names.map((n) => n.subdir).filter(Boolean))) await removeIfEmpty(path.join(plan.dir, subdir));
     await removeIfEmpty(plan.dir);
     throw err;
   }
@@ -156,5 +137,5 @@ export async function runTranscode(args: TranscodeArgs, transcoder: Transcoder, 
     rawRemoved = true;
   }
   if (args.library) await describeOutput(plan.dir, args.library, ctx);
-  return { output_path: plan.dir, files: written, raw_removed: rawRemoved, streams };
+  return { output_path: plan.dir, files: written, raw_removed: rawRemoved, streams, episodes_guessed: naming.episodesGuessed };
 }

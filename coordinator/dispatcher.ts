@@ -8,7 +8,7 @@ import { metaLanguages, outputTarget, parseMeta, type JobRow, type JobsStore } f
 import { HttpError } from './http.js';
 import type { KeyStore } from './key-store.js';
 import type { SettingsStore } from './settings-store.js';
-import { jobEpisodes } from './library-info.js';
+import { extrasFolder, jobEpisodes } from './library-info.js';
 import { topicMatches } from '../shared/protocol.js';
 import { nativeWorkerRefusal } from '../shared/native-worker.js';
 
@@ -429,6 +429,7 @@ export class Dispatcher {
       case 'job_done':
         if (cmd) this.setCommandState(cmd.id, 'done');
         if (event.streams) this.jobs.updateMeta(job.id, { streams: event.streams });
+        if (event.episodes_guessed) this.jobs.updateMeta(job.id, { episodes_guessed: true });
         this.db.prepare(`UPDATE transcode_queue SET state = 'done' WHERE job_id = ?`).run(job.id);
         this.finish(
           job.id,
@@ -542,6 +543,7 @@ export class Dispatcher {
       episodes: jobEpisodes(job),
       disc_number: typeof meta.disc_number === 'number' ? meta.disc_number : null,
       library: this.libraryFor(job),
+      extras_folder: extrasFolder(s.mediaServerType),
       audio_languages: metaLanguages(meta, 'audio_languages') ?? [...s.audioLanguages],
       subtitle_languages: metaLanguages(meta, 'subtitle_languages') ?? [...s.subtitleLanguages],
       audio: {

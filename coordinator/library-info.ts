@@ -13,6 +13,16 @@ export function posterUrl(posterPath: unknown, imageBase: string): string | null
 }
 
 /**
+ * The folder below a movie's folder that the media server reads as its extras. Jellyfin, Emby and
+ * Kodi all read "Extras"; Plex reads only its own kinds of extras folder ("Behind The Scenes",
+ * "Deleted Scenes", "Featurettes", "Interviews", "Other", "Scenes", "Shorts", "Trailers") and not
+ * "Extras", so for Plex the extras go into "Other". No one name is read by all four.
+ */
+export function extrasFolder(mediaServerType: string): string {
+  return mediaServerType === 'plex' ? 'Other' : 'Extras';
+}
+
+/**
  * What the agent writes beside a finished job for the configured media server: nfo and poster for
  * Jellyfin, Emby and Kodi; nothing for Plex (naming only) or when no media server is set. Audio CDs
  * get no video metadata.

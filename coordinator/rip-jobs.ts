@@ -123,6 +123,7 @@ export async function createRipJob(ctx: AppContext, req: RipRequest): Promise<Jo
     transcode,
     keep_original: s.keepOriginal,
     auto_eject: s.autoEject,
+    min_title_seconds: s.minTitleSeconds,
     // Without a transcode stage the rip names the output, so it writes the media-server files too.
     library: transcode ? null : libraryInfo(row, s, config.tmdbImageBaseUrl),
   };

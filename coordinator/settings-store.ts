@@ -36,9 +36,11 @@ export const SETTING_DEFAULTS = {
   originalLanguage: true,
   /** Burn a forced subtitle track of the default audio language into the picture. */
   burnForcedSubtitles: false,
+  /** A rip without chosen titles leaves titles shorter than this out (seconds; like MakeMKV's minimum length). */
+  minTitleSeconds: 120,
 } as const;
 
-type SettingValue<T> = T extends boolean ? boolean : T extends readonly string[] ? readonly string[] : string;
+type SettingValue<T> = T extends boolean ? boolean : T extends readonly string[] ? readonly string[] : T extends number ? number : string;
 export type Settings = { -readonly [K in keyof typeof SETTING_DEFAULTS]: SettingValue<(typeof SETTING_DEFAULTS)[K]> };
 export type SettingName = keyof Settings;
 
@@ -62,6 +64,9 @@ export function validateSetting(name: string, value: unknown): Settings[SettingN
     return list.codes as Settings[SettingName];
   }
   const expected = typeof SETTING_DEFAULTS[name];
+  if (expected === 'number' && (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 36_000)) {
+    throw new SettingsError(`setting "${name}" must be a whole number of seconds from 0 to 36000`);
+  }
   if (typeof value !== expected) throw new SettingsError(`setting "${name}" must be a ${expected}`);
   if (typeof value === 'string' && value.length > 4096) throw new SettingsError(`setting "${name}" is longer than 4096 characters`);
   return value as Settings[SettingName];

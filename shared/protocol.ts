@@ -176,6 +176,8 @@ export interface RipArgs {
   transcode: boolean;
   keep_original: boolean;
   auto_eject: boolean;
+  /** Without chosen titles, titles shorter than this are not ripped (setting minTitleSeconds). */
+  min_title_seconds?: number;
   /** Media-server files to write next to the output (only when the rip is the last stage). */
   library?: LibraryInfo | null;
 }
@@ -222,6 +224,8 @@ export interface TranscodeArgs {
   subtitle_languages?: string[];
   /** How kept audio and subtitles are encoded (absent: the old behaviour, the preset alone). */
   audio?: StreamOptions;
+  /** The folder below a movie's folder for its extras, as the media server expects it ("Extras", Plex: "Other"). */
+  extras_folder?: string;
 }
 
 export interface StreamOptions {
@@ -262,7 +266,7 @@ export type AgentEvent = EventBase &
     | { type: 'rip_started'; raw_dir: string }
     | { type: 'rip_done'; raw_dir: string; files: string[] }
     | { type: 'transcode_started' }
-    | { type: 'job_done'; output_path: string; files: string[]; raw_removed: boolean; streams?: FileStreams[] }
+    | { type: 'job_done'; output_path: string; files: string[]; raw_removed: boolean; streams?: FileStreams[]; episodes_guessed?: boolean }
     | { type: 'job_failed'; phase: Phase; reason: string }
     | { type: 'job_canceled'; phase: Phase }
     | { type: 'tracks'; drive: string; tracks: Track[] }

@@ -104,13 +104,13 @@ describe('pipeline: coordinator and two agents, both rip backends, real HandBrak
     assert.equal(roh.body.path, raw);
     assert.ok(roh.body.size_bytes >= fs.statSync(path.join(raw, 'TEST_MOVIE_t01.mkv')).size);
     const files = await api<{ name: string }[]>(c.url, 'GET', `/jobs/${done.id}/files`);
-    assert.deepEqual(files.body.map((f) => f.name), ['Test Serie - S02 - t01.mkv']);
+    assert.deepEqual(files.body.map((f) => f.name), ['Test Serie - S02E01.mkv']);
 
     const del = await api<{ deleted: string; raw_removed: string }>(c.url, 'DELETE', `/jobs/${done.id}?rohdaten=true`);
     assert.equal(del.status, 200);
     assert.equal(del.body.raw_removed, raw);
     assert.equal(fs.existsSync(raw), false);
-    assert.ok(fs.existsSync(path.join(done.output_path as string, 'Test Serie - S02 - t01.mkv')), 'output files always remain');
+    assert.ok(fs.existsSync(path.join(done.output_path as string, 'Test Serie - S02E01.mkv')), 'output files always remain');
     assert.equal((await api(c.url, 'GET', `/jobs/${done.id}/detail`)).status, 404);
     await api(c.url, 'PUT', '/settings', { keepOriginal: false });
   });

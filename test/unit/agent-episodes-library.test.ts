@@ -192,12 +192,14 @@ describe('a series transcode with episode runtimes', () => {
     assert.ok(logs.some((l) => /episodes matched by runtime: E03, E04/.test(l)));
   });
 
-  it('keeps the title numbers and logs why when it is ambiguous', async () => {
+  it('counts on from the season folder, logs why and marks the numbers as guessed when the runtimes are ambiguous', async () => {
     const logs: string[] = [];
     const { args, transcoder } = job([min(22), min(22)], season(22, 22, 22, 22));
     const r = await runTranscode(args, transcoder, ctx(logs));
-    assert.deepEqual(r.files.map((f) => path.basename(f)), ['Breaking Bad - S01 - t01.mkv', 'Breaking Bad - S01 - t02.mkv']);
-    assert.ok(logs.some((l) => /files not renamed to episodes: the season's runtimes are all alike/.test(l)));
+    assert.deepEqual(r.files.map((f) => path.basename(f)), ['Breaking Bad - S01E01.mkv', 'Breaking Bad - S01E02.mkv']);
+    assert.equal(r.episodes_guessed, true);
+    assert.ok(logs.some((l) => /episodes not matched by runtime: the season's runtimes are all alike/.test(l)), logs.join('\n'));
+    assert.ok(logs.some((l) => /^episode numbers guessed: E01, E02 in title order, after no episode in /.test(l)), logs.join('\n'));
   });
 
   it('takes the disc number of a uniform season', async () => {

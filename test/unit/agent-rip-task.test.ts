@@ -18,7 +18,7 @@ describe('selectTitles', () => {
 
   it('takes the chosen titles in the chosen order', () => {
     assert.deepEqual(
-      selectTitles(tracks, [3, 1], true).map((t) => t.number),
+      selectTitles(tracks, [3, 1], true).titles.map((t) => t.number),
       [3, 1],
     );
   });
@@ -32,16 +32,33 @@ describe('selectTitles', () => {
 
   it('takes the longest title for main feature only (the first of equally long ones)', () => {
     assert.deepEqual(
-      selectTitles(tracks, [], true).map((t) => t.number),
+      selectTitles(tracks, [], true).titles.map((t) => t.number),
       [2],
     );
   });
 
   it('takes all titles otherwise', () => {
     assert.deepEqual(
-      selectTitles(tracks, [], false).map((t) => t.number),
+      selectTitles(tracks, [], false).titles.map((t) => t.number),
       [1, 2, 3, 4],
     );
+  });
+
+  it('leaves titles shorter than minTitleSeconds out of an unattended rip, never out of a chosen one', () => {
+    const picked = selectTitles(tracks, [], false, { minSeconds: 600, series: false });
+    assert.deepEqual(picked.titles.map((t) => t.number), [1, 2, 4]);
+    assert.deepEqual(picked.notes, ['title(s) 3 skipped: shorter than 600 s (minTitleSeconds)']);
+    assert.deepEqual(selectTitles(tracks, [3], false, { minSeconds: 600, series: false }).titles.map((t) => t.number), [3]);
+    const allShort = [track(1, 12), track(2, 6)];
+    assert.deepEqual(selectTitles(allShort, [], false, { minSeconds: 120, series: false }).titles.map((t) => t.number), [1, 2], 'a disc without a long title keeps all');
+  });
+
+  it('skips the "play all" title of a series disc', () => {
+    const disc = [track(1, 2640), track(2, 2650), track(3, 2630), track(4, 7935), track(5, 45)];
+    const picked = selectTitles(disc, [], false, { minSeconds: 120, series: true });
+    assert.deepEqual(picked.titles.map((t) => t.number), [1, 2, 3]);
+    assert.deepEqual(picked.notes, ['title(s) 5 skipped: shorter than 120 s (minTitleSeconds)', 'title(s) 4 skipped: "play all" of other titles']);
+    assert.deepEqual(selectTitles(disc, [], false, { minSeconds: 120, series: false }).titles.map((t) => t.number), [1, 2, 3, 4], 'a movie keeps it');
   });
 
   it('fails for a disc without titles', () => {

@@ -89,6 +89,7 @@ describe('runTranscode', () => {
       files: [path.join(dir, 'Heat (1995) - t01.mkv'), path.join(dir, 'Heat (1995) - t02.mkv')],
       raw_removed: true,
       streams: [],
+      episodes_guessed: false,
     });
     assert.equal(fs.readFileSync(result.files[0], 'utf8'), 'encoded:raw 1');
     assert.equal(fs.readFileSync(result.files[1], 'utf8'), 'encoded:raw 2');
@@ -162,7 +163,8 @@ describe('runTranscode', () => {
     const first = setup(1, { series: 'Show', season: 2 });
     const r1 = await runTranscode(first, fakeTranscoder(), context().ctx);
     const seasonDir = path.join(first.target_dir, 'Show', 'Season 02');
-    assert.deepEqual(r1.files, [path.join(seasonDir, 'Show - S02 - t01.mkv')]);
+    assert.deepEqual(r1.files, [path.join(seasonDir, 'Show - S02E01.mkv')]);
+    assert.equal(r1.episodes_guessed, true);
 
     const failing = setup(1, { series: 'Show', season: 2, target_dir: first.target_dir });
     await assert.rejects(runTranscode(failing, fakeTranscoder('title_t01.mkv'), context().ctx));
@@ -173,7 +175,7 @@ describe('runTranscode', () => {
     assert.equal(r2.output_path, seasonDir);
     assert.notEqual(r2.files[0], r1.files[0]);
     assert.equal(fs.readFileSync(r1.files[0], 'utf8'), 'encoded:raw 1');
-    assert.deepEqual(fs.readdirSync(seasonDir).sort(), ['Show - S02 - t01 (2).mkv', 'Show - S02 - t01.mkv']);
+    assert.deepEqual(fs.readdirSync(seasonDir).sort(), ['Show - S02E01.mkv', 'Show - S02E02.mkv'], 'the second disc counts on after the first');
   });
 });
 
@@ -222,5 +224,30 @@ describe('runTranscode with a language choice', () => {
     assert.deepEqual(seen, [[]]);
     assert.ok(logs.some((l) => l === "the streams of title_t01.mkv could not be read (scan found no title): the preset's own audio and subtitle choice applies"), logs.join('\n'));
     assert.deepEqual(result.streams, [], 'an output that cannot be scanned is listed without streams');
+  });
+});
+
+describe('runTranscode: main feature, versions and extras of a movie', () => {
+  it('names the longest title the movie, a title within 10 % a version and the rest extras in the extras folder', async () => {
+    const args = setup(4, { extras_folder: 'Extras' });
+    const lengths: Record<string, number> = { 'title_t01.mkv': 40, 'title_t02.mkv': 300, 'title_t03.mkv': 295, 'title_t04.mkv': 25 };
+    const { ctx, logs } = context();
+    const result = await runTranscode(args, fakeTranscoder(undefined, lengths), ctx);
+    const dir = path.join(args.target_dir, 'Heat (1995)');
+    assert.deepEqual(result.files, [
+      path.join(dir, 'Extras', 'Heat (1995) - Extra 01.mkv'),
+      path.join(dir, 'Heat (1995).mkv'),
+      path.join(dir, 'Heat (1995) - Version 2.mkv'),
+      path.join(dir, 'Extras', 'Heat (1995) - Extra 02.mkv'),
+    ]);
+    assert.equal(fs.readFileSync(path.join(dir, 'Heat (1995).mkv'), 'utf8'), 'encoded:raw 2');
+    assert.ok(logs.some((l) => l.startsWith('main feature, versions and extras by length: title_t01.mkv (40 s) → Extras/Heat (1995) - Extra 01.mkv;')), logs.join('\n'));
+  });
+
+  it('puts Plex\'s extras into the folder the coordinator names', async () => {
+    const args = setup(2, { extras_folder: 'Other' });
+    const dir = path.join(args.target_dir, 'Heat (1995)');
+    const result = await runTranscode(args, fakeTranscoder(undefined, { 'title_t01.mkv': 300, 'title_t02.mkv': 30 }), context().ctx);
+    assert.deepEqual(result.files, [path.join(dir, 'Heat (1995).mkv'), path.join(dir, 'Other', 'Heat (1995) - Extra 01.mkv')]);
   });
 });

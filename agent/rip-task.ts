@@ -5,7 +5,7 @@ import type { DiscSource } from './disc/image-drive.js';
 import type { Ripper } from './rippers.js';
 import { claimFileName, moveFile, outputFileName, planOutput, releaseFileName } from './output-folder.js';
 import { ProgressThrottle } from './progress-throttle.js';
-import { describeOutput } from './library-files.js';
+import { describeOutput } from '../shared/library-files.js';
 import { unattendedTitles } from './title-rules.js';
 
 export interface TaskContext {

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AudioStream, FileStreams, SubtitleStream, TranscodeArgs } from '../shared/protocol.js';
-import { describeOutput } from './library-files.js';
+import { describeOutput } from '../shared/library-files.js';
 import { libraryNames } from './library-names.js';
 import { claimFileName, planOutput, releaseFileName, removeIfEmpty } from './output-folder.js';
 import { ProgressThrottle } from './progress-throttle.js';

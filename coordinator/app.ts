@@ -31,6 +31,9 @@ import { createRipJob } from './rip-jobs.js';
 import { RipperAppKeyRefresher } from './ripper-app-key.js';
 import { browseRouter } from './routes/browse.js';
 import { devicesRouter, ejectDevice } from './routes/devices.js';
+import { postersRouter } from './routes/posters.js';
+import { PosterCache } from './poster-cache.js';
+import { applyIdentityToJobs } from './identity-jobs.js';
 import { jobsRouter } from './routes/jobs.js';
 import { logsRouter } from './routes/logs.js';
 import { metricsRouter } from './routes/metrics.js';
@@ -49,6 +52,8 @@ import { SettingsStore } from './settings-store.js';
 import { Notifier } from './webhook.js';
 
 const KEEP_LOG_ROWS = 20_000;
+/** Size cap of the poster folder (DATA_DIR/posters): a few thousand posters. */
+const POSTER_CACHE_BYTES = 200 * 1024 * 1024;
 
 const UI_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'ui');
 
@@ -69,6 +74,7 @@ const RESOURCE_ROUTERS: ((ctx: AppContext) => express.Router)[] = [
   metricsRouter,
   storageTargetsRouter,
   storageMountsRouter,
+  postersRouter,
 ];
 
 /** The spec's {base_url} is http://host:PORT/api. */
@@ -159,7 +165,8 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   const raw = new RawDataFinder(jobs, settings, config.rawDir, log.child('rohdaten'));
   const metadata = new MetadataService(config, settings, log.child('metadata'));
   const prescan = new Prescan(db, metadata.chain, log.child('prescan'));
-  const discs: DiscWatch = new DiscWatch(db, settings, prescan, (req) => createRipJob(ctx, req), log.child('discs'));
+  const posters = new PosterCache(path.join(config.dataDir, 'posters'), POSTER_CACHE_BYTES, config.tmdbImageBaseUrl, log.child('posters'));
+  const discs: DiscWatch = new DiscWatch(db, settings, prescan, (req) => createRipJob(ctx, req), log.child('discs'), posters, (fp, identity) => applyIdentityToJobs(ctx, fp, identity, 'lookup'));
   const keys = new KeyStore(config.dataDir);
   dispatcher.keys = keys;
   dispatcher.pingMs = config.capabilityPingSeconds * 1000;
@@ -172,7 +179,7 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   };
   const mounts = new MountService(new MountsStore(db, config.dataDir), config.mediaRoot, log.child('mounts'));
   const mountGuard = MountGuard.onSchedule(mounts, () => jobs.active().length, log.child('mounts'), config.mountGuardSchedule);
-  const ctx: AppContext = { config, db, jobs, settings, fleet, dispatcher, raw, discs, keys, metadata, notifier, mounts, mountGuard, log };
+  const ctx: AppContext = { config, db, jobs, settings, fleet, dispatcher, raw, discs, keys, metadata, notifier, mounts, mountGuard, posters, library: refresher, log };
   const appKey = new RipperAppKeyRefresher(settings, config.ripperKeyUrl, () => void dispatcher.publishKeys(), log.child('ripper-key'));
   dispatcher.onDriveState = (entry) => discs.onDrive(entry);
 

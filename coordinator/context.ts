@@ -10,6 +10,8 @@ import type { MetadataService } from './metadata/service.js';
 import type { MountGuard } from './mounts/mount-guard.js';
 import type { MountService } from './mounts/mount-service.js';
 import type { RawDataFinder } from './raw-data.js';
+import type { LibraryRefresher } from './library-refresh.js';
+import type { PosterCache } from './poster-cache.js';
 import type { SettingsStore } from './settings-store.js';
 import type { Notifier } from './webhook.js';
 
@@ -28,5 +30,8 @@ export interface AppContext {
   notifier: Notifier;
   mounts: MountService;
   mountGuard: MountGuard;
+  posters: PosterCache;
+  /** Asks the media server to rescan (after a job ends, or a correction). */
+  library: LibraryRefresher;
   log: Logger;
 }

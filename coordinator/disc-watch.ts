@@ -6,6 +6,7 @@ import type { DeviceEntry } from './fleet.js';
 import type { JobRow } from './jobs-store.js';
 import { identityMeta, type DiscIdentity, type Prescan } from './prescan.js';
 import type { RipRequest } from './rip-jobs.js';
+import type { PosterCache } from './poster-cache.js';
 import type { SettingsStore } from './settings-store.js';
 
 /** The disc object of GET /devices. */
@@ -18,6 +19,8 @@ export interface DiscView {
   fingerprint: string;
   confidence: number | null;
   poster: string | null;
+  /** The poster as Ripwerk serves it (/api/posters/<key>), fetched once from the movie database. */
+  poster_url: string | null;
   already_ripped: boolean;
   audio_tracks: number | null;
   /** What the pre-scan found: movie, series, music or unknown; a series' season from the label. */
@@ -43,6 +46,9 @@ export class DiscWatch {
     readonly prescan: Prescan,
     private readonly startRip: (req: RipRequest) => Promise<JobRow>,
     private readonly log: Logger,
+    private readonly posters: PosterCache,
+    /** Called with each pre-scan answer: jobs made before it answered take it. */
+    private readonly onIdentity: (fingerprint: string, identity: DiscIdentity) => void = () => undefined,
   ) {
     this.rippedCount = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM history WHERE fingerprint = ?');
   }
@@ -67,6 +73,7 @@ export class DiscWatch {
       fingerprint: disc.fingerprint,
       confidence: identity ? identity.confidence : null,
       poster: identity?.poster ?? null,
+      poster_url: this.posters.urlFor(identity?.poster),
       already_ripped: this.alreadyRipped(disc.fingerprint),
       audio_tracks: disc.audio_tracks ?? null,
       kind: identity?.kind ?? null,
@@ -98,6 +105,8 @@ export class DiscWatch {
     if (!inserted && this.prescan.get(disc.fingerprint)) return;
     if (inserted) this.log.info(`device ${entry.name}: disc inserted: "${disc.title}" (${disc.type}, ${disc.size_bytes} bytes, label "${disc.label}")`);
     const identity = await this.prescan.run(disc);
+    this.posters.prefetch(identity.poster);
+    this.onIdentity(disc.fingerprint, identity);
     const ripped = this.alreadyRipped(disc.fingerprint);
     this.log.info(`device ${entry.name}: pre-scan: ${describe(identity)}, ${disc.type}${ripped ? ', already ripped' : ''}`);
     if (inserted) await this.autoRip(entry, disc, identity, ripped);

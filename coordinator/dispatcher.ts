@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import mqtt, { type MqttClient } from 'mqtt';
 import type { Db } from '../shared/sqlite.js';
 import type { Logger } from '../shared/log.js';
@@ -430,6 +431,8 @@ export class Dispatcher {
         if (cmd) this.setCommandState(cmd.id, 'done');
         if (event.streams) this.jobs.updateMeta(job.id, { streams: event.streams });
         if (event.episodes_guessed) this.jobs.updateMeta(job.id, { episodes_guessed: true });
+        // The files relative to the output folder: a correction after the fact renames exactly these.
+        this.jobs.updateMeta(job.id, { output_files: event.files.map((f) => path.relative(event.output_path, f)).filter((f) => f && !f.startsWith('..')) });
         this.db.prepare(`UPDATE transcode_queue SET state = 'done' WHERE job_id = ?`).run(job.id);
         this.finish(
           job.id,

@@ -6,6 +6,7 @@ import type { AppContext } from './context.js';
 import { HttpError, mediaDir } from './http.js';
 import { parseMeta, type JobMeta, type JobRow } from './jobs-store.js';
 import { libraryInfo } from './library-info.js';
+import type { TitleSource } from './identity-jobs.js';
 import { identityMeta } from './prescan.js';
 
 /** What a rip needs beyond the drive; every field optional (settings and the disc fill the rest). */
@@ -101,6 +102,7 @@ export async function createRipJob(ctx: AppContext, req: RipRequest): Promise<Jo
     series,
     season,
     main_feature_only: mainFeatureOnly,
+    title_source: (req.title?.trim() ? 'request' : useIdentity ? 'lookup' : 'label') satisfies TitleSource,
     // The language choice is stored in the job, so a retry of the rip or of the transcode keeps it.
     audio_languages: req.audioLanguages ?? [...s.audioLanguages],
     subtitle_languages: req.subtitleLanguages ?? [...s.subtitleLanguages],

@@ -3,7 +3,11 @@ import type { AppContext } from '../context.js';
 import { HttpError, objectBody } from '../http.js';
 import { parseMeta } from '../jobs-store.js';
 import { SourceError } from '../metadata/match.js';
+import { applyIdentityToJobs } from '../identity-jobs.js';
+import { libraryInfo } from '../library-info.js';
+import { applyCorrection, planCorrection, rewriteLibraryFiles } from '../library-correction.js';
 import { identityMeta, type DiscIdentity } from '../prescan.js';
+import type { JobRow } from '../jobs-store.js';
 
 const SOURCES = ['tmdb', 'jikan', 'omdb', 'manual'];
 
@@ -19,6 +23,25 @@ function optionalInt(body: Record<string, unknown>, key: string, min: number, ma
   if (v === undefined || v === null) return null;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw new HttpError(400, `${key} must be a whole number from ${min} to ${max}`);
   return v;
+}
+
+/**
+ * Renames a finished job's library folder and files to a corrected identity, writes its nfo and
+ * poster anew and asks the media server to rescan. Returns where the files went.
+ */
+async function correctFinishedJob(ctx: AppContext, job: JobRow, identity: DiscIdentity): Promise<{ from: string; to: string; files: string[] }> {
+  const meta = parseMeta(job.meta) ?? {};
+  const series = typeof meta.series === 'string' && meta.series !== '';
+  const plan = await planCorrection(job, identity);
+  await applyCorrection(plan, series);
+  const season = series ? (identity.kind === 'series' && identity.season !== null ? identity.season : meta.season) : meta.season;
+  ctx.jobs.update(job.id, { title: identity.title, output_path: plan.toDir });
+  ctx.jobs.updateMeta(job.id, { ...identityMeta(identity), year: identity.year, output_files: plan.files, ...(series ? { series: identity.title, season } : {}) });
+  const updated = ctx.jobs.get(job.id) as JobRow;
+  await rewriteLibraryFiles(plan.toDir, libraryInfo(updated, ctx.settings.all(), ctx.config.tmdbImageBaseUrl), (level, text) => ctx.jobs.addLog(job.id, level, text));
+  ctx.jobs.addLog(job.id, 'info', `library corrected: ${plan.fromDir} → ${plan.toDir} (${plan.files.length} file(s) renamed)`);
+  ctx.library.jobEnded(updated);
+  return { from: plan.fromDir, to: plan.toDir, files: plan.files };
 }
 
 /** The disc an override is for: given directly, as the disc in a drive, or as the disc of a job. */
@@ -41,27 +64,7 @@ function targetFingerprint(ctx: AppContext, body: Record<string, unknown>): stri
   return fp;
 }
 
-/**
- * Applies a correction to the jobs of a disc: all get the new meta; a job whose output is not named
- * yet (the rip still running) also gets the new title, so its folder carries it.
- */
-function applyToJobs(ctx: AppContext, fingerprint: string, identity: DiscIdentity): string[] {
-  const updated: string[] = [];
-  for (const job of ctx.jobs.byFingerprint(fingerprint)) {
-    const meta = parseMeta(job.meta) ?? {};
-    const patch: Record<string, unknown> = { ...identityMeta(identity), year: identity.year };
-    const unnamed = (job.status === 'pending' || job.status === 'running') && meta.rip_fertig !== true;
-    if (unnamed) {
-      if (typeof meta.series === 'string') patch.series = identity.title;
-      ctx.jobs.update(job.id, { title: identity.title });
-    }
-    ctx.jobs.updateMeta(job.id, patch);
-    ctx.jobs.addLog(job.id, 'info', `metadata corrected to "${identity.title}"${identity.year ? ` (${identity.year})` : ''}${unnamed ? '' : '; the output already written keeps its name'}`);
-    updated.push(job.id);
-  }
-  return updated;
-}
-
+/** /metadata: search, live status, season runtimes and corrections (of a disc, or of a finished job's files). */
 export function metadataRouter(ctx: AppContext): express.Router {
   const r = express.Router();
   const { metadata } = ctx;
@@ -94,7 +97,7 @@ export function metadataRouter(ctx: AppContext): express.Router {
     }
   });
 
-  r.post('/metadata/override', (req, res) => {
+  r.post('/metadata/override', async (req, res) => {
     const body = objectBody(req);
     const fingerprint = targetFingerprint(ctx, body);
     const title = optionalString(body, 'title', 300)?.trim();
@@ -118,10 +121,13 @@ export function metadataRouter(ctx: AppContext): express.Router {
       tmdb_id: optionalInt(body, 'tmdb_id', 1, Number.MAX_SAFE_INTEGER) ?? (source === 'tmdb' && /^\d+$/.test(String(body.id ?? '')) ? Number(body.id) : null),
       imdb_id: optionalString(body, 'imdb_id', 20) ?? (source === 'omdb' ? optionalString(body, 'id', 20) : null),
     };
+    // A finished job: its files in the library are renamed first; a refusal (409) changes nothing at all.
+    const finished = typeof body.job_id === 'string' ? ctx.jobs.get(body.job_id) : undefined;
+    const renamed = finished?.status === 'completed' ? await correctFinishedJob(ctx, finished, identity) : null;
     ctx.discs.prescan.override(fingerprint, identity);
-    const jobs = applyToJobs(ctx, fingerprint, identity);
+    const jobs = applyIdentityToJobs(ctx, fingerprint, identity, 'override');
     ctx.log.info(`metadata of disc ${fingerprint} corrected to "${identity.title}"${identity.year ? ` (${identity.year})` : ''} from ${source}; ${jobs.length} job(s) updated`);
-    res.json({ fingerprint, identity, jobs });
+    res.json({ fingerprint, identity, jobs, renamed });
   });
 
   return r;

@@ -10,6 +10,8 @@ interface DiscJson {
   year: number | null;
   confidence: number | null;
   poster: string | null;
+  poster_url: string | null;
+  label: string;
   fingerprint: string;
 }
 interface DeviceJson {
@@ -23,6 +25,8 @@ describe('metadata: lookup on insert, search, status, seasons, correction, libra
   let agent: AgentHandle;
   let meta: MetadataServer;
   const device = 'wohnzimmer-drive-wohnzimmer';
+  let heatJob = '';
+  let seriesJob = '';
 
   const disc = async (): Promise<DiscJson> => {
     const d = await waitFor('the disc card', async () => (await api<DeviceJson[]>(c.url, 'GET', '/devices')).body.find((x) => x.name === device)?.disc, 30_000);
@@ -32,6 +36,7 @@ describe('metadata: lookup on insert, search, status, seasons, correction, libra
   before(async () => {
     const catalogue = emptyCatalogue();
     catalogue.tmdbMovies.push(tmdbMovie(949, 'Heat', '1995-12-15', { overview: 'Ein Profi-Räuber und ein Cop.' }));
+    catalogue.tmdbMovies.push(tmdbMovie(5520, 'Nordlicht Express', '2003-10-02'));
     catalogue.tmdbTv.push(tmdbTv(1396, 'Breaking Bad', '2008-01-20'));
     catalogue.tmdbSeasons['1396/1'] = tmdbSeason(1396, 1, [1, 1, 20, 30]);
     meta = await startMetadataServer(catalogue);
@@ -101,6 +106,56 @@ describe('metadata: lookup on insert, search, status, seasons, correction, libra
     assert.equal((await api(c.url, 'GET', '/metadata/tv/abc/season/1')).status, 400);
   });
 
+  it('serves the disc card\'s poster itself: fetched once from the movie database, then from its cache', async () => {
+    const d = await disc();
+    assert.match(d.poster_url ?? '', /^\/api\/posters\/[0-9a-f]{32}$/);
+    const url = `${c.url}${(d.poster_url as string).slice('/api'.length)}`;
+    const first = await fetch(url);
+    assert.equal(first.status, 200);
+    assert.equal(first.headers.get('content-type'), 'image/jpeg');
+    const body = Buffer.from(await first.arrayBuffer());
+    assert.deepEqual(body.subarray(0, POSTER_JPEG.length), POSTER_JPEG);
+    assert.equal(body.subarray(POSTER_JPEG.length).toString(), '/images/w500/poster949.jpg');
+    const fetched = meta.requests.filter((r) => r.path === '/images/w500/poster949.jpg').length;
+    assert.ok(fetched >= 1);
+    assert.equal((await fetch(url)).status, 200);
+    assert.equal(meta.requests.filter((r) => r.path === '/images/w500/poster949.jpg').length, fetched, 'the second answer comes from the cache');
+    const files = fs.readdirSync(path.join(w.root, 'coordinator-data', 'posters'));
+    assert.deepEqual(files, [`${(d.poster_url as string).split('/').pop()}.jpg`]);
+    const unknown = await api(c.url, 'GET', `/posters/${'0'.repeat(32)}`);
+    assert.equal(unknown.status, 404);
+    assert.match(unknown.text, /^no poster with this key/);
+    const bad = await api(c.url, 'GET', '/posters/..%2Fcoordinator.sqlite');
+    assert.equal(bad.status, 400);
+  });
+
+  it('a job made before the lookup answered takes the answer while its rip runs', async () => {
+    const release = meta.holdTmdb();
+    fs.rmSync(path.join(agent.driveDir, 'HEAT_SPECIAL_EDITION.iso'));
+    await waitFor('the drive empty', async () => !(await api<DeviceJson[]>(c.url, 'GET', '/devices')).body.find((x) => x.name === device)?.disc, 30_000);
+    insertDisc(agent.driveDir, dvdImage('NORDLICHT_EXPRESS', [4]));
+    await waitFor('the new disc', async () => ((await disc()).label === 'NORDLICHT_EXPRESS' ? true : undefined));
+    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.body.title, 'Nordlicht Express', 'the label names it while the lookup waits');
+    assert.equal(created.body.meta?.title_source, 'label');
+    release();
+    const done = await waitForStatus(c.url, created.body.id, ['completed', 'failed']);
+    assert.equal(done.status, 'completed', done.error ?? '');
+    assert.equal(done.title, 'Nordlicht Express');
+    assert.equal(done.meta?.year, 2003);
+    assert.equal(done.meta?.tmdb_id, 5520);
+    assert.equal(done.meta?.poster_path, '/poster5520.jpg');
+    assert.equal(done.output_path, path.join(w.media, 'Filme', 'Nordlicht Express (2003)'));
+    assert.ok(fs.existsSync(path.join(w.media, 'Filme', 'Nordlicht Express (2003)', 'Nordlicht Express (2003).mkv')));
+    const detail = await api<{ logs: { message: string }[] }>(c.url, 'GET', `/jobs/${done.id}/detail`);
+    assert.ok(detail.body.logs.some((l) => l.message === 'the disc\'s lookup answered after the job was made: named "Nordlicht Express" (2003) from tmdb'));
+    fs.rmSync(path.join(agent.driveDir, 'NORDLICHT_EXPRESS.iso'));
+    await waitFor('the drive empty', async () => !(await api<DeviceJson[]>(c.url, 'GET', '/devices')).body.find((x) => x.name === device)?.disc, 30_000);
+    insertDisc(agent.driveDir, dvdImage('HEAT_SPECIAL_EDITION', [4]));
+    await waitFor('Heat again', async () => ((await disc()).title === 'Heat' ? true : undefined));
+  });
+
   it('rips a movie into "Title (Year)" with movie.nfo and poster.jpg for Jellyfin', async () => {
     const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
     assert.equal(created.status, 201, created.text);
@@ -109,6 +164,7 @@ describe('metadata: lookup on insert, search, status, seasons, correction, libra
     assert.equal(done.status, 'completed');
     const dir = path.join(w.media, 'Filme', 'Heat (1995)');
     assert.equal(done.output_path, dir);
+    heatJob = done.id;
     const nfo = fs.readFileSync(path.join(dir, 'movie.nfo'), 'utf8');
     assert.match(nfo, /<title>Heat<\/title>/);
     assert.match(nfo, /<year>1995<\/year>/);
@@ -175,5 +231,56 @@ describe('metadata: lookup on insert, search, status, seasons, correction, libra
     assert.match(fs.readFileSync(nfo, 'utf8'), /<tvshow>[\s\S]*<uniqueid type="tmdb" default="true">1396<\/uniqueid>/);
     const detail = await api<{ logs: { message: string }[] }>(c.url, 'GET', `/jobs/${created.body.id}/detail`);
     assert.ok(detail.body.logs.some((l) => /season 1 has 4 episodes/.test(l.message)));
+    seriesJob = created.body.id;
+  });
+
+  it('corrects a finished movie job: folder, files, nfo and poster renamed, the media server asked to rescan', async () => {
+    const refreshes = meta.requests.filter((r) => r.path === '/Library/Refresh').length;
+    const r = await api<{ renamed: { from: string; to: string; files: string[] } }>(c.url, 'POST', '/metadata/override', { job_id: heatJob, title: 'Heat Reloaded', year: 1996, poster_path: '/poster777.jpg', source: 'manual' });
+    assert.equal(r.status, 200, r.text);
+    const from = path.join(w.media, 'Filme', 'Heat (1995)');
+    const to = path.join(w.media, 'Filme', 'Heat Reloaded (1996)');
+    assert.deepEqual(r.body.renamed, { from, to, files: ['Heat Reloaded (1996).mkv'] });
+    assert.equal(fs.existsSync(from), false);
+    assert.deepEqual(fs.readdirSync(to).sort(), ['Heat Reloaded (1996).mkv', 'movie.nfo', 'poster.jpg']);
+    assert.match(fs.readFileSync(path.join(to, 'movie.nfo'), 'utf8'), /<title>Heat Reloaded<\/title>[\s\S]*<year>1996<\/year>/);
+    assert.equal(fs.readFileSync(path.join(to, 'poster.jpg')).subarray(POSTER_JPEG.length).toString(), '/images/w500/poster777.jpg');
+    const job = await api<JobJson>(c.url, 'GET', `/jobs/${heatJob}`);
+    assert.equal(job.body.title, 'Heat Reloaded');
+    assert.equal(job.body.output_path, to);
+    const files = await api<{ name: string }[]>(c.url, 'GET', `/jobs/${heatJob}/files`);
+    assert.deepEqual(files.body.map((f) => f.name), ['Heat Reloaded (1996).mkv', 'movie.nfo', 'poster.jpg']);
+    await waitFor('the media server refresh', async () => meta.requests.filter((x) => x.path === '/Library/Refresh').length > refreshes);
+  });
+
+  it('refuses a correction whose name exists already, or whose files were moved, with a 409 that changes nothing', async () => {
+    const taken = path.join(w.media, 'Filme', 'Taken (2008)');
+    fs.mkdirSync(taken);
+    const to = path.join(w.media, 'Filme', 'Heat Reloaded (1996)');
+    const clash = await api(c.url, 'POST', '/metadata/override', { job_id: heatJob, title: 'Taken', year: 2008 });
+    assert.equal(clash.status, 409);
+    assert.equal(clash.text.trim(), `a folder named "Taken (2008)" exists already in ${path.join(w.media, 'Filme')}: nothing was changed`);
+    assert.deepEqual(fs.readdirSync(to).sort(), ['Heat Reloaded (1996).mkv', 'movie.nfo', 'poster.jpg']);
+    assert.deepEqual(fs.readdirSync(taken), []);
+    assert.equal((await api<JobJson>(c.url, 'GET', `/jobs/${heatJob}`)).body.title, 'Heat Reloaded', 'the job keeps its name');
+
+    fs.renameSync(path.join(to, 'Heat Reloaded (1996).mkv'), path.join(w.media, 'moved-away.mkv'));
+    const gone = await api(c.url, 'POST', '/metadata/override', { job_id: heatJob, title: 'Heat', year: 1995 });
+    assert.equal(gone.status, 409);
+    assert.match(gone.text, /Heat Reloaded \(1996\)\.mkv was moved or deleted meanwhile: nothing was changed/);
+    assert.ok(fs.existsSync(to));
+  });
+
+  it('corrects a finished series job: its episodes move to the new series folder with tvshow.nfo', async () => {
+    const r = await api<{ renamed: { to: string; files: string[] } }>(c.url, 'POST', '/metadata/override', { job_id: seriesJob, title: 'Better Call Saul', kind: 'series', season: 1, tmdb_id: 60059, source: 'tmdb', id: '60059' });
+    assert.equal(r.status, 200, r.text);
+    const season = path.join(w.media, 'Serien', 'Better Call Saul', 'Season 01');
+    assert.deepEqual(r.body.renamed, { from: path.join(w.media, 'Serien', 'Breaking Bad', 'Season 01'), to: season, files: ['Better Call Saul - S01E01.mkv', 'Better Call Saul - S01E02.mkv'] });
+    assert.deepEqual(fs.readdirSync(season).sort(), ['Better Call Saul - S01E01.mkv', 'Better Call Saul - S01E02.mkv']);
+    assert.equal(fs.existsSync(path.join(w.media, 'Serien', 'Breaking Bad', 'Season 01')), false, 'the emptied season folder is removed');
+    assert.match(fs.readFileSync(path.join(w.media, 'Serien', 'Better Call Saul', 'tvshow.nfo'), 'utf8'), /<title>Better Call Saul<\/title>[\s\S]*60059/);
+    const job = await api<JobJson>(c.url, 'GET', `/jobs/${seriesJob}`);
+    assert.equal(job.body.output_path, season);
+    assert.equal(job.body.meta?.series, 'Better Call Saul');
   });
 });

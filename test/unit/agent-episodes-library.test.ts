@@ -7,7 +7,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { XMLParser } from 'fast-xml-parser';
 import { fits, matchEpisodes, uniformRuntimes } from '../../agent/episode-match.js';
-import { nfoXml, writeLibraryFiles } from '../../agent/library-files.js';
+import { nfoXml, writeLibraryFiles } from '../../shared/library-files.js';
 import type { TaskContext } from '../../agent/rip-task.js';
 import { runTranscode, type Transcoder } from '../../agent/transcode-task.js';
 import type { EpisodeRuntime, LibraryInfo, TranscodeArgs } from '../../shared/protocol.js';

@@ -1,0 +1,22 @@
+import { Router } from 'express';
+import type { AppContext } from '../context.js';
+import { HttpError } from '../http.js';
+import { PosterError } from '../poster-cache.js';
+
+/** /posters/{key}: the posters of disc cards and jobs, fetched once and served by Ripwerk. */
+export function postersRouter(ctx: AppContext): Router {
+  const router = Router();
+  router.get('/posters/:key', async (req, res) => {
+    const key = String(req.params.key);
+    if (!/^[0-9a-f]{32}$/.test(key)) throw new HttpError(400, 'a poster key is 32 hexadecimal characters (the disc card\'s poster_url names it)');
+    try {
+      const poster = await ctx.posters.get(key);
+      res.setHeader('Cache-Control', 'public, max-age=86400');
+      res.type(poster.contentType).sendFile(poster.file);
+    } catch (err) {
+      if (err instanceof PosterError) throw new HttpError(err.status, err.message);
+      throw err;
+    }
+  });
+  return router;
+}

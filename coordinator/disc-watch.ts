@@ -1,4 +1,5 @@
-import type { DiscInfo } from '../shared/protocol.js';
+import type { AlbumInfo, DiscInfo } from '../shared/protocol.js';
+import type { AlbumSuggestion } from './metadata/album-choice.js';
 import type { Logger } from '../shared/log.js';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../shared/sqlite.js';
@@ -28,6 +29,10 @@ export interface DiscView {
   season: number | null;
   /** The TMDB id of the match, for the season runtimes of a series. */
   tmdb_id: number | null;
+  /** Audio CDs: artist, album, year, tracks and MusicBrainz ids, and where they came from (album.source). */
+  album: AlbumInfo | null;
+  /** Audio CDs: the other MusicBrainz releases with this disc id. */
+  suggestions: AlbumSuggestion[];
 }
 
 /**
@@ -79,6 +84,8 @@ export class DiscWatch {
       kind: identity?.kind ?? null,
       season: identity?.season ?? null,
       tmdb_id: identity?.tmdb_id ?? null,
+      album: identity?.album ?? null,
+      suggestions: identity?.suggestions ?? [],
     };
   }
 

@@ -139,4 +139,16 @@ export const coordinatorMigrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    name: 'MusicBrainz answers by disc id (audio CD lookups)',
+    up: `
+      CREATE TABLE musicbrainz_discs (
+        disc_id TEXT PRIMARY KEY,
+        releases TEXT NOT NULL,
+        fetched_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL
+      );
+    `,
+  },
 ];

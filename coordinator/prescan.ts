@@ -1,4 +1,5 @@
-import type { DiscInfo } from '../shared/protocol.js';
+import type { AlbumInfo, DiscInfo } from '../shared/protocol.js';
+import type { AlbumSuggestion } from './metadata/album-choice.js';
 import type { Logger } from '../shared/log.js';
 import type { Db } from '../shared/sqlite.js';
 
@@ -23,6 +24,10 @@ export interface DiscIdentity {
   disc_number?: number | null;
   /** ISO 639-2/T of the title's original language, when the lookup knows it. */
   original_language?: string | null;
+  /** Audio CDs: artist, album, tracks and MusicBrainz ids (MusicBrainz, CD-Text or the unknown fallback). */
+  album?: AlbumInfo | null;
+  /** Audio CDs: the other MusicBrainz releases with this disc, for the disc card. */
+  suggestions?: AlbumSuggestion[];
 }
 
 /**
@@ -143,5 +148,6 @@ export function identityMeta(identity: DiscIdentity): Record<string, unknown> {
   if (identity.imdb_id) meta.imdb_id = identity.imdb_id;
   if (identity.disc_number) meta.disc_number = identity.disc_number;
   if (identity.original_language) meta.original_language = identity.original_language;
+  if (identity.album) meta.album = identity.album;
   return meta;
 }

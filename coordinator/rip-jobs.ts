@@ -7,6 +7,7 @@ import { HttpError, mediaDir } from './http.js';
 import { parseMeta, type JobMeta, type JobRow } from './jobs-store.js';
 import { libraryInfo } from './library-info.js';
 import type { TitleSource } from './identity-jobs.js';
+import { albumForJob, fallbackAlbum } from './metadata/album-choice.js';
 import { identityMeta } from './prescan.js';
 
 /** What a rip needs beyond the drive; every field optional (settings and the disc fill the rest). */
@@ -88,6 +89,8 @@ export async function createRipJob(ctx: AppContext, req: RipRequest): Promise<Jo
   const year = req.year ?? (useIdentity ? identity.year : null);
   const series = req.series ?? null;
   const season = req.season ?? null;
+  // An audio CD names its files by album; without a pre-scan result by its CD-Text or as unknown.
+  const album = disc.type === 'cd' ? albumForJob(identity?.album ?? fallbackAlbum(disc), req.title, req.year) : null;
   const meta: JobMeta = {
     ...(useIdentity ? identityMeta(identity) : {}),
     ...(req.tmdbId ? { tmdb_id: req.tmdbId } : {}),
@@ -107,6 +110,7 @@ export async function createRipJob(ctx: AppContext, req: RipRequest): Promise<Jo
     audio_languages: req.audioLanguages ?? [...s.audioLanguages],
     subtitle_languages: req.subtitleLanguages ?? [...s.subtitleLanguages],
     ...(transcodeNode ? { transcode_node: transcodeNode } : {}),
+    ...(album ? { album, ...(disc.audio_cd ? { musicbrainz_disc_id: disc.audio_cd.musicbrainz_disc_id } : {}) } : {}),
   };
   const row = jobs.create({ id, title, target_dir: targetDir, device: req.device, node: current.state.node, meta });
   const transcode = s.transcodeEnabled && disc.type !== 'cd';
@@ -128,6 +132,7 @@ export async function createRipJob(ctx: AppContext, req: RipRequest): Promise<Jo
     min_title_seconds: s.minTitleSeconds,
     // Without a transcode stage the rip names the output, so it writes the media-server files too.
     library: transcode ? null : libraryInfo(row, s, config.tmdbImageBaseUrl),
+    ...(album ? { album } : {}),
   };
   jobs.addLog(id, 'info', `job created for "${title}" on ${req.device} (${req.origin})`);
   if (episodes && 'why' in episodes) jobs.addLog(id, 'warn', `episode runtimes unavailable: ${episodes.why}; the files keep their title numbers`);

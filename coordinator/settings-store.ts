@@ -21,6 +21,8 @@ export const SETTING_DEFAULTS = {
   quickPickMovies: 'Filme',
   quickPickSeries: 'Serien',
   quickPickMusic: 'Musik',
+  /** ISO 3166-1 country whose release of an audio CD is preferred when MusicBrainz knows several. */
+  musicCountry: 'DE',
   setupComplete: false,
   homeAssistantDiscovery: false,
   homeAssistantPrefix: 'homeassistant',
@@ -62,6 +64,10 @@ export function validateSetting(name: string, value: unknown): Settings[SettingN
     const list = parseLanguageList(value, `setting "${name}"`);
     if (!list.ok) throw new SettingsError(list.reason);
     return list.codes as Settings[SettingName];
+  }
+  if (name === 'musicCountry') {
+    if (typeof value !== 'string' || !/^[A-Za-z]{2}$/.test(value.trim())) throw new SettingsError('setting "musicCountry" must be a two-letter country code (ISO 3166-1, e.g. "DE")');
+    return value.trim().toUpperCase();
   }
   const expected = typeof SETTING_DEFAULTS[name];
   if (expected === 'number' && (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 36_000)) {

@@ -36,6 +36,12 @@ export interface CoordinatorConfig {
   updateSources: { handbrake: string; makemkv: string; node: string };
   /** Addresses whose X-Real-IP header is believed (the reverse proxy); from others it is ignored. */
   trustedProxies: string[];
+  /** MusicBrainz web service (audio CD lookup by disc id), ending in /ws/2. */
+  musicbrainzBaseUrl: string;
+  /** Cover Art Archive (the front cover of a release). */
+  coverArtBaseUrl: string;
+  /** An e-mail address or URL MusicBrainz can reach the operator at, sent in the User-Agent; null when not set. */
+  musicbrainzContact: string | null;
 }
 
 /** Everything an agent reads from its environment, validated once at start. */
@@ -106,6 +112,21 @@ function url(env: Env, name: string, fallback: string | null): string | null {
   return raw.replace(/\/+$/, '');
 }
 
+/** MUSICBRAINZ_CONTACT: an e-mail address or an http(s) URL (MusicBrainz asks for a way to reach the client's operator). */
+function contact(env: Env, name: string): string | null {
+  const raw = (env[name] ?? '').trim();
+  if (!raw) return null;
+  const mail = /^[^\s@()]+@[^\s@()]+\.[^\s@()]+$/.test(raw);
+  let web = false;
+  try {
+    web = /^https?:$/.test(new URL(raw).protocol) && !/[\s()]/.test(raw);
+  } catch {
+    web = false;
+  }
+  if (!mail && !web) throw new ConfigError(`${name} must be an e-mail address or an http(s) URL, got "${raw}"`);
+  return raw;
+}
+
 function cronExpression(env: Env, name: string, fallback: string): string {
   const raw = (env[name] ?? '').trim();
   if (!raw) return fallback;
@@ -133,6 +154,9 @@ export function readCoordinatorConfig(env: Env): CoordinatorConfig {
     mountGuardSchedule: cronExpression(env, 'MOUNT_GUARD_SCHEDULE', '* * * * *'),
     brokerSecret: (env.RIPWERK_BROKER_SECRET ?? '').trim() || null,
     trustedProxies: (env.TRUSTED_PROXIES ?? '127.0.0.1,::1').split(',').map((a) => a.trim()).filter(Boolean),
+    musicbrainzBaseUrl: url(env, 'MUSICBRAINZ_BASE_URL', 'https://musicbrainz.org/ws/2') as string,
+    coverArtBaseUrl: url(env, 'COVERART_BASE_URL', 'https://coverartarchive.org') as string,
+    musicbrainzContact: contact(env, 'MUSICBRAINZ_CONTACT'),
     updateSources: {
       handbrake: url(env, 'UPDATE_HANDBRAKE_URL', 'https://api.github.com/repos/HandBrake/HandBrake/releases/latest') as string,
       makemkv: url(env, 'UPDATE_MAKEMKV_URL', 'https://www.makemkv.com/download/') as string,

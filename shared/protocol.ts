@@ -111,6 +111,22 @@ export interface DiscInfo {
   source: string;
   /** Audio CD: number of audio tracks; null for other discs. */
   audio_tracks: number | null;
+  /** Audio CD: its table of contents, MusicBrainz disc id and CD-Text, when the agent could read them. */
+  audio_cd?: AudioCdInfo | null;
+}
+
+/** An audio CD as MusicBrainz identifies it, plus the CD-Text the disc (or a cue sheet) carries. */
+export interface AudioCdInfo {
+  musicbrainz_disc_id: string;
+  /** MusicBrainz's toc parameter: first and last track, lead-out, then each track's offset (all LBA + 150), space separated. */
+  toc: string;
+  cd_text: CdText | null;
+}
+
+export interface CdText {
+  title: string | null;
+  performer: string | null;
+  tracks: { number: number; title: string | null; performer: string | null }[];
 }
 
 export interface DriveState {
@@ -180,6 +196,34 @@ export interface RipArgs {
   min_title_seconds?: number;
   /** Media-server files to write next to the output (only when the rip is the last stage). */
   library?: LibraryInfo | null;
+  /** Audio CD: artist, album and track names for the files `<Artist>/<Album> (<Year>)/NN - <Title>.flac` and their tags. */
+  album?: AlbumInfo | null;
+}
+
+/** An audio CD's identity: from MusicBrainz, from CD-Text, or the "Unbekannter Interpret" fallback. */
+export interface AlbumInfo {
+  artist: string;
+  album: string;
+  year: number | null;
+  /** The CD's position in a multi-disc release; 1 otherwise. */
+  disc_number: number;
+  /** MusicBrainz release id (MUSICBRAINZ_ALBUMID), null without a MusicBrainz match. */
+  release_id: string | null;
+  tracks: AlbumTrack[];
+  /** Front cover to save as cover.jpg (Cover Art Archive), or null. */
+  cover_url: string | null;
+  source: 'musicbrainz' | 'cd-text' | 'none';
+}
+
+export interface AlbumTrack {
+  number: number;
+  title: string;
+  /** The track's artist when it differs from the album artist (samplers), else null. */
+  artist: string | null;
+  /** MusicBrainz recording id (written as MUSICBRAINZ_TRACKID, as Picard and the media servers read it). */
+  recording_id: string | null;
+  /** MusicBrainz track id (MUSICBRAINZ_RELEASETRACKID). */
+  track_id: string | null;
 }
 
 /** What a media-server profile needs to describe the output: movie.nfo or tvshow.nfo, and poster.jpg. */

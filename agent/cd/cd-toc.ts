@@ -39,3 +39,8 @@ export function freedbDiscId(toc: CdToc): string {
   const t = Math.floor(toc.leadout / 75) - Math.floor((toc.offsets[0] ?? 0) / 75);
   return ((((n % 255) << 24) | (t << 8) | toc.offsets.length) >>> 0).toString(16).padStart(8, '0');
 }
+
+/** The TOC as MusicBrainz's `toc` parameter takes it: "first last leadout offset1 offset2 …" (space separated). */
+export function tocParam(toc: CdToc): string {
+  return [toc.first, toc.last, toc.leadout, ...toc.offsets].join(' ');
+}

@@ -1,3 +1,5 @@
+import type { CdText } from '../../shared/protocol.js';
+
 /**
  * Cue sheets of audio CD images (a .cue beside its .bin): disc and track titles, and where each
  * track starts. Times are mm:ss:ff with ff in CD frames (1/75 s), not hundredths (audio-cd.md §1).
@@ -91,6 +93,13 @@ export function parseCueSheet(text: string): CueSheet {
   }
   finish();
   return sheet;
+}
+
+/** The sheet's TITLE/PERFORMER lines as CD-Text (what cd-info reports for an image); null when it has none. */
+export function cueCdText(sheet: CueSheet): CdText | null {
+  const any = sheet.title || sheet.performer || sheet.tracks.some((t) => t.title || t.performer);
+  if (!any) return null;
+  return { title: sheet.title, performer: sheet.performer, tracks: sheet.tracks.map((t) => ({ number: t.number, title: t.title, performer: t.performer })) };
 }
 
 /**

@@ -3,8 +3,8 @@ import path from 'node:path';
 import type { DiscInfo } from '../../shared/protocol.js';
 import { discFingerprint, makeDiscInfo } from './disc-info.js';
 import { identifyImageFile, identifyImageFolder } from './identify.js';
-import { tocFromTracks, musicbrainzDiscId } from '../cd/cd-toc.js';
-import { BYTES_PER_FRAME, parseCueSheet, trackSpans } from '../cd/cue-sheet.js';
+import { musicbrainzDiscId, tocFromTracks, tocParam } from '../cd/cd-toc.js';
+import { BYTES_PER_FRAME, cueCdText, parseCueSheet, trackSpans } from '../cd/cue-sheet.js';
 
 export const EJECTED_DIR = 'ejected';
 
@@ -62,11 +62,12 @@ async function inspectCue(file: string): Promise<ImageDisc | null> {
   if (!sheet.file || sheet.tracks.length === 0) return null;
   const size = (await fs.stat(path.resolve(path.dirname(file), sheet.file)).catch(() => null))?.size;
   if (size === undefined) return null;
-  const discId = musicbrainzDiscId(tocFromTracks(trackSpans(sheet, Math.floor(size / BYTES_PER_FRAME))));
+  const toc = tocFromTracks(trackSpans(sheet, Math.floor(size / BYTES_PER_FRAME)));
+  const discId = musicbrainzDiscId(toc);
   const title = sheet.title ? (sheet.performer ? `${sheet.performer} - ${sheet.title}` : sheet.title) : 'Audio CD';
   return {
     source: { kind: 'cue', path: file },
-    disc: { label: '', title, year: null, type: 'cd', size_bytes: size, fingerprint: discFingerprint(`musicbrainz:${discId}`, size), source: file, audio_tracks: sheet.tracks.length },
+    disc: { label: '', title, year: null, type: 'cd', size_bytes: size, fingerprint: discFingerprint(`musicbrainz:${discId}`, size), source: file, audio_tracks: sheet.tracks.length, audio_cd: { musicbrainz_disc_id: discId, toc: tocParam(toc), cd_text: cueCdText(sheet) } },
   };
 }
 

@@ -1,0 +1,144 @@
+import type { RateLimiter } from './rate-limiter.js';
+
+/** A MusicBrainz release as the audio CD lookup needs it (from the discid answer's JSON). */
+export interface MbRelease {
+  id: string;
+  title: string;
+  /** The artist credit as printed: names joined by their join phrases ("A feat. B"). */
+  artist: string;
+  date: string | null;
+  /** ISO 3166-1 countries of the release events (the release's main country first). */
+  countries: string[];
+  status: string | null;
+  /** The Cover Art Archive holds a front image for this release. */
+  has_front: boolean;
+  media: MbMedium[];
+}
+
+export interface MbMedium {
+  position: number;
+  format: string | null;
+  /** The MusicBrainz disc ids attached to this medium. */
+  disc_ids: string[];
+  tracks: MbTrack[];
+}
+
+export interface MbTrack {
+  position: number;
+  title: string;
+  artist: string;
+  recording_id: string | null;
+  track_id: string | null;
+}
+
+/** MusicBrainz could not answer (unreachable, rate limited, a broken body): the reason in words. */
+export class MusicBrainzError extends Error {
+  constructor(
+    message: string,
+    readonly status: number | null = null,
+  ) {
+    super(message);
+  }
+}
+
+type Rec = Record<string, unknown>;
+/** MusicBrainz allows one request per second and source address. */
+export const MUSICBRAINZ_INTERVAL_MS = 1000;
+const TIMEOUT_MS = 10_000;
+
+const recs = (v: unknown): Rec[] => (Array.isArray(v) ? v.filter((x): x is Rec => Boolean(x) && typeof x === 'object') : []);
+const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v.trim() : null);
+
+/** An artist-credit array as one name: each credited name followed by its join phrase. */
+export function artistCredit(credit: unknown): string {
+  return recs(credit)
+    .map((c) => `${text(c.name) ?? text((c.artist as Rec | undefined)?.name) ?? ''}${typeof c.joinphrase === 'string' ? c.joinphrase : ''}`)
+    .join('')
+    .trim();
+}
+
+/** One release of the discid answer; null when it lacks an id or a title. */
+export function parseRelease(r: Rec): MbRelease | null {
+  const id = text(r.id);
+  const title = text(r.title);
+  if (!id || !title) return null;
+  const countries: string[] = [];
+  const main = text(r.country);
+  if (main) countries.push(main);
+  for (const e of recs(r['release-events'])) {
+    for (const code of Array.isArray((e.area as Rec | undefined)?.['iso-3166-1-codes']) ? ((e.area as Rec)['iso-3166-1-codes'] as unknown[]) : []) {
+      if (typeof code === 'string' && !countries.includes(code)) countries.push(code);
+    }
+  }
+  const artist = artistCredit(r['artist-credit']);
+  const media = recs(r.media).map((m, i) => ({
+    position: typeof m.position === 'number' ? m.position : i + 1,
+    format: text(m.format),
+    disc_ids: recs(m.discs)
+      .map((d) => text(d.id))
+      .filter((d): d is string => d !== null),
+    tracks: recs(m.tracks).map((t, j) => {
+      const recording = (t.recording ?? {}) as Rec;
+      return {
+        position: typeof t.position === 'number' ? t.position : j + 1,
+        title: text(t.title) ?? text(recording.title) ?? `Titel ${j + 1}`,
+        artist: artistCredit(t['artist-credit']) || artistCredit(recording['artist-credit']) || artist,
+        recording_id: text(recording.id),
+        track_id: text(t.id),
+      };
+    }),
+  }));
+  const caa = (r['cover-art-archive'] ?? {}) as Rec;
+  return { id, title, artist: artist || 'Unbekannter Interpret', date: text(r.date), countries, status: text(r.status), has_front: caa.front === true, media };
+}
+
+/**
+ * The MusicBrainz web service (JSON): the releases of a disc id. Every request waits for its turn at
+ * the rate limiter (one per second) and carries Ripwerk's User-Agent with the operator's contact.
+ */
+export class MusicBrainzClient {
+  constructor(
+    private readonly baseUrl: string,
+    readonly userAgent: string,
+    private readonly limiter: RateLimiter,
+    private readonly fetchFn: typeof fetch = fetch,
+  ) {}
+
+  /**
+   * GET /discid/<id>?toc=…&inc=recordings+artist-credits: the releases holding this disc id; when
+   * MusicBrainz does not know the id, the releases whose TOC is close (its fuzzy TOC search).
+   * A 404 (neither) is an empty list; anything else that is not 2xx is a MusicBrainzError.
+   */
+  async discReleases(discId: string, toc: string | null): Promise<MbRelease[]> {
+    const query = ['inc=recordings+artist-credits', 'cdstubs=no', 'fmt=json', ...(toc ? [`toc=${toc.trim().split(/\s+/).join('+')}`] : [])];
+    const url = `${this.baseUrl}/discid/${encodeURIComponent(discId)}?${query.join('&')}`;
+    await this.limiter.acquire();
+    let res: Response;
+    try {
+      res = await this.fetchFn(url, { headers: { accept: 'application/json', 'user-agent': this.userAgent }, signal: AbortSignal.timeout(TIMEOUT_MS) });
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string } }).cause?.code ?? ((err as Error).name === 'TimeoutError' ? 'no answer within 10 s' : (err as Error).message);
+      throw new MusicBrainzError(`MusicBrainz is not reachable (${cause})`);
+    }
+    const body = await res.text().catch(() => '');
+    if (res.status === 404) return [];
+    if (!res.ok) throw new MusicBrainzError(`MusicBrainz answered ${res.status}${res.status === 503 ? ' (busy or rate limited)' : ''}`, res.status);
+    let doc: unknown;
+    try {
+      doc = JSON.parse(body);
+    } catch {
+      throw new MusicBrainzError('MusicBrainz answered with something that is not JSON', res.status);
+    }
+    return recs((doc as Rec | null)?.releases)
+      .map(parseRelease)
+      .filter((r): r is MbRelease => r !== null);
+  }
+}
+
+/**
+ * The User-Agent MusicBrainz asks for: application/version and a way to reach whoever runs it
+ * (MUSICBRAINZ_CONTACT). Without a contact it says "self-hosted" and the coordinator warns at start.
+ */
+export function musicbrainzUserAgent(version: string, contact: string | null): string {
+  return `Ripwerk/${version} ( ${contact ?? 'self-hosted'} )`;
+}

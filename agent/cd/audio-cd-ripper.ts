@@ -7,6 +7,7 @@ import type { DiscSource } from '../disc/image-drive.js';
 import { moveFile, planOutput } from '../output-folder.js';
 import { ProgressThrottle } from '../progress-throttle.js';
 import { TaskFailure, type RipResult, type TaskContext } from '../rip-task.js';
+import { planAlbumFolder, saveCover, trackFileName, trackTitle, vorbisTags, writeTags } from './album-files.js';
 import { abcdeFailure, abcdePercent, applyAbcdeLine, createAbcdeProgress } from './abcde-output.js';
 import { paranoiaFailure, parseParanoiaToc } from './cdparanoia-toc.js';
 import { BYTES_PER_FRAME, FRAMES_PER_SECOND, parseCueSheet, trackSpans, type CueSheet } from './cue-sheet.js';
@@ -15,9 +16,13 @@ export interface AudioCdTools {
   abcde: string;
   cdparanoia: string;
   ffmpeg: string;
+  metaflac: string;
 }
 
-export const DEFAULT_AUDIO_CD_TOOLS: AudioCdTools = { abcde: 'abcde', cdparanoia: 'cdparanoia', ffmpeg: 'ffmpeg' };
+export const DEFAULT_AUDIO_CD_TOOLS: AudioCdTools = { abcde: 'abcde', cdparanoia: 'cdparanoia', ffmpeg: 'ffmpeg', metaflac: 'metaflac' };
+
+/** The cover download names itself; MusicBrainz's own contact rules apply to the coordinator's lookups. */
+const COVER_USER_AGENT = 'Ripwerk (audio CD cover)';
 
 const SAMPLES_PER_FRAME = 588;
 /** abcde waits on its own between steps; a whole CD takes minutes, a stuck drive must not hold a slot forever. */
@@ -103,18 +108,23 @@ async function ripCueImage(file: string, args: RipArgs, dir: string, ctx: TaskCo
   const throttle = new ProgressThrottle(ctx.progress);
   for (const [i, span] of spans.entries()) {
     const track = sheet.tracks.find((t) => t.number === span.number);
-    const title = track?.title || `Track ${span.number}`;
-    const dest = path.join(dir, `${pad(span.number)} - ${safeName(title)}.flac`);
-    const tags: [string, string][] = [
-      ['TITLE', title],
-      ['ARTIST', track?.performer ?? sheet.performer ?? ''],
-      ['ALBUM', sheet.title ?? args.title],
-      ['TRACKNUMBER', String(span.number)],
-      ['TRACKTOTAL', String(sheet.tracks.length)],
-    ];
+    const album = args.album;
+    const title = album ? trackTitle(album, span.number, track?.title) : track?.title || `Track ${span.number}`;
+    const dest = path.join(dir, album ? trackFileName(album, span.number, track?.title) : `${pad(span.number)} - ${safeName(title)}.flac`);
+    // With an album the tags are written by metaflac afterwards (exact Vorbis comment names).
+    const tags: [string, string][] = album
+      ? []
+      : [
+          ['TITLE', title],
+          ['ARTIST', track?.performer ?? sheet.performer ?? ''],
+          ['ALBUM', sheet.title ?? args.title],
+          ['TRACKNUMBER', String(span.number)],
+          ['TRACKTOTAL', String(sheet.tracks.length)],
+        ];
     const startSample = span.start * SAMPLES_PER_FRAME;
     const endSample = (span.start + span.frames) * SAMPLES_PER_FRAME;
     const ffArgs = ['-v', 'error', '-nostdin', '-y', '-f', format, '-ar', '44100', '-ac', '2', '-i', bin, '-af', `atrim=start_sample=${startSample}:end_sample=${endSample}`, '-c:a', 'flac'];
+    if (album) ffArgs.push('-map_metadata', '-1', '-fflags', '+bitexact');
     for (const [k, v] of tags) if (v) ffArgs.push('-metadata', `${k}=${v}`);
     ffArgs.push(dest);
     ctx.log('info', `track ${pad(span.number)}: ${title}`);
@@ -123,6 +133,7 @@ async function ripCueImage(file: string, args: RipArgs, dir: string, ctx: TaskCo
     if (result.exitCode !== 0) {
       throw new ToolError('ffmpeg', `ffmpeg could not encode track ${span.number}: ${result.stderr.trim().split('\n').pop() ?? 'no reason given'}`, { exitCode: result.exitCode ?? undefined });
     }
+    if (album) await writeTags(tools.metaflac, dest, vorbisTags(album, span.number, sheet.tracks.length, track?.title), ctx.signal);
     throttle.update(((i + 1) / spans.length) * 100);
   }
   throttle.flush();
@@ -166,9 +177,13 @@ async function ripDevice(device: string, args: RipArgs, dir: string, ctx: TaskCo
   const flacs = await findFlacs(outputDir);
   if (result.exitCode !== 0 || flacs.length === 0) throw new ToolError('abcde', abcdeFailure(lines.join('\n'), device), { exitCode: result.exitCode ?? undefined });
   for (const file of flacs) {
-    const dest = path.join(dir, path.basename(file));
+    // abcde names its files "NN - Track_N.flac" (no lookup): with an album they get its names and tags.
+    const n = Number(/^(\d+)/.exec(path.basename(file))?.[1] ?? NaN);
+    const album = args.album && Number.isInteger(n) ? args.album : null;
+    const dest = path.join(dir, album ? trackFileName(album, n) : path.basename(file));
     out.push(dest);
     await moveFile(file, dest);
+    if (album) await writeTags(tools.metaflac, dest, vorbisTags(album, n, total), ctx.signal);
   }
 }
 
@@ -179,8 +194,8 @@ async function ripDevice(device: string, args: RipArgs, dir: string, ctx: TaskCo
  */
 export async function ripAudioCd(args: RipArgs, source: DiscSource, ctx: TaskContext, tools: AudioCdTools = DEFAULT_AUDIO_CD_TOOLS): Promise<RipResult> {
   await fs.mkdir(args.raw_dir, { recursive: true });
-  const plan = await planOutput({ ...args, series: null, season: null });
-  ctx.log('info', `ripping the audio CD "${args.title}" to FLAC into ${plan.dir}`);
+  const plan = args.album ? { dir: await planAlbumFolder(args.target_dir, args.album, args.job_id) } : await planOutput({ ...args, series: null, season: null });
+  ctx.log('info', `ripping the audio CD "${args.album ? `${args.album.artist} - ${args.album.album}` : args.title}" to FLAC into ${plan.dir}`);
   const files: string[] = [];
   try {
     if (source.kind === 'cue') await ripCueImage(source.path, args, plan.dir, ctx, tools, files);
@@ -191,7 +206,14 @@ export async function ripAudioCd(args: RipArgs, source: DiscSource, ctx: TaskCon
     await Promise.all(files.map((f) => fs.rm(f, { force: true })));
     const left = await fs.readdir(plan.dir).catch(() => ['?']);
     if (left.length === 0) await fs.rmdir(plan.dir).catch(() => undefined);
+    // An artist folder made for this album alone goes too (rmdir refuses a folder that holds other albums).
+    if (args.album && left.length === 0) await fs.rmdir(path.dirname(plan.dir)).catch(() => undefined);
     throw err;
+  }
+  if (args.album?.cover_url) {
+    const cover = await saveCover(args.album.cover_url, plan.dir, COVER_USER_AGENT, ctx.signal);
+    if ('file' in cover) ctx.log('info', `front cover saved as ${path.basename(cover.file)}`);
+    else ctx.log('warn', `no cover.jpg: ${cover.why}`);
   }
   await fs.rm(args.raw_dir, { recursive: true, force: true });
   return { files, output: { output_path: plan.dir, files } };

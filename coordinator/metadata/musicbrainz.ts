@@ -117,7 +117,7 @@ export class MusicBrainzClient {
     try {
       res = await this.fetchFn(url, { headers: { accept: 'application/json', 'user-agent': this.userAgent }, signal: AbortSignal.timeout(TIMEOUT_MS) });
     } catch (err) {
-      const cause = (err as { cause?: { code?: string } }).cause?.code ?? ((err as Error).name === 'TimeoutError' ? 'no answer within 10 s' : (err as Error).message);
+      const cause = networkReason(err);
       throw new MusicBrainzError(`MusicBrainz is not reachable (${cause})`);
     }
     const body = await res.text().catch(() => '');
@@ -141,4 +141,11 @@ export class MusicBrainzClient {
  */
 export function musicbrainzUserAgent(version: string, contact: string | null): string {
   return `Ripwerk/${version} ( ${contact ?? 'self-hosted'} )`;
+}
+
+/** Why a fetch failed, in a word: the socket error code (also inside an AggregateError), a timeout, else the message. */
+function networkReason(err: unknown): string {
+  const e = err as Error & { cause?: { code?: string; errors?: { code?: string }[] } };
+  if (e.name === 'TimeoutError') return 'no answer in time';
+  return e.cause?.code ?? e.cause?.errors?.[0]?.code ?? (e.cause as Error | undefined)?.message ?? e.message;
 }

@@ -1,16 +1,19 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { abcdeFailure, abcdePercent, applyAbcdeLine, createAbcdeProgress } from '../../agent/cd/abcde-output.js';
+import { imageKind, MAX_COVER_BYTES, planAlbumFolder, saveCover, trackFileName, vorbisTags } from '../../agent/cd/album-files.js';
 import { abcdeArgs, abcdeConfig, ripAudioCd, scanAudioCd, type AudioCdTools } from '../../agent/cd/audio-cd-ripper.js';
 import { freedbDiscId, musicbrainzDiscId, tocFromTracks, type CdToc } from '../../agent/cd/cd-toc.js';
 import { paranoiaFailure, parseParanoiaToc } from '../../agent/cd/cdparanoia-toc.js';
 import { cueTimeToFrames, parseCueSheet, trackSpans } from '../../agent/cd/cue-sheet.js';
 import type { TaskContext } from '../../agent/rip-task.js';
-import type { RipArgs } from '../../shared/protocol.js';
+import type { AlbumInfo, RipArgs } from '../../shared/protocol.js';
+import { smallJpeg, startMusicBrainzServer, type MusicBrainzServer } from '../fixtures/musicbrainz-server.js';
 import { FIXTURES_DIR, sampleText as sample } from '../fixtures/tools-samples.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-cd-'));
@@ -99,7 +102,7 @@ function args(name: string, extra: Partial<RipArgs> = {}): RipArgs {
 describe('audio CD in a drive (abcde and cdparanoia stand-ins)', () => {
   const flac = path.join(root, 'one.flac');
   execFileSync('ffmpeg', ['-v', 'error', '-nostdin', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100', '-t', '1', '-c:a', 'flac', '-y', flac]);
-  const tools: AudioCdTools = { abcde: path.join(FIXTURES_DIR, 'abcde'), cdparanoia: path.join(FIXTURES_DIR, 'cdparanoia'), ffmpeg: 'ffmpeg' };
+  const tools: AudioCdTools = { abcde: path.join(FIXTURES_DIR, 'abcde'), cdparanoia: path.join(FIXTURES_DIR, 'cdparanoia'), ffmpeg: 'ffmpeg', metaflac: 'metaflac' };
 
   it('scans the tracks with cdparanoia -Q', async () => {
     const tracks = await scanAudioCd({ kind: 'device', path: '/dev/sr0' }, new AbortController().signal, tools);
@@ -134,5 +137,114 @@ describe('audio CD in a drive (abcde and cdparanoia stand-ins)', () => {
     } finally {
       delete process.env.FAKE_ABCDE_MODE;
     }
+  });
+});
+
+const ALBUM: AlbumInfo = {
+  artist: 'AC/DC', album: 'Töne: Ein Sampler', year: 2019, disc_number: 2, release_id: 'rel-1', cover_url: null, source: 'musicbrainz',
+  tracks: [
+    { number: 1, title: 'Kammerton: A 440', artist: null, recording_id: 'r1', track_id: 't1' },
+    { number: 2, title: 'E 660?', artist: 'Gastton', recording_id: 'r2', track_id: 't2' },
+    { number: 3, title: 'C 523', artist: null, recording_id: 'r3', track_id: 't3' },
+  ],
+};
+const tagsOf = (file: string): string => execFileSync('metaflac', ['--export-tags-to=-', file]).toString().trim();
+
+describe('album names and tags', () => {
+  it('names files "NN - Title.flac" with the project\'s name rules', () => {
+    assert.deepEqual([1, 2, 3, 4].map((n) => trackFileName(ALBUM, n)), ['01 - Kammerton - A 440.flac', '02 - E 660.flac', '03 - C 523.flac', '04 - Titel 4.flac']);
+  });
+
+  it('puts the album in <Artist>/<Album> (<Year>), with the job id when that folder holds files already', async () => {
+    const target = path.join(root, 'plan', 'Musik');
+    const first = await planAlbumFolder(target, ALBUM, 'job-aaaaaaaa1');
+    assert.equal(first, path.join(target, 'AC-DC', 'Töne - Ein Sampler (2019)'));
+    assert.equal(await planAlbumFolder(target, ALBUM, 'job-bbbbbbbb2'), first, 'an empty folder is no collision');
+    fs.writeFileSync(path.join(first, '01 - x.flac'), '');
+    assert.equal(await planAlbumFolder(target, ALBUM, 'jobbbbbbbb2'), path.join(target, 'AC-DC', 'Töne - Ein Sampler (2019) [jobbbbbb]'));
+    assert.equal(await planAlbumFolder(target, { ...ALBUM, year: null, album: 'Ohne Jahr' }, 'j1'), path.join(target, 'AC-DC', 'Ohne Jahr'));
+  });
+
+  it('gives each track the Vorbis comments media servers read, the track artist on a sampler track, no empty ones', () => {
+    assert.deepEqual(vorbisTags(ALBUM, 2, 3), [
+      ['ARTIST', 'Gastton'], ['ALBUMARTIST', 'AC/DC'], ['ALBUM', 'Töne: Ein Sampler'], ['TITLE', 'E 660?'], ['TRACKNUMBER', '2'], ['TRACKTOTAL', '3'], ['DISCNUMBER', '2'], ['DATE', '2019'],
+      ['MUSICBRAINZ_ALBUMID', 'rel-1'], ['MUSICBRAINZ_TRACKID', 'r2'], ['MUSICBRAINZ_RELEASETRACKID', 't2'],
+    ]);
+    const unknown: AlbumInfo = { ...ALBUM, year: null, release_id: null, tracks: [{ number: 1, title: 'Zeile\nzwei', artist: null, recording_id: null, track_id: null }] };
+    assert.deepEqual(vorbisTags(unknown, 1, 1).map(([k, v]) => `${k}=${v}`), ['ARTIST=AC/DC', 'ALBUMARTIST=AC/DC', 'ALBUM=Töne: Ein Sampler', 'TITLE=Zeile zwei', 'TRACKNUMBER=1', 'TRACKTOTAL=1', 'DISCNUMBER=2']);
+  });
+
+  it('knows JPEG and PNG by their first bytes', () => {
+    assert.equal(imageKind(smallJpeg()), 'jpg');
+    assert.equal(imageKind(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0])), 'png');
+    assert.equal(imageKind(Buffer.from('<html>')), null);
+  });
+});
+
+describe('audio CD with an album: names, tags and cover', () => {
+  let mb: MusicBrainzServer;
+  const flac = path.join(root, 'album-one.flac');
+  const tools: AudioCdTools = { abcde: path.join(FIXTURES_DIR, 'abcde'), cdparanoia: path.join(FIXTURES_DIR, 'cdparanoia'), ffmpeg: 'ffmpeg', metaflac: 'metaflac' };
+  const jpeg = smallJpeg();
+  let closedPort = 0;
+  before(async () => {
+    const probe = net.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    closedPort = (probe.address() as net.AddressInfo).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    mb = await startMusicBrainzServer();
+    mb.covers['rel-1'] = jpeg;
+    execFileSync('ffmpeg', ['-v', 'error', '-nostdin', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100', '-t', '1', '-metadata', 'TITLE=Track 1', '-c:a', 'flac', '-y', flac]);
+  });
+  after(() => mb.close());
+
+  it('renames abcde\'s files after the album, replaces its tags and saves the front cover as cover.jpg', async () => {
+    process.env.FAKE_ABCDE_FLAC = flac;
+    const a = args('album-dev', { album: { ...ALBUM, cover_url: `${mb.coverBase}/release/rel-1/front` } });
+    const c = ctx();
+    const result = await ripAudioCd(a, { kind: 'device', path: '/dev/sr0' }, c, tools);
+    const dir = path.join(a.target_dir, 'AC-DC', 'Töne - Ein Sampler (2019)');
+    assert.equal(result.output?.output_path, dir);
+    assert.deepEqual(fs.readdirSync(dir), ['01 - Kammerton - A 440.flac', '02 - E 660.flac', '03 - C 523.flac', 'cover.jpg']);
+    assert.deepEqual(result.files.map((f) => path.basename(f)), ['01 - Kammerton - A 440.flac', '02 - E 660.flac', '03 - C 523.flac']);
+    assert.equal(tagsOf(path.join(dir, '01 - Kammerton - A 440.flac')), ['ARTIST=AC/DC', 'ALBUMARTIST=AC/DC', 'ALBUM=Töne: Ein Sampler', 'TITLE=Kammerton: A 440', 'TRACKNUMBER=1', 'TRACKTOTAL=3', 'DISCNUMBER=2', 'DATE=2019', 'MUSICBRAINZ_ALBUMID=rel-1', 'MUSICBRAINZ_TRACKID=r1', 'MUSICBRAINZ_RELEASETRACKID=t1'].join('\n'));
+    assert.deepEqual(fs.readFileSync(path.join(dir, 'cover.jpg')), jpeg);
+    assert.ok(c.logs.includes('front cover saved as cover.jpg'));
+  });
+
+  it('finishes the rip with a warning when the cover is missing or not an image', async () => {
+    process.env.FAKE_ABCDE_FLAC = flac;
+    mb.covers['rel-html'] = Buffer.from('<html>not an image</html>');
+    for (const [name, url, why] of [
+      ['nocover', `${mb.coverBase}/release/rel-none/front`, 'no cover.jpg: the cover archive answered 404'],
+      ['htmlcover', `${mb.coverBase}/release/rel-html/front`, 'no cover.jpg: the cover archive sent something that is not a JPEG or PNG image'],
+      ['deadcover', `http://127.0.0.1:${closedPort}/release/x/front`, 'no cover.jpg: the cover could not be fetched (ECONNREFUSED)'],
+    ]) {
+      const a = args(name, { album: { ...ALBUM, cover_url: url } });
+      const c = ctx();
+      const result = await ripAudioCd(a, { kind: 'device', path: '/dev/sr0' }, c, tools);
+      assert.equal(result.files.length, 3);
+      assert.ok(!fs.readdirSync(result.output!.output_path).some((f) => f.startsWith('cover.')));
+      assert.ok(c.logs.includes(why), `${name}: ${c.logs.join(' | ')}`);
+    }
+    assert.equal(MAX_COVER_BYTES, 10 * 1024 * 1024);
+  });
+
+  it('refuses a cover above the size cap before writing anything', async () => {
+    mb.covers['rel-big'] = Buffer.concat([jpeg.subarray(0, 3), Buffer.alloc(MAX_COVER_BYTES)]);
+    const dir = fs.mkdtempSync(path.join(root, 'big-'));
+    assert.deepEqual(await saveCover(`${mb.coverBase}/release/rel-big/front`, dir, 'Ripwerk (test)', new AbortController().signal), { why: 'the cover is larger than 10 MB' });
+    assert.deepEqual(fs.readdirSync(dir), []);
+  });
+
+  it('cuts a cue image into album-named, tagged files', async () => {
+    const dir = path.join(root, 'cue-album');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.copyFileSync(path.join(FIXTURES_DIR, 'samples', 'cd-test.cue'), path.join(dir, 'disc.cue'));
+    fs.writeFileSync(path.join(dir, 'disc.bin'), Buffer.alloc(1175 * 2352));
+    const a = args('cue-album', { album: { ...ALBUM, tracks: ALBUM.tracks.slice(0, 2) } });
+    const result = await ripAudioCd(a, { kind: 'cue', path: path.join(dir, 'disc.cue') }, ctx(), tools);
+    assert.deepEqual(fs.readdirSync(result.output!.output_path), ['01 - Kammerton - A 440.flac', '02 - E 660.flac', '03 - C 523.flac'], 'a track the album lacks keeps its cue title');
+    assert.match(tagsOf(path.join(result.output!.output_path, '03 - C 523.flac')), /^ARTIST=AC\/DC\nALBUMARTIST=AC\/DC\nALBUM=Töne: Ein Sampler\nTITLE=C 523\nTRACKNUMBER=3\nTRACKTOTAL=3\nDISCNUMBER=2\nDATE=2019\nMUSICBRAINZ_ALBUMID=rel-1$/);
   });
 });

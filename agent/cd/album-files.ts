@@ -1,0 +1,115 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { AlbumInfo } from '../../shared/protocol.js';
+import { folderName, safeName, withCollisionSuffix } from '../../shared/output-name.js';
+import { runTool, ToolError } from '../../shared/process.js';
+
+/** A cover larger than this is not saved (the Cover Art Archive's originals can be scans of tens of MB). */
+export const MAX_COVER_BYTES = 10 * 1024 * 1024;
+const COVER_TIMEOUT_MS = 30_000;
+
+const pad = (n: number): string => String(n).padStart(2, '0');
+
+/**
+ * The album's folder `<target>/<Artist>/<Album> (<Year>)` (without a year just the album); when that
+ * folder already holds files, the job id is appended so nothing is overwritten. The folder is created.
+ */
+export async function planAlbumFolder(targetDir: string, album: AlbumInfo, jobId: string): Promise<string> {
+  const artistDir = path.join(targetDir, safeName(album.artist));
+  const name = folderName(album.album, album.year);
+  let dir = path.join(artistDir, name);
+  const taken = await fs.readdir(dir).then(
+    (entries) => entries.length > 0,
+    (err: NodeJS.ErrnoException) => err.code !== 'ENOENT',
+  );
+  if (taken) dir = path.join(artistDir, withCollisionSuffix(name, jobId));
+  await fs.mkdir(dir, { recursive: true });
+  return dir;
+}
+
+/** The title of track n: the album's, else the given fallback (cue sheet), else "Titel n". */
+export function trackTitle(album: AlbumInfo, n: number, fallback?: string | null): string {
+  return album.tracks.find((t) => t.number === n)?.title || fallback || `Titel ${n}`;
+}
+
+/** `NN - <Title>.flac` with the title made file-name safe. */
+export function trackFileName(album: AlbumInfo, n: number, fallback?: string | null): string {
+  return `${pad(n)} - ${safeName(trackTitle(album, n, fallback))}.flac`;
+}
+
+/**
+ * The Vorbis comments of track n (the names Picard and the media servers read): ARTIST (the track's
+ * own artist on a sampler), ALBUMARTIST, ALBUM, TITLE, TRACKNUMBER, TRACKTOTAL, DISCNUMBER, DATE and
+ * the MusicBrainz ids (MUSICBRAINZ_TRACKID is the recording id, as Picard writes it). Empty values are left out.
+ */
+export function vorbisTags(album: AlbumInfo, n: number, total: number, fallbackTitle?: string | null): [string, string][] {
+  const track = album.tracks.find((t) => t.number === n);
+  const tags: [string, string | null | undefined][] = [
+    ['ARTIST', track?.artist || album.artist],
+    ['ALBUMARTIST', album.artist],
+    ['ALBUM', album.album],
+    ['TITLE', trackTitle(album, n, fallbackTitle)],
+    ['TRACKNUMBER', String(n)],
+    ['TRACKTOTAL', String(Math.max(total, album.tracks.length))],
+    ['DISCNUMBER', String(album.disc_number)],
+    ['DATE', album.year ? String(album.year) : null],
+    ['MUSICBRAINZ_ALBUMID', album.release_id],
+    ['MUSICBRAINZ_TRACKID', track?.recording_id],
+    ['MUSICBRAINZ_RELEASETRACKID', track?.track_id],
+  ];
+  // A tag value is one line: control characters (a newline would start a new comment) become spaces.
+  return tags.filter((t): t is [string, string] => Boolean(t[1])).map(([k, v]) => [k, v.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim()]);
+}
+
+/** Replaces every Vorbis comment of a FLAC file with these (metaflac keeps the vendor string). */
+export async function writeTags(metaflac: string, file: string, tags: [string, string][], signal: AbortSignal): Promise<void> {
+  const result = await runTool(metaflac, ['--remove-all-tags', ...tags.map(([k, v]) => `--set-tag=${k}=${v}`), file], { signal, timeoutMs: 60_000 });
+  if (result.exitCode !== 0) throw new ToolError('metaflac', `metaflac could not tag ${path.basename(file)}: ${result.stderr.trim().split('\n').pop() || 'no reason given'}`, { exitCode: result.exitCode ?? undefined });
+}
+
+/** The kind of image a buffer holds by its first bytes: JPEG or PNG, else null. */
+export function imageKind(data: Buffer): 'jpg' | 'png' | null {
+  if (data.length >= 3 && data[0] === 0xff && data[1] === 0xd8 && data[2] === 0xff) return 'jpg';
+  if (data.length >= 8 && data.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
+  return null;
+}
+
+/**
+ * Downloads the front cover into the album folder as cover.jpg (cover.png for a PNG). Returns the
+ * file, or the reason it was not saved: a missing cover never fails the rip.
+ */
+export async function saveCover(url: string, dir: string, userAgent: string, signal: AbortSignal): Promise<{ file: string } | { why: string }> {
+  let res: Response;
+  try {
+    res = await fetch(url, { headers: { 'user-agent': userAgent }, redirect: 'follow', signal: AbortSignal.any([signal, AbortSignal.timeout(COVER_TIMEOUT_MS)]) });
+  } catch (err) {
+    return { why: `the cover could not be fetched (${networkReason(err)})` };
+  }
+  if (!res.ok) return { why: `the cover archive answered ${res.status}` };
+  const declared = Number(res.headers.get('content-length') ?? 0);
+  if (declared > MAX_COVER_BYTES) return { why: `the cover is larger than ${MAX_COVER_BYTES / 1024 / 1024} MB` };
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of res.body ?? []) {
+      size += (chunk as Uint8Array).length;
+      if (size > MAX_COVER_BYTES) return { why: `the cover is larger than ${MAX_COVER_BYTES / 1024 / 1024} MB` };
+      chunks.push(Buffer.from(chunk as Uint8Array));
+    }
+  } catch (err) {
+    return { why: `the cover download broke off (${(err as Error).message})` };
+  }
+  const data = Buffer.concat(chunks);
+  const kind = imageKind(data);
+  if (!kind) return { why: 'the cover archive sent something that is not a JPEG or PNG image' };
+  const file = path.join(dir, `cover.${kind}`);
+  await fs.writeFile(file, data);
+  return { file };
+}
+
+/** Why a fetch failed, in a word: the socket error code (also inside an AggregateError), a timeout, else the message. */
+function networkReason(err: unknown): string {
+  const e = err as Error & { cause?: { code?: string; errors?: { code?: string }[] } };
+  if (e.name === 'TimeoutError') return 'no answer in time';
+  return e.cause?.code ?? e.cause?.errors?.[0]?.code ?? (e.cause as Error | undefined)?.message ?? e.message;
+}

@@ -61,9 +61,13 @@ export function vorbisTags(album: AlbumInfo, n: number, total: number, fallbackT
   return tags.filter((t): t is [string, string] => Boolean(t[1])).map(([k, v]) => [k, v.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim()]);
 }
 
-/** Replaces every Vorbis comment of a FLAC file with these (metaflac keeps the vendor string). */
+/**
+ * Replaces every Vorbis comment of a FLAC file with these (metaflac keeps the vendor string). The
+ * values go in as UTF-8 untouched (--no-utf8-convert): metaflac would otherwise convert them from the
+ * process locale, and an agent started without LANG turns "Töne" into "T##ne".
+ */
 export async function writeTags(metaflac: string, file: string, tags: [string, string][], signal: AbortSignal): Promise<void> {
-  const result = await runTool(metaflac, ['--remove-all-tags', ...tags.map(([k, v]) => `--set-tag=${k}=${v}`), file], { signal, timeoutMs: 60_000 });
+  const result = await runTool(metaflac, ['--no-utf8-convert', '--remove-all-tags', ...tags.map(([k, v]) => `--set-tag=${k}=${v}`), file], { signal, timeoutMs: 60_000 });
   if (result.exitCode !== 0) throw new ToolError('metaflac', `metaflac could not tag ${path.basename(file)}: ${result.stderr.trim().split('\n').pop() || 'no reason given'}`, { exitCode: result.exitCode ?? undefined });
 }
 

@@ -3,29 +3,50 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { mbRelease, smallJpeg, startMusicBrainzServer, type MusicBrainzServer, type ReleaseSpec } from '../fixtures/musicbrainz-server.js';
 import { api, audioCdImage, startAgent, startCoordinator, stopAll, waitFor, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type JobJson, type World } from './harness.js';
 
-interface Device { name: string; disc: { title: string; type: string; audio_tracks: number | null; already_ripped: boolean } | null }
+interface Album { artist: string; album: string; year: number | null; disc_number: number; release_id: string | null; source: string; cover_url: string | null; tracks: { number: number; title: string; recording_id: string | null }[] }
+interface Device {
+  name: string;
+  disc: { title: string; type: string; year: number | null; audio_tracks: number | null; already_ripped: boolean; kind: string | null; poster: string | null; album: Album | null; suggestions: { release_id: string; country: string | null; exact: boolean }[] } | null;
+}
 
-const metaflac = (file: string, ...args: string[]): string => execFileSync('metaflac', [...args, file]).toString().trim();
+/** The test image's TOC (harness.audioCdImage: 375, 565 and 235 frames) and its MusicBrainz disc id (audio-cd.md §4). */
+const DISC_ID = 'Dr2EtzSM39D9_zS0uLw6CQcfvEw-';
 
-describe('audio CD image (cue sheet and raw CD-DA) to FLAC', () => {
+const metaflac = (file: string, ...args: string[]): string => execFileSync('metaflac', ['--no-utf8-convert', ...args, file]).toString().trim();
+const device = 'musik-drive-musik';
+
+async function theCd(c: CoordinatorHandle, what = 'the CD'): Promise<NonNullable<Device['disc']>> {
+  const d = await waitFor(what, async () => (await api<Device[]>(c.url, 'GET', '/devices')).body.find((x) => x.name === device && x.disc?.album), 30_000);
+  return d.disc!;
+}
+
+describe('audio CD image (cue sheet and raw CD-DA) to FLAC, MusicBrainz answering 503', () => {
   let w: World;
   let c: CoordinatorHandle;
   let musik: AgentHandle;
-  const device = 'musik-drive-musik';
+  let mb: MusicBrainzServer;
 
   before(async () => {
+    mb = await startMusicBrainzServer();
+    mb.mode = '503';
     w = world();
-    c = await startCoordinator(w);
+    c = await startCoordinator(w, { MUSICBRAINZ_BASE_URL: mb.mbBase, COVERART_BASE_URL: mb.coverBase });
     musik = await startAgent(w, c.mqttUrl, 'musik');
   });
-  after(stopAll);
+  after(async () => {
+    await stopAll();
+    await mb.close();
+  });
 
-  it('shows the CD with its track count and scans its tracks from the cue sheet', async () => {
+  it('shows the CD named by its CD-Text, with its track count, and scans its tracks from the cue sheet', async () => {
     audioCdImage(musik.driveDir);
-    const d = await waitFor('the CD', async () => (await api<Device[]>(c.url, 'GET', '/devices')).body.find((x) => x.name === device && x.disc), 30_000);
-    assert.deepEqual([d.disc?.type, d.disc?.title, d.disc?.audio_tracks, d.disc?.already_ripped], ['cd', 'Ripwerk Test Tones - Sine Sampler', 3, false]);
+    const disc = await theCd(c);
+    assert.deepEqual([disc.type, disc.title, disc.audio_tracks, disc.already_ripped, disc.kind], ['cd', 'Ripwerk Test Tones - Sine Sampler', 3, false, 'music']);
+    assert.deepEqual([disc.album?.artist, disc.album?.album, disc.album?.source, disc.album?.release_id], ['Ripwerk Test Tones', 'Sine Sampler', 'cd-text', null]);
+    assert.ok(mb.requests.some((r) => r.path === `/ws/2/discid/${DISC_ID}` && r.query.toc === '1 3 1325 150 525 1090'), 'MusicBrainz was asked by disc id and TOC');
     assert.equal((await api(c.url, 'POST', `/devices/${device}/scan-tracks`)).status, 202);
     const tracks = await waitFor('tracks', async () => {
       const r = await api<{ scanning: boolean; tracks: { number: number; seconds: number; chapters: number }[] }>(c.url, 'GET', `/devices/${device}/tracks`);
@@ -34,19 +55,21 @@ describe('audio CD image (cue sheet and raw CD-DA) to FLAC', () => {
     assert.deepEqual(tracks.map((t) => [t.number, t.seconds, t.chapters]), [[1, 5, 0], [2, 7.53, 0], [3, 3.13, 0]]);
   });
 
-  it('rips every track to tagged FLAC in the music folder, sample-exact, without a transcode stage', async () => {
+  it('rips every track to FLAC tagged from the CD-Text into Musik/<Artist>/<Album>, sample-exact, without a transcode stage', async () => {
     const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
     assert.equal(created.status, 201, created.text);
     assert.equal(created.body.target_dir, path.join(w.media, 'Musik'));
     const done = await waitForStatus(c.url, created.body.id, ['completed']);
-    const dir = path.join(w.media, 'Musik', 'Ripwerk Test Tones - Sine Sampler');
+    const dir = path.join(w.media, 'Musik', 'Ripwerk Test Tones', 'Sine Sampler');
     assert.equal(done.output_path, dir);
+    assert.deepEqual((done.meta?.album as Album).source, 'cd-text');
+    assert.equal(done.meta?.musicbrainz_disc_id, DISC_ID);
     const files = fs.readdirSync(dir);
-    assert.deepEqual(files, ['01 - A 440.flac', '02 - E 660.flac', '03 - C 523.flac']);
+    assert.deepEqual(files, ['01 - A 440.flac', '02 - E 660.flac', '03 - C 523.flac'], 'no cover without a MusicBrainz release');
     const samples = files.map((f) => Number(metaflac(path.join(dir, f), '--show-total-samples')));
     assert.deepEqual(samples, [220500, 332220, 138180]);
     assert.equal(samples.reduce((a, b) => a + b, 0), fs.statSync(path.join(musik.driveDir, 'ejected', 'disc', 'disc.bin')).size / 4, 'every sample of the image is in the files');
-    assert.equal(metaflac(path.join(dir, files[1]), '--show-tag=TITLE', '--show-tag=TRACKNUMBER', '--show-tag=ALBUM'), 'TITLE=E 660\nTRACKNUMBER=2\nALBUM=Sine Sampler');
+    assert.equal(metaflac(path.join(dir, files[1]), '--export-tags-to=-'), ['ARTIST=Ripwerk Test Tones', 'ALBUMARTIST=Ripwerk Test Tones', 'ALBUM=Sine Sampler', 'TITLE=E 660', 'TRACKNUMBER=2', 'TRACKTOTAL=3', 'DISCNUMBER=1'].join('\n'));
     assert.deepEqual(fs.readdirSync(path.join(musik.driveDir, 'ejected', 'disc')).sort(), ['disc.bin', 'disc.cue'], 'the auto-eject moved sheet and audio together');
     assert.equal(done.transcode_node, null);
   });
@@ -54,9 +77,90 @@ describe('audio CD image (cue sheet and raw CD-DA) to FLAC', () => {
   it('skips the same CD when it comes back with autoRipStart on', async () => {
     assert.equal((await api(c.url, 'PUT', '/settings', { autoRipStart: true })).status, 200);
     for (const f of ['disc.bin', 'disc.cue']) fs.renameSync(path.join(musik.driveDir, 'ejected', 'disc', f), path.join(musik.driveDir, f));
-    const d = await waitFor('the CD back', async () => (await api<Device[]>(c.url, 'GET', '/devices')).body.find((x) => x.name === device && x.disc), 30_000);
-    assert.equal(d.disc?.already_ripped, true);
+    const disc = await theCd(c, 'the CD back');
+    assert.equal(disc.already_ripped, true);
     await waitFor('the skip', async () => (await api<{ message: string }[]>(c.url, 'GET', '/logs?limit=200')).body.find((l) => /automatic rip skipped: "Ripwerk Test Tones - Sine Sampler" was ripped before/.test(l.message)));
     assert.equal((await api<JobJson[]>(c.url, 'GET', '/jobs')).body.length, 1);
+  });
+
+  it('names a CD without CD-Text "Unbekannter Interpret" / "Audio-CD <disc id>"', async () => {
+    assert.equal((await api(c.url, 'POST', `/devices/${device}/eject`)).status, 200);
+    await waitFor('the drive empty', async () => (await api<Device[]>(c.url, 'GET', '/devices')).body.find((x) => x.name === device && !x.disc));
+    const ejected = path.join(musik.driveDir, 'ejected');
+    const held = fs.readdirSync(ejected).map((d) => path.join(ejected, d)).find((d) => fs.existsSync(path.join(d, 'disc.cue')));
+    assert.ok(held, 'the eject put the image under ejected/');
+    const cue = fs.readFileSync(path.join(held, 'disc.cue'), 'utf8');
+    fs.renameSync(path.join(held, 'disc.bin'), path.join(musik.driveDir, 'disc.bin'));
+    fs.writeFileSync(path.join(musik.driveDir, 'disc.cue'), cue.split('\n').filter((l) => !/^\s*(TITLE|PERFORMER)\s/.test(l)).join('\n'));
+    const disc = await waitFor('the CD without CD-Text', async () => (await api<Device[]>(c.url, 'GET', '/devices')).body.find((x) => x.name === device && x.disc?.album?.source === 'none')?.disc, 30_000);
+    assert.equal(disc.title, `Unbekannter Interpret - Audio-CD ${DISC_ID}`);
+    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
+    assert.equal(created.status, 201, created.text);
+    const done = await waitForStatus(c.url, created.body.id, ['completed']);
+    const dir = path.join(w.media, 'Musik', 'Unbekannter Interpret', `Audio-CD ${DISC_ID}`);
+    assert.equal(done.output_path, dir);
+    assert.deepEqual(fs.readdirSync(dir), ['01 - Titel 1.flac', '02 - Titel 2.flac', '03 - Titel 3.flac']);
+    assert.equal(metaflac(path.join(dir, '03 - Titel 3.flac'), '--show-tag=ARTIST', '--show-tag=ALBUM', '--show-tag=TITLE'), `ARTIST=Unbekannter Interpret\nALBUM=Audio-CD ${DISC_ID}\nTITLE=Titel 3`);
+  });
+});
+
+describe('audio CD image identified through MusicBrainz, with its front cover', () => {
+  let w: World;
+  let c: CoordinatorHandle;
+  let musik: AgentHandle;
+  let mb: MusicBrainzServer;
+  const jpeg = smallJpeg();
+  const tracks = [
+    { title: 'Kammerton: A 440', id: 'b1f0a3c2-0000-4000-8000-000000000001', recording: 'c2e0b4d3-0000-4000-8000-000000000001', ms: 5000 },
+    { title: 'Quinte / E 660', id: 'b1f0a3c2-0000-4000-8000-000000000002', recording: 'c2e0b4d3-0000-4000-8000-000000000002', ms: 7533 },
+    { title: 'C 523', id: 'b1f0a3c2-0000-4000-8000-000000000003', recording: 'c2e0b4d3-0000-4000-8000-000000000003', ms: 3133 },
+  ];
+  const spec = (id: string, country: string, date: string): ReleaseSpec => ({ id, title: 'Töne: Ein Sampler', artist: 'Die Testtöne', artistId: 'd7a1e0f2-0000-4000-8000-0000000000aa', date, country, discId: DISC_ID, offsets: [150, 525, 1090], sectors: 1325, tracks, front: true });
+  const GB = '5a0e6f7b-0000-4000-8000-000000000001';
+  const DE = '5a0e6f7b-0000-4000-8000-000000000002';
+
+  before(async () => {
+    mb = await startMusicBrainzServer();
+    // The British release comes first in MusicBrainz's answer; the household's country is Germany (default).
+    mb.discs[DISC_ID] = [mbRelease(spec(GB, 'GB', '2018-11-02')), mbRelease(spec(DE, 'DE', '2019-03-08'))];
+    mb.covers[DE] = jpeg;
+    w = world();
+    c = await startCoordinator(w, { MUSICBRAINZ_BASE_URL: mb.mbBase, COVERART_BASE_URL: mb.coverBase, MUSICBRAINZ_CONTACT: 'haushalt@example.org' });
+    musik = await startAgent(w, c.mqttUrl, 'musik');
+  });
+  after(async () => {
+    await stopAll();
+    await mb.close();
+  });
+
+  it('shows artist, album, year and tracks of the German release on the disc card and offers the British one', async () => {
+    audioCdImage(musik.driveDir);
+    const disc = await theCd(c);
+    assert.deepEqual([disc.title, disc.year, disc.kind, disc.poster], ['Die Testtöne - Töne: Ein Sampler', 2019, 'music', `${mb.coverBase}/release/${DE}/front`]);
+    assert.deepEqual([disc.album?.artist, disc.album?.album, disc.album?.year, disc.album?.release_id, disc.album?.source], ['Die Testtöne', 'Töne: Ein Sampler', 2019, DE, 'musicbrainz']);
+    assert.deepEqual(disc.album?.tracks.map((t) => [t.number, t.title, t.recording_id]), tracks.map((t, i) => [i + 1, t.title, t.recording]));
+    assert.deepEqual(disc.suggestions.map((s) => [s.release_id, s.country, s.exact]), [[GB, 'GB', true]]);
+    const asked = mb.requests.filter((r) => r.path.startsWith('/ws/2/'));
+    assert.equal(asked.length, 1);
+    assert.match(asked[0].userAgent ?? '', /^Ripwerk\/\d+\.\d+\.\d+ \( haushalt@example\.org \)$/);
+  });
+
+  it('rips to Musik/<Artist>/<Album> (<Year>)/NN - <Title>.flac with MusicBrainz tags and cover.jpg', async () => {
+    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.body.title, 'Die Testtöne - Töne: Ein Sampler');
+    const done = await waitForStatus(c.url, created.body.id, ['completed']);
+    const dir = path.join(w.media, 'Musik', 'Die Testtöne', 'Töne - Ein Sampler (2019)');
+    assert.equal(done.output_path, dir);
+    assert.equal((done.meta?.album as Album).release_id, DE);
+    assert.deepEqual(fs.readdirSync(dir), ['01 - Kammerton - A 440.flac', '02 - Quinte - E 660.flac', '03 - C 523.flac', 'cover.jpg']);
+    assert.deepEqual(fs.readFileSync(path.join(dir, 'cover.jpg')), jpeg);
+    assert.equal(
+      metaflac(path.join(dir, '02 - Quinte - E 660.flac'), '--export-tags-to=-'),
+      ['ARTIST=Die Testtöne', 'ALBUMARTIST=Die Testtöne', 'ALBUM=Töne: Ein Sampler', 'TITLE=Quinte / E 660', 'TRACKNUMBER=2', 'TRACKTOTAL=3', 'DISCNUMBER=1', 'DATE=2019', `MUSICBRAINZ_ALBUMID=${DE}`, `MUSICBRAINZ_TRACKID=${tracks[1].recording}`, `MUSICBRAINZ_RELEASETRACKID=${tracks[1].id}`].join('\n'),
+    );
+    assert.deepEqual(fs.readdirSync(dir).filter((f) => f.endsWith('.flac')).map((f) => Number(metaflac(path.join(dir, f), '--show-total-samples'))), [220500, 332220, 138180]);
+    const detail = await api<{ logs: { message: string }[] }>(c.url, 'GET', `/jobs/${created.body.id}/detail`);
+    assert.ok(detail.body.logs.some((l) => l.message === 'front cover saved as cover.jpg'), JSON.stringify(detail.body.logs.map((l) => l.message)));
   });
 });

@@ -188,6 +188,9 @@ export async function startCoordinator(w: World, extra: Record<string, string> =
     RIPPER_KEY_URL: 'http://127.0.0.1:9/',
     // The anime database needs no key: it gets a closed port too unless a test brings a fixture.
     JIKAN_BASE_URL: 'http://127.0.0.1:9/v4',
+    // MusicBrainz and the Cover Art Archive likewise (audio CDs fall back to their CD-Text).
+    MUSICBRAINZ_BASE_URL: 'http://127.0.0.1:9/ws/2',
+    COVERART_BASE_URL: 'http://127.0.0.1:9',
     RIPWERK_BROKER_SECRET: w.secret,
     ...extra,
   };
@@ -214,6 +217,8 @@ export async function startAllInOne(w: World, name: string): Promise<Coordinator
     MAKEMKV_DATA_DIR: path.join(w.root, `home-${name}`, '.MakeMKV'),
     RIPPER_KEY_URL: 'http://127.0.0.1:9/',
     JIKAN_BASE_URL: 'http://127.0.0.1:9/v4',
+    MUSICBRAINZ_BASE_URL: 'http://127.0.0.1:9/ws/2',
+    COVERART_BASE_URL: 'http://127.0.0.1:9',
   };
   const proc = startNode('ripwerk', 'coordinator/cli-all-in-one.js', env);
   await proc.waitForLine(/Ripwerk is up/);

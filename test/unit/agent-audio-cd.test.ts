@@ -148,7 +148,7 @@ const ALBUM: AlbumInfo = {
     { number: 3, title: 'C 523', artist: null, recording_id: 'r3', track_id: 't3' },
   ],
 };
-const tagsOf = (file: string): string => execFileSync('metaflac', ['--export-tags-to=-', file]).toString().trim();
+const tagsOf = (file: string): string => execFileSync('metaflac', ['--no-utf8-convert', '--export-tags-to=-', file], { env: { PATH: process.env.PATH ?? '' } }).toString().trim();
 
 describe('album names and tags', () => {
   it('names files "NN - Title.flac" with the project\'s name rules', () => {
@@ -202,7 +202,13 @@ describe('audio CD with an album: names, tags and cover', () => {
     process.env.FAKE_ABCDE_FLAC = flac;
     const a = args('album-dev', { album: { ...ALBUM, cover_url: `${mb.coverBase}/release/rel-1/front` } });
     const c = ctx();
-    const result = await ripAudioCd(a, { kind: 'device', path: '/dev/sr0' }, c, tools);
+    // Agents run as services, often without a UTF-8 locale: the tags must keep their umlauts anyway.
+    const locale = { LANG: process.env.LANG, LC_ALL: process.env.LC_ALL };
+    delete process.env.LANG;
+    delete process.env.LC_ALL;
+    const result = await ripAudioCd(a, { kind: 'device', path: '/dev/sr0' }, c, tools).finally(() => {
+      for (const [k, v] of Object.entries(locale)) if (v !== undefined) process.env[k] = v;
+    });
     const dir = path.join(a.target_dir, 'AC-DC', 'Töne - Ein Sampler (2019)');
     assert.equal(result.output?.output_path, dir);
     assert.deepEqual(fs.readdirSync(dir), ['01 - Kammerton - A 440.flac', '02 - E 660.flac', '03 - C 523.flac', 'cover.jpg']);

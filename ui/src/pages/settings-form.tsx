@@ -23,6 +23,7 @@ export const SETTING_LABELS: Record<string, string> = {
   quickPickMovies: 'Ordner für Filme',
   quickPickSeries: 'Ordner für Serien',
   quickPickMusic: 'Ordner für Musik',
+  musicCountry: 'Land der bevorzugten CD-Ausgabe (z. B. DE)',
   setupComplete: 'Einrichtung abgeschlossen',
   homeAssistantDiscovery: 'Home Assistant (MQTT-Discovery)',
   homeAssistantPrefix: 'Home-Assistant-Präfix',

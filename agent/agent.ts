@@ -12,6 +12,7 @@ import { DriveManager } from './drive-manager.js';
 import { listPhysicalDrives } from './drives/physical-drive.js';
 import { AgentLink } from './link.js';
 import { RipperKeys } from './ripper-keys.js';
+import { readDriveCdIdentity } from './cd/drive-cd-identity.js';
 import { DEFAULT_AUDIO_CD_TOOLS, ripAudioCd, scanAudioCd, type AudioCdTools } from './cd/audio-cd-ripper.js';
 import { makemkvRipper, openDvdRipper, probeTool, type Ripper } from './rippers.js';
 import { runRip, TaskFailure, type TaskContext } from './rip-task.js';
@@ -141,7 +142,7 @@ export async function startAgent(config: AgentConfig, log: Logger, openStore: Op
     link.emit(event);
     return event;
   };
-  const drives = new DriveManager(specs, node, log, (state) => link.publishDrive(state));
+  const drives = new DriveManager(specs, node, log, (state) => link.publishDrive(state), (device) => readDriveCdIdentity(device, { cdparanoia: audioTools.cdparanoia, cdInfo: 'cd-info' }));
 
   /** Key material from the coordinator's retained ripwerk/keys/* messages, written where MakeMKV reads it. */
   async function installKeys(topic: string, body: object): Promise<void> {

@@ -2,7 +2,7 @@ import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { DriveSpec } from '../shared/config.js';
-import type { DiscInfo, DriveState } from '../shared/protocol.js';
+import type { AudioCdInfo, DiscInfo, DriveState } from '../shared/protocol.js';
 import type { Logger } from '../shared/log.js';
 import { discFingerprint, makeDiscInfo } from './disc/disc-info.js';
 import { titleFromLabel } from './disc/disc-title.js';
@@ -29,6 +29,10 @@ export function driveName(spec: DriveSpec): string {
   return base.replace(/[^A-Za-z0-9._-]/g, '_') || 'drive';
 }
 
+/** Reads an audio CD's TOC and CD-Text from a drive (cdparanoia and cd-info); null when it cannot. */
+export type AudioCdReader = (devicePath: string) => Promise<AudioCdInfo | null>;
+const noAudioCdReader: AudioCdReader = async () => null;
+
 /** What identifies a physical disc between two polls without reading it again. */
 function readingKey(r: PhysicalDriveReading): string {
   return [r.media.mediaKind, r.media.fsLabel, r.media.audioTracks, r.sizeBytes].join('|');
@@ -40,11 +44,15 @@ function readingKey(r: PhysicalDriveReading): string {
  * so an open tray is never pulled in); the udev media profile stands in for an unreadable layout.
  * Audio CDs have no file system: their fingerprint takes the track count and the size.
  */
-export async function physicalDisc(devicePath: string, r: PhysicalDriveReading): Promise<DiscInfo> {
+export async function physicalDisc(devicePath: string, r: PhysicalDriveReading, readAudioCd: AudioCdReader = noAudioCdReader): Promise<DiscInfo> {
   const size = r.sizeBytes ?? 0;
   if (r.media.mediaKind === 'cd' && r.media.audioTracks) {
-    const fingerprint = discFingerprint(`AUDIO_CD_${r.media.audioTracks}_TRACKS`, size);
-    return { label: '', title: 'Audio CD', year: null, type: 'cd', size_bytes: size, fingerprint, source: devicePath, audio_tracks: r.media.audioTracks };
+    // The TOC gives the MusicBrainz disc id (the fingerprint then tells two CDs of equal track count apart).
+    const audioCd = await readAudioCd(devicePath).catch(() => null);
+    const fingerprint = audioCd ? discFingerprint(`musicbrainz:${audioCd.musicbrainz_disc_id}`, size) : discFingerprint(`AUDIO_CD_${r.media.audioTracks}_TRACKS`, size);
+    const text = audioCd?.cd_text;
+    const title = text?.title ? (text.performer ? `${text.performer} - ${text.title}` : text.title) : 'Audio CD';
+    return { label: '', title, year: null, type: 'cd', size_bytes: size, fingerprint, source: devicePath, audio_tracks: r.media.audioTracks, audio_cd: audioCd };
   }
   const udevLayout = r.media.mediaKind === 'dvd' || r.media.mediaKind === 'bluray' ? r.media.mediaKind : 'unknown';
   const fallback = r.media.fsLabel ?? path.basename(devicePath);
@@ -70,6 +78,7 @@ export class DriveManager {
     node: string,
     private readonly log: Logger,
     private readonly onChange: (state: DriveState, previous: DriveState | null) => void,
+    private readonly readAudioCd: AudioCdReader = noAudioCdReader,
   ) {
     for (const spec of specs) {
       const name = driveName(spec);
@@ -140,7 +149,7 @@ export class DriveManager {
     const key = readingKey(reading);
     if (drive.loaded && drive.identifiedFrom === key) return { status: 'disc_present', loaded: drive.loaded };
     drive.identifiedFrom = key;
-    return { status: 'disc_present', loaded: { source: { kind: 'device', path: devicePath }, disc: await physicalDisc(devicePath, reading) } };
+    return { status: 'disc_present', loaded: { source: { kind: 'device', path: devicePath }, disc: await physicalDisc(devicePath, reading, this.readAudioCd) } };
   }
 
   private async refresh(drive: ManagedDrive, initial: boolean): Promise<void> {

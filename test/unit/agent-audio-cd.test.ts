@@ -7,6 +7,10 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { abcdeFailure, abcdePercent, applyAbcdeLine, createAbcdeProgress } from '../../agent/cd/abcde-output.js';
 import { imageKind, MAX_COVER_BYTES, planAlbumFolder, saveCover, trackFileName, vorbisTags } from '../../agent/cd/album-files.js';
+import { parseCdInfoCdText } from '../../agent/cd/cd-info.js';
+import { readDriveCdIdentity } from '../../agent/cd/drive-cd-identity.js';
+import { physicalDisc } from '../../agent/drive-manager.js';
+import type { PhysicalDriveReading } from '../../agent/drives/physical-drive.js';
 import { abcdeArgs, abcdeConfig, ripAudioCd, scanAudioCd, type AudioCdTools } from '../../agent/cd/audio-cd-ripper.js';
 import { freedbDiscId, musicbrainzDiscId, tocFromTracks, type CdToc } from '../../agent/cd/cd-toc.js';
 import { paranoiaFailure, parseParanoiaToc } from '../../agent/cd/cdparanoia-toc.js';
@@ -252,5 +256,46 @@ describe('audio CD with an album: names, tags and cover', () => {
     const result = await ripAudioCd(a, { kind: 'cue', path: path.join(dir, 'disc.cue') }, ctx(), tools);
     assert.deepEqual(fs.readdirSync(result.output!.output_path), ['01 - Kammerton - A 440.flac', '02 - E 660.flac', '03 - C 523.flac'], 'a track the album lacks keeps its cue title');
     assert.match(tagsOf(path.join(result.output!.output_path, '03 - C 523.flac')), /^ARTIST=AC\/DC\nALBUMARTIST=AC\/DC\nALBUM=Töne: Ein Sampler\nTITLE=C 523\nTRACKNUMBER=3\nTRACKTOTAL=3\nDISCNUMBER=2\nDATE=2019\nMUSICBRAINZ_ALBUMID=rel-1$/);
+  });
+});
+
+describe('audio CD identity from a drive (cdparanoia -Q and cd-info stand-ins)', () => {
+  const fakeCdInfo = path.join(root, 'cd-info');
+  fs.writeFileSync(fakeCdInfo, `#!/bin/sh\n[ "$1 $2 $3" = "--no-device-info -C /dev/sr0" ] || exit 2\ngrep -v '^[#$]' '${path.join(FIXTURES_DIR, 'samples', 'cd-info-cue-image.txt')}' | grep -v '^\\[exit'\n`, { mode: 0o755 });
+  const cdparanoia = path.join(FIXTURES_DIR, 'cdparanoia');
+
+  it('reads the CD-Text blocks of cd-info', () => {
+    assert.deepEqual(parseCdInfoCdText(sample('cd-info-cue-image.txt')), {
+      title: 'Sine Sampler', performer: 'Ripwerk Test Tones',
+      tracks: [{ number: 1, title: 'A 440', performer: 'Ripwerk Test Tones' }, { number: 2, title: 'E 660', performer: 'Ripwerk Test Tones' }, { number: 3, title: 'C 523', performer: 'Ripwerk Test Tones' }],
+    });
+    assert.equal(parseCdInfoCdText('CD Analysis Report\nNo CD-TEXT on this disc.\n'), null);
+    const twoLanguages = "Language 0 'German':\nCD-TEXT for Disc:\n\tTITLE: Eins\nLanguage 1 'English':\nCD-TEXT for Disc:\n\tTITLE: One\n";
+    assert.equal(parseCdInfoCdText(twoLanguages)?.title, 'Eins');
+  });
+
+  it('computes the disc id from cdparanoia\'s TOC and takes the CD-Text from cd-info', async () => {
+    assert.deepEqual(await readDriveCdIdentity('/dev/sr0', { cdparanoia, cdInfo: fakeCdInfo }), {
+      musicbrainz_disc_id: 'Dr2EtzSM39D9_zS0uLw6CQcfvEw-', toc: '1 3 1325 150 525 1090',
+      cd_text: { title: 'Sine Sampler', performer: 'Ripwerk Test Tones', tracks: [{ number: 1, title: 'A 440', performer: 'Ripwerk Test Tones' }, { number: 2, title: 'E 660', performer: 'Ripwerk Test Tones' }, { number: 3, title: 'C 523', performer: 'Ripwerk Test Tones' }] },
+    });
+    const withoutCdInfo = await readDriveCdIdentity('/dev/sr0', { cdparanoia, cdInfo: path.join(root, 'no-such-cd-info') });
+    assert.deepEqual([withoutCdInfo?.musicbrainz_disc_id, withoutCdInfo?.cd_text], ['Dr2EtzSM39D9_zS0uLw6CQcfvEw-', null]);
+    process.env.FAKE_ABCDE_MODE = 'nodisc';
+    try {
+      assert.equal(await readDriveCdIdentity('/dev/sr0', { cdparanoia, cdInfo: fakeCdInfo }), null);
+    } finally {
+      delete process.env.FAKE_ABCDE_MODE;
+    }
+  });
+
+  it('fingerprints a drive\'s CD by its disc id and titles it from the CD-Text', async () => {
+    const reading = { status: 'disc_present', driveStatus: null, media: { mediaPresent: true, mediaKind: 'cd', audioTracks: 3, dataTracks: 0, fsLabel: null, fsType: null }, sizeBytes: 2_763_600, problem: null } as unknown as PhysicalDriveReading;
+    const read = (dev: string) => readDriveCdIdentity(dev, { cdparanoia, cdInfo: fakeCdInfo });
+    const disc = await physicalDisc('/dev/sr0', reading, read);
+    assert.deepEqual([disc.title, disc.type, disc.audio_tracks, disc.audio_cd?.musicbrainz_disc_id], ['Ripwerk Test Tones - Sine Sampler', 'cd', 3, 'Dr2EtzSM39D9_zS0uLw6CQcfvEw-']);
+    const unread = await physicalDisc('/dev/sr0', reading, async () => null);
+    assert.deepEqual([unread.title, unread.audio_cd], ['Audio CD', null]);
+    assert.notEqual(disc.fingerprint, unread.fingerprint, 'the disc id is part of the fingerprint');
   });
 });

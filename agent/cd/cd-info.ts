@@ -1,0 +1,42 @@
+import type { CdText } from '../../shared/protocol.js';
+
+/**
+ * The CD-Text blocks of `cd-info` (libcdio-utils): "CD-TEXT for Disc:" and "CD-TEXT for Track  N:",
+ * each followed by tab-indented "TITLE: …" / "PERFORMER: …" lines (audio-cd.md §3). cdparanoia does
+ * not read CD-Text. Only the first language block counts; null when the output holds no title or performer.
+ */
+export function parseCdInfoCdText(output: string): CdText | null {
+  const text: CdText = { title: null, performer: null, tracks: [] };
+  let current: { title: string | null; performer: string | null } | null = null;
+  const seen = new Set<string>();
+  let any = false;
+  for (const line of output.split(/\r?\n/)) {
+    const block = /^CD-TEXT for (Disc|Track\s+(\d+)):\s*$/.exec(line.trim());
+    if (block) {
+      const key = block[2] ? `t${Number(block[2])}` : 'disc';
+      if (seen.has(key)) {
+        current = null; // a later language block
+        continue;
+      }
+      seen.add(key);
+      if (block[2]) {
+        const track = { number: Number(block[2]), title: null, performer: null };
+        text.tracks.push(track);
+        current = track;
+      } else {
+        current = text;
+      }
+      continue;
+    }
+    const field = /^\s+(TITLE|PERFORMER):\s?(.*)$/.exec(line);
+    if (field && current) {
+      const value = field[2].trim() || null;
+      if (field[1] === 'TITLE') current.title = value;
+      else current.performer = value;
+      if (value) any = true;
+    } else if (line.trim() && !/^\s/.test(line)) {
+      current = null;
+    }
+  }
+  return any ? text : null;
+}

@@ -28,6 +28,8 @@ export interface DiscIdentity {
   album?: AlbumInfo | null;
   /** Audio CDs: the other MusicBrainz releases with this disc, for the disc card. */
   suggestions?: AlbumSuggestion[];
+  /** Audio CDs: the album of each suggestion, same order (what POST /jobs musicbrainz_release_id picks from). */
+  alternatives?: AlbumInfo[];
 }
 
 /**

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { nativeWorkerRefusal } from '../shared/native-worker.js';
-import type { RipArgs } from '../shared/protocol.js';
+import type { AlbumInfo, DiscInfo, RipArgs } from '../shared/protocol.js';
 import type { AppContext } from './context.js';
 import { HttpError, mediaDir } from './http.js';
 import { parseMeta, type JobMeta, type JobRow } from './jobs-store.js';
 import { libraryInfo } from './library-info.js';
 import type { TitleSource } from './identity-jobs.js';
-import { albumForJob, fallbackAlbum } from './metadata/album-choice.js';
-import { identityMeta } from './prescan.js';
+import { albumForJob, albumTitle, fallbackAlbum } from './metadata/album-choice.js';
+import { identityMeta, type DiscIdentity } from './prescan.js';
 
 /** What a rip needs beyond the drive; every field optional (settings and the disc fill the rest). */
 export interface RipRequest {
@@ -27,6 +27,8 @@ export interface RipRequest {
   /** Languages to keep (ISO 639-2/T, validated); null: the settings' lists at the time of the request. */
   audioLanguages?: string[] | null;
   subtitleLanguages?: string[] | null;
+  /** Audio CD: rip as this MusicBrainz release (one of the disc's suggestions) instead of the chosen one. */
+  musicbrainzReleaseId?: string | null;
   /** Where the request came from, for the job log ("POST /jobs", "autoRipStart"). */
   origin: string;
   /** Extra meta keys (poster_path, retry_of). */
@@ -68,6 +70,8 @@ export async function createRipJob(ctx: AppContext, req: RipRequest): Promise<Jo
     transcodeNode = match.node;
   }
 
+  if (req.musicbrainzReleaseId && device.state.disc?.type !== 'cd') throw new HttpError(400, 'musicbrainz_release_id is for audio CDs only');
+
   // From here on no await: the busy checks and the insert form one step.
   const current = fleet.device(req.device);
   if (!current) throw new HttpError(404, `no device named "${req.device}"`);
@@ -85,12 +89,13 @@ export async function createRipJob(ctx: AppContext, req: RipRequest): Promise<Jo
   const id = randomUUID();
   const titles = req.titles ?? [];
   const mainFeatureOnly = typeof req.mainFeatureOnly === 'boolean' ? req.mainFeatureOnly : s.mainFeatureOnly;
-  const title = req.title?.trim() || (useIdentity ? identity.title : disc.title);
-  const year = req.year ?? (useIdentity ? identity.year : null);
+  // An audio CD names its files by album; without a pre-scan result by its CD-Text or as unknown.
+  // The pre-scan's own title (what the rip dialog sends unchanged) renames nothing.
+  const album = disc.type === 'cd' ? albumForJob(pickAlbum(identity, disc, req.musicbrainzReleaseId ?? null), req.title?.trim() === identity?.title ? null : req.title, req.year) : null;
+  const title = album ? albumTitle(album) : req.title?.trim() || (useIdentity ? identity.title : disc.title);
+  const year = album ? album.year : (req.year ?? (useIdentity ? identity.year : null));
   const series = req.series ?? null;
   const season = req.season ?? null;
-  // An audio CD names its files by album; without a pre-scan result by its CD-Text or as unknown.
-  const album = disc.type === 'cd' ? albumForJob(identity?.album ?? fallbackAlbum(disc), req.title, req.year) : null;
   const meta: JobMeta = {
     ...(useIdentity ? identityMeta(identity) : {}),
     ...(req.tmdbId ? { tmdb_id: req.tmdbId } : {}),
@@ -151,4 +156,12 @@ async function seasonEpisodes(ctx: AppContext, tvId: number | null, season: numb
   } catch (err) {
     return { why: (err as Error).message };
   }
+}
+
+/** The album an audio CD rip names its files by: a requested release among the disc's, else the pre-scan's, else CD-Text or unknown. */
+function pickAlbum(identity: DiscIdentity | undefined, disc: DiscInfo, releaseId: string | null): AlbumInfo {
+  if (!releaseId) return identity?.album ?? fallbackAlbum(disc);
+  const found = [identity?.album, ...(identity?.alternatives ?? [])].find((a) => a?.release_id === releaseId);
+  if (!found) throw new HttpError(400, `musicbrainz_release_id "${releaseId}" is not a release of this CD (see the disc's album and suggestions in GET /devices)`);
+  return found;
 }

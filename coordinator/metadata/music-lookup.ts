@@ -44,12 +44,13 @@ export class MusicLookup implements DiscLookup {
           source_id: album.release_id,
           album,
           suggestions: ranked.slice(1).map(suggestionOf),
+          alternatives: ranked.slice(1).map((c) => albumFromRelease(c, this.coverArtBaseUrl)),
         };
       }
     }
     const album = fallbackAlbum(disc);
     this.log.info(`audio CD ${cd?.musicbrainz_disc_id ?? disc.fingerprint}: no MusicBrainz release; named ${album.source === 'cd-text' ? 'from its CD-Text' : 'as unknown'}: "${albumTitle(album)}"`);
-    return { ...label, title: albumTitle(album), year: null, confidence: 0, poster: null, kind: 'music', source: album.source === 'cd-text' ? 'cd-text' : 'none', album, suggestions: [] };
+    return { ...label, title: albumTitle(album), year: null, confidence: 0, poster: null, kind: 'music', source: album.source === 'cd-text' ? 'cd-text' : 'none', album, suggestions: [], alternatives: [] };
   }
 
   /** Cached answer, else one request; null when MusicBrainz could not answer (logged, not cached). */

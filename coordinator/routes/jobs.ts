@@ -89,6 +89,7 @@ export function jobsRouter(ctx: AppContext): Router {
       tmdbId: optionalInt(body, 'tmdb_id', 1, Number.MAX_SAFE_INTEGER),
       audioLanguages,
       subtitleLanguages,
+      musicbrainzReleaseId: optionalString(body, 'musicbrainz_release_id'),
       origin: 'POST /jobs',
     });
     res.status(201).json(toView(row, Date.now()));

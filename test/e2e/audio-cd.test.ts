@@ -145,6 +145,13 @@ describe('audio CD image identified through MusicBrainz, with its front cover', 
     assert.match(asked[0].userAgent ?? '', /^Ripwerk\/\d+\.\d+\.\d+ \( haushalt@example\.org \)$/);
   });
 
+  it('refuses a release id that is not one of the CD\'s, creating nothing', async () => {
+    const r = await api<string>(c.url, 'POST', '/jobs', { device, musicbrainz_release_id: '00000000-0000-4000-8000-000000000000' });
+    assert.equal(r.status, 400);
+    assert.match(r.text, /musicbrainz_release_id "00000000-0000-4000-8000-000000000000" is not a release of this CD/);
+    assert.equal((await api<JobJson[]>(c.url, 'GET', '/jobs')).body.length, 0);
+  });
+
   it('rips to Musik/<Artist>/<Album> (<Year>)/NN - <Title>.flac with MusicBrainz tags and cover.jpg', async () => {
     const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
     assert.equal(created.status, 201, created.text);
@@ -162,5 +169,20 @@ describe('audio CD image identified through MusicBrainz, with its front cover', 
     assert.deepEqual(fs.readdirSync(dir).filter((f) => f.endsWith('.flac')).map((f) => Number(metaflac(path.join(dir, f), '--show-total-samples'))), [220500, 332220, 138180]);
     const detail = await api<{ logs: { message: string }[] }>(c.url, 'GET', `/jobs/${created.body.id}/detail`);
     assert.ok(detail.body.logs.some((l) => l.message === 'front cover saved as cover.jpg'), JSON.stringify(detail.body.logs.map((l) => l.message)));
+  });
+
+  it('rips the CD again as the British release the card suggested; its missing cover is only a warning', async () => {
+    for (const f of ['disc.bin', 'disc.cue']) fs.renameSync(path.join(musik.driveDir, 'ejected', 'disc', f), path.join(musik.driveDir, f));
+    const disc = await theCd(c, 'the CD back');
+    assert.deepEqual(disc.suggestions.map((s) => s.release_id), [GB]);
+    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device, title: disc.title, musicbrainz_release_id: GB });
+    assert.equal(created.status, 201, created.text);
+    const done = await waitForStatus(c.url, created.body.id, ['completed']);
+    const dir = path.join(w.media, 'Musik', 'Die Testtöne', 'Töne - Ein Sampler (2018)');
+    assert.equal(done.output_path, dir);
+    assert.deepEqual(fs.readdirSync(dir), ['01 - Kammerton - A 440.flac', '02 - Quinte - E 660.flac', '03 - C 523.flac']);
+    assert.equal(metaflac(path.join(dir, '01 - Kammerton - A 440.flac'), '--show-tag=MUSICBRAINZ_ALBUMID', '--show-tag=DATE'), `MUSICBRAINZ_ALBUMID=${GB}\nDATE=2018`);
+    const detail = await api<{ logs: { level: string; message: string }[] }>(c.url, 'GET', `/jobs/${created.body.id}/detail`);
+    assert.ok(detail.body.logs.some((l) => l.level === 'warn' && l.message === 'no cover.jpg: the cover archive answered 404'), JSON.stringify(detail.body.logs));
   });
 });

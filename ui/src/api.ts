@@ -45,6 +45,10 @@ export interface Disc {
   kind: 'movie' | 'series' | 'music' | 'unknown' | null;
   season: number | null;
   tmdb_id: number | null;
+  /** Audio CDs: what the files will be named by (MusicBrainz, CD-Text or unknown). */
+  album?: { artist: string; album: string; year: number | null; release_id: string | null; source: string } | null;
+  /** Audio CDs: other MusicBrainz releases of the disc. */
+  suggestions?: { release_id: string; artist: string; album: string; year: number | null; country: string | null; exact: boolean }[];
 }
 
 export interface Device {

@@ -29,6 +29,9 @@ function ripDone(device: Device, jobs: Job[]): Job | undefined {
   return jobs.find((j) => j.device === device.name && j.meta?.rip_fertig === true && j.meta?.fingerprint === device.disc?.fingerprint && ['transcoding', 'completed', 'canceling'].includes(j.status));
 }
 
+/** Where an audio CD's names come from, for the disc card. */
+const ALBUM_SOURCE: Record<string, string> = { musicbrainz: 'MusicBrainz', 'cd-text': 'CD-Text', none: 'unbekannt' };
+
 function DriveCard({ device, jobs, onRip }: { device: Device; jobs: Job[]; onRip(d: Device): void }) {
   const disc = device.disc;
   const done = ripDone(device, jobs);
@@ -52,6 +55,8 @@ function DriveCard({ device, jobs, onRip }: { device: Device; jobs: Job[]; onRip
               {TYPE_TEXT[disc.type] ?? disc.type} · {bytes(disc.size_bytes)}
               {disc.confidence !== null && ` · Sicherheit ${Math.round(disc.confidence * 100)} %`}
               {disc.audio_tracks ? ` · ${disc.audio_tracks} Titel` : ''}
+              {disc.album && ` · ${ALBUM_SOURCE[disc.album.source] ?? disc.album.source}`}
+              {disc.suggestions?.length ? ` · ${disc.suggestions.length} weitere Ausgabe${disc.suggestions.length > 1 ? 'n' : ''}` : ''}
             </p>
             {disc.already_ripped && <p class="badge">schon gerippt</p>}
           </div>
@@ -92,6 +97,7 @@ function RipDialog({ device, onClose, onStarted }: { device: Device; onClose(): 
   const [season, setSeason] = useState(disc.season ?? 1);
   const [episodes, setEpisodes] = useState<SeasonEpisode[] | null>(null);
   const [title, setTitle] = useState(disc.title);
+  const [release, setRelease] = useState('');
   const [year, setYear] = useState(disc.year ? String(disc.year) : '');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -167,6 +173,8 @@ function RipDialog({ device, onClose, onStarted }: { device: Device; onClose(): 
         body.series = series.trim();
         body.season = season;
         if (disc.tmdb_id) body.tmdb_id = disc.tmdb_id;
+      } else if (disc.type === 'cd' && release) {
+        body.musicbrainz_release_id = release;
       } else {
         body.title = title.trim() || undefined;
         if (year) body.year = Number(year);
@@ -241,6 +249,21 @@ function RipDialog({ device, onClose, onStarted }: { device: Device; onClose(): 
                 </label>
               </div>
             )}
+          </fieldset>
+        )}
+        {disc.type === 'cd' && disc.album && (disc.suggestions?.length ?? 0) > 0 && (
+          <fieldset>
+            <legend>Ausgabe</legend>
+            <select value={release} onChange={(e) => setRelease((e.target as HTMLSelectElement).value)} data-testid="cd-release">
+              <option value="">
+                {disc.album.artist} - {disc.album.album} ({disc.album.year ?? '?'})
+              </option>
+              {disc.suggestions?.map((r) => (
+                <option value={r.release_id} key={r.release_id}>
+                  {r.artist} - {r.album} ({[r.year, r.country].filter(Boolean).join(', ') || '?'}){r.exact ? '' : ' · Inhaltsverzeichnis nur ähnlich'}
+                </option>
+              ))}
+            </select>
           </fieldset>
         )}
         <fieldset>

@@ -103,7 +103,10 @@ export class Prescan {
       this.latest.set(disc.fingerprint, overridden);
       return overridden;
     }
-    const cached = this.stored('prescan_cache', disc.fingerprint);
+    // Audio CDs skip this cache: MusicBrainz's answers have their own (per disc id), and the release
+    // is chosen anew by the current musicCountry setting.
+    const cacheable = disc.type !== 'cd';
+    const cached = cacheable ? this.stored('prescan_cache', disc.fingerprint) : null;
     if (cached) {
       this.latest.set(disc.fingerprint, cached);
       return cached;
@@ -116,7 +119,7 @@ export class Prescan {
       this.log.warn(`metadata lookup for "${disc.title}" failed: ${(err as Error).message}; using the disc label`);
     }
     const ttl = prescanTtlMs(identity.confidence);
-    if (ttl !== null) {
+    if (ttl !== null && cacheable) {
       this.db
         .prepare('INSERT INTO prescan_cache (fingerprint, identity, confidence, expires_at) VALUES (?, ?, ?, ?) ON CONFLICT(fingerprint) DO UPDATE SET identity = excluded.identity, confidence = excluded.confidence, expires_at = excluded.expires_at')
         .run(disc.fingerprint, JSON.stringify(identity), identity.confidence, new Date(this.now() + ttl).toISOString());

@@ -29,6 +29,8 @@ export interface RipRequest {
   subtitleLanguages?: string[] | null;
   /** Audio CD: rip as this MusicBrainz release (one of the disc's suggestions) instead of the chosen one. */
   musicbrainzReleaseId?: string | null;
+  /** Audio CD: exactly this album (a retry keeps the first rip's names). */
+  album?: AlbumInfo | null;
   /** Where the request came from, for the job log ("POST /jobs", "autoRipStart"). */
   origin: string;
   /** Extra meta keys (poster_path, retry_of). */
@@ -91,7 +93,7 @@ export async function createRipJob(ctx: AppContext, req: RipRequest): Promise<Jo
   const mainFeatureOnly = typeof req.mainFeatureOnly === 'boolean' ? req.mainFeatureOnly : s.mainFeatureOnly;
   // An audio CD names its files by album; without a pre-scan result by its CD-Text or as unknown.
   // The pre-scan's own title (what the rip dialog sends unchanged) renames nothing.
-  const album = disc.type === 'cd' ? albumForJob(pickAlbum(identity, disc, req.musicbrainzReleaseId ?? null), req.title?.trim() === identity?.title ? null : req.title, req.year) : null;
+  const album = disc.type !== 'cd' ? null : (req.album ?? albumForJob(pickAlbum(identity, disc, req.musicbrainzReleaseId ?? null), req.title?.trim() === identity?.title ? null : req.title, req.year));
   const title = album ? albumTitle(album) : req.title?.trim() || (useIdentity ? identity.title : disc.title);
   const year = album ? album.year : (req.year ?? (useIdentity ? identity.year : null));
   const series = req.series ?? null;

@@ -125,3 +125,20 @@ export function albumForJob(base: AlbumInfo, requestTitle: string | null | undef
   const renamed = title && title !== albumTitle(base) ? { album: title } : {};
   return { ...base, ...renamed, year: requestYear ?? base.year };
 }
+
+/** An album as a job's meta stores it (the retry reads it back); null for anything else. */
+export function storedAlbum(value: unknown): AlbumInfo | null {
+  const a = value as Partial<AlbumInfo> | null;
+  if (!a || typeof a !== 'object' || typeof a.artist !== 'string' || typeof a.album !== 'string' || !Array.isArray(a.tracks)) return null;
+  const tracks = a.tracks.filter((t) => t && typeof t.number === 'number' && typeof t.title === 'string');
+  return {
+    artist: a.artist,
+    album: a.album,
+    year: typeof a.year === 'number' ? a.year : null,
+    disc_number: typeof a.disc_number === 'number' ? a.disc_number : 1,
+    release_id: typeof a.release_id === 'string' ? a.release_id : null,
+    tracks: tracks.map((t) => ({ number: t.number, title: t.title, artist: typeof t.artist === 'string' ? t.artist : null, recording_id: typeof t.recording_id === 'string' ? t.recording_id : null, track_id: typeof t.track_id === 'string' ? t.track_id : null })),
+    cover_url: typeof a.cover_url === 'string' ? a.cover_url : null,
+    source: a.source === 'musicbrainz' || a.source === 'cd-text' ? a.source : 'none',
+  };
+}

@@ -8,6 +8,7 @@ import type { AppContext } from '../context.js';
 import { HttpError, objectBody } from '../http.js';
 import { createRipJob } from '../rip-jobs.js';
 import { metaLanguages, outputTarget, parseMeta, toView, type JobRow } from '../jobs-store.js';
+import { storedAlbum } from '../metadata/album-choice.js';
 
 function optionalString(body: Record<string, unknown>, key: string): string | null {
   const v = body[key];
@@ -191,6 +192,7 @@ export function jobsRouter(ctx: AppContext): Router {
       transcodeNode: typeof meta.transcode_node === 'string' ? meta.transcode_node : null,
       audioLanguages: metaLanguages(meta, 'audio_languages'),
       subtitleLanguages: metaLanguages(meta, 'subtitle_languages'),
+      album: storedAlbum(meta.album),
       origin: `retry of the rip of job ${row.id}`,
       meta: { ...kept, retry_of: row.id },
     });

@@ -3,13 +3,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { albumForJob, albumFromRelease, fallbackAlbum, rankReleases } from '../../coordinator/metadata/album-choice.js';
+import { albumForJob, albumFromRelease, fallbackAlbum, rankReleases, storedAlbum } from '../../coordinator/metadata/album-choice.js';
 import { discLookup, MusicLookup } from '../../coordinator/metadata/music-lookup.js';
 import { MusicBrainzClient, MusicBrainzError, musicbrainzUserAgent, parseRelease, type MbRelease } from '../../coordinator/metadata/musicbrainz.js';
 import { FOUND_TTL_MS, MusicBrainzCache, NOT_FOUND_TTL_MS } from '../../coordinator/metadata/musicbrainz-cache.js';
 import { RateLimiter } from '../../coordinator/metadata/rate-limiter.js';
 import { coordinatorMigrations } from '../../coordinator/migrations.js';
-import { labelIdentity } from '../../coordinator/prescan.js';
+import { labelIdentity, Prescan } from '../../coordinator/prescan.js';
 import { SettingsStore, validateSetting } from '../../coordinator/settings-store.js';
 import { ConfigError, readCoordinatorConfig } from '../../shared/config.js';
 import { Logger } from '../../shared/log.js';
@@ -241,5 +241,24 @@ describe('configuration and the musicCountry setting', () => {
     assert.equal(validateSetting('musicCountry', 'at'), 'AT');
     assert.throws(() => validateSetting('musicCountry', 'Deutschland'), /two-letter country code/);
     assert.throws(() => validateSetting('musicCountry', 49), /two-letter country code/);
+  });
+});
+
+describe('audio CDs in the pre-scan and in retries', () => {
+  it('asks the music lookup on every insert (no pre-scan cache: the MusicBrainz cache sits below it)', async () => {
+    let calls = 0;
+    const p = new Prescan(db(), { identify: async (_d, l) => (calls++, { ...l, confidence: 1, source: 'musicbrainz' }) }, new Logger('t', true));
+    await p.run(cdDisc());
+    await p.run(cdDisc());
+    assert.equal(calls, 2);
+    assert.equal(p.get('fp-cd')?.source, 'musicbrainz');
+  });
+
+  it('reads an album back from a job\'s meta, and nothing from something else', () => {
+    const album = albumFromRelease(rankReleases([parsed(spec('rel-1', 'DE'))], DISC_ID, 3, 'DE')[0], 'http://c');
+    assert.deepEqual(storedAlbum(JSON.parse(JSON.stringify(album))), album);
+    assert.equal(storedAlbum(null), null);
+    assert.equal(storedAlbum({ artist: 'A', album: 3, tracks: [] }), null);
+    assert.deepEqual(storedAlbum({ artist: 'A', album: 'B', tracks: [{ number: 1, title: 'T' }, { title: 'no number' }] }), { artist: 'A', album: 'B', year: null, disc_number: 1, release_id: null, tracks: [{ number: 1, title: 'T', artist: null, recording_id: null, track_id: null }], cover_url: null, source: 'none' });
   });
 });

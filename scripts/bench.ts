@@ -237,8 +237,10 @@ async function transcode(): Promise<void> {
 /**
  * POST /jobs until the ripper starts. A bash wrapper in front of the MakeMKV stand-in stamps the
  * wall clock ($EPOCHREALTIME, no fork) when `info` starts and ends and when `mkv` starts; `mkv` is
- * the ripper proper. The stand-in is a Node script, so its `info` run (a Node start) is reported
- * apart: it is not Ripwerk's time, and real makemkvcon takes seconds for it.
+ * the ripper proper. The stand-in is a Node script whose start alone takes ~50 ms, so the wrapper
+ * answers `info` itself: the first run (a warm-up) records the stand-in's robot-mode lines and exit
+ * code for those arguments, later runs replay them byte for byte from bash. So the figure measures
+ * Ripwerk, not a Node start; the info run is still reported apart.
  */
 async function latency(): Promise<void> {
   const w = newWorld();
@@ -252,9 +254,13 @@ async function latency(): Promise<void> {
       '#!/bin/bash',
       `stamps=${JSON.stringify(stamps)}`,
       `fake=${JSON.stringify(FAKE_MAKEMKVCON)}`,
+      `cache=${JSON.stringify(path.join(wrapperDir, 'info-replay'))}`,
       'case " $* " in',
       '  *" mkv "*) echo "mkv $EPOCHREALTIME" >> "$stamps"; exec "$fake" "$@" ;;',
-      '  *" info "*) echo "info $EPOCHREALTIME" >> "$stamps"; "$fake" "$@"; rc=$?; echo "info-end $EPOCHREALTIME" >> "$stamps"; exit $rc ;;',
+      '  *" info "*) echo "info $EPOCHREALTIME" >> "$stamps"',
+      '    if [[ -f "$cache.rc" && "$(<"$cache.args")" == "$*" ]]; then cat "$cache"; rc=$(<"$cache.rc")',
+      '    else "$fake" "$@" > "$cache"; rc=$?; printf "%s" "$*" > "$cache.args"; echo "$rc" > "$cache.rc"; cat "$cache"; fi',
+      '    echo "info-end $EPOCHREALTIME" >> "$stamps"; exit $rc ;;',
       'esac',
       'exec "$fake" "$@"',
       '',
@@ -318,7 +324,7 @@ async function latency(): Promise<void> {
     target: 50,
     detail:
       `p90 ${ms(pct(total, 90))}; medians: POST answered ${ms(median(post))}, POST→\`info\` spawned ${ms(median(toInfo))}, ` +
-      `stand-in \`info\` run ${ms(median(infoRun))} (a Node start; not Ripwerk), \`info\` ended→\`mkv\` spawned ${ms(median(infoToMkv))}; ` +
+      `stand-in \`info\` run ${ms(median(infoRun))} (replayed from bash; not Ripwerk), \`info\` ended→\`mkv\` spawned ${ms(median(infoToMkv))}; ` +
       `without the stand-in's info run: p50 ${ms(median(ripwerkOnly))}`,
     samples: { total_ms: total, post_ms: post, to_info_ms: toInfo, info_run_ms: infoRun, info_to_mkv_ms: infoToMkv },
   });

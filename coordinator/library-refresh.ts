@@ -54,7 +54,8 @@ export class LibraryRefresher {
     if (!s.mediaServerType || !s.mediaServerUrl) return;
     const kind = s.mediaServerType as MediaServerKind;
     const req = refreshRequest(kind, s.mediaServerUrl, s.mediaServerKey, parseMeta(job.meta)?.disc_type === 'cd');
-    fetch(req.url, { method: req.method, headers: req.headers, body: req.body, signal: AbortSignal.timeout(TIMEOUT_MS) })
+    // A redirect is not followed: the key would go wherever the answer points.
+    fetch(req.url, { method: req.method, headers: req.headers, body: req.body, redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) })
       .then(async (res) => {
         await res.arrayBuffer().catch(() => undefined);
         if (!res.ok) throw new Error(`it answered ${res.status}`);

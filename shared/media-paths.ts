@@ -64,6 +64,30 @@ export function isBareFileName(name: string): boolean {
   return !name.startsWith('.');
 }
 
+export type RealPathResult =
+  | { kind: 'inside'; path: string }
+  | { kind: 'missing' }
+  | { kind: 'outside'; path: string };
+
+/**
+ * Resolves `candidate` to its real path (every symbolic link followed) and tells whether that lies
+ * under the real path of one of `roots`, boundary-aware (/media2 is not under /media). A candidate that
+ * does not exist, or whose link leads nowhere, is `missing`; a root that does not exist counts for
+ * nothing. This is the rule for every path the API serves, lists or deletes: a share user who can
+ * write the media tree can put a symlink anywhere, so the lexical check alone is not enough.
+ */
+export async function realPathWithin(roots: readonly string[], candidate: string): Promise<RealPathResult> {
+  if (typeof candidate !== 'string' || !path.isAbsolute(candidate) || candidate.includes('\0')) return { kind: 'missing' };
+  const real = await fs.realpath(candidate).catch(() => null);
+  if (real === null) return { kind: 'missing' };
+  for (const root of roots) {
+    if (typeof root !== 'string' || root.length === 0 || root.includes('\0')) continue;
+    const realRoot = await fs.realpath(root).catch(() => null);
+    if (realRoot !== null && isWithin(realRoot, real, path.sep)) return { kind: 'inside', path: real };
+  }
+  return { kind: 'outside', path: real };
+}
+
 /**
  * The real path of `dir/name` when it exists and stays strictly inside the real path of `dir`; null when
  * it is missing, when it is `dir` itself, or when a symlink (or `..`) leads outside. Callers that accept
@@ -71,12 +95,8 @@ export function isBareFileName(name: string): boolean {
  */
 export async function resolveInside(dir: string, name: string): Promise<string | null> {
   if (typeof name !== 'string' || name.length === 0 || name.includes('\0') || dir.includes('\0')) return null;
-  try {
-    const realDir = await fs.realpath(dir);
-    const realTarget = await fs.realpath(path.join(dir, name));
-    if (realTarget === realDir || !isWithin(realDir, realTarget, path.sep)) return null;
-    return realTarget;
-  } catch {
-    return null;
-  }
+  const realDir = await fs.realpath(dir).catch(() => null);
+  if (realDir === null) return null;
+  const found = await realPathWithin([realDir], path.join(realDir, name));
+  return found.kind === 'inside' && found.path !== realDir ? found.path : null;
 }

@@ -16,7 +16,9 @@ export function browseRouter(ctx: AppContext): Router {
   const root = ctx.config.mediaRoot;
 
   router.get('/browse', async (req, res) => {
-    const asked = typeof req.query.path === 'string' && req.query.path !== '' ? req.query.path : root;
+    const given = req.query.path;
+    if (given !== undefined && typeof given !== 'string') throw new HttpError(400, 'path must be given once, as one folder path (a string)');
+    const asked = given ? given : root;
     const dir = await mediaDir(root, asked, 'path');
     const st = await fs.stat(dir).catch(() => null);
     if (!st) throw new HttpError(404, `${dir} does not exist`);

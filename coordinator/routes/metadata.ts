@@ -2,6 +2,7 @@ import express from 'express';
 import type { AppContext } from '../context.js';
 import { HttpError, objectBody } from '../http.js';
 import { parseMeta } from '../jobs-store.js';
+import { isPosterPath } from '../library-info.js';
 import { SourceError } from '../metadata/match.js';
 import { applyIdentityToJobs } from '../identity-jobs.js';
 import { libraryInfo } from '../library-info.js';
@@ -108,11 +109,13 @@ export function metadataRouter(ctx: AppContext): express.Router {
     if (kind !== 'movie' && kind !== 'series') throw new HttpError(400, 'kind must be movie or series');
     const before = ctx.discs.identity(fingerprint);
     const season = optionalInt(body, 'season', 0, 200) ?? (kind === 'series' ? (before?.season ?? null) : null);
+    const poster = optionalString(body, 'poster_path', 1000);
+    if (poster !== null && !isPosterPath(poster)) throw new HttpError(400, 'poster_path must be a TMDB image path such as /abc123.jpg or an http(s) URL');
     const identity: DiscIdentity = {
       title,
       year: optionalInt(body, 'year', 1870, 2100),
       confidence: 1,
-      poster: optionalString(body, 'poster_path', 1000),
+      poster,
       kind,
       season,
       source: 'override',

@@ -226,7 +226,7 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   });
   const port = (server.address() as { port: number }).port;
   listeningPort = port;
-  log.info(`API listening on ${config.bindAddress ?? 'every interface'} port ${port}; MQTT ${mqttUrl}`);
+  log.info(`API listening on port ${port} of ${config.bindAddress ?? 'every interface'}; MQTT ${mqttUrl}`);
   // Saved mounts come back in the background: a dead NAS never delays the start.
   void mounts.remountAll();
   mountGuard.start();

@@ -16,6 +16,8 @@ export function browseRouter(ctx: AppContext): Router {
   const root = ctx.config.mediaRoot;
 
   router.get('/browse', async (req, res) => {
+    const unknown = Object.keys(req.query).filter((k) => k !== 'path');
+    if (unknown.length) throw new HttpError(400, `unknown query parameter "${unknown[0].slice(0, 60)}": /browse takes path only`);
     const given = req.query.path;
     if (given !== undefined && typeof given !== 'string') throw new HttpError(400, 'path must be given once, as one folder path (a string)');
     const asked = given ? given : root;

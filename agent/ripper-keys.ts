@@ -75,7 +75,11 @@ export class RipperKeys {
     const current = await fs.readFile(file, 'utf8').catch(() => null);
     if (current === null && key === null) return;
     const next = withAppKey(current ?? '', key);
-    if (next === current) return;
+    if (next === current) {
+      // Unchanged, but perhaps left readable by everyone by MakeMKV or an older version: the key is in it.
+      await fs.chmod(file, PRIVATE_FILE_MODE).catch(() => undefined);
+      return;
+    }
     await fs.mkdir(this.dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
     await writeAtomic(file, next);
   }

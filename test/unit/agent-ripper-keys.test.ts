@@ -43,6 +43,9 @@ describe('ripper keys on a worker', () => {
     await keys.applyAppKey({ key: 'T-abc' });
     assert.equal(fs.readFileSync(path.join(dir, 'settings.conf'), 'utf8'), 'app_ExpertMode = "1"\napp_Key = "T-abc"\n');
     assert.equal(fs.statSync(path.join(dir, 'settings.conf')).mode & 0o777, 0o600);
+    fs.chmodSync(path.join(dir, 'settings.conf'), 0o644);
+    await keys.applyAppKey({ key: 'T-abc' });
+    assert.equal(fs.statSync(path.join(dir, 'settings.conf')).mode & 0o777, 0o600, 'the same key again still tightens the mode');
     await keys.applyKeydb({ content: '0x02 = Disc\n' });
     assert.equal(fs.statSync(path.join(dir, 'KEYDB.cfg')).mode & 0o777, 0o600);
   });

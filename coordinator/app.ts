@@ -164,7 +164,8 @@ export function createApp(ctx: AppContext): express.Express {
  */
 export async function startCoordinator(config: CoordinatorConfig, log: Logger): Promise<RunningCoordinator> {
   // The data folder holds the API keys, webhook tokens, credentials and disc keys: the service user's only.
-  makePrivateTree(config.dataDir);
+  const notPrivate = makePrivateTree(config.dataDir);
+  if (notPrivate.length) log.warn(`${notPrivate.length} entries of DATA_DIR belong to another user and could not be made private (0700/0600), e.g. ${notPrivate[0]}`);
   const db = openDatabase(path.join(config.dataDir, 'coordinator.sqlite'), coordinatorMigrations);
   const insertLog = db.prepare('INSERT INTO logs (ts, level, source, job_id, message) VALUES (?, ?, ?, ?, ?)');
   let written = 0;

@@ -11,19 +11,26 @@ import path from 'node:path';
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
 
-/** Creates `dir` (and missing parents) and gives it mode 0700 whatever the umask. */
-export function ensurePrivateDir(dir: string): void {
-  fs.mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
-  fs.chmodSync(dir, PRIVATE_DIR_MODE);
-}
-
 /**
  * Makes `dir` private: the folder itself 0700, every folder below it 0700 and every file 0600.
  * Symbolic links are neither followed nor changed (a link's target is not ours to change). Entries
- * that vanish meanwhile are skipped.
+ * that vanish meanwhile are skipped. Returns what could not be changed (owned by another user), so
+ * the caller can say so; it does not stop the start.
  */
-export function makePrivateTree(dir: string): void {
-  ensurePrivateDir(dir);
+export function makePrivateTree(dir: string): string[] {
+  const refused: string[] = [];
+  const chmod = (p: string, mode: number): boolean => {
+    try {
+      fs.chmodSync(p, mode);
+      return true;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EPERM' || code === 'EACCES') refused.push(p);
+      return false;
+    }
+  };
+  fs.mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  chmod(dir, PRIVATE_DIR_MODE);
   const walk = (folder: string): void => {
     let entries: fs.Dirent[];
     try {
@@ -33,19 +40,16 @@ export function makePrivateTree(dir: string): void {
     }
     for (const e of entries) {
       const full = path.join(folder, e.name);
-      try {
-        if (e.isDirectory()) {
-          fs.chmodSync(full, PRIVATE_DIR_MODE);
-          walk(full);
-        } else if (e.isFile()) {
-          fs.chmodSync(full, PRIVATE_FILE_MODE);
-        }
-      } catch {
-        // Gone meanwhile, or not ours (a file another user put there): nothing to protect here.
+      if (e.isDirectory()) {
+        chmod(full, PRIVATE_DIR_MODE);
+        walk(full);
+      } else if (e.isFile()) {
+        chmod(full, PRIVATE_FILE_MODE);
       }
     }
   };
   walk(dir);
+  return refused;
 }
 
 /** Creates `file` empty when it is missing, and gives it mode 0600 either way. */

@@ -1,3 +1,4 @@
+import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import posix from 'node:path/posix';
@@ -86,6 +87,33 @@ export async function realPathWithin(roots: readonly string[], candidate: string
     if (realRoot !== null && isWithin(realRoot, real, path.sep)) return { kind: 'inside', path: real };
   }
   return { kind: 'outside', path: real };
+}
+
+export interface OpenedFile {
+  /** A path naming exactly the opened file (on Linux /proc/self/fd/N), whatever happens to its folders now. */
+  path: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens `file` and checks what was really opened: its path as the kernel reports it must lie strictly
+ * inside `realDir` (a real path). A share user could swap a folder for a symbolic link between an
+ * earlier check and the open; this check comes after the open, so the race is gone. Null when the
+ * file cannot be opened or the opened one lies elsewhere. Where the kernel does not report the path
+ * (not Linux), the earlier check has to do and `file` is handed back.
+ */
+export async function openInside(realDir: string, file: string): Promise<OpenedFile | null> {
+  if (process.platform !== 'linux') return { path: file, close: async () => undefined };
+  // Non-blocking: a FIFO swapped in must not hang the open; on a regular file the flag changes nothing.
+  const handle = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => null);
+  if (!handle) return null;
+  const fdPath = `/proc/self/fd/${handle.fd}`;
+  const opened = await fs.readlink(fdPath).catch(() => null);
+  if (opened === null || opened === realDir || !isWithin(realDir, opened, '/')) {
+    await handle.close();
+    return null;
+  }
+  return { path: fdPath, close: () => handle.close() };
 }
 
 /**

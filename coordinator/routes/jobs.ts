@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Router, type Request } from 'express';
 import { toCsv } from '../../shared/csv.js';
 import { parseLanguageList } from '../../shared/languages.js';
-import { checkMediaPath, isBareFileName, realPathWithin } from '../../shared/media-paths.js';
+import { checkMediaPath, isBareFileName, openInside, realPathWithin } from '../../shared/media-paths.js';
 import type { AppContext } from '../context.js';
 import { HttpError, objectBody } from '../http.js';
 import { createRipJob } from '../rip-jobs.js';
@@ -166,13 +166,20 @@ export function jobsRouter(ctx: AppContext): Router {
     const found = await realPathWithin([dir], path.join(dir, name));
     if (found.kind === 'missing') throw new HttpError(404, `no file "${name}" inside the output folder`);
     if (found.kind === 'outside') throw new HttpError(403, `"${name}" leads outside the output folder through a symbolic link: refused`);
-    const real = found.path;
-    const st = await fs.promises.stat(real);
-    if (!st.isFile()) throw new HttpError(404, `"${name}" is not a file`);
-    // The name was checked above; folders above it may start with a dot (/home/x/.data/media).
-    await new Promise<void>((resolve, reject) => {
-      res.sendFile(real, { dotfiles: 'allow', acceptRanges: true, headers: { 'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(name)}` } }, (err) => (err ? reject(err) : resolve()));
-    });
+    // Checked again after opening: a folder swapped for a link meanwhile does not lead the download out.
+    const opened = await openInside(dir, found.path);
+    if (!opened) throw new HttpError(403, `"${name}" leads outside the output folder through a symbolic link: refused`);
+    try {
+      const st = await fs.promises.stat(opened.path);
+      if (!st.isFile()) throw new HttpError(404, `"${name}" is not a file`);
+      res.type(path.extname(name) || 'application/octet-stream');
+      // The name was checked above; folders above it may start with a dot (/home/x/.data/media).
+      await new Promise<void>((resolve, reject) => {
+        res.sendFile(opened.path, { dotfiles: 'allow', acceptRanges: true, headers: { 'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(name)}` } }, (err) => (err ? reject(err) : resolve()));
+      });
+    } finally {
+      await opened.close();
+    }
   });
 
   router.post('/jobs/:id/cancel', (req, res) => {

@@ -120,7 +120,7 @@ export class AgentStore implements TaskStore {
 }
 
 /** The usual agent's store: DATA_DIR/agent-<WORKER_NAME>.sqlite. */
-/** Opens the agent's store in DATA_DIR, which is made private (0700, its files 0600) first; what another user owns is left as it is. */
+/** Opens the agent's store in DATA_DIR, which is made private first (0700, Ripwerk's files in it 0600). */
 export const openSqliteTaskStore: OpenTaskStore = (dataDir, workerName, node) => {
   makePrivateTree(dataDir);
   return new AgentStore(path.join(dataDir, `agent-${workerName}.sqlite`), node);

@@ -164,8 +164,9 @@ export function createApp(ctx: AppContext): express.Express {
  */
 export async function startCoordinator(config: CoordinatorConfig, log: Logger): Promise<RunningCoordinator> {
   // The data folder holds the API keys, webhook tokens, credentials and disc keys: the service user's only.
-  const notPrivate = makePrivateTree(config.dataDir);
-  if (notPrivate.length) log.warn(`${notPrivate.length} entries of DATA_DIR belong to another user and could not be made private (0700/0600), e.g. ${notPrivate[0]}`);
+  const privacy = makePrivateTree(config.dataDir);
+  if (privacy.foreign) log.warn(`DATA_DIR ${config.dataDir} holds "${privacy.foreign}", which is not Ripwerk's, so the folder keeps its mode (Ripwerk's own files in it are 0600): give Ripwerk a folder of its own`);
+  if (privacy.refused.length) log.warn(`${privacy.refused.length} entries of DATA_DIR belong to another user and could not be made private (0700/0600), e.g. ${privacy.refused[0]}`);
   const db = openDatabase(path.join(config.dataDir, 'coordinator.sqlite'), coordinatorMigrations);
   const insertLog = db.prepare('INSERT INTO logs (ts, level, source, job_id, message) VALUES (?, ?, ?, ?, ?)');
   let written = 0;

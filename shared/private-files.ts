@@ -12,25 +12,37 @@ export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
 
 /**
- * Makes `dir` private: the folder itself 0700, every folder below it 0700 and every file 0600.
- * Symbolic links are neither followed nor changed (a link's target is not ours to change). Entries
- * that vanish meanwhile are skipped. Returns what could not be changed (owned by another user), so
- * the caller can say so; it does not stop the start.
+ * Ripwerk's own entries at the top of DATA_DIR: the databases with their -wal/-shm files, the agents'
+ * stores, the broker secret, the disc keys and dumps, mount credentials, the worker-setup cache, and
+ * MakeMKV's data folder when it lives there.
  */
-export function makePrivateTree(dir: string): string[] {
+const OWN_ENTRY = /^(coordinator\.sqlite(-wal|-shm)?|agent-.+\.(sqlite(-wal|-shm)?|json)|broker-secret|KEYDB\.cfg|keystore(\.old)?|\.keystore-.+|aacs-dumps|mount-credentials|worker-setup|\.MakeMKV)$/;
+
+export interface PrivateTreeResult {
+  /** Entries owned by another user, whose mode could not be changed. */
+  refused: string[];
+  /** The first entry that is not Ripwerk's, when there is one: then the folder kept its mode. */
+  foreign: string | null;
+}
+
+/**
+ * Makes a data folder private: Ripwerk's own entries in it 0600 (files) and 0700 (folders, with
+ * everything below them), and the folder itself 0700 (created so when missing). A folder that also
+ * holds other things (the media tree, a home folder named by mistake) keeps its mode and so do those
+ * things: closing it could lock the media server out, and their modes are not ours to change.
+ * Symbolic links are neither followed nor changed. Nothing here stops the start: what could not be
+ * changed is reported.
+ */
+export function makePrivateTree(dir: string): PrivateTreeResult {
   const refused: string[] = [];
-  const chmod = (p: string, mode: number): boolean => {
+  const chmod = (p: string, mode: number): void => {
     try {
       fs.chmodSync(p, mode);
-      return true;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EPERM' || code === 'EACCES') refused.push(p);
-      return false;
     }
   };
-  fs.mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
-  chmod(dir, PRIVATE_DIR_MODE);
   const walk = (folder: string): void => {
     let entries: fs.Dirent[];
     try {
@@ -48,8 +60,18 @@ export function makePrivateTree(dir: string): string[] {
       }
     }
   };
-  walk(dir);
-  return refused;
+  fs.mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  let foreign: string | null = null;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, e.name);
+    if (!OWN_ENTRY.test(e.name)) foreign ??= e.name;
+    else if (e.isDirectory()) {
+      chmod(full, PRIVATE_DIR_MODE);
+      walk(full);
+    } else if (e.isFile()) chmod(full, PRIVATE_FILE_MODE);
+  }
+  if (foreign === null) chmod(dir, PRIVATE_DIR_MODE);
+  return { refused, foreign };
 }
 
 /** Creates `file` empty when it is missing, and gives it mode 0600 either way. */

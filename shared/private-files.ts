@@ -13,10 +13,10 @@ export const PRIVATE_FILE_MODE = 0o600;
 
 /**
  * Ripwerk's own entries at the top of DATA_DIR: the databases with their -wal/-shm files, the agents'
- * stores, the broker secret, the disc keys and dumps, mount credentials, the worker-setup cache, and
- * MakeMKV's data folder when it lives there.
+ * stores, the broker secret, the disc keys and dumps, mount credentials, the worker-setup and poster
+ * caches, and MakeMKV's data folder when it lives there.
  */
-const OWN_ENTRY = /^(coordinator\.sqlite(-wal|-shm)?|agent-.+\.(sqlite(-wal|-shm)?|json)|broker-secret|KEYDB\.cfg|keystore(\.old)?|\.keystore-.+|aacs-dumps|mount-credentials|worker-setup|\.MakeMKV)$/;
+const OWN_ENTRY = /^(coordinator\.sqlite(-wal|-shm)?|agent-.+\.(sqlite(-wal|-shm)?|json)|broker-secret|KEYDB\.cfg|keystore(\.old)?|\.keystore-.+|aacs-dumps|mount-credentials|worker-setup|posters|\.MakeMKV)$/;
 
 export interface PrivateTreeResult {
   /** Entries owned by another user, whose mode could not be changed. */

@@ -1,11 +1,12 @@
+import fs from 'node:fs/promises';
 import express from 'express';
+import { realPathWithin } from '../../shared/media-paths.js';
 import type { AppContext } from '../context.js';
 import { HttpError, objectBody } from '../http.js';
 import { parseMeta } from '../jobs-store.js';
-import { isPosterPath } from '../library-info.js';
 import { SourceError } from '../metadata/match.js';
 import { applyIdentityToJobs } from '../identity-jobs.js';
-import { libraryInfo } from '../library-info.js';
+import { isPosterPath, libraryInfo } from '../library-info.js';
 import { applyCorrection, planCorrection, rewriteLibraryFiles } from '../library-correction.js';
 import { identityMeta, type DiscIdentity } from '../prescan.js';
 import type { JobRow } from '../jobs-store.js';
@@ -33,6 +34,12 @@ function optionalInt(body: Record<string, unknown>, key: string, min: number, ma
 async function correctFinishedJob(ctx: AppContext, job: JobRow, identity: DiscIdentity): Promise<{ from: string; to: string; files: string[] }> {
   const meta = parseMeta(job.meta) ?? {};
   const series = typeof meta.series === 'string' && meta.series !== '';
+  // The folder is renamed and written into: it must be a real folder under MEDIA_ROOT, not a link a share user put there.
+  if (job.output_path) {
+    const st = await fs.lstat(job.output_path).catch(() => null);
+    const found = await realPathWithin([ctx.config.mediaRoot], job.output_path);
+    if (st?.isSymbolicLink() || found.kind === 'outside') throw new HttpError(403, `the job's output folder ${job.output_path} is a symbolic link or leads outside ${ctx.config.mediaRoot}: nothing was changed`);
+  }
   const plan = await planCorrection(job, identity);
   await applyCorrection(plan, series);
   const season = series ? (identity.kind === 'series' && identity.season !== null ? identity.season : meta.season) : meta.season;

@@ -45,14 +45,14 @@ interface Seeded { healthy: string; linkedOutput: string; linkedRaw: string; str
 function seedJobs(w: World, dataDir: string): Seeded {
   const db = openDatabase(path.join(dataDir, 'coordinator.sqlite'), coordinatorMigrations);
   const jobs = new JobsStore(db);
-  const make = (id: string, title: string, fields: Parameters<JobsStore['update']>[1]): string => {
-    jobs.create({ id, title, target_dir: path.join(w.media, 'Filme'), device: 'flur-drive-flur', node: 'flur@host', meta: {} });
+  const make = (id: string, title: string, fields: Parameters<JobsStore['update']>[1], meta: Record<string, unknown> = {}): string => {
+    jobs.create({ id, title, target_dir: path.join(w.media, 'Filme'), device: 'flur-drive-flur', node: 'flur@host', meta });
     jobs.update(id, { finished_at: new Date().toISOString(), ...fields });
     return id;
   };
   const ids: Seeded = {
     healthy: make('11111111-1111-4111-8111-111111111111', 'Heat', { status: 'completed', output_path: path.join(w.media, 'Filme', 'Heat (1995)') }),
-    linkedOutput: make('22222222-2222-4222-8222-222222222222', 'Evil', { status: 'completed', output_path: path.join(w.media, 'Filme', 'Evil (2000)') }),
+    linkedOutput: make('22222222-2222-4222-8222-222222222222', 'Evil', { status: 'completed', output_path: path.join(w.media, 'Filme', 'Evil (2000)') }, { fingerprint: 'EVIL:1', year: 2000, output_files: ['shadow'] }),
     linkedRaw: make('33333333-3333-4333-8333-333333333333', 'Kaputt', { status: 'failed', error: 'the disc could not be read' }),
     strayRaw: make('44444444-4444-4444-8444-444444444444', 'Fremd', { status: 'failed', error: 'x' }),
   };
@@ -116,6 +116,13 @@ describe('trust boundaries of the API', () => {
       const file = await api(c.url, 'GET', `/jobs/${ids.linkedOutput}/files/shadow`);
       assert.equal(file.status, 403);
       assert.ok(!file.text.includes(SECRET) && !list.text.includes('shadow'));
+    });
+
+    it('renames nothing through a symlinked output folder when a finished job is corrected', async () => {
+      const r = await api(c.url, 'POST', '/metadata/override', { job_id: ids.linkedOutput, title: 'Evil Twin', year: 2001 });
+      assert.deepEqual([r.status, r.text], [403, `the job's output folder ${path.join(w.media, 'Filme', 'Evil (2000)')} is a symbolic link or leads outside ${w.media}: nothing was changed\n`]);
+      assert.deepEqual(fs.readdirSync(outside), ['shadow'], 'the folder behind the link is as it was');
+      assert.ok(fs.lstatSync(path.join(w.media, 'Filme', 'Evil (2000)')).isSymbolicLink());
     });
 
     it('lists and serves the films of a healthy folder, but not a link in it that leads outside', async () => {

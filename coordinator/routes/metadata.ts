@@ -9,6 +9,7 @@ import { applyIdentityToJobs } from '../identity-jobs.js';
 import { isPosterPath, libraryInfo } from '../library-info.js';
 import { applyCorrection, planCorrection, rewriteLibraryFiles } from '../library-correction.js';
 import { identityMeta, type DiscIdentity } from '../prescan.js';
+import { checkTarget } from '../webhook-target.js';
 import type { JobRow } from '../jobs-store.js';
 
 const SOURCES = ['tmdb', 'jikan', 'omdb', 'manual'];
@@ -118,6 +119,9 @@ export function metadataRouter(ctx: AppContext): express.Router {
     const season = optionalInt(body, 'season', 0, 200) ?? (kind === 'series' ? (before?.season ?? null) : null);
     const poster = optionalString(body, 'poster_path', 1000);
     if (poster !== null && !isPosterPath(poster)) throw new HttpError(400, 'poster_path must be a TMDB image path such as /abc123.jpg or an http(s) URL');
+    // The coordinator fetches the poster itself (poster cache): a URL gets the rules of a webhook target.
+    const posterRefusal = poster !== null && /^https?:/i.test(poster) ? await checkTarget(poster, ctx.notifier.policy()) : null;
+    if (posterRefusal) throw new HttpError(400, `poster_path refused: ${posterRefusal}`);
     const identity: DiscIdentity = {
       title,
       year: optionalInt(body, 'year', 1870, 2100),

@@ -248,6 +248,9 @@ describe('trust boundaries of the API', () => {
         const r = await api(c.url, 'POST', '/metadata/override', { fingerprint: 'HEAT:1', title: 'Heat', poster_path: poster });
         assert.deepEqual([r.status, r.text], [400, 'poster_path must be a TMDB image path such as /abc123.jpg or an http(s) URL\n'], poster);
       }
+      const metadataService = await api(c.url, 'POST', '/metadata/override', { fingerprint: 'HEAT:1', title: 'Heat', poster_path: 'http://169.254.169.254/latest/meta-data/x.jpg' });
+      assert.equal(metadataService.status, 400);
+      assert.match(metadataService.text, /^poster_path refused: it points at a link-local address \(169\.254\.169\.254\)/, 'the coordinator would fetch it into its poster cache');
       const good = await api(c.url, 'POST', '/metadata/override', { fingerprint: 'HEAT:1', title: 'Heat', poster_path: '/abc123.jpg' });
       assert.equal(good.status, 200, good.text);
     });

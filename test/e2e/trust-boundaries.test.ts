@@ -309,6 +309,21 @@ describe('files of the service user and the listen addresses', () => {
     assert.ok(fs.readdirSync(agentData).includes('agent-flur.sqlite'));
   });
 
+  it('browses a MEDIA_ROOT that is itself a link, with the links inside it that stay inside', async () => {
+    const w = world();
+    const real = path.join(w.root, 'real-media');
+    fs.mkdirSync(path.join(real, 'Filme', 'Heat (1995)'), { recursive: true });
+    fs.symlinkSync(path.join(real, 'Filme', 'Heat (1995)'), path.join(real, 'Filme', 'Heat-Link'));
+    fs.symlinkSync(tempDir('ripwerk-outside-'), path.join(real, 'Filme', 'Draussen'));
+    const linkedRoot = path.join(w.root, 'media-link');
+    fs.symlinkSync(real, linkedRoot);
+    const c = await startCoordinator(w, { MEDIA_ROOT: linkedRoot });
+    const r = await api<{ path: string; entries: { name: string; type: string }[] }>(c.url, 'GET', `/browse?path=${encodeURIComponent(path.join(linkedRoot, 'Filme'))}`);
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.path, path.join(linkedRoot, 'Filme'));
+    assert.deepEqual(r.body.entries.map((e) => [e.name, e.type]), [['Heat (1995)', 'dir'], ['Heat-Link', 'dir']], 'the link leading out is left out');
+  });
+
   it('listens on BIND_ADDRESS and MQTT_BIND_ADDRESS only', async () => {
     const w = world();
     const c = await startCoordinator(w, { BIND_ADDRESS: '127.0.0.1', MQTT_BIND_ADDRESS: '127.0.0.1' });

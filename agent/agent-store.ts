@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { makePrivateTree } from '../shared/private-files.js';
 import { openDatabase, type Db, type Migration } from '../shared/sqlite.js';
 import type { AgentEvent, Command } from '../shared/protocol.js';
 import { stampEvent, type EventBody, type OpenTaskStore, type TaskRow, type TaskState, type TaskStore } from './task-store.js';
@@ -119,4 +120,8 @@ export class AgentStore implements TaskStore {
 }
 
 /** The usual agent's store: DATA_DIR/agent-<WORKER_NAME>.sqlite. */
-export const openSqliteTaskStore: OpenTaskStore = (dataDir, workerName, node) => new AgentStore(path.join(dataDir, `agent-${workerName}.sqlite`), node);
+/** Opens the agent's store in DATA_DIR, which is made private first (0700, Ripwerk's files in it 0600). */
+export const openSqliteTaskStore: OpenTaskStore = (dataDir, workerName, node) => {
+  makePrivateTree(dataDir);
+  return new AgentStore(path.join(dataDir, `agent-${workerName}.sqlite`), node);
+};

@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AppKeyMessage, KeydbMessage, KeystoreMessage } from '../shared/protocol.js';
 import { isBareFileName } from '../shared/media-paths.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../shared/private-files.js';
 
 const HASHED_KEY = /^hkd_[^/\\]*\.bin$/i;
 /** AACS dump files MakeMKV writes into its data folder when a disc's key is unknown (makemkv.md §5). */
@@ -17,9 +18,11 @@ export function withAppKey(conf: string, key: string | null): string {
   return kept.length ? `${kept.join('\n')}\n` : '';
 }
 
+/** Writes the file whole or not at all, readable by the service user only (keys and the application key). */
 async function writeAtomic(file: string, data: Buffer | string): Promise<void> {
   const tmp = `${file}.ripwerk-tmp`;
-  await fs.writeFile(tmp, data);
+  await fs.rm(tmp, { force: true });
+  await fs.writeFile(tmp, data, { mode: PRIVATE_FILE_MODE });
   await fs.rename(tmp, file);
 }
 
@@ -41,7 +44,7 @@ export class RipperKeys {
 
   /** Installs the key store's files and removes hashed-key files it no longer lists; returns the count. */
   async applyKeystore(msg: KeystoreMessage): Promise<number> {
-    await fs.mkdir(this.dataDir, { recursive: true });
+    await fs.mkdir(this.dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
     const wanted = new Set<string>();
     for (const file of Array.isArray(msg.files) ? msg.files : []) {
       if (typeof file?.name !== 'string' || typeof file.data_base64 !== 'string') continue;
@@ -61,7 +64,7 @@ export class RipperKeys {
       await fs.rm(file, { force: true });
       return;
     }
-    await fs.mkdir(this.dataDir, { recursive: true });
+    await fs.mkdir(this.dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
     await writeAtomic(file, msg.content);
   }
 
@@ -72,8 +75,12 @@ export class RipperKeys {
     const current = await fs.readFile(file, 'utf8').catch(() => null);
     if (current === null && key === null) return;
     const next = withAppKey(current ?? '', key);
-    if (next === current) return;
-    await fs.mkdir(this.dataDir, { recursive: true });
+    if (next === current) {
+      // Unchanged, but perhaps left readable by everyone by MakeMKV or an older version: the key is in it.
+      await fs.chmod(file, PRIVATE_FILE_MODE).catch(() => undefined);
+      return;
+    }
+    await fs.mkdir(this.dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
     await writeAtomic(file, next);
   }
 

@@ -1,5 +1,5 @@
-import fs from 'node:fs/promises';
 import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
@@ -7,6 +7,7 @@ import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import { schedule } from 'node-cron';
 import type { CoordinatorConfig } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
+import { makePrivateTree } from '../shared/private-files.js';
 import { openDatabase } from '../shared/sqlite.js';
 import { loadBrokerSecret } from './broker-secret.js';
 import { startEmbeddedBroker, type EmbeddedBroker } from './broker.js';
@@ -32,6 +33,7 @@ import { MusicBrainzCache } from './metadata/musicbrainz-cache.js';
 import { RateLimiter } from './metadata/rate-limiter.js';
 import { RIPWERK_VERSION } from './version.js';
 import { RawDataFinder } from './raw-data.js';
+import { requestGuard } from './request-guard.js';
 import { createRipJob } from './rip-jobs.js';
 import { RipperAppKeyRefresher } from './ripper-app-key.js';
 import { browseRouter } from './routes/browse.js';
@@ -95,6 +97,15 @@ export interface RunningCoordinator {
   stop(): Promise<void>;
 }
 
+/**
+ * Where this process reaches a server it listens on: loopback when it listens on every interface (or
+ * on one of the wildcard addresses), else the address it is bound to.
+ */
+export function connectUrl(scheme: 'http' | 'mqtt', bound: string | null, port: number): string {
+  const host = bound === null || bound === '0.0.0.0' || bound === '::' ? '127.0.0.1' : bound;
+  return `${scheme}://${net.isIPv6(host) ? `[${host}]` : host}:${port}`;
+}
+
 /** The socket's address without the IPv4-in-IPv6 prefix (::ffff:127.0.0.1 is 127.0.0.1). */
 function socketAddress(req: express.Request): string {
   return (req.socket.remoteAddress ?? 'unknown').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
@@ -113,6 +124,8 @@ export function createApp(ctx: AppContext): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // Before everything else: a foreign Host, a cross-site write or a forgeable body type gets no further.
+  app.use(requestGuard(ctx.config.allowedHosts, ctx.log.child('http')));
   const limitLogged = new Map<string, number>();
   const trusted = new Set(ctx.config.trustedProxies);
   app.use(
@@ -155,7 +168,10 @@ export function createApp(ctx: AppContext): express.Express {
  * dispatcher and the HTTP API.
  */
 export async function startCoordinator(config: CoordinatorConfig, log: Logger): Promise<RunningCoordinator> {
-  await fs.mkdir(config.dataDir, { recursive: true });
+  // The data folder holds the API keys, webhook tokens, credentials and disc keys: the service user's only.
+  const privacy = makePrivateTree(config.dataDir);
+  if (privacy.foreign) log.warn(`DATA_DIR ${config.dataDir} holds "${privacy.foreign}", which is not Ripwerk's, so the folder keeps its mode (Ripwerk's own files in it are 0600): give Ripwerk a folder of its own`);
+  if (privacy.refused.length) log.warn(`${privacy.refused.length} entries of DATA_DIR belong to another user and could not be made private (0700/0600), e.g. ${privacy.refused[0]}`);
   const db = openDatabase(path.join(config.dataDir, 'coordinator.sqlite'), coordinatorMigrations);
   const insertLog = db.prepare('INSERT INTO logs (ts, level, source, job_id, message) VALUES (?, ?, ?, ?, ?)');
   let written = 0;
@@ -178,7 +194,8 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   const keys = new KeyStore(config.dataDir);
   dispatcher.keys = keys;
   dispatcher.pingMs = config.capabilityPingSeconds * 1000;
-  const notifier = new Notifier(settings, log.child('webhook'));
+  let listeningPort: number | null = null;
+  const notifier = new Notifier(settings, log.child('webhook'), () => listeningPort);
   const refresher = new LibraryRefresher(settings, log.child('media-server'));
   dispatcher.libraryFor = (job) => libraryInfo(job, settings.all(), config.tmdbImageBaseUrl);
   dispatcher.onJobEnd = (job) => {
@@ -199,8 +216,8 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
     const loaded = await loadBrokerSecret(config.dataDir, config.brokerSecret);
     if (loaded.source === 'generated') log.info(`broker secret generated into ${loaded.file}: agents on other hosts need it as RIPWERK_BROKER_SECRET`);
     brokerSecret = loaded.secret;
-    broker = await startEmbeddedBroker(config.mqttPort, brokerSecret, log.child('broker'));
-    mqttUrl = broker.url;
+    broker = await startEmbeddedBroker(config.mqttPort, brokerSecret, log.child('broker'), config.mqttBindAddress);
+    mqttUrl = connectUrl('mqtt', config.mqttBindAddress, broker.port);
   }
   await dispatcher.start(mqttUrl, brokerSecret);
   const homeAssistant = new HaDiscovery(dispatcher, fleet, jobs, settings, (fp) => discs.identity(fp)?.title ?? null, (d) => ejectDevice(ctx, d), log.child('home-assistant'));
@@ -214,16 +231,18 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   server.requestTimeout = 3600_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.port, () => resolve());
+    if (config.bindAddress) server.listen(config.port, config.bindAddress, () => resolve());
+    else server.listen(config.port, () => resolve());
   });
   const port = (server.address() as { port: number }).port;
-  log.info(`API listening on port ${port}; MQTT ${mqttUrl}`);
+  listeningPort = port;
+  log.info(`API listening on port ${port} of ${config.bindAddress ?? 'every interface'}; MQTT ${mqttUrl}`);
   // Saved mounts come back in the background: a dead NAS never delays the start.
   void mounts.remountAll();
   mountGuard.start();
   return {
     port,
-    url: `http://127.0.0.1:${port}${API_PREFIX}`,
+    url: `${connectUrl('http', config.bindAddress, port)}${API_PREFIX}`,
     mqttUrl,
     brokerSecret,
     ctx,

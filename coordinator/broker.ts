@@ -10,7 +10,7 @@ export interface EmbeddedBroker {
 }
 
 /** Starts the embedded aedes broker on the given port (0 = a free one), open to clients with the secret. */
-export async function startEmbeddedBroker(port: number, secret: string, log: Logger): Promise<EmbeddedBroker> {
+export async function startEmbeddedBroker(port: number, secret: string, log: Logger, host: string | null = null): Promise<EmbeddedBroker> {
   const broker = await Aedes.createBroker({ heartbeatInterval: 60_000 });
   // Only clients with the broker secret as password may connect: nobody else on the network can
   // send rip or transcode commands or pose as an agent. MQTT-3.1.4-1 / CONNACK return code 4.
@@ -35,7 +35,7 @@ export async function startEmbeddedBroker(port: number, secret: string, log: Log
   const server = net.createServer({ noDelay: true }, broker.handle);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, () => resolve());
+    server.listen(port, host ?? undefined, () => resolve());
   });
   const actual = (server.address() as net.AddressInfo).port;
   log.info(`embedded MQTT broker listening on port ${actual}`);

@@ -11,8 +11,12 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * A plain-text answer of one line. Control characters (CR, LF, ...) are dropped: a refusal often
+ * repeats what the client sent, and that must not forge lines of its own.
+ */
 export function sendText(res: Parameters<RequestHandler>[1], status: number, text: string): void {
-  res.status(status).type('text/plain; charset=utf-8').send(`${text}\n`);
+  res.status(status).type('text/plain; charset=utf-8').send(`${text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '')}\n`);
 }
 
 /** Every error leaves as plain text: the reason and a fitting status code, never a stack. */
@@ -40,8 +44,9 @@ export function objectBody(req: Request): Record<string, unknown> {
 }
 
 /**
- * A directory the client names must lie under MEDIA_ROOT: lexically (no .., boundary-aware) and after
- * following symlinks of the part that exists already.
+ * A directory the client names must lie under MEDIA_ROOT: lexically (no .., boundary-aware; else 400)
+ * and after following symlinks of the part that exists already (else 403: a symbolic link that leads
+ * outside or nowhere).
  */
 export async function mediaDir(root: string, candidate: unknown, field: string): Promise<string> {
   if (typeof candidate !== 'string') throw new HttpError(400, `${field} must be a string`);
@@ -52,8 +57,8 @@ export async function mediaDir(root: string, candidate: unknown, field: string):
   while (!(await fs.lstat(existing).then(() => true, () => false))) existing = path.dirname(existing);
   // An entry that exists but cannot be resolved (a dangling symlink, a loop) could lead anywhere later.
   const real = await fs.realpath(existing).catch(() => null);
-  if (real === null) throw new HttpError(400, `${field} refused: it leads through a broken symbolic link`);
+  if (real === null) throw new HttpError(403, `${field} refused: it leads through a broken symbolic link`);
   const prefix = realRoot.endsWith('/') ? realRoot : `${realRoot}/`;
-  if (real !== realRoot && !real.startsWith(prefix)) throw new HttpError(400, `${field} refused: it leads outside ${root} through a symbolic link`);
+  if (real !== realRoot && !real.startsWith(prefix)) throw new HttpError(403, `${field} refused: it leads outside ${root} through a symbolic link`);
   return check.path;
 }

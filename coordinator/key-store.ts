@@ -4,10 +4,17 @@ import path from 'node:path';
 import unzipper from 'unzipper';
 import type { KeydbMessage, KeystoreMessage } from '../shared/protocol.js';
 import { isBareFileName } from '../shared/media-paths.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../shared/private-files.js';
 import { HttpError } from './http.js';
 
 /** Largest key store or KEYDB body, and largest total unpacked size of a key store archive. */
 export const KEY_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/** Most entries a key store archive may have (a real one has a few thousand hashed keys). */
+export const KEY_ENTRIES_LIMIT = 10_000;
+
+/** Longest entry path in a key store archive. */
+export const KEY_ENTRY_NAME_LIMIT = 255;
 
 /** The hashed-key files of a key store (the only entries Ripwerk installs). */
 const HASHED_KEY = /^hkd_[^/\\]*\.bin$/i;
@@ -22,6 +29,7 @@ export interface HashedKeyFile {
  * backslash and no ".." segment, so nothing can land outside the folder it is unpacked into.
  */
 export function safeEntryPath(entry: string): string {
+  if (entry.length > KEY_ENTRY_NAME_LIMIT) throw new HttpError(400, `an archive entry name is ${entry.length} characters long, more than ${KEY_ENTRY_NAME_LIMIT}: refused`);
   if (entry.includes('\\')) throw new HttpError(400, `the archive entry "${entry}" uses a backslash: refused`);
   if (entry.startsWith('/') || /^[A-Za-z]:/.test(entry)) throw new HttpError(400, `the archive entry "${entry}" has an absolute path: refused`);
   if (entry.split('/').some((part) => part === '..')) throw new HttpError(400, `the archive entry "${entry}" points outside its folder: refused`);
@@ -55,9 +63,12 @@ export async function readKeystoreArchive(body: Buffer): Promise<HashedKeyFile[]
   } catch {
     throw new HttpError(400, 'the key store must be a zip archive holding hashed-key files (hkd_*.bin); this body is not a zip archive');
   }
+  if (directory.files.length > KEY_ENTRIES_LIMIT) throw new HttpError(400, `the archive has ${directory.files.length} entries, more than the ${KEY_ENTRIES_LIMIT} a key store may have: refused, nothing was installed`);
   let declared = 0;
   for (const file of directory.files) {
     safeEntryPath(file.path);
+    // Bit 0 of the general purpose flags (APPNOTE 4.4.4): the entry is encrypted, and no password is known here.
+    if ((file.flags & 0x1) !== 0) throw new HttpError(400, `the archive entry "${file.path}" is encrypted: send a key store without a password`);
     declared += file.uncompressedSize;
   }
   if (declared > KEY_BODY_LIMIT_BYTES) throw new HttpError(413, `the archive declares ${Math.ceil(declared / 1024 / 1024)} MB unpacked, more than the limit of ${KEY_BODY_LIMIT_BYTES / 1024 / 1024} MB: refused`);
@@ -122,12 +133,12 @@ export class KeyStore {
   async installKeystore(body: Buffer): Promise<KeystoreStatus> {
     const files = await readKeystoreArchive(body);
     const parent = path.dirname(this.keystoreDir);
-    await fs.mkdir(parent, { recursive: true });
+    await fs.mkdir(parent, { recursive: true, mode: PRIVATE_DIR_MODE });
     const staging = await fs.mkdtemp(path.join(parent, '.keystore-'));
     try {
-      for (const f of files) await fs.writeFile(path.join(staging, f.name), f.data);
+      for (const f of files) await fs.writeFile(path.join(staging, f.name), f.data, { mode: PRIVATE_FILE_MODE });
       const meta: KeystoreMeta = { sha256: createHash('sha256').update(body).digest('hex'), installed_at: new Date().toISOString() };
-      await fs.writeFile(path.join(staging, 'meta.json'), JSON.stringify(meta));
+      await fs.writeFile(path.join(staging, 'meta.json'), JSON.stringify(meta), { mode: PRIVATE_FILE_MODE });
       const old = `${this.keystoreDir}.old`;
       await fs.rm(old, { recursive: true, force: true });
       await fs.rename(this.keystoreDir, old).catch(() => undefined);
@@ -157,14 +168,17 @@ export class KeyStore {
   /** The retained MQTT message that hands the key store to every worker. */
   async keystoreMessage(): Promise<KeystoreMessage> {
     const status = await this.keystoreStatus();
-    const files = await Promise.all(status.files.map(async (name) => ({ name, data_base64: (await fs.readFile(path.join(this.keystoreDir, name))).toString('base64') })));
+    // One file after the other: thousands of reads at once would run out of file descriptors (EMFILE).
+    const files: KeystoreMessage['files'] = [];
+    for (const name of status.files) files.push({ name, data_base64: (await fs.readFile(path.join(this.keystoreDir, name))).toString('base64') });
     return { sha256: status.sha256, installed_at: status.installed_at, files };
   }
 
   async setKeydb(content: string): Promise<KeydbStatus> {
-    await fs.mkdir(path.dirname(this.keydbFile), { recursive: true });
+    await fs.mkdir(path.dirname(this.keydbFile), { recursive: true, mode: PRIVATE_DIR_MODE });
     const tmp = `${this.keydbFile}.tmp`;
-    await fs.writeFile(tmp, content);
+    await fs.rm(tmp, { force: true });
+    await fs.writeFile(tmp, content, { mode: PRIVATE_FILE_MODE });
     await fs.rename(tmp, this.keydbFile);
     return this.keydbStatus();
   }
@@ -211,8 +225,8 @@ export class KeyStore {
   /** Stores a dump a worker sent, once (a name already there is kept as it is). */
   async storeDump(name: string, data: Buffer): Promise<boolean> {
     if (!isBareFileName(name) || name === '..') return false;
-    await fs.mkdir(this.dumpsDir, { recursive: true });
-    return fs.writeFile(path.join(this.dumpsDir, name), data, { flag: 'wx' }).then(
+    await fs.mkdir(this.dumpsDir, { recursive: true, mode: PRIVATE_DIR_MODE });
+    return fs.writeFile(path.join(this.dumpsDir, name), data, { flag: 'wx', mode: PRIVATE_FILE_MODE }).then(
       () => true,
       () => false,
     );

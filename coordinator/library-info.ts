@@ -4,6 +4,16 @@ import type { Settings } from './settings-store.js';
 
 const NFO_PROFILES: readonly string[] = ['jellyfin', 'emby', 'kodi'];
 
+/**
+ * Whether a client may set this poster_path: a TMDB-relative image path (/abc.jpg) or an http(s) URL;
+ * never javascript:, data:, a path with .. or text with spaces, quotes or control characters.
+ */
+export function isPosterPath(value: string): boolean {
+  if (/^\/[A-Za-z0-9_-][A-Za-z0-9._-]*\.(jpe?g|png|webp)$/i.test(value)) return !value.includes('..');
+  if (!/^https?:\/\/[^/]/i.test(value) || /[\s\u0000-\u001f\u007f"'<>\\`]/.test(value)) return false;
+  return URL.canParse(value);
+}
+
 /** A poster_path as the spec keeps it (TMDB-relative or absolute) as a URL to download. */
 export function posterUrl(posterPath: unknown, imageBase: string): string | null {
   if (typeof posterPath !== 'string' || !posterPath) return null;

@@ -18,10 +18,34 @@ export interface RefreshRequest {
  * The library scan request of each media server, with its key: Jellyfin and Emby POST
  * /Library/Refresh (Jellyfin's MediaBrowser token header, Emby's X-Emby-Token), Plex refreshes every
  * section with X-Plex-Token, Kodi gets JSON-RPC VideoLibrary.Scan (AudioLibrary.Scan for music) with
- * the key as "user:password" for basic auth.
+ * the key as "user:password" for basic auth. A user part in the URL is sent as basic auth instead of
+ * in the URL, unless the key already fills the Authorization header.
  */
 export function refreshRequest(kind: MediaServerKind, baseUrl: string, key: string, music: boolean): RefreshRequest {
-  const base = baseUrl.replace(/\/+$/, '');
+  const { base, basic } = splitCredentials(baseUrl);
+  const request = requestFor(kind, base, key, music);
+  // Credentials written into the URL (http://kodi:secret@htpc:8080) become basic auth: fetch refuses URLs that carry them.
+  if (basic && !request.headers.authorization) request.headers.authorization = `Basic ${Buffer.from(basic).toString('base64')}`;
+  return request;
+}
+
+/** The URL without its user part and trailing slashes, and the user part as "user:password" (decoded), if any. */
+function splitCredentials(baseUrl: string): { base: string; basic: string | null } {
+  const trimmed = baseUrl.replace(/\/+$/, '');
+  const m = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#@]*)@/i.exec(trimmed);
+  if (!m) return { base: trimmed, basic: null };
+  const decode = (t: string): string => {
+    try {
+      return decodeURIComponent(t);
+    } catch {
+      return t;
+    }
+  };
+  const [user, ...rest] = m[2].split(':');
+  return { base: `${m[1]}${trimmed.slice(m[0].length)}`, basic: `${decode(user)}:${decode(rest.join(':'))}` };
+}
+
+function requestFor(kind: MediaServerKind, base: string, key: string, music: boolean): RefreshRequest {
   switch (kind) {
     case 'jellyfin':
       return { url: `${base}/Library/Refresh`, method: 'POST', headers: key ? { authorization: `MediaBrowser Token="${key}"` } : {} };
@@ -54,7 +78,8 @@ export class LibraryRefresher {
     if (!s.mediaServerType || !s.mediaServerUrl) return;
     const kind = s.mediaServerType as MediaServerKind;
     const req = refreshRequest(kind, s.mediaServerUrl, s.mediaServerKey, parseMeta(job.meta)?.disc_type === 'cd');
-    fetch(req.url, { method: req.method, headers: req.headers, body: req.body, signal: AbortSignal.timeout(TIMEOUT_MS) })
+    // A redirect is not followed: the key would go wherever the answer points.
+    fetch(req.url, { method: req.method, headers: req.headers, body: req.body, redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) })
       .then(async (res) => {
         await res.arrayBuffer().catch(() => undefined);
         if (!res.ok) throw new Error(`it answered ${res.status}`);

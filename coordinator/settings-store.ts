@@ -40,6 +40,8 @@ export const SETTING_DEFAULTS = {
   burnForcedSubtitles: false,
   /** A rip without chosen titles leaves titles shorter than this out (seconds; like MakeMKV's minimum length). */
   minTitleSeconds: 120,
+  /** Webhooks may go to loopback, link-local and this machine's addresses (off: refused). */
+  allowPrivateWebhooks: false,
 } as const;
 
 type SettingValue<T> = T extends boolean ? boolean : T extends readonly string[] ? readonly string[] : T extends number ? number : string;
@@ -49,6 +51,38 @@ export type SettingName = keyof Settings;
 /** Settings whose values never reach an API answer or a log line. */
 export const SECRET_SETTINGS: ReadonlySet<SettingName> = new Set(['ripperAppKey', 'mediaServerKey', 'tmdbApiKey', 'omdbApiKey', 'webhookUrl']);
 export const SECRET_MASK = '********';
+
+/** Settings that are URLs: credentials written into them (http://user:password@kodi:8080) are shown masked. */
+export const URL_SETTINGS: ReadonlySet<SettingName> = new Set(['mediaServerUrl']);
+
+const USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#@]*)@/i;
+
+/** The URL with the password of its user part masked (a user part without a password is masked whole: it may be a token). */
+export function maskUrlCredentials(url: string): string {
+  return url.replace(USERINFO, (_all, scheme: string, userinfo: string) => {
+    const colon = userinfo.indexOf(':');
+    return `${scheme}${colon >= 0 ? `${userinfo.slice(0, colon)}:${SECRET_MASK}` : SECRET_MASK}@`;
+  });
+}
+
+/**
+ * A URL sent back with its credentials masked gets the stored credentials again (the user may have
+ * changed the host or the user name meanwhile). Throws a SettingsError when nothing is stored to
+ * put back.
+ */
+export function restoreMaskedUrl(name: string, incoming: string, stored: string): string {
+  const m = USERINFO.exec(incoming);
+  if (!m) return incoming;
+  const userinfo = m[2];
+  const colon = userinfo.indexOf(':');
+  const maskedPassword = colon >= 0 && userinfo.slice(colon + 1) === SECRET_MASK;
+  if (!maskedPassword && userinfo !== SECRET_MASK) return incoming;
+  const old = USERINFO.exec(stored)?.[2];
+  if (old === undefined) throw new SettingsError(`${name} holds the mask ${SECRET_MASK} where its password belongs, and none is stored: type the password`);
+  const oldColon = old.indexOf(':');
+  const restored = userinfo === SECRET_MASK ? old : `${userinfo.slice(0, colon)}:${oldColon >= 0 ? old.slice(oldColon + 1) : ''}`;
+  return `${m[1]}${restored}@${incoming.slice(m[0].length)}`;
+}
 
 export function isSettingName(name: string): name is SettingName {
   return Object.prototype.hasOwnProperty.call(SETTING_DEFAULTS, name);
@@ -85,6 +119,8 @@ export class SettingsStore {
     const rows = this.db.prepare<[], { key: string; value: string }>('SELECT key, value FROM settings').all();
     const out: Record<string, unknown> = { ...SETTING_DEFAULTS };
     for (const row of rows) {
+      // Internal keys (tracks:<device>, ...) live in the same table but are no settings.
+      if (!isSettingName(row.key)) continue;
       try {
         out[row.key] = JSON.parse(row.value);
       } catch {
@@ -120,10 +156,11 @@ export class SettingsStore {
     this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, JSON.stringify(value));
   }
 
-  /** The settings as the API shows them: secrets masked. */
+  /** The settings as the API shows them: secrets masked, and credentials inside URLs too. */
   publicView(): Record<string, unknown> {
     const all = this.all() as Record<string, unknown>;
     for (const name of SECRET_SETTINGS) if (all[name]) all[name] = SECRET_MASK;
+    for (const name of URL_SETTINGS) if (typeof all[name] === 'string') all[name] = maskUrlCredentials(all[name]);
     return all;
   }
 }

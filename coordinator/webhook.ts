@@ -1,6 +1,7 @@
 import type { Logger } from '../shared/log.js';
 import type { JobRow } from './jobs-store.js';
 import type { SettingsStore } from './settings-store.js';
+import { sendToTarget, TargetRefused, type TargetPolicy } from './webhook-target.js';
 
 export type WebhookKind = 'discord' | 'slack' | 'ntfy' | 'generic';
 export const WEBHOOK_KINDS: readonly string[] = ['auto', 'discord', 'slack', 'ntfy', 'generic'];
@@ -69,42 +70,63 @@ export function webhookRequest(kind: WebhookKind, url: string, n: JobNotice): { 
   }
 }
 
-export class WebhookError extends Error {}
+/**
+ * A notice that did not get through. `message` is what a client may be told: whether it was
+ * delivered, or why the target is refused; `detail` (the target's status, unreachable, timeout) is
+ * for the log of a job end only, never for the test answer, so the test is no probe of ports.
+ */
+export class WebhookError extends Error {
+  constructor(message: string, readonly refused: boolean, readonly detail: string) {
+    super(message);
+  }
+}
 
 /**
  * Tells the household when a job ends, through the webhookUrl setting. A failing target is logged
- * (without the URL: it holds the target's token) and never touches the job.
+ * (without the URL: it holds the target's token) and never touches the job. The target is checked
+ * at connect time (webhook-target.ts): no loopback, link-local or own address unless
+ * allowPrivateWebhooks, never this API, no redirects.
  */
 export class Notifier {
   constructor(
     private readonly settings: SettingsStore,
     private readonly log: Logger,
+    /** This coordinator's API port, once it listens. */
+    private readonly ownPort: () => number | null = () => null,
   ) {}
 
-  /** Sends one notice; throws a WebhookError with a plain reason when the target does not take it. */
-  async send(n: JobNotice): Promise<{ kind: WebhookKind; status: number }> {
-    const s = this.settings.all();
-    if (!s.webhookUrl) throw new WebhookError('no webhook is set (setting webhookUrl)');
-    const kind = webhookKind(s.webhookUrl, s.webhookKind);
-    const req = webhookRequest(kind, s.webhookUrl, n);
-    let res: Response;
-    try {
-      res = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body, signal: AbortSignal.timeout(TIMEOUT_MS) });
-    } catch (err) {
-      const cause = (err as Error).name === 'TimeoutError' ? `no answer within ${TIMEOUT_MS / 1000} s` : 'it cannot be reached';
-      this.last = { at: new Date().toISOString(), ok: false, message: `the ${kind} webhook was not sent: ${cause}` };
-      throw new WebhookError(this.last.message);
-    }
-    await res.arrayBuffer().catch(() => undefined);
-    if (!res.ok) {
-      this.last = { at: new Date().toISOString(), ok: false, message: `the ${kind} webhook answered ${res.status}` };
-      throw new WebhookError(this.last.message);
-    }
-    this.last = { at: new Date().toISOString(), ok: true, message: `the ${kind} webhook answered ${res.status}` };
-    return { kind, status: res.status };
+  /** The rule for targets under the current settings. */
+  policy(allowPrivate = this.settings.get('allowPrivateWebhooks')): TargetPolicy {
+    return { allowPrivate, ownPort: this.ownPort() };
   }
 
-  /** The outcome of the last message sent (job end or test), for GET /system/info. */
+  /** Sends one notice; throws a WebhookError when the target is refused or does not take it. */
+  async send(n: JobNotice): Promise<{ kind: WebhookKind }> {
+    const s = this.settings.all();
+    if (!s.webhookUrl) throw new WebhookError('no webhook is set (setting webhookUrl)', false, 'no webhook is set');
+    const kind = webhookKind(s.webhookUrl, s.webhookKind);
+    const req = webhookRequest(kind, s.webhookUrl, n);
+    const fail = (message: string, refused: boolean, detail: string): WebhookError => {
+      this.last = { at: new Date().toISOString(), ok: false, message };
+      return new WebhookError(message, refused, detail);
+    };
+    let status: number;
+    try {
+      status = await sendToTarget({ ...req, timeoutMs: TIMEOUT_MS }, this.policy(s.allowPrivateWebhooks));
+    } catch (err) {
+      if (err instanceof TargetRefused) throw fail(`the ${kind} webhook was not sent: ${err.message}`, true, `was not sent: ${err.message}`);
+      const cause = (err as Error).name === 'TimeoutError' ? `no answer within ${TIMEOUT_MS / 1000} s` : 'it cannot be reached';
+      throw fail(`the ${kind} webhook was not delivered`, false, `was not sent: ${cause}`);
+    }
+    if (status < 200 || status > 299) {
+      const detail = status >= 300 && status < 400 ? `answered ${status} (a redirect, which is not followed)` : `answered ${status}`;
+      throw fail(`the ${kind} webhook was not delivered`, false, detail);
+    }
+    this.last = { at: new Date().toISOString(), ok: true, message: `the ${kind} webhook was delivered` };
+    return { kind };
+  }
+
+  /** The outcome of the last message sent (job end or test), for GET /system/info: delivered or not, no target status. */
   last: { at: string; ok: boolean; message: string } | null = null;
 
   /** Called on every job end. */
@@ -112,7 +134,7 @@ export class Notifier {
     if (!this.settings.get('webhookUrl')) return;
     this.send(noticeOf(job)).then(
       ({ kind }) => this.log.info(`${kind} webhook sent: ${job.status}`, job.id),
-      (err: Error) => this.log.warn(`${err.message}; the job is not affected`, job.id),
+      (err: WebhookError) => this.log.warn(`the ${webhookKind(this.settings.get('webhookUrl'), this.settings.get('webhookKind'))} webhook ${err.detail ?? err.message}; the job is not affected`, job.id),
     );
   }
 }

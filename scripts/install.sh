@@ -426,11 +426,10 @@ for d in "$DATA_DIR" "$MEDIA_ROOT" "$RAW_DIR" "$MAKEMKV_DATA_DIR"; do
   case "$d" in /*) ;; *) die "$ENV_FILE: $d is not an absolute path (DATA_DIR, MEDIA_ROOT, RAW_DIR and MAKEMKV_DATA_DIR must be)" ;; esac
 done
 
-# The state folder is the service's own: its owner and mode are set on every run. systemd's
-# StateDirectory=ripwerk sets /var/lib/ripwerk to 0755 at every start (StateDirectoryMode=), so that
-# mode is kept there; the files in it are 0640 (UMask=0027) and the broker secret 0600.
-data_mode=0750
-[ "$DATA_DIR" = /var/lib/ripwerk ] && data_mode=0755
+# The state folder is the service's own: its owner and mode are set on every run. It holds API keys,
+# webhook tokens, mount credentials and disc keys, so it is 0700 (StateDirectoryMode=0700 in the
+# units; the service makes everything in it 0600 at every start).
+data_mode=0700
 if [ ! -d "$ROOT$DATA_DIR" ]; then make_dir "$DATA_DIR" ripwerk:ripwerk "$data_mode"; fi
 ensure_owner_mode "$DATA_DIR" ripwerk:ripwerk "$data_mode"
 # Media and raw folders are created for the service; folders that exist already (a NAS mount, a

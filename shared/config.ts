@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { validate } from 'node-cron';
@@ -42,6 +43,15 @@ export interface CoordinatorConfig {
   coverArtBaseUrl: string;
   /** An e-mail address or URL MusicBrainz can reach the operator at, sent in the User-Agent; null when not set. */
   musicbrainzContact: string | null;
+  /**
+   * Host names the API and UI answer to (ALLOWED_HOSTS, lower case, no port); an IP address is always
+   * served. ['*'] serves any name. The default: localhost and this machine's names.
+   */
+  allowedHosts: string[];
+  /** The address the HTTP server listens on (BIND_ADDRESS); null: every interface. */
+  bindAddress: string | null;
+  /** The address the embedded MQTT broker listens on (MQTT_BIND_ADDRESS); null: every interface. */
+  mqttBindAddress: string | null;
 }
 
 /** Everything an agent reads from its environment, validated once at start. */
@@ -127,6 +137,35 @@ function contact(env: Env, name: string): string | null {
   return raw;
 }
 
+function bindAddress(env: Env, name: string): string | null {
+  const raw = (env[name] ?? '').trim();
+  if (!raw) return null;
+  const bare = raw.replace(/^\[(.*)\]$/, '$1');
+  if (!net.isIP(bare) && !/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(bare)) throw new ConfigError(`${name} must be an IP address of this machine (such as 127.0.0.1 or ::) or a host name, got "${raw}"`);
+  return bare;
+}
+
+/** Name suffixes home networks give their hosts (mDNS, routers); none of them can be registered by a stranger. */
+const HOME_SUFFIXES = ['local', 'lan', 'home', 'home.arpa', 'localdomain', 'internal', 'fritz.box'];
+
+/** localhost, the machine's host name, its short name, and the short name under the home-network suffixes. */
+export function defaultAllowedHosts(hostName: string = os.hostname()): string[] {
+  const name = hostName.toLowerCase().replace(/\.$/, '');
+  const short = name.split('.')[0];
+  const names = ['localhost', name, short, ...(short ? HOME_SUFFIXES.map((s) => `${short}.${s}`) : [])];
+  return [...new Set(names.filter(Boolean))];
+}
+
+function allowedHosts(env: Env): string[] {
+  const raw = (env.ALLOWED_HOSTS ?? '').trim();
+  if (!raw) return defaultAllowedHosts();
+  const names = raw.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+  for (const h of names) {
+    if (h !== '*' && !/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?\.?$/.test(h)) throw new ConfigError(`ALLOWED_HOSTS holds "${h}", which is no host name (a comma list such as ripwerk.example.org,nas; no port, no scheme; * for any)`);
+  }
+  return names.map((h) => h.replace(/\.$/, ''));
+}
+
 function cronExpression(env: Env, name: string, fallback: string): string {
   const raw = (env[name] ?? '').trim();
   if (!raw) return fallback;
@@ -157,6 +196,9 @@ export function readCoordinatorConfig(env: Env): CoordinatorConfig {
     musicbrainzBaseUrl: url(env, 'MUSICBRAINZ_BASE_URL', 'https://musicbrainz.org/ws/2') as string,
     coverArtBaseUrl: url(env, 'COVERART_BASE_URL', 'https://coverartarchive.org') as string,
     musicbrainzContact: contact(env, 'MUSICBRAINZ_CONTACT'),
+    allowedHosts: allowedHosts(env),
+    bindAddress: bindAddress(env, 'BIND_ADDRESS'),
+    mqttBindAddress: bindAddress(env, 'MQTT_BIND_ADDRESS'),
     updateSources: {
       handbrake: url(env, 'UPDATE_HANDBRAKE_URL', 'https://api.github.com/repos/HandBrake/HandBrake/releases/latest') as string,
       makemkv: url(env, 'UPDATE_MAKEMKV_URL', 'https://www.makemkv.com/download/') as string,

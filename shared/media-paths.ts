@@ -1,3 +1,4 @@
+import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import posix from 'node:path/posix';
@@ -64,6 +65,57 @@ export function isBareFileName(name: string): boolean {
   return !name.startsWith('.');
 }
 
+export type RealPathResult =
+  | { kind: 'inside'; path: string }
+  | { kind: 'missing' }
+  | { kind: 'outside'; path: string };
+
+/**
+ * Resolves `candidate` to its real path (every symbolic link followed) and tells whether that lies
+ * under the real path of one of `roots`, boundary-aware (/media2 is not under /media). A candidate that
+ * does not exist, or whose link leads nowhere, is `missing`; a root that does not exist counts for
+ * nothing. This is the rule for every path the API serves, lists or deletes: a share user who can
+ * write the media tree can put a symlink anywhere, so the lexical check alone is not enough.
+ */
+export async function realPathWithin(roots: readonly string[], candidate: string): Promise<RealPathResult> {
+  if (typeof candidate !== 'string' || !path.isAbsolute(candidate) || candidate.includes('\0')) return { kind: 'missing' };
+  const real = await fs.realpath(candidate).catch(() => null);
+  if (real === null) return { kind: 'missing' };
+  for (const root of roots) {
+    if (typeof root !== 'string' || root.length === 0 || root.includes('\0')) continue;
+    const realRoot = await fs.realpath(root).catch(() => null);
+    if (realRoot !== null && isWithin(realRoot, real, path.sep)) return { kind: 'inside', path: real };
+  }
+  return { kind: 'outside', path: real };
+}
+
+export interface OpenedFile {
+  /** A path naming exactly the opened file (on Linux /proc/self/fd/N), whatever happens to its folders now. */
+  path: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens `file` and checks what was really opened: its path as the kernel reports it must lie strictly
+ * inside `realDir` (a real path). A share user could swap a folder for a symbolic link between an
+ * earlier check and the open; this check comes after the open, so the race is gone. Null when the
+ * file cannot be opened or the opened one lies elsewhere. Where the kernel does not report the path
+ * (not Linux), the earlier check has to do and `file` is handed back.
+ */
+export async function openInside(realDir: string, file: string): Promise<OpenedFile | null> {
+  if (process.platform !== 'linux') return { path: file, close: async () => undefined };
+  // Non-blocking: a FIFO swapped in must not hang the open; on a regular file the flag changes nothing.
+  const handle = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => null);
+  if (!handle) return null;
+  const fdPath = `/proc/self/fd/${handle.fd}`;
+  const opened = await fs.readlink(fdPath).catch(() => null);
+  if (opened === null || opened === realDir || !isWithin(realDir, opened, '/')) {
+    await handle.close();
+    return null;
+  }
+  return { path: fdPath, close: () => handle.close() };
+}
+
 /**
  * The real path of `dir/name` when it exists and stays strictly inside the real path of `dir`; null when
  * it is missing, when it is `dir` itself, or when a symlink (or `..`) leads outside. Callers that accept
@@ -71,12 +123,8 @@ export function isBareFileName(name: string): boolean {
  */
 export async function resolveInside(dir: string, name: string): Promise<string | null> {
   if (typeof name !== 'string' || name.length === 0 || name.includes('\0') || dir.includes('\0')) return null;
-  try {
-    const realDir = await fs.realpath(dir);
-    const realTarget = await fs.realpath(path.join(dir, name));
-    if (realTarget === realDir || !isWithin(realDir, realTarget, path.sep)) return null;
-    return realTarget;
-  } catch {
-    return null;
-  }
+  const realDir = await fs.realpath(dir).catch(() => null);
+  if (realDir === null) return null;
+  const found = await realPathWithin([realDir], path.join(realDir, name));
+  return found.kind === 'inside' && found.path !== realDir ? found.path : null;
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { ensurePrivateFile, PRIVATE_DIR_MODE } from './private-files.js';
 
 export type Db = Database.Database;
 
@@ -10,11 +11,17 @@ export interface Migration {
   up: string;
 }
 
-/** Opens a SQLite file with WAL, a busy timeout and the given versioned migrations applied in order. */
+/**
+ * Opens a SQLite file with WAL, a busy timeout and the given versioned migrations applied in order.
+ * The file is the service user's only (0600): SQLite gives its -wal and -shm files the mode of the
+ * database file, and ones left by an older version are set right too.
+ */
 export function openDatabase(file: string, migrations: Migration[]): Db {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
+  ensurePrivateFile(file);
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
+  for (const companion of [`${file}-wal`, `${file}-shm`]) if (fs.existsSync(companion)) ensurePrivateFile(companion);
   db.pragma('busy_timeout = 5000');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');

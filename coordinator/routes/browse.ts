@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Router } from 'express';
+import { realPathWithin } from '../../shared/media-paths.js';
 import type { AppContext } from '../context.js';
 import { HttpError, mediaDir, objectBody } from '../http.js';
 
@@ -16,18 +17,27 @@ export function browseRouter(ctx: AppContext): Router {
   const root = ctx.config.mediaRoot;
 
   router.get('/browse', async (req, res) => {
-    const asked = typeof req.query.path === 'string' && req.query.path !== '' ? req.query.path : root;
+    const unknown = Object.keys(req.query).filter((k) => k !== 'path');
+    if (unknown.length) throw new HttpError(400, `unknown query parameter "${unknown[0].slice(0, 60)}": /browse takes path only`);
+    const given = req.query.path;
+    if (given !== undefined && typeof given !== 'string') throw new HttpError(400, 'path must be given once, as one folder path (a string)');
+    const asked = given ? given : root;
     const dir = await mediaDir(root, asked, 'path');
-    const st = await fs.stat(dir).catch(() => null);
+    // The listing reads the real folder, checked once more: a link swapped in since the check leads nowhere.
+    const found = await realPathWithin([root], dir);
+    if (found.kind === 'missing') throw new HttpError(404, `${dir} does not exist`);
+    if (found.kind === 'outside') throw new HttpError(403, `path refused: it leads outside ${root} through a symbolic link`);
+    const st = await fs.stat(found.path).catch(() => null);
     if (!st) throw new HttpError(404, `${dir} does not exist`);
     if (!st.isDirectory()) throw new HttpError(400, `${dir} is not a folder`);
-    const dirents = await fs.readdir(dir, { withFileTypes: true });
+    const dirents = await fs.readdir(found.path, { withFileTypes: true });
     const entries: { name: string; type: 'dir' | 'file'; size: number | null }[] = [];
     for (const d of dirents) {
       if (d.name.startsWith('.')) continue;
       // A symbolic link is listed only when it stays under the media root.
-      const full = path.join(dir, d.name);
-      const target = d.isSymbolicLink() ? await mediaDir(root, full, 'entry').then(() => fs.stat(full), () => null).catch(() => null) : await fs.lstat(full).catch(() => null);
+      const full = path.join(found.path, d.name);
+      const inside = d.isSymbolicLink() ? (await realPathWithin([root], full)).kind === 'inside' : true;
+      const target = !inside ? null : d.isSymbolicLink() ? await fs.stat(full).catch(() => null) : await fs.lstat(full).catch(() => null);
       if (!target) continue;
       if (target.isDirectory()) entries.push({ name: d.name, type: 'dir', size: null });
       else if (target.isFile()) entries.push({ name: d.name, type: 'file', size: target.size });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Router, type Request } from 'express';
 import { toCsv } from '../../shared/csv.js';
 import { parseLanguageList } from '../../shared/languages.js';
-import { checkMediaPath, isBareFileName, resolveInside } from '../../shared/media-paths.js';
+import { checkMediaPath, isBareFileName, openInside, realPathWithin } from '../../shared/media-paths.js';
 import type { AppContext } from '../context.js';
 import { HttpError, objectBody } from '../http.js';
 import { createRipJob } from '../rip-jobs.js';
@@ -40,6 +40,15 @@ function titlesOf(body: Record<string, unknown>): number[] {
   return [...new Set(v as number[])];
 }
 
+/**
+ * The fields POST /jobs knows; any other is refused, so a misspelt field is not silently ignored.
+ * audio_languages and subtitle_languages are read by the language choice of the rip.
+ */
+export const JOB_FIELDS: readonly string[] = [
+  'device', 'title', 'year', 'series', 'season', 'titles', 'main_feature_only', 'target_dir', 'work_dir', 'transcode_node', 'tmdb_id',
+  'audio_languages', 'subtitle_languages',
+];
+
 /** /jobs: the job list, creation, files, cancel and retries, raw data and the CSV export. */
 export function jobsRouter(ctx: AppContext): Router {
   const router = Router();
@@ -67,6 +76,8 @@ export function jobsRouter(ctx: AppContext): Router {
 
   router.post('/jobs', async (req, res) => {
     const body = objectBody(req);
+    const unknown = Object.keys(body).filter((k) => !JOB_FIELDS.includes(k));
+    if (unknown.length) throw new HttpError(400, `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.slice(0, 5).map((k) => `"${k.slice(0, 60)}"`).join(', ')}: POST /jobs takes ${JOB_FIELDS.join(', ')}`);
     const device = optionalString(body, 'device');
     if (!device) throw new HttpError(400, 'device is required (a name from GET /devices)');
     const series = optionalString(body, 'series');
@@ -115,15 +126,31 @@ export function jobsRouter(ctx: AppContext): Router {
     });
   });
 
-  const outputDir = (row: JobRow): string => {
+  /** The real path of the job's output folder: under the real MEDIA_ROOT, or a 403 (a symlink to /etc is no output folder). */
+  const outputDir = async (row: JobRow): Promise<string> => {
     if (!row.output_path) throw new HttpError(404, 'the job has no output yet');
     const check = checkMediaPath(config.mediaRoot, row.output_path);
     if (!check.ok) throw new HttpError(403, `the output path is outside ${config.mediaRoot}: ${check.reason}`);
-    return check.path;
+    const found = await realPathWithin([config.mediaRoot], check.path);
+    if (found.kind === 'missing') throw new HttpError(404, `the output folder ${check.path} is gone`);
+    if (found.kind === 'outside') throw new HttpError(403, `the output folder ${check.path} leads outside ${config.mediaRoot} through a symbolic link: refused`);
+    return found.path;
+  };
+
+  /**
+   * The job's raw folder for deletion or a new transcode: a real folder (not a symbolic link) named like
+   * the job, whose real path lies under RAW_DIR or MEDIA_ROOT (where work folders are); else a 403.
+   */
+  const checkRawFolder = async (row: JobRow, dir: string): Promise<void> => {
+    const st = await fs.promises.lstat(dir).catch(() => null);
+    if (st?.isSymbolicLink()) throw new HttpError(403, `the raw folder ${dir} is a symbolic link: refused`);
+    const found = await realPathWithin([config.rawDir, config.mediaRoot], dir);
+    if (found.kind === 'missing' || !st?.isDirectory()) throw new HttpError(409, `the raw folder ${dir} is gone`);
+    if (found.kind === 'outside' || path.basename(found.path) !== row.id) throw new HttpError(403, `the raw folder ${dir} lies outside ${config.rawDir} and ${config.mediaRoot}: refused`);
   };
 
   router.get('/jobs/:id/files', async (req, res) => {
-    const dir = outputDir(job(req));
+    const dir = await outputDir(job(req));
     const entries = await fs.promises.readdir(dir, { withFileTypes: true }).catch(() => null);
     if (!entries) throw new HttpError(404, `the output folder ${dir} is gone`);
     const files: { name: string; size: number }[] = [];
@@ -135,17 +162,26 @@ export function jobsRouter(ctx: AppContext): Router {
   });
 
   router.get('/jobs/:id/files/:name', async (req, res) => {
-    const dir = outputDir(job(req));
+    const dir = await outputDir(job(req));
     const name = String(req.params.name);
     if (!isBareFileName(name) || name === '..') throw new HttpError(400, 'the file name must be a bare name: no slash, no .., no leading dot');
-    const real = await resolveInside(dir, name);
-    if (!real) throw new HttpError(404, `no file "${name}" inside the output folder`);
-    const st = await fs.promises.stat(real);
-    if (!st.isFile()) throw new HttpError(404, `"${name}" is not a file`);
-    // The name was checked above; folders above it may start with a dot (/home/x/.data/media).
-    await new Promise<void>((resolve, reject) => {
-      res.sendFile(real, { dotfiles: 'allow', acceptRanges: true, headers: { 'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(name)}` } }, (err) => (err ? reject(err) : resolve()));
-    });
+    const found = await realPathWithin([dir], path.join(dir, name));
+    if (found.kind === 'missing') throw new HttpError(404, `no file "${name}" inside the output folder`);
+    if (found.kind === 'outside') throw new HttpError(403, `"${name}" leads outside the output folder through a symbolic link: refused`);
+    // Checked again after opening: a folder swapped for a link meanwhile does not lead the download out.
+    const opened = await openInside(dir, found.path);
+    if (!opened) throw new HttpError(403, `"${name}" leads outside the output folder through a symbolic link: refused`);
+    try {
+      const st = await fs.promises.stat(opened.path);
+      if (!st.isFile()) throw new HttpError(404, `"${name}" is not a file`);
+      res.type(path.extname(name) || 'application/octet-stream');
+      // The name was checked above; folders above it may start with a dot (/home/x/.data/media).
+      await new Promise<void>((resolve, reject) => {
+        res.sendFile(opened.path, { dotfiles: 'allow', acceptRanges: true, headers: { 'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(name)}` } }, (err) => (err ? reject(err) : resolve()));
+      });
+    } finally {
+      await opened.close();
+    }
   });
 
   router.post('/jobs/:id/cancel', (req, res) => {
@@ -158,6 +194,7 @@ export function jobsRouter(ctx: AppContext): Router {
     const finding = await ctx.raw.refresh(row);
     if (finding.state !== 'present' || !finding.path) throw new HttpError(409, 'no raw data of this job was found: retry the rip instead');
     const rawDir = finding.path;
+    await checkRawFolder(row, rawDir);
     const files = (await fs.promises.readdir(rawDir)).filter((n) => /\.(mkv|mp4|m4v|ts|mpg|vob)$/i.test(n) && !n.startsWith('.')).sort().map((n) => path.join(rawDir, n));
     if (files.length === 0) throw new HttpError(409, `the raw folder ${rawDir} holds no video files: retry the rip instead`);
     jobs.startPhase(row.id, 'transcode', { status: 'transcoding', error: null, finished_at: null, output_path: null });
@@ -214,7 +251,9 @@ export function jobsRouter(ctx: AppContext): Router {
     let rawRemoved: string | null = null;
     if (withRaw) {
       const finding = await ctx.raw.refresh(row);
-      if (finding.state === 'present' && finding.path && path.basename(finding.path) === row.id) {
+      if (finding.state === 'present' && finding.path) {
+        // fs.rm does not follow symbolic links below the folder: only the links themselves go.
+        await checkRawFolder(row, finding.path);
         await fs.promises.rm(finding.path, { recursive: true, force: true });
         rawRemoved = finding.path;
       }

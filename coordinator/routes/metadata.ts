@@ -1,12 +1,15 @@
+import fs from 'node:fs/promises';
 import express from 'express';
+import { realPathWithin } from '../../shared/media-paths.js';
 import type { AppContext } from '../context.js';
 import { HttpError, objectBody } from '../http.js';
 import { parseMeta } from '../jobs-store.js';
 import { SourceError } from '../metadata/match.js';
 import { applyIdentityToJobs } from '../identity-jobs.js';
-import { libraryInfo } from '../library-info.js';
+import { isPosterPath, libraryInfo } from '../library-info.js';
 import { applyCorrection, planCorrection, rewriteLibraryFiles } from '../library-correction.js';
 import { identityMeta, type DiscIdentity } from '../prescan.js';
+import { checkTarget } from '../webhook-target.js';
 import type { JobRow } from '../jobs-store.js';
 
 const SOURCES = ['tmdb', 'jikan', 'omdb', 'manual'];
@@ -32,6 +35,12 @@ function optionalInt(body: Record<string, unknown>, key: string, min: number, ma
 async function correctFinishedJob(ctx: AppContext, job: JobRow, identity: DiscIdentity): Promise<{ from: string; to: string; files: string[] }> {
   const meta = parseMeta(job.meta) ?? {};
   const series = typeof meta.series === 'string' && meta.series !== '';
+  // The folder is renamed and written into: it must be a real folder under MEDIA_ROOT, not a link a share user put there.
+  if (job.output_path) {
+    const st = await fs.lstat(job.output_path).catch(() => null);
+    const found = await realPathWithin([ctx.config.mediaRoot], job.output_path);
+    if (st?.isSymbolicLink() || found.kind === 'outside') throw new HttpError(403, `the job's output folder ${job.output_path} is a symbolic link or leads outside ${ctx.config.mediaRoot}: nothing was changed`);
+  }
   const plan = await planCorrection(job, identity);
   await applyCorrection(plan, series);
   const season = series ? (identity.kind === 'series' && identity.season !== null ? identity.season : meta.season) : meta.season;
@@ -108,11 +117,16 @@ export function metadataRouter(ctx: AppContext): express.Router {
     if (kind !== 'movie' && kind !== 'series') throw new HttpError(400, 'kind must be movie or series');
     const before = ctx.discs.identity(fingerprint);
     const season = optionalInt(body, 'season', 0, 200) ?? (kind === 'series' ? (before?.season ?? null) : null);
+    const poster = optionalString(body, 'poster_path', 1000);
+    if (poster !== null && !isPosterPath(poster)) throw new HttpError(400, 'poster_path must be a TMDB image path such as /abc123.jpg or an http(s) URL');
+    // The coordinator fetches the poster itself (poster cache): a URL gets the rules of a webhook target.
+    const posterRefusal = poster !== null && /^https?:/i.test(poster) ? await checkTarget(poster, ctx.notifier.policy()) : null;
+    if (posterRefusal) throw new HttpError(400, `poster_path refused: ${posterRefusal}`);
     const identity: DiscIdentity = {
       title,
       year: optionalInt(body, 'year', 1870, 2100),
       confidence: 1,
-      poster: optionalString(body, 'poster_path', 1000),
+      poster,
       kind,
       season,
       source: 'override',

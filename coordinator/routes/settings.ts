@@ -4,7 +4,8 @@ import type { AppContext } from '../context.js';
 import { HttpError, mediaDir, objectBody } from '../http.js';
 import { MEDIA_SERVER_KINDS } from '../library-refresh.js';
 import { WEBHOOK_KINDS } from '../webhook.js';
-import { SECRET_MASK, SECRET_SETTINGS, SettingsError, isSettingName, validateSetting, type Settings } from '../settings-store.js';
+import { SECRET_MASK, SECRET_SETTINGS, SettingsError, URL_SETTINGS, isSettingName, restoreMaskedUrl, validateSetting, type Settings } from '../settings-store.js';
+import { checkTarget } from '../webhook-target.js';
 
 /** /settings: the key-value settings; secrets are shown masked and a masked value sent back keeps the stored one. */
 export function settingsRouter(ctx: AppContext): Router {
@@ -18,7 +19,8 @@ export function settingsRouter(ctx: AppContext): Router {
       if (!isSettingName(name)) throw new HttpError(400, `unknown setting "${name}"`);
       if (SECRET_SETTINGS.has(name) && value === SECRET_MASK) continue;
       try {
-        (values as Record<string, unknown>)[name] = validateSetting(name, value);
+        const valid = validateSetting(name, value);
+        (values as Record<string, unknown>)[name] = URL_SETTINGS.has(name) && typeof valid === 'string' ? restoreMaskedUrl(name, valid, String(ctx.settings.get(name))) : valid;
       } catch (err) {
         if (err instanceof SettingsError) throw new HttpError(400, err.message);
         throw err;
@@ -30,6 +32,11 @@ export function settingsRouter(ctx: AppContext): Router {
     if (values.webhookUrl) {
       const ok = URL.canParse(values.webhookUrl) && /^https?:$/.test(new URL(values.webhookUrl).protocol);
       if (!ok) throw new HttpError(400, 'webhookUrl must be an http or https URL');
+    }
+    // A webhook that would reach this machine, its API or a link-local address is refused here already (and again when sending).
+    if (values.webhookUrl) {
+      const reason = await checkTarget(values.webhookUrl, ctx.notifier.policy(values.allowPrivateWebhooks ?? ctx.settings.get('allowPrivateWebhooks')));
+      if (reason) throw new HttpError(400, `webhookUrl refused: ${reason}`);
     }
     if (values.homeAssistantPrefix !== undefined && !/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/.test(values.homeAssistantPrefix)) throw new HttpError(400, 'homeAssistantPrefix must be a topic prefix of letters, digits, _ and - (default homeassistant)');
     // Folders are checked like the paths of POST /jobs: under MEDIA_ROOT, no "..", no symlink escape.

@@ -81,8 +81,11 @@ describe('disc keys: key store, KEYDB.cfg, AACS dumps and the ripper application
     assert.equal(escape.status, 400);
     assert.equal(escape.text, 'the archive entry "../x" points outside its folder: refused\n');
     const json = await api(c.url, 'POST', '/system/keystore', { files: ['hkd_1.bin'] });
-    assert.equal(json.status, 400);
-    assert.match(json.text, /not a zip archive/);
+    assert.equal(json.status, 415, 'the key store is the archive itself, not JSON');
+    assert.equal(json.text, 'refused: a body of type application/json is not taken here; send the file itself as application/octet-stream or application/zip\n');
+    const notZip = await upload(c, Buffer.from('{"files":["hkd_1.bin"]}'));
+    assert.equal(notZip.status, 400);
+    assert.match(notZip.text, /not a zip archive/);
     const big = await upload(c, Buffer.alloc(64 * 1024 * 1024 + 1));
     assert.equal(big.status, 413);
     assert.match(big.text, /larger than allowed/);

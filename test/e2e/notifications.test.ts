@@ -46,6 +46,19 @@ describe('webhooks on job end and the test notification', () => {
     assert.equal((await api(c.url, 'PUT', '/settings', { webhookKind: 'telegram' })).status, 400);
   });
 
+  it('refuses a webhook on this machine until allowPrivateWebhooks is on, and never the API itself', async () => {
+    const loopback = await api(c.url, 'PUT', '/settings', { webhookUrl: `${base}/api/webhooks/42/secret-token` });
+    assert.equal(loopback.status, 400);
+    assert.equal(loopback.text, 'webhookUrl refused: it points at a loopback address (127.0.0.1); turn on the setting allowPrivateWebhooks if that is really where it should go\n');
+    const byName = await api(c.url, 'PUT', '/settings', { webhookUrl: `http://localhost:${new URL(base).port}/hook` });
+    assert.match(byName.text, /^webhookUrl refused: it points at a loopback address/, 'a name is resolved first');
+    const self = await api(c.url, 'PUT', '/settings', { webhookUrl: `http://127.0.0.1:${c.port}/api/jobs`, allowPrivateWebhooks: true });
+    assert.equal(self.status, 400);
+    assert.match(self.text, /^webhookUrl refused: it points at this Ripwerk itself/);
+    assert.equal((await api<Record<string, unknown>>(c.url, 'GET', '/settings')).body.allowPrivateWebhooks, false, 'nothing of the refused request was stored');
+    assert.equal((await api(c.url, 'PUT', '/settings', { allowPrivateWebhooks: true })).status, 200);
+  });
+
   it('posts Discord JSON {content} when a job ends, and the test message', async () => {
     assert.equal((await api(c.url, 'PUT', '/settings', { webhookUrl: `${base}/api/webhooks/42/secret-token` })).status, 200);
     insertDisc(flur.driveDir, dvdImage('HOOK_MOVIE', [6]));
@@ -56,8 +69,8 @@ describe('webhooks on job end and the test notification', () => {
     const hit = await waitFor('the webhook', async () => hits.find((h) => h.url === '/api/webhooks/42/secret-token'));
     assert.equal(hit.type, 'application/json');
     assert.deepEqual(JSON.parse(hit.body), { content: `Ripwerk: "Hook Movie" is ready in ${path.join(w.media, 'Filme', 'Hook Movie (2020)')}` });
-    const test = await api<{ sent: boolean; kind: string; status: number }>(c.url, 'POST', '/notifications/test');
-    assert.deepEqual(test.body, { sent: true, kind: 'discord', status: 204 });
+    const test = await api<{ sent: boolean; kind: string }>(c.url, 'POST', '/notifications/test');
+    assert.deepEqual(test.body, { sent: true, kind: 'discord' }, 'whether it was delivered, not the target\'s status');
     assert.deepEqual(JSON.parse(hits.at(-1)!.body), { content: 'Ripwerk: "Ripwerk test" is test' });
     assert.ok(!c.proc.lines.some((l) => l.includes('secret-token')), 'the webhook URL never reaches the log');
   });
@@ -75,7 +88,9 @@ describe('webhooks on job end and the test notification', () => {
     assert.equal((await api(c.url, 'PUT', '/settings', { webhookKind: 'generic' })).status, 200);
     const test = await api(c.url, 'POST', '/notifications/test');
     assert.equal(test.status, 502);
-    assert.equal(test.text, 'the generic webhook answered 500\n');
+    assert.equal(test.text, 'the generic webhook was not delivered\n', 'no status code: the test is no port probe');
+    const info = await api<{ webhook: { last: { ok: boolean; message: string } } }>(c.url, 'GET', '/system/info');
+    assert.deepEqual([info.body.webhook.last.ok, info.body.webhook.last.message], [false, 'the generic webhook was not delivered']);
     const created = await api<JobJson>(c.url, 'POST', '/jobs', { device: 'flur-drive-flur', titles: [7] });
     assert.equal(created.status, 201, created.text);
     await waitForStatus(c.url, created.body.id, ['failed']);

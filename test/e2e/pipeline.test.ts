@@ -194,7 +194,8 @@ describe('pipeline: coordinator and two agents, both rip backends, real HandBrak
       ['{broken', 400, /not valid JSON/],
     ];
     fs.symlinkSync('/tmp', path.join(w.media, 'escape'));
-    cases.push([{ device, target_dir: `${w.media}/escape/x` }, 400, /symbolic link/]);
+    cases.push([{ device, target_dir: `${w.media}/escape/x` }, 403, /symbolic link/]);
+    cases.push([{ device, titel: 'Heat' }, 400, /^unknown field "titel": POST \/jobs takes device, title, /]);
     for (const [body, status, pattern] of cases) {
       const r = await api(c.url, 'POST', '/jobs', body);
       assert.equal(r.status, status, `${JSON.stringify(body)} → ${r.status} ${r.text}`);

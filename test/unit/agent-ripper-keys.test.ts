@@ -24,6 +24,7 @@ describe('ripper keys on a worker', () => {
     const files = [{ name: 'hkd_1.bin', data_base64: b64('one') }, { name: 'hkd_2.bin', data_base64: b64('two') }, { name: '../hkd_3.bin', data_base64: b64('x') }, { name: 'settings.conf', data_base64: b64('x') }];
     assert.equal(await keys.applyKeystore({ sha256: 'x', installed_at: null, files }), 2);
     assert.deepEqual(fs.readdirSync(dir).sort(), ['hkd_1.bin', 'hkd_2.bin']);
+    assert.equal(fs.statSync(path.join(dir, 'hkd_1.bin')).mode & 0o777, 0o600);
     assert.equal(await keys.applyKeystore({ sha256: 'y', installed_at: null, files: [files[1]] }), 1);
     assert.deepEqual(fs.readdirSync(dir), ['hkd_2.bin']);
     assert.ok(!fs.existsSync(path.join(root, 'a', 'hkd_3.bin')));
@@ -36,9 +37,17 @@ describe('ripper keys on a worker', () => {
     assert.equal(fs.readFileSync(path.join(dir, 'KEYDB.cfg'), 'utf8'), '0x01 = Disc\n');
     await keys.applyKeydb({ content: null });
     assert.ok(!fs.existsSync(path.join(dir, 'KEYDB.cfg')));
-    fs.writeFileSync(path.join(dir, 'settings.conf'), 'app_ExpertMode = "1"\n');
+    // MakeMKV (or an older Ripwerk) left it readable by everyone; with the key in it, it becomes 0600.
+    fs.writeFileSync(path.join(dir, 'settings.conf'), 'app_ExpertMode = "1"\n', { mode: 0o644 });
+    fs.chmodSync(path.join(dir, 'settings.conf'), 0o644);
     await keys.applyAppKey({ key: 'T-abc' });
     assert.equal(fs.readFileSync(path.join(dir, 'settings.conf'), 'utf8'), 'app_ExpertMode = "1"\napp_Key = "T-abc"\n');
+    assert.equal(fs.statSync(path.join(dir, 'settings.conf')).mode & 0o777, 0o600);
+    fs.chmodSync(path.join(dir, 'settings.conf'), 0o644);
+    await keys.applyAppKey({ key: 'T-abc' });
+    assert.equal(fs.statSync(path.join(dir, 'settings.conf')).mode & 0o777, 0o600, 'the same key again still tightens the mode');
+    await keys.applyKeydb({ content: '0x02 = Disc\n' });
+    assert.equal(fs.statSync(path.join(dir, 'KEYDB.cfg')).mode & 0o777, 0o600);
   });
 
   it('finds each new AACS dump once', async () => {

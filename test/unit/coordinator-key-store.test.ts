@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { HttpError } from '../../coordinator/http.js';
-import { KEY_BODY_LIMIT_BYTES, KeyStore, readKeystoreArchive, safeEntryPath } from '../../coordinator/key-store.js';
+import { KEY_BODY_LIMIT_BYTES, KEY_ENTRIES_LIMIT, KeyStore, readKeystoreArchive, safeEntryPath } from '../../coordinator/key-store.js';
 import { coordinatorMigrations } from '../../coordinator/migrations.js';
 import { extractAppKey, RipperAppKeyRefresher } from '../../coordinator/ripper-app-key.js';
 import { SettingsStore } from '../../coordinator/settings-store.js';
@@ -60,6 +60,23 @@ describe('key store archives', () => {
     assert.match(err.message, /declares 65 MB unpacked, more than the limit of 64 MB/);
   });
 
+  it('refuses 40,000 empty hashed-key entries with 400 before reading any (the EMFILE archive)', async () => {
+    const body = zip('40000*hkd_');
+    const err = await refusal(body);
+    assert.equal(err.status, 400);
+    assert.equal(err.message, 'the archive has 40000 entries, more than the 10000 a key store may have: refused, nothing was installed');
+    const most = await readKeystoreArchive(zip(`${KEY_ENTRIES_LIMIT}*hkd_`));
+    assert.equal(most.length, KEY_ENTRIES_LIMIT, 'the limit itself is taken');
+  });
+
+  it('refuses an entry name over 255 characters and an encrypted entry with 400', async () => {
+    const long = await refusal(zip(`hkd_${'a'.repeat(60_000)}.bin=x`, 'hkd_1.bin=y'));
+    assert.deepEqual([long.status, long.message], [400, 'an archive entry name is 60008 characters long, more than 255: refused']);
+    assert.equal((await readKeystoreArchive(zip(`keys/hkd_${'b'.repeat(241)}.bin=x`))).length, 1, '255 characters are fine');
+    const locked = await refusal(zip('hkd_1.bin!=secret', 'hkd_2.bin=y'));
+    assert.deepEqual([locked.status, locked.message], [400, 'the archive entry "hkd_1.bin" is encrypted: send a key store without a password']);
+  });
+
   it('checks entry paths by segment', () => {
     assert.equal(safeEntryPath('keys/./hkd_a.bin'), 'keys/hkd_a.bin');
     assert.equal(safeEntryPath('..hkd_a.bin'), '..hkd_a.bin');
@@ -80,6 +97,8 @@ describe('key store on disk', () => {
     assert.ok(!fs.existsSync(path.join(root, 'x')), 'nothing was written outside');
     const msg = await store.keystoreMessage();
     assert.deepEqual(msg.files.map((f) => [f.name, Buffer.from(f.data_base64, 'base64').toString()]), [['hkd_1.bin', 'one'], ['hkd_2.bin', 'two']]);
+    for (const name of ['hkd_1.bin', 'meta.json']) assert.equal(fs.statSync(path.join(root, 'data-1', 'keystore', name)).mode & 0o777, 0o600, name);
+    assert.equal(fs.statSync(path.join(root, 'data-1', 'keystore')).mode & 0o777, 0o700);
     const replaced = await store.installKeystore(zip('hkd_9.bin=nine'));
     assert.deepEqual(replaced.files, ['hkd_9.bin']);
   });
@@ -91,6 +110,7 @@ describe('key store on disk', () => {
     const status = await store.setKeydb('; comment\n0x0123 = Disc | D | 2020-01-01 | V | 0x00\n\n0x4567 = Other | D | 2020-01-01\n');
     assert.deepEqual([status.present, status.entries, status.file], [true, 2, 'KEYDB.cfg']);
     assert.deepEqual(fs.readdirSync(dir), ['KEYDB.cfg']);
+    assert.equal(fs.statSync(path.join(dir, 'KEYDB.cfg')).mode & 0o777, 0o600, 'disc keys are the service user\'s only');
     assert.equal(await store.removeKeydb(), true);
     assert.equal(await store.removeKeydb(), false);
   });

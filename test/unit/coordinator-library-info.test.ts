@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { jobEpisodes, libraryInfo, posterUrl } from '../../coordinator/library-info.js';
+import { isPosterPath, jobEpisodes, libraryInfo, posterUrl } from '../../coordinator/library-info.js';
 
 const IMG = 'https://image.tmdb.org/t/p/w500';
 const job = (meta: Record<string, unknown>, title = 'Heat') => ({ title, meta: JSON.stringify(meta) });
@@ -11,6 +11,13 @@ describe('library info per media-server profile', () => {
     assert.equal(posterUrl('https://m.media-amazon.com/x.jpg', IMG), 'https://m.media-amazon.com/x.jpg');
     assert.equal(posterUrl('p.jpg', IMG), null);
     assert.equal(posterUrl(null, IMG), null);
+  });
+
+  it('takes as poster_path only TMDB image paths and http(s) URLs', () => {
+    for (const ok of ['/abc123.jpg', '/x-Y_z.png', 'https://m.media-amazon.com/images/M/MV5B@._V1_SX300.jpg', 'http://nas:8080/poster.jpg']) assert.equal(isPosterPath(ok), true, ok);
+    for (const bad of ['javascript:alert(1)', 'JavaScript:alert(1)', 'data:image/png;base64,AAAA', '/../../etc/passwd.jpg', '/a b.jpg', 'abc.jpg', '//evil.example/x.jpg', 'https://x/"onerror=alert(1).jpg', 'ftp://x/y.jpg', '/abc.svg', 'https://']) {
+      assert.equal(isPosterPath(bad), false, bad);
+    }
   });
 
   it('gives Jellyfin, Emby and Kodi a movie description and Plex or no server nothing', () => {

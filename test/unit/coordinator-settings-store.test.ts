@@ -6,6 +6,8 @@ import { after, describe, it } from 'node:test';
 import { coordinatorMigrations } from '../../coordinator/migrations.js';
 import {
   isSettingName,
+  maskUrlCredentials,
+  restoreMaskedUrl,
   SECRET_MASK,
   SECRET_SETTINGS,
   SETTING_DEFAULTS,
@@ -69,6 +71,30 @@ describe('SettingsStore', () => {
     assert.ok(!JSON.stringify(view).includes('tmdb-secret'));
     assert.ok(!JSON.stringify(view).includes('hook.example'));
     assert.equal(s.get('tmdbApiKey'), 'tmdb-secret', 'the stored value is untouched');
+  });
+
+  it('masks the password in a URL setting and keeps internal keys out of the settings', () => {
+    const s = store();
+    s.set({ mediaServerUrl: 'http://kodi:geheim@192.168.1.5:8080' });
+    s.setRaw('tracks:kitchen-sr0', [{ number: 1, seconds: 60 }]);
+    const view = s.publicView();
+    assert.equal(view.mediaServerUrl, `http://kodi:${SECRET_MASK}@192.168.1.5:8080`);
+    assert.ok(!JSON.stringify(view).includes('geheim'));
+    assert.ok(!('tracks:kitchen-sr0' in view) && !('tracks:kitchen-sr0' in s.all()), 'tracks:<device> is no setting');
+    assert.deepEqual(Object.keys(view).sort(), Object.keys(SETTING_DEFAULTS).sort());
+    s.set({ mediaServerUrl: 'http://token123@kodi:8080/' });
+    assert.equal(s.publicView().mediaServerUrl, `http://${SECRET_MASK}@kodi:8080/`, 'a user part without password may be a token');
+    s.set({ mediaServerUrl: 'http://jellyfin:8096' });
+    assert.equal(s.publicView().mediaServerUrl, 'http://jellyfin:8096');
+  });
+
+  it('puts the stored credentials back into a URL sent with the mask', () => {
+    const stored = 'http://kodi:geheim@192.168.1.5:8080';
+    assert.equal(restoreMaskedUrl('mediaServerUrl', maskUrlCredentials(stored), stored), stored);
+    assert.equal(restoreMaskedUrl('mediaServerUrl', `http://kodi:${SECRET_MASK}@192.168.1.6:8080`, stored), 'http://kodi:geheim@192.168.1.6:8080', 'a new host keeps the password');
+    assert.equal(restoreMaskedUrl('mediaServerUrl', 'http://kodi:neu@192.168.1.5:8080', stored), 'http://kodi:neu@192.168.1.5:8080', 'a typed password wins');
+    assert.equal(restoreMaskedUrl('mediaServerUrl', `http://${SECRET_MASK}@kodi/`, 'http://token123@kodi/'), 'http://token123@kodi/');
+    assert.throws(() => restoreMaskedUrl('mediaServerUrl', `http://kodi:${SECRET_MASK}@kodi/`, 'http://kodi/'), /holds the mask .* type the password/);
   });
 
   it('masks every secret setting', () => {

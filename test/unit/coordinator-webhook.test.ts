@@ -42,5 +42,10 @@ describe('media server library refresh', () => {
     assert.deepEqual(JSON.parse(kodi.body ?? ''), { jsonrpc: '2.0', method: 'AudioLibrary.Scan', id: 1 });
     assert.equal(JSON.parse(refreshRequest('kodi', 'http://htpc:8080', '', false).body ?? '').method, 'VideoLibrary.Scan');
     assert.deepEqual(refreshRequest('jellyfin', 'http://nas:8096', '', false).headers, {});
+    const inUrl = refreshRequest('kodi', 'http://kodi:ge%40heim@htpc:8080/', '', false);
+    assert.equal(inUrl.url, 'http://htpc:8080/jsonrpc', 'fetch takes no URL with credentials');
+    assert.equal(inUrl.headers.authorization, `Basic ${Buffer.from('kodi:ge@heim').toString('base64')}`);
+    assert.equal(refreshRequest('kodi', 'http://a:b@htpc:8080', 'kodi:secret', false).headers.authorization, `Basic ${Buffer.from('kodi:secret').toString('base64')}`, 'the key wins');
+    assert.equal(refreshRequest('jellyfin', 'http://proxy:pw@nas:8096', 'abc123', false).headers.authorization, 'MediaBrowser Token="abc123"');
   });
 });

@@ -192,7 +192,7 @@ describe('scripts/install.sh', () => {
     assert.equal(read(s, 'etc/ripwerk/ripwerk.env'), EXAMPLE);
     assert.equal(mode(s, 'etc/ripwerk/ripwerk.env'), 0o640);
     assert.equal(mode(s, 'etc/ripwerk'), 0o750);
-    assert.equal(mode(s, 'var/lib/ripwerk'), 0o755, 'as StateDirectory= sets it at every start');
+    assert.equal(mode(s, 'var/lib/ripwerk'), 0o700, 'as StateDirectoryMode= sets it at every start: the service user\'s only');
     assert.equal(mode(s, 'srv/media'), 0o755);
     assert.equal(mode(s, 'srv/media/raw'), 0o750);
     assert.equal(read(s, 'opt/ripwerk/dist/coordinator/cli-all-in-one.js'), 'all in one\n');

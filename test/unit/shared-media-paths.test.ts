@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { checkMediaPath, isBareFileName, isUnderRoot, resolveInside } from '../../shared/media-paths.js';
+import { checkMediaPath, isBareFileName, isUnderRoot, openInside, realPathWithin, resolveInside } from '../../shared/media-paths.js';
 
 const ROOT = '/app/media';
 
@@ -172,5 +172,44 @@ describe('resolveInside', () => {
     await fs.writeFile(path.join(sibling, 'file.txt'), 'x');
     await fs.symlink(path.join(sibling, 'file.txt'), path.join(outDir, 'sibling.txt'));
     assert.equal(await resolveInside(outDir, 'sibling.txt'), null);
+  });
+});
+
+describe('realPathWithin and openInside', () => {
+  let base = '';
+  before(async () => {
+    base = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'ripwerk-real-')));
+    await fs.mkdir(path.join(base, 'media', 'Filme', 'Heat (1995)'), { recursive: true });
+    await fs.mkdir(path.join(base, 'media2'));
+    await fs.mkdir(path.join(base, 'etc'));
+    await fs.writeFile(path.join(base, 'etc', 'shadow'), 'secret');
+    await fs.writeFile(path.join(base, 'media', 'Filme', 'Heat (1995)', 'Heat.mkv'), 'video');
+    await fs.symlink(path.join(base, 'etc'), path.join(base, 'media', 'Filme', 'Evil'));
+    await fs.symlink(path.join(base, 'media', 'Filme', 'Heat (1995)'), path.join(base, 'media', 'Filme', 'Heat-link'));
+  });
+  after(async () => {
+    await fs.rm(base, { recursive: true, force: true });
+  });
+
+  it('tells inside, outside and missing by the real path, boundary-aware', async () => {
+    const media = path.join(base, 'media');
+    assert.deepEqual(await realPathWithin([media], path.join(media, 'Filme', 'Heat-link', 'Heat.mkv')), { kind: 'inside', path: path.join(media, 'Filme', 'Heat (1995)', 'Heat.mkv') });
+    assert.deepEqual(await realPathWithin([media], path.join(media, 'Filme', 'Evil', 'shadow')), { kind: 'outside', path: path.join(base, 'etc', 'shadow') });
+    assert.deepEqual(await realPathWithin([media], path.join(base, 'media2')), { kind: 'outside', path: path.join(base, 'media2') }, '/media2 is not under /media');
+    assert.deepEqual(await realPathWithin([path.join(base, 'nope'), path.join(base, 'media2')], path.join(base, 'media2')), { kind: 'inside', path: path.join(base, 'media2') }, 'any of the roots; a missing root counts for nothing');
+    assert.deepEqual(await realPathWithin([media], path.join(media, 'nothing')), { kind: 'missing' });
+    assert.deepEqual(await realPathWithin([media], 'relative/path'), { kind: 'missing' });
+  });
+
+  it('opens a file and refuses one that was reached through a link leading out', async () => {
+    const heat = path.join(base, 'media', 'Filme', 'Heat (1995)');
+    const ok = await openInside(heat, path.join(heat, 'Heat.mkv'));
+    assert.ok(ok);
+    assert.equal(await fs.readFile(ok.path, 'utf8'), 'video', 'the returned path names the opened file');
+    await ok.close();
+    // What a swap between check and open looks like to the open: the folder is a link by then.
+    assert.equal(await openInside(heat, path.join(base, 'media', 'Filme', 'Evil', 'shadow')), null);
+    assert.equal(await openInside(heat, path.join(heat, 'missing.mkv')), null);
+    assert.equal(await openInside(heat, heat), null, 'the folder itself is no file inside it');
   });
 });

@@ -18,6 +18,7 @@ export const SETTING_LABELS: Record<string, string> = {
   mediaServerKey: 'Medienserver-Schlüssel',
   webhookUrl: 'Benachrichtigungs-URL (Webhook)',
   webhookKind: 'Webhook-Art (auto, discord, slack, ntfy, generic)',
+  allowPrivateWebhooks: 'Webhook auch an diesen Rechner (localhost) oder link-lokale Adressen',
   tmdbApiKey: 'TMDB-Schlüssel',
   omdbApiKey: 'OMDb-Schlüssel',
   quickPickMovies: 'Ordner für Filme',

@@ -39,7 +39,8 @@ export interface CachedPoster {
  * Posters fetched once by the coordinator and served from DATA_DIR/posters, so a phone that cannot
  * reach the movie database still shows them. A poster is named by the SHA-256 of its source URL;
  * only posters the coordinator itself has shown (a disc card, a job) are fetched, never a URL a
- * request names. The folder is kept under a size cap: the least recently served go first.
+ * request names, and no redirect is followed. The folder is kept under a size cap: the least recently
+ * served go first.
  */
 export class PosterCache {
   private readonly sources = new Map<string, string>();
@@ -105,7 +106,7 @@ export class PosterCache {
     const host = new URL(source).host;
     let res: Response;
     try {
-      res = await this.fetchImpl(source, { redirect: 'follow', signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+      res = await this.fetchImpl(source, { redirect: 'error', signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
     } catch (err) {
       throw new PosterError(`the poster could not be fetched from ${host}: ${(err as Error).message}`, 502);
     }

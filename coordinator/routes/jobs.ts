@@ -42,11 +42,11 @@ function titlesOf(body: Record<string, unknown>): number[] {
 
 /**
  * The fields POST /jobs knows; any other is refused, so a misspelt field is not silently ignored.
- * audio_languages and subtitle_languages are read by the language choice of the rip.
+ * audio_languages and subtitle_languages are the language choice, musicbrainz_release_id an audio CD's release.
  */
 export const JOB_FIELDS: readonly string[] = [
   'device', 'title', 'year', 'series', 'season', 'titles', 'main_feature_only', 'target_dir', 'work_dir', 'transcode_node', 'tmdb_id',
-  'audio_languages', 'subtitle_languages',
+  'audio_languages', 'subtitle_languages', 'musicbrainz_release_id',
 ];
 
 /** /jobs: the job list, creation, files, cancel and retries, raw data and the CSV export. */

@@ -11,6 +11,7 @@ import type { EventBody, OpenTaskStore, TaskRow } from './task-store.js';
 import { DriveManager } from './drive-manager.js';
 import { listPhysicalDrives } from './drives/physical-drive.js';
 import { AgentLink } from './link.js';
+import { removeRawFolderWithoutMedia } from './raw-folder.js';
 import { RipperKeys } from './ripper-keys.js';
 import { readDriveCdIdentity } from './cd/drive-cd-identity.js';
 import { DEFAULT_AUDIO_CD_TOOLS, ripAudioCd, scanAudioCd, type AudioCdTools } from './cd/audio-cd-ripper.js';
@@ -235,6 +236,7 @@ export async function startAgent(config: AgentConfig, log: Logger, openStore: Op
       } else {
         final = 'failed';
         const reason = (err as Error).message || String(err);
+        if (cmd.task === TASKS.ripDisc && (await removeRawFolderWithoutMedia(toLocal(cmd.args.raw_dir)).catch(() => false))) log.info('the raw folder held no video or audio file and was removed', cmd.job_id);
         log.error(`${phase} failed: ${reason}`, cmd.job_id);
         emit({ type: 'job_failed', command_id: cmd.id, job_id: cmd.job_id, phase, reason });
       }

@@ -34,6 +34,7 @@ import { RateLimiter } from './metadata/rate-limiter.js';
 import { RIPWERK_VERSION } from './version.js';
 import { RawDataFinder } from './raw-data.js';
 import { requestGuard } from './request-guard.js';
+import { storageTargetDirs } from './storage-target-dirs.js';
 import { createRipJob } from './rip-jobs.js';
 import { RipperAppKeyRefresher } from './ripper-app-key.js';
 import { browseRouter } from './routes/browse.js';
@@ -183,7 +184,9 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   const settings = new SettingsStore(db);
   const fleet = new Fleet(db);
   const dispatcher = new Dispatcher(db, jobs, settings, fleet, config.agentGraceSeconds * 1000, log.child('dispatcher'));
-  const raw = new RawDataFinder(jobs, settings, config.rawDir, log.child('rohdaten'));
+  // The storage targets are read at each probe: a share mounted later is searched too.
+  const targetDirs = () => storageTargetDirs(config.mediaRoot, config.rawDir, settings.all(), mounts.store.all()).map(([, dir]) => dir);
+  const raw = new RawDataFinder(jobs, settings, config.rawDir, log.child('rohdaten'), targetDirs);
   const metadata = new MetadataService(config, settings, log.child('metadata'));
   if (!config.musicbrainzContact) log.warn('MUSICBRAINZ_CONTACT is not set: MusicBrainz asks every client for a contact (an e-mail address or URL) in its User-Agent');
   const musicbrainz = new MusicBrainzClient(config.musicbrainzBaseUrl, musicbrainzUserAgent(RIPWERK_VERSION, config.musicbrainzContact), new RateLimiter(MUSICBRAINZ_INTERVAL_MS));

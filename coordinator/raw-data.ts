@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Logger } from '../shared/log.js';
+import { RAW_MEDIA_EXTENSIONS } from '../shared/raw-media.js';
 import { runTool } from '../shared/process.js';
 import type { JobRow, JobsStore, RawState } from './jobs-store.js';
 import { parseMeta } from './jobs-store.js';
@@ -15,18 +16,29 @@ export interface RawFinding {
   checked_at: string | null;
 }
 
+/** find's test for a raw media file (shared/raw-media.ts): `-iname '*.mkv' -o -iname '*.m2ts' …`. */
+const MEDIA_TEST = RAW_MEDIA_EXTENSIONS.map((ext) => `-iname '*.${ext}'`).join(' -o ');
+
 /**
- * One probe process for many jobs. Arguments: each job's candidate folders followed by "". For job
- * number i it prints "i<TAB>absent" when no candidate is a folder, "i<TAB><bytes><TAB><dir>" for the
- * first folder (du prints its total even when it could not read everything below: the folder is
- * there), or "i<TAB>unclear" when du measured nothing.
+ * One probe process for many jobs. Arguments: each job's candidate folders followed by "". A
+ * candidate counts only when it is a folder holding at least one video or audio file (an empty
+ * folder left by a rip that failed before writing is no raw data). For job number i it prints
+ * "i<TAB>absent" when no candidate counts, "i<TAB><bytes><TAB><dir>" for the first that does (du
+ * prints its total even when it could not read everything below: the folder is there), or
+ * "i<TAB>unclear" when du measured nothing or find could not look into a folder.
  */
 const PROBE_SCRIPT = [
-  'i=0; found=0',
+  'i=0; found=0; unclear=0',
   'for d in "$@"; do',
-  '  if [ -z "$d" ]; then [ "$found" = 0 ] && printf "%s\\tabsent\\n" "$i"; i=$((i+1)); found=0; continue; fi',
+  '  if [ -z "$d" ]; then',
+  '    if [ "$found" = 0 ]; then if [ "$unclear" = 1 ]; then printf "%s\\tunclear\\n" "$i"; else printf "%s\\tabsent\\n" "$i"; fi; fi',
+  '    i=$((i+1)); found=0; unclear=0; continue',
+  '  fi',
   '  [ "$found" = 1 ] && continue',
+  '  case "$d" in /*) ;; *) continue ;; esac',
   '  if [ -d "$d" ]; then',
+  `    media=$(find "$d" -type f \\( ${MEDIA_TEST} \\) -print -quit 2>/dev/null); st=$?`,
+  '    if [ -z "$media" ]; then [ "$st" = 0 ] || unclear=1; continue; fi',
   '    found=1; out=$(du -sb -- "$d" 2>/dev/null)',
   '    if [ -n "$out" ]; then printf "%s\\t%s\\n" "$i" "$out"; else printf "%s\\tunclear\\n" "$i"; fi',
   '  fi',
@@ -55,8 +67,9 @@ export function parseProbeOutput(stdout: string, count: number): Probe[] {
 
 /**
  * Finds the raw data of a job: a directory named exactly like the job id in the container default,
- * the current workDir and the job's own work dir (storage targets join with issue 5). Each probe is
- * a child process with a hard time limit, so a hanging network mount answers "unclear", never "absent".
+ * the current workDir, the job's own work dir and every storage target (the media root, the
+ * quick-pick folders and the mounted shares). Each probe is a child process with a hard time limit,
+ * so a hanging network mount answers "unclear", never "absent".
  */
 export class RawDataFinder {
   private timer: NodeJS.Timeout | null = null;
@@ -66,10 +79,12 @@ export class RawDataFinder {
     private readonly settings: SettingsStore,
     private readonly rawDir: string,
     private readonly log: Logger,
+    /** The storage targets' folders (GET /storage-targets), searched after the work dirs. */
+    private readonly storageTargets: () => string[] = () => [],
   ) {}
 
   candidates(job: JobRow): string[] {
-    const roots = [this.rawDir, this.settings.get('workDir'), parseMeta(job.meta)?.work_dir].filter((r): r is string => typeof r === 'string' && r.length > 0);
+    const roots = [this.rawDir, this.settings.get('workDir'), parseMeta(job.meta)?.work_dir, ...this.storageTargets()].filter((r): r is string => typeof r === 'string' && r.length > 0);
     const dirs = roots.map((r) => path.join(r, job.id));
     if (job.raw_path) dirs.unshift(job.raw_path);
     return [...new Set(dirs)];

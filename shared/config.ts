@@ -62,7 +62,6 @@ export interface AgentConfig {
   rawDir: string;
   workerName: string;
   hostName: string;
-  apiUrl: string;
   /** Device paths (/dev/sr0) and image drive folders. Empty with auto: every /dev/sr* found. */
   drives: DriveSpec[];
   drivesAuto: boolean;
@@ -250,7 +249,6 @@ export function readAgentConfig(env: Env, embeddedMqttUrl?: string): AgentConfig
     rawDir: absDir(env, 'RAW_DIR', '/app/temp/raw'),
     workerName,
     hostName,
-    apiUrl: url(env, 'API_URL', 'http://localhost:8080') as string,
     drives,
     drivesAuto: auto,
     makemkvcon: env.MAKEMKVCON || 'makemkvcon',
@@ -265,7 +263,7 @@ export function readAgentConfig(env: Env, embeddedMqttUrl?: string): AgentConfig
 }
 
 /** The variables a native worker's config file (worker.json) may hold; the same names as in the environment. */
-export const NATIVE_CONFIG_KEYS = ['MQTT_URL', 'RIPWERK_BROKER_SECRET', 'WORKER_NAME', 'DATA_DIR', 'HANDBRAKE_CLI', 'RIPWERK_PATH_MAP', 'MEDIA_ROOT', 'RAW_DIR', 'API_URL'] as const;
+export const NATIVE_CONFIG_KEYS = ['MQTT_URL', 'RIPWERK_BROKER_SECRET', 'WORKER_NAME', 'DATA_DIR', 'HANDBRAKE_CLI', 'RIPWERK_PATH_MAP', 'MEDIA_ROOT', 'RAW_DIR'] as const;
 
 /** Where a native worker keeps its state unless DATA_DIR says otherwise: %ProgramData%\Ripwerk on Windows, ~/.ripwerk-worker elsewhere. */
 export function nativeDefaultDataDir(env: Env, platform: NodeJS.Platform = process.platform): string {

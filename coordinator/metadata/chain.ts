@@ -13,8 +13,6 @@ export const EXACT_SIMILARITY = 0.9;
 export const FUZZY_SIMILARITY = 0.55;
 export const SUGGESTION_CONFIDENCE = 0.6;
 export const UNKNOWN_CONFIDENCE = 0.3;
-/** A title of many words is not searched more often than this. */
-const MAX_CANDIDATES = 6;
 
 interface Scored {
   match: MetadataMatch;
@@ -61,7 +59,7 @@ export class MetadataChain implements DiscLookup {
   async identify(_disc: DiscInfo, label: DiscIdentity): Promise<DiscIdentity | null> {
     if (label.kind === 'music') return null;
     const kind = label.kind === 'series' ? 'series' : null;
-    const candidates = searchCandidates(label.title).slice(0, MAX_CANDIDATES);
+    const candidates = searchCandidates(label.title);
     let fuzzy: Scored | null = null;
     const remember = (s: Scored | null) => {
       if (s && s.similarity >= FUZZY_SIMILARITY && (!fuzzy || s.similarity > fuzzy.similarity)) fuzzy = s;

@@ -1,11 +1,11 @@
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import { Router } from 'express';
 import { isUnderRoot } from '../../shared/media-paths.js';
 import type { AppContext } from '../context.js';
 import { readMountLayers } from '../mounts/mount-tools.js';
 import { probeMount } from '../mounts/probe.js';
 import { disk, lowSpaceWarning, type DiskSpace } from '../storage-space.js';
+import { storageTargetDirs } from '../storage-target-dirs.js';
 
 const NETWORK_FS = new Set(['cifs', 'smb3', 'nfs', 'nfs4']);
 
@@ -21,15 +21,7 @@ export function storageTargetsRouter(ctx: AppContext): Router {
     const s = ctx.settings.all();
     const { mediaRoot, rawDir } = ctx.config;
     const shares = ctx.mounts.store.all();
-    const targets: [string, string][] = [
-      ['media', mediaRoot],
-      ['movies', path.join(mediaRoot, s.quickPickMovies)],
-      ['series', path.join(mediaRoot, s.quickPickSeries)],
-      ['music', path.join(mediaRoot, s.quickPickMusic)],
-      ['raw', rawDir],
-      ...(s.workDir ? [['workDir', s.workDir] as [string, string]] : []),
-      ...shares.map((m): [string, string] => [`mount:${m.name}`, m.mount_point]),
-    ];
+    const targets = storageTargetDirs(mediaRoot, rawDir, s, shares);
     const layers = await readMountLayers();
     res.json(
       await Promise.all(

@@ -180,6 +180,18 @@ describe('metadata sources against the loopback fixture', () => {
       assert.equal(asked('/omdb').length, 0);
     });
 
+    it('strips a long title down to its first word: no cap on the number of candidates', async () => {
+      srv.catalogue.tmdbMovies.push(tmdbMovie(348, 'Alien', '1979-05-25'));
+      const label = 'Alien Der Achte Passagier Director Cut Special Edition Bonus Disc';
+      const id = (await identify(makeChain({ tmdb: TMDB_V3_KEY }), label))!;
+      assert.equal(id.title, 'Alien');
+      assert.equal(id.tmdb_id, 348);
+      const queries = asked('/tmdb/3/search').map((r) => r.query.query);
+      assert.equal(queries.length, 10, queries.join(' | '));
+      assert.equal(queries[0], label);
+      assert.equal(queries.at(-1), 'Alien');
+    });
+
     it('ends at an exact anime title (0.9 or more) without asking OMDb', async () => {
       srv.catalogue.jikan.push(jikanAnime(199, 'Sen to Chihiro no Kamikakushi', 'Movie', 2001, { title_english: 'Spirited Away' }));
       const id = (await identify(makeChain({ omdb: OMDB_KEY }), 'Spirited Away'))!;

@@ -49,6 +49,7 @@ describe('RawDataFinder.probeMany (one process for a sweep batch)', () => {
     fs.writeFileSync(file, 'x');
     const odd = path.join(rawDir, 'with\ttab and -- dashes');
     fs.mkdirSync(odd);
+    fs.writeFileSync(path.join(odd, 'VTS_01_1.VOB'), 'v');
     const found = await finder.probeMany([[path.join(rawDir, 'nope')], [path.join(rawDir, 'missing'), present], [file], [], ['--', odd]]);
     assert.ok(found);
     assert.deepEqual(found.map((f) => [f.state, f.path]), [['absent', null], ['present', present], ['absent', null], ['absent', null], ['present', odd]]);
@@ -91,6 +92,7 @@ describe('RawDataFinder.probe', () => {
     const third = path.join(dir, 'third', 'job-3');
     fs.mkdirSync(second, { recursive: true });
     fs.mkdirSync(third, { recursive: true });
+    for (const d of [second, third]) fs.writeFileSync(path.join(d, 'title_t00.mkv'), 'v');
     const found = await finder.probe([path.join(rawDir, 'job-3'), second, third]);
     assert.equal(found.state, 'present');
     assert.equal(found.path, second);
@@ -100,15 +102,54 @@ describe('RawDataFinder.probe', () => {
     const { rawDir, finder } = setup();
     const odd = path.join(rawDir, `-job "4" $(x) `);
     fs.mkdirSync(odd);
+    fs.writeFileSync(path.join(odd, '-t "1".m2ts'), 'v');
     const found = await finder.probe([odd]);
     assert.equal(found.state, 'present');
     assert.equal(found.path, odd);
+  });
+
+  it('counts a folder only with a video or audio file in it: an empty or config-only folder is absent', async () => {
+    const { dir, rawDir, finder } = setup();
+    const empty = path.join(rawDir, 'job-e');
+    fs.mkdirSync(empty);
+    const configOnly = path.join(dir, 'work', 'job-e');
+    fs.mkdirSync(path.join(configOnly, 'sub'), { recursive: true });
+    fs.writeFileSync(path.join(configOnly, 'abcde.conf'), 'x');
+    fs.writeFileSync(path.join(configOnly, 'sub', 'notes.txt'), 'x');
+    assert.deepEqual(await finder.probe([empty, configOnly]), { state: 'absent', path: null, size: null });
+    // A later candidate with a video file (even one folder down, any case) wins over the empty one.
+    const later = path.join(dir, 'nas', 'job-e');
+    fs.mkdirSync(path.join(later, 'VIDEO_TS'), { recursive: true });
+    fs.writeFileSync(path.join(later, 'VIDEO_TS', 'VTS_01_1.VOB'), Buffer.alloc(4096));
+    const found = await finder.probe([empty, configOnly, later]);
+    assert.equal(found.state, 'present');
+    assert.equal(found.path, later);
+    // Audio of a CD counts too.
+    fs.writeFileSync(path.join(configOnly, 'sub', '01 - Track.flac'), 'f');
+    assert.equal((await finder.probe([empty, configOnly, later])).path, configOnly);
+  });
+
+  it('answers unclear, not absent, when find cannot look into the folder', async () => {
+    const { dir, rawDir, finder } = setup();
+    const job = path.join(rawDir, 'job-f');
+    fs.mkdirSync(job);
+    const bin = path.join(dir, 'bin');
+    fs.mkdirSync(bin, { recursive: true });
+    fs.writeFileSync(path.join(bin, 'find'), '#!/bin/sh\necho "find: Input/output error" >&2\nexit 1\n', { mode: 0o755 });
+    const oldPath = process.env.PATH;
+    process.env.PATH = `${bin}:${oldPath}`;
+    try {
+      assert.equal((await finder.probe([job])).state, 'unclear');
+    } finally {
+      process.env.PATH = oldPath;
+    }
   });
 
   it('answers unclear, never absent, when the folder is there but du fails on it', async () => {
     const { dir, rawDir, finder } = setup();
     const job = path.join(rawDir, 'job-5');
     fs.mkdirSync(job);
+    fs.writeFileSync(path.join(job, 'a.mkv'), 'v');
     const found = await withFakeDu(dir, 'echo "du: cannot read directory: Input/output error" >&2; exit 1', () => finder.probe([job]));
     assert.equal(found.state, 'unclear');
   });
@@ -117,6 +158,7 @@ describe('RawDataFinder.probe', () => {
     const { dir, rawDir, finder } = setup();
     const job = path.join(rawDir, 'job-6');
     fs.mkdirSync(job);
+    fs.writeFileSync(path.join(job, 'a.mkv'), 'v');
     const found = await withFakeDu(dir, 'printf "12345\\t%s\\n" "$3"; echo "du: cannot read x: Permission denied" >&2; exit 1', () => finder.probe([job]));
     assert.deepEqual(found, { state: 'present', path: job, size: 12345 });
   });
@@ -133,10 +175,26 @@ describe('RawDataFinder.refresh and candidates', () => {
     assert.deepEqual(finder.candidates(withPath), ['/media/work/job-7', path.join(rawDir, 'job-7'), '/media/own/job-7']);
   });
 
+  it('also looks in every storage target: the media root, the quick-pick folders and the mounted shares', async () => {
+    const { dir, rawDir } = setup();
+    const db = openDatabase(path.join(dir, 'targets.sqlite'), coordinatorMigrations);
+    const store = new JobsStore(db);
+    const targets = [path.join(dir, 'media'), path.join(dir, 'media', 'Filme'), path.join(dir, 'nas')];
+    const finder = new RawDataFinder(store, new SettingsStore(db), rawDir, new Logger('test', true), () => targets);
+    const job = store.create({ id: 'job-t', title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: {} });
+    assert.deepEqual(finder.candidates(job), [path.join(rawDir, 'job-t'), ...targets.map((t) => path.join(t, 'job-t'))]);
+    fs.mkdirSync(path.join(dir, 'nas', 'job-t'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'nas', 'job-t', 'title_t00.mkv'), 'v');
+    const found = await finder.refresh(job);
+    assert.deepEqual([found.state, found.path], ['present', path.join(dir, 'nas', 'job-t')]);
+    assert.equal(store.get('job-t')?.raw_state, 'present');
+  });
+
   it('stores a changed answer on the job, so can_retry follows it', async () => {
     const { rawDir, jobs, finder } = setup();
     const job = jobs.create({ id: 'job-8', title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: {} });
     fs.mkdirSync(path.join(rawDir, 'job-8'));
+    fs.writeFileSync(path.join(rawDir, 'job-8', 'title_t00.mkv'), 'v');
     const present = await finder.refresh(job);
     assert.equal(present.state, 'present');
     assert.equal(jobs.get('job-8')?.raw_state, 'present');

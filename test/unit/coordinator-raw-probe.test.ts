@@ -39,6 +39,7 @@ describe('raw-data probe (rohdaten)', () => {
     const { finder, jobs, rawDir, root } = setup();
     const job = jobs.create({ id: 'job-2', title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: {} });
     fs.mkdirSync(path.join(rawDir, 'job-2'));
+    fs.writeFileSync(path.join(rawDir, 'job-2', 'title_t00.mkv'), 'v');
     assert.equal((await finder.refresh(job)).state, 'present');
     // a du that hangs like one on a dead network mount
     const bin = path.join(root, 'bin');

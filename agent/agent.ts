@@ -212,7 +212,7 @@ export async function startAgent(config: AgentConfig, log: Logger, openStore: Op
     const args: TranscodeArgs = { ...cmd.args, raw_dir: toLocal(cmd.args.raw_dir), target_dir: toLocal(cmd.args.target_dir), files: cmd.args.files.map(toLocal) };
     if (capabilities.tools.HandBrakeCLI === null) throw new TaskFailure(`this worker cannot transcode: ${config.handbrakeCli} was not found`);
     emit({ type: 'transcode_started', command_id: cmd.id, job_id: cmd.job_id });
-    const result = await runTranscode(args, transcoder, context(cmd, 'transcode', signal));
+    const result = await runTranscode(args, transcoder, context(cmd, 'transcode', signal), { mediaRoot: config.mediaRoot });
     emit({ type: 'job_done', command_id: cmd.id, job_id: cmd.job_id, output_path: toShared(result.output_path), files: result.files.map(toShared), raw_removed: result.raw_removed, streams: result.streams, episodes_guessed: result.episodes_guessed });
   }
 

@@ -101,9 +101,9 @@ export async function freeSpace(dir: string): Promise<number> {
  * Moves a file: rename first; across file systems check the free space at the target, copy, check
  * the size, then remove the original. A refusal or a failed copy leaves the original where it was.
  */
-export async function moveFile(from: string, to: string, free: (dir: string) => Promise<number> = freeSpace): Promise<void> {
+export async function moveFile(from: string, to: string, free: (dir: string) => Promise<number> = freeSpace, rename: (from: string, to: string) => Promise<void> = fs.rename): Promise<void> {
   try {
-    await fs.rename(from, to);
+    await rename(from, to);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
     const size = (await fs.stat(from)).size;

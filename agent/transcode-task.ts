@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AudioStream, FileStreams, SubtitleStream, TranscodeArgs } from '../shared/protocol.js';
 import { describeOutput } from '../shared/library-files.js';
+import { keepOriginals, originalsDir, type MoveOps } from './keep-original.js';
 import { libraryNames } from './library-names.js';
 import { claimFileName, planOutput, releaseFileName, removeIfEmpty } from './output-folder.js';
 import { ProgressThrottle } from './progress-throttle.js';
@@ -82,12 +83,32 @@ async function outputStreams(dest: string, transcoder: Transcoder, ctx: TaskCont
   }
 }
 
+/** With keepOriginal: the media root the originals folder is in (and the file moves, for tests). */
+export interface KeepOriginalsTo {
+  mediaRoot: string;
+  ops?: MoveOps;
+}
+
+/** Moves the raw files into the originals folder and removes the raw dir; a failure leaves them there, with a warning. */
+async function moveOriginals(args: TranscodeArgs, outputDir: string, to: KeepOriginalsTo, ctx: TaskContext): Promise<boolean> {
+  const dir = originalsDir(to.mediaRoot, args.target_dir, outputDir);
+  try {
+    await keepOriginals(args.files, dir, to.ops);
+  } catch (err) {
+    ctx.log('warn', `the originals stay in ${args.raw_dir}: moving them to ${dir} failed: ${(err as Error).message}`);
+    return false;
+  }
+  await fs.rm(args.raw_dir, { recursive: true, force: true });
+  ctx.log('info', `originals kept in ${dir}`);
+  return true;
+}
+
 /**
  * worker.tasks.transcode_files: one encoder run per raw file into the output folder; progress is the
  * encoder's own percentage, shared across the files (task N of M). The raw dir is removed only after
- * every file succeeded, unless keepOriginal.
+ * every file succeeded; with keepOriginal the raw files are first moved into MEDIA_ROOT/Originale.
  */
-export async function runTranscode(args: TranscodeArgs, transcoder: Transcoder, ctx: TaskContext): Promise<TranscodeResult> {
+export async function runTranscode(args: TranscodeArgs, transcoder: Transcoder, ctx: TaskContext, originals?: KeepOriginalsTo): Promise<TranscodeResult> {
   for (const file of args.files) {
     const st = await fs.stat(file).catch(() => null);
     if (!st?.isFile()) throw new TaskFailure(`the raw file ${file} is missing: retry the rip`);
@@ -135,6 +156,8 @@ export async function runTranscode(args: TranscodeArgs, transcoder: Transcoder, 
   if (!args.keep_original) {
     await fs.rm(args.raw_dir, { recursive: true, force: true });
     rawRemoved = true;
+  } else if (originals) {
+    rawRemoved = await moveOriginals(args, plan.dir, originals, ctx);
   }
   if (args.library) await describeOutput(plan.dir, args.library, ctx);
   return { output_path: plan.dir, files: written, raw_removed: rawRemoved, streams, episodes_guessed: naming.episodesGuessed };

@@ -113,6 +113,46 @@ describe('runTranscode', () => {
     assert.equal(fs.readFileSync(args.files[0], 'utf8'), 'raw 1');
   });
 
+  it('with keep_original moves the raw files into MEDIA_ROOT/Originale/<output folder> by rename, then removes the raw dir', async () => {
+    const args = setup(2, { keep_original: true });
+    const mediaRoot = path.dirname(args.target_dir);
+    const renames: string[] = [];
+    const ops = { rename: async (a: string, b: string) => { renames.push(path.basename(a)); await fs.promises.rename(a, b); }, free: async () => { throw new Error('no space check on a rename'); } };
+    const { ctx, logs } = context();
+    const result = await runTranscode(args, fakeTranscoder(), ctx, { mediaRoot, ops });
+    const kept = path.join(mediaRoot, 'Originale', 'Heat (1995)');
+    assert.deepEqual(fs.readdirSync(kept).sort(), ['title_t01.mkv', 'title_t02.mkv']);
+    assert.equal(fs.readFileSync(path.join(kept, 'title_t02.mkv'), 'utf8'), 'raw 2');
+    assert.deepEqual(renames, ['title_t01.mkv', 'title_t02.mkv']);
+    assert.equal(result.raw_removed, true);
+    assert.ok(!fs.existsSync(args.raw_dir));
+    assert.ok(logs.includes(`originals kept in ${kept}`), logs.join('\n'));
+    assert.equal(fs.readFileSync(result.files[0], 'utf8'), 'encoded:raw 1', 'the compressed output is in the library folder');
+  });
+
+  it('with keep_original across devices checks the free space, copies, verifies the size and removes the original', async () => {
+    const exdev = async () => { throw Object.assign(new Error('EXDEV: cross-device link not permitted'), { code: 'EXDEV' }); };
+    const args = setup(1, { keep_original: true, series: 'Show', season: 2 });
+    const mediaRoot = path.dirname(args.target_dir);
+    const asked: string[] = [];
+    const result = await runTranscode(args, fakeTranscoder(), context().ctx, { mediaRoot, ops: { rename: exdev, free: async (dir) => { asked.push(dir); return 1e12; } } });
+    const kept = path.join(mediaRoot, 'Originale', 'Show', 'Season 02');
+    assert.deepEqual(asked, [kept]);
+    assert.equal(fs.readFileSync(path.join(kept, 'title_t01.mkv'), 'utf8'), 'raw 1');
+    assert.equal(result.raw_removed, true);
+    assert.ok(!fs.existsSync(args.raw_dir));
+
+    // Not enough room there: the originals stay in the raw dir, the job still ends with its output, a warning says why.
+    const full = setup(1, { keep_original: true });
+    const { ctx, logs } = context();
+    const again = await runTranscode(full, fakeTranscoder(), ctx, { mediaRoot: path.dirname(full.target_dir), ops: { rename: exdev, free: async () => 3 } });
+    assert.equal(again.raw_removed, false);
+    assert.equal(fs.readFileSync(full.files[0], 'utf8'), 'raw 1');
+    assert.ok(!fs.existsSync(path.join(path.dirname(full.target_dir), 'Originale', 'Heat (1995)', 'title_t01.mkv')), 'no partial copy left');
+    assert.ok(logs.some((l) => l.startsWith(`the originals stay in ${full.raw_dir}`) && l.includes('not enough free space')), logs.join('\n'));
+    assert.equal(fs.readFileSync(again.files[0], 'utf8'), 'encoded:raw 1');
+  });
+
   it('on a failure removes the finished and the partial outputs and the empty folder, and keeps the raw dir', async () => {
     const args = setup(3);
     const transcoder = fakeTranscoder('title_t02.mkv');

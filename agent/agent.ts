@@ -11,6 +11,7 @@ import type { EventBody, OpenTaskStore, TaskRow } from './task-store.js';
 import { DriveManager } from './drive-manager.js';
 import { listPhysicalDrives } from './drives/physical-drive.js';
 import { AgentLink } from './link.js';
+import { findLibdvdcss } from './libdvdcss.js';
 import { removeRawFolderWithoutMedia } from './raw-folder.js';
 import { RipperKeys } from './ripper-keys.js';
 import { readDriveCdIdentity } from './cd/drive-cd-identity.js';
@@ -57,7 +58,7 @@ async function probeNativeCapabilities(config: AgentConfig): Promise<Capabilitie
 /** Finds which tools this host has and which rip backend it uses. */
 export async function probeCapabilities(config: AgentConfig): Promise<{ capabilities: Capabilities; ripper: Ripper | null }> {
   if (config.native) return { capabilities: await probeNativeCapabilities(config), ripper: null };
-  const [makemkv, handbrake, lsdvd, dvdbackup, ffmpeg, abcde, cdparanoia] = await Promise.all([
+  const [makemkv, handbrake, lsdvd, dvdbackup, ffmpeg, abcde, cdparanoia, libdvdcss] = await Promise.all([
     probeTool(config.makemkvcon, ['--version']).then((v) => (v === null ? null : v || 'makemkvcon')),
     probeTool(config.handbrakeCli, ['--version']),
     probeTool('lsdvd', ['-V']),
@@ -65,6 +66,7 @@ export async function probeCapabilities(config: AgentConfig): Promise<{ capabili
     probeTool('ffmpeg', ['-version']),
     probeTool(config.abcde, ['-v']),
     probeTool('cdparanoia', ['-V']),
+    findLibdvdcss(),
   ]);
   const backend: Capabilities['rip_backend'] = makemkv !== null ? 'makemkv' : lsdvd !== null && dvdbackup !== null && ffmpeg !== null ? 'open-dvd' : 'none';
   // The encoder families and presets come from the transcoder itself; a failing probe leaves software only.
@@ -75,8 +77,8 @@ export async function probeCapabilities(config: AgentConfig): Promise<{ capabili
   const capabilities: Capabilities = {
     encoders: encoders.length ? encoders : handbrake !== null ? ['software'] : [],
     presets,
-    tools: { makemkvcon: makemkv, HandBrakeCLI: handbrake, lsdvd, dvdbackup, ffmpeg, abcde, cdparanoia },
-    key_source: backend === 'makemkv' ? 'makemkv' : backend === 'open-dvd' ? 'libdvdread (unencrypted DVDs only)' : 'none',
+    tools: { makemkvcon: makemkv, HandBrakeCLI: handbrake, lsdvd, dvdbackup, ffmpeg, abcde, cdparanoia, libdvdcss },
+    key_source: backend === 'makemkv' ? 'makemkv' : backend === 'open-dvd' ? (libdvdcss ? 'libdvdread with libdvdcss' : 'libdvdread (unencrypted DVDs only)') : 'none',
     schluessel: 0,
     rip_backend: backend,
     transcode_only: config.drives.length === 0 && !config.drivesAuto,

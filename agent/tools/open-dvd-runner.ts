@@ -68,7 +68,9 @@ function toolOptions(opts: OpenDvdOptions): RunToolOptions {
 }
 
 function encryptedError(cssMissing: boolean): ToolError {
-  const reason = cssMissing ? 'this DVD is encrypted: it needs MakeMKV or libdvdcss' : 'this DVD is encrypted and libdvdcss could not decrypt it: it needs MakeMKV';
+  const reason = cssMissing
+    ? 'this DVD is encrypted (CSS) and this worker has no libdvdcss: add it with `sudo bash scripts/install.sh --with-libdvdcss` (or install MakeMKV: --with-makemkv), then rip again'
+    : 'this DVD is encrypted and libdvdcss could not decrypt it: it needs MakeMKV (`sudo bash scripts/install.sh --with-makemkv`)';
   return new ToolError(TOOL, reason);
 }
 

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { AppContext } from '../context.js';
+import { workerDiscKinds } from '../disc-kinds.js';
 import { disk } from '../storage-space.js';
 import { parseGithubLatest, parseMakemkvPage, parseNodeIndex, UpdateChecker } from '../update-check.js';
 import { webhookKind } from '../webhook.js';
@@ -38,7 +39,13 @@ export function systemInfoRouter(ctx: AppContext): Router {
     const disks = await Promise.all([disk('media', config.mediaRoot), disk('raw', config.rawDir), disk('data', config.dataDir), ...(s.workDir ? [disk('workDir', s.workDir)] : [])]);
     res.json({
       node: process.versions.node,
-      workers: ctx.fleet.list().map((a) => ({ name: a.name, node: a.node, online: a.online, tools: a.status?.capabilities?.tools ?? {} })),
+      workers: ctx.fleet.list().map((a) => ({
+        name: a.name,
+        node: a.node,
+        online: a.online,
+        tools: a.status?.capabilities?.tools ?? {},
+        disc_kinds: workerDiscKinds(ctx.fleet, a.node, a.status?.capabilities),
+      })),
       disks,
       keys: {
         keystore: await ctx.keys.keystoreStatus(),

@@ -1,5 +1,7 @@
 import { Router } from 'express';
+import type { Capabilities } from '../../shared/protocol.js';
 import type { AppContext } from '../context.js';
+import { workerDiscKinds } from '../disc-kinds.js';
 import { HttpError } from '../http.js';
 
 const STALE_PING_MS = 30_000;
@@ -36,6 +38,7 @@ export function workersRouter(ctx: AppContext): Router {
           rip_backend: c.rip_backend ?? null,
           transcode_only: c.transcode_only ?? null,
           native: c.native === true,
+          disc_kinds: workerDiscKinds(fleet, a.node, caps as Capabilities | null),
           last_seen: a.status?.last_seen ?? row?.last_seen ?? null,
           last_ping: row?.last_ping ?? null,
         };

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -33,6 +34,7 @@ describe('system: info, updates, supplies, first-run setup, routes that must not
     w = world();
     c = await startCoordinator(w, { UPDATE_HANDBRAKE_URL: `${sourceBase}/handbrake`, UPDATE_MAKEMKV_URL: `${sourceBase}/makemkv`, UPDATE_NODE_URL: `${sourceBase}/node` });
     await startAgent(w, c.mqttUrl, 'keller');
+    await startAgent(w, c.mqttUrl, 'dachboden', { makemkv: true });
   });
   after(async () => {
     sources.close();
@@ -54,11 +56,19 @@ describe('system: info, updates, supplies, first-run setup, routes that must not
   });
 
   it('tells tool versions, disk space, key and webhook status', async () => {
-    await waitFor('the worker', async () => (await api<{ online: boolean }[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.online));
+    await waitFor('both workers', async () => (await api<{ online: boolean }[]>(c.url, 'GET', '/capabilities')).body.filter((x) => x.online).length === 2);
     const info = await api<{ node: string; workers: { name: string; tools: Record<string, string | null> }[]; disks: { name: string; path: string; free_bytes: number; total_bytes: number }[]; keys: { keystore: { installed: boolean; schluessel: number }; keydb: { present: boolean }; ripper_app_key: string }; webhook: { configured: boolean; kind: string | null } }>(c.url, 'GET', '/system/info');
     assert.equal(info.status, 200);
     assert.equal(info.body.node, process.versions.node);
     assert.match(info.body.workers.find((x) => x.name === 'keller')?.tools.HandBrakeCLI ?? '', /\d+\.\d+\.\d+/);
+    // Which disc kinds each worker can rip: keller has Debian's open tools (and libdvdcss only if this host has it), dachboden MakeMKV without keys.
+    const ok = { can: true, missing: null };
+    const hostHasCss = spawnSync('sh', ['-c', '/sbin/ldconfig -p | grep -q "libdvdcss\\.so\\.2 "']).status === 0;
+    const kinds = (name: string) => (info.body.workers.find((x) => x.name === name) as unknown as { disc_kinds: unknown }).disc_kinds;
+    assert.deepEqual(kinds('keller'), { audio_cd: ok, dvd: ok, dvd_protected: hostHasCss ? ok : { can: false, missing: 'libdvdcss' }, bluray: { can: false, missing: 'makemkvcon' }, uhd: { can: false, missing: 'makemkvcon' } });
+    assert.deepEqual(kinds('dachboden'), { audio_cd: ok, dvd: ok, dvd_protected: ok, bluray: ok, uhd: { can: false, missing: 'keystore' } });
+    const caps = await api<{ name: string; disc_kinds: unknown }[]>(c.url, 'GET', '/capabilities');
+    assert.deepEqual(caps.body.find((x) => x.name === 'dachboden')?.disc_kinds, kinds('dachboden'), 'GET /capabilities carries the same');
     const media = info.body.disks.find((d) => d.name === 'media')!;
     assert.equal(media.path, w.media);
     assert.ok(media.free_bytes > 0 && media.total_bytes >= media.free_bytes);

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
 import { dvdbackupError, DVD_SECTOR, estimateTitleSizes, parseDvdbackupInfo, scanVobSectors } from '../../agent/tools/dvdbackup-parser.js';
 import { cssLibraryMissing, lsdvdError, parseLsdvdXml } from '../../agent/tools/lsdvd-parser.js';
+import { openDvdRip } from '../../agent/tools/open-dvd-runner.js';
 import { sampleSection, sampleText } from '../fixtures/tools-samples.js';
 
 /** stdout of `lsdvd -Ox -a -c test.iso` as captured: the libdvdread banner, then the XML. */
@@ -167,5 +171,48 @@ describe('scanVobSectors', () => {
 
   it('finds no packs in random or empty data', () => {
     assert.deepEqual(scanVobSectors(new Uint8Array(DVD_SECTOR * 4)), { packs: 0, scrambled: 0 });
+  });
+});
+
+describe('openDvdRip on a CSS-encrypted DVD (fake lsdvd, dvdbackup and ffmpeg)', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-css-'));
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const info = sampleSection('dvd-backup-remux.txt', '## dvdbackup -i test.iso -I', '##').join('\n');
+  fs.writeFileSync(path.join(dir, 'info.txt'), `${info}\n`);
+  fs.writeFileSync(path.join(dir, 'scrambled.vob'), concat(...Array.from({ length: 64 }, () => pack(0xe0, 1))));
+  fs.writeFileSync(path.join(dir, 'clear.vob'), concat(...Array.from({ length: 64 }, () => pack(0xe0, 0))));
+  const xmlOnly = sampleSection('dvd-lsdvd.txt', '## lsdvd -Ox -a -c test.iso').join('\n');
+
+  /** Fakes that print the captured outputs; dvdbackup "copies" the given VOB, ffmpeg writes its output file. */
+  function bins(name: string, lsdvdOut: string, vob: string) {
+    const bin = path.join(dir, name);
+    fs.mkdirSync(bin);
+    fs.writeFileSync(path.join(bin, 'lsdvd.out'), lsdvdOut);
+    const script = (body: string) => `#!/bin/sh\n${body}\n`;
+    fs.writeFileSync(path.join(bin, 'lsdvd'), script(`cat '${bin}/lsdvd.out'`), { mode: 0o755 });
+    fs.writeFileSync(
+      path.join(bin, 'dvdbackup'),
+      script(`case " $* " in *" -I "*) cat '${dir}/info.txt'; exit 0 ;; esac
+while [ $# -gt 0 ]; do case "$1" in -o) o=$2; shift ;; -n) n=$2; shift ;; esac; shift; done
+mkdir -p "$o/$n/VIDEO_TS" && cp '${vob}' "$o/$n/VIDEO_TS/VTS_01_1.VOB"`),
+      { mode: 0o755 },
+    );
+    fs.writeFileSync(path.join(bin, 'ffmpeg'), script('for a in "$@"; do last=$a; done; echo mkv >"$last"'), { mode: 0o755 });
+    return { lsdvd: path.join(bin, 'lsdvd'), dvdbackup: path.join(bin, 'dvdbackup'), ffmpeg: path.join(bin, 'ffmpeg') };
+  }
+
+  it('without libdvdcss refuses and says how to add it', async () => {
+    await assert.rejects(openDvdRip('/discs/test.iso', 1, path.join(dir, 'out-a', 'title.mkv'), { bins: bins('no-css', lsdvdXmlOutput(), path.join(dir, 'scrambled.vob')) }), (err: Error) => {
+      assert.match(err.message, /^this DVD is encrypted \(CSS\) and this worker has no libdvdcss: add it with `sudo bash scripts\/install\.sh --with-libdvdcss`/);
+      return true;
+    });
+    assert.deepEqual(fs.readdirSync(path.join(dir, 'out-a')), [], 'no temp folder or partial file left');
+  });
+
+  it('with libdvdcss tries the rip: a decrypted title is remuxed, one it could not decrypt needs MakeMKV', async () => {
+    const out = path.join(dir, 'out-b', 'title.mkv');
+    assert.deepEqual(await openDvdRip('/discs/test.iso', 1, out, { bins: bins('css-ok', xmlOnly, path.join(dir, 'clear.vob')) }), { files: [out] });
+    assert.equal(fs.readFileSync(out, 'utf8'), 'mkv\n');
+    await assert.rejects(openDvdRip('/discs/test.iso', 1, path.join(dir, 'out-c', 'title.mkv'), { bins: bins('css-fails', xmlOnly, path.join(dir, 'scrambled.vob')) }), /libdvdcss could not decrypt it: it needs MakeMKV/);
   });
 });

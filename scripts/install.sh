@@ -8,7 +8,8 @@
 # For tests and packaging every path it writes is below RIPWERK_ROOT (default /), the app comes from
 # RIPWERK_SRC (default: this checkout), and the system commands can be replaced through APT_GET,
 # APT_CACHE, DPKG_QUERY, SYSTEMCTL, GETENT, GROUPADD, USERADD, USERMOD, ID, CHOWN, STAT, RUNUSER,
-# NPM, NODE and CURL.
+# NPM, NODE, CURL, DEBCONF_SET_SELECTIONS, DPKG_RECONFIGURE and MAKE; MakeMKV's sources come from
+# MAKEMKV_DOWNLOAD_BASE.
 set -euo pipefail
 umask 022
 
@@ -27,6 +28,18 @@ Options for --agent:
   --broker-secret SECRET     the coordinator's broker secret (written as RIPWERK_BROKER_SECRET);
                              on the coordinator: sudo cat /var/lib/ripwerk/broker-secret
   --broker-secret-file FILE  the same, read from the first line of FILE (keeps it out of `ps`)
+
+Options for hosts with drives (all-in-one and --agent):
+  --with-libdvdcss           enable Debian's contrib component and install libdvd-pkg, which builds
+                             libdvdcss: the open backend then reads CSS-protected DVDs
+  --with-makemkv [VERSION]   download MakeMKV's sources (the newest version, or VERSION such as
+                             1.17.8) from makemkv.com, build and install them (Blu-ray, UHD, and
+                             every DVD); needs --accept-makemkv-eula for its closed part
+  --accept-makemkv-eula      accept MakeMKV's licence (src/eula_en_linux.txt in makemkv-bin)
+
+Options for the coordinator (all-in-one and --coordinator):
+  --with-mounts              let the service mount NAS shares itself (storage page): installs the
+                             drop-in systemd/ripwerk-mounts.conf, see docs/install.md
 
   -h, --help                 this text
 
@@ -49,6 +62,11 @@ usage_error() {
 MODE=''
 COORDINATOR_URL=''
 BROKER_SECRET=''
+WITH_LIBDVDCSS=0
+WITH_MAKEMKV=0
+MAKEMKV_VERSION=''
+ACCEPT_MAKEMKV_EULA=0
+WITH_MOUNTS=0
 need_value() { if [ $# -lt 2 ] || [ -z "$2" ]; then usage_error "$1 needs a value"; fi; }
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -66,6 +84,14 @@ while [ $# -gt 0 ]; do
       IFS= read -r BROKER_SECRET <"$2" || [ -n "$BROKER_SECRET" ] || usage_error "the broker secret file $2 is empty"
       shift
       ;;
+    --with-libdvdcss) WITH_LIBDVDCSS=1 ;;
+    --with-makemkv)
+      WITH_MAKEMKV=1
+      if [ $# -ge 2 ] && [[ "$2" =~ ^[0-9]+(\.[0-9]+)+$ ]]; then MAKEMKV_VERSION=$2; shift; fi
+      ;;
+    --with-makemkv=*) WITH_MAKEMKV=1; MAKEMKV_VERSION=${1#*=} ;;
+    --accept-makemkv-eula) ACCEPT_MAKEMKV_EULA=1 ;;
+    --with-mounts) WITH_MOUNTS=1 ;;
     -h | --help) usage; exit 0 ;;
     *) usage_error "unknown option $1" ;;
   esac
@@ -84,6 +110,16 @@ if [ "$MODE" = agent ]; then
 elif [ -n "$COORDINATOR_URL" ] || [ -n "$BROKER_SECRET" ]; then
   usage_error "--coordinator-url and --broker-secret go with --agent"
 fi
+if [ "$MODE" = coordinator ] && { [ "$WITH_LIBDVDCSS" = 1 ] || [ "$WITH_MAKEMKV" = 1 ]; }; then
+  usage_error "--with-libdvdcss and --with-makemkv are for the host with the drives (all-in-one or --agent), not --coordinator"
+fi
+if [ "$MODE" = agent ] && [ "$WITH_MOUNTS" = 1 ]; then
+  usage_error "--with-mounts goes with the host that runs the coordinator (all-in-one or --coordinator): the coordinator mounts the shares"
+fi
+if [ -n "$MAKEMKV_VERSION" ] && ! [[ "$MAKEMKV_VERSION" =~ ^[0-9]+(\.[0-9]+)+$ ]]; then
+  usage_error "--with-makemkv takes a version such as 1.17.8, got \"$MAKEMKV_VERSION\""
+fi
+if [ "$ACCEPT_MAKEMKV_EULA" = 1 ] && [ "$WITH_MAKEMKV" = 0 ]; then usage_error "--accept-makemkv-eula goes with --with-makemkv"; fi
 
 ROOT=${RIPWERK_ROOT:-/}
 ROOT=${ROOT%/}
@@ -103,7 +139,12 @@ RUNUSER=${RUNUSER:-runuser}
 NPM=${NPM:-npm}
 NODE=${NODE:-node}
 CURL=${CURL:-curl}
+DEBCONF_SET_SELECTIONS=${DEBCONF_SET_SELECTIONS:-debconf-set-selections}
+DPKG_RECONFIGURE=${DPKG_RECONFIGURE:-dpkg-reconfigure}
+MAKE=${MAKE:-make}
 NODE_VERSION=${NODE_VERSION:-20.20.2}
+MAKEMKV_DOWNLOAD_BASE=${MAKEMKV_DOWNLOAD_BASE:-https://www.makemkv.com/download}
+MAKEMKV_DOWNLOAD_BASE=${MAKEMKV_DOWNLOAD_BASE%/}
 
 if [ -z "$ROOT" ] && [ "$(id -u)" -ne 0 ]; then die "run it as root: sudo bash $0 [options]"; fi
 if [ ! -f "$SRC/package.json" ] || [ ! -d "$SRC/systemd" ]; then die "$SRC is not a Ripwerk checkout (no package.json or systemd/)"; fi
@@ -159,6 +200,124 @@ if [ "${#missing[@]}" -gt 0 ]; then
   did "installed Debian packages: ${missing[*]}"
 fi
 
+need_curl() {
+  if ! command -v "$CURL" >/dev/null 2>&1; then
+    apt_install curl
+    did "installed Debian package curl (to download $1)"
+  fi
+}
+
+# --- 1b. libdvdcss (--with-libdvdcss): Debian's contrib component and libdvd-pkg ---------------------
+# libdvd-pkg is in contrib; it downloads the libdvdcss sources from VideoLAN and builds the Debian
+# package libdvdcss2 on this host. Its questions are answered beforehand (debconf), then
+# dpkg-reconfigure runs the build without asking.
+DEB822_SOURCES=/etc/apt/sources.list.d/debian.sources
+CLASSIC_SOURCES=/etc/apt/sources.list
+# Adds contrib where Debian's own archive is used with main: a URI on debian.org, or a source signed
+# with debian-archive-keyring (a mirror); other repositories stay as they are. Prints the result.
+contrib_deb822() {
+  awk '
+    function flush(   i, l) {
+      for (i = 1; i <= n; i++) {
+        l = buf[i]
+        if (debian && l ~ /^Components:/ && l ~ /[ \t]main([ \t]|$)/ && l !~ /[ \t]contrib([ \t]|$)/) { sub(/[ \t]*$/, " contrib", l) }
+        print l
+      }
+      n = 0; debian = 0
+    }
+    /^[ \t]*$/ { flush(); print; next }
+    { buf[++n] = $0; if ($0 ~ /^URIs:.*debian\.org/ || $0 ~ /^Signed-By:.*debian-archive-keyring/) debian = 1 }
+    END { flush() }' "$1"
+}
+contrib_classic() {
+  awk '/^[ \t]*deb(-src)?[ \t]/ && /debian\.org|debian-archive-keyring/ && /[ \t]main([ \t]|$)/ && !/[ \t]contrib([ \t]|$)/ { sub(/[ \t]main([ \t]|$)/, " main contrib "); sub(/[ \t]*$/, "") } { print }' "$1"
+}
+enable_contrib() {
+  local f rel t found=0 edited=()
+  for rel in "$DEB822_SOURCES" "$CLASSIC_SOURCES"; do
+    f=$ROOT$rel
+    [ -f "$f" ] || continue
+    t=$(mktemp "$work/sources.XXXXXX")
+    if [ "$rel" = "$DEB822_SOURCES" ]; then
+      grep -Eq '^URIs:.*debian\.org|^Signed-By:.*debian-archive-keyring' "$f" && found=1
+      contrib_deb822 "$f" >"$t"
+    else
+      grep -Eq '^[[:space:]]*deb(-src)?[[:space:]].*(debian\.org|debian-archive-keyring)' "$f" && found=1
+      contrib_classic "$f" >"$t"
+    fi
+    if ! cmp -s "$t" "$f"; then
+      cat "$t" >"$f" # keeps the file's owner and mode
+      edited+=("$rel")
+    fi
+  done
+  [ "$found" = 1 ] || die "--with-libdvdcss: found no Debian archive (debian.org, or signed with debian-archive-keyring) in $DEB822_SOURCES or $CLASSIC_SOURCES; add the component contrib to your Debian source yourself, then run this again"
+  if [ "${#edited[@]}" -gt 0 ]; then
+    apt_updated=0 # the new component needs a fresh package list
+    did "enabled Debian's contrib component in ${edited[*]}"
+  fi
+}
+if [ "$WITH_LIBDVDCSS" = 1 ]; then
+  if installed libdvdcss2; then
+    echo "  libdvdcss is installed (libdvdcss2)"
+  else
+    enable_contrib
+    printf '%s\n' 'libdvd-pkg libdvd-pkg/first-install note' 'libdvd-pkg libdvd-pkg/post-invoke_hook-install boolean true' 'libdvd-pkg libdvd-pkg/build boolean true' |
+      "$DEBCONF_SET_SELECTIONS"
+    installed libdvd-pkg || apt_install libdvd-pkg
+    DEBIAN_FRONTEND=noninteractive "$DPKG_RECONFIGURE" libdvd-pkg
+    installed libdvdcss2 || die "libdvd-pkg did not build libdvdcss2 (see its output above; it downloads the sources from videolan.org)"
+    did "installed libdvdcss (libdvd-pkg built libdvdcss2 on this host; it rebuilds it on upgrades): the open backend now reads CSS-protected DVDs"
+  fi
+fi
+
+# --- 1c. MakeMKV (--with-makemkv): its sources from makemkv.com, built here ---------------------------
+# Two tarballs: makemkv-oss (open source libraries, LGPL) and makemkv-bin (makemkvcon, under MakeMKV's
+# own licence, which its Makefile asks to accept; tmp/eula_accepted answers that question).
+MAKEMKV_BUILD_DEPS=(build-essential pkg-config libc6-dev libssl-dev libexpat1-dev libavcodec-dev libgl1-mesa-dev qtbase5-dev zlib1g-dev)
+MAKEMKV_STAMP=$APP/makemkv-version
+makemkv_download() { # name -> the unpacked folder
+  local url=$MAKEMKV_DOWNLOAD_BASE/$1.tar.gz
+  "$CURL" -fsSL -o "$work/$1.tar.gz" "$url" || die "could not download $url"
+  mkdir -p "$work/makemkv"
+  tar -xzf "$work/$1.tar.gz" -C "$work/makemkv" --no-same-owner || die "$1.tar.gz from $url is not a readable tarball"
+  [ -d "$work/makemkv/$1" ] || die "$1.tar.gz from $url holds no folder $1"
+  echo "$work/makemkv/$1"
+}
+if [ "$WITH_MAKEMKV" = 1 ]; then
+  need_curl MakeMKV
+  if [ -z "$MAKEMKV_VERSION" ]; then
+    page=$("$CURL" -fsSL "$MAKEMKV_DOWNLOAD_BASE/") || die "could not read MakeMKV's download page $MAKEMKV_DOWNLOAD_BASE/ (name a version: --with-makemkv 1.17.8)"
+    MAKEMKV_VERSION=$(printf '%s' "$page" | grep -oiE 'makemkv v?[0-9]+\.[0-9]+\.[0-9]+' | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | sort -V | tail -1 || true)
+    [ -n "$MAKEMKV_VERSION" ] || die "MakeMKV's download page $MAKEMKV_DOWNLOAD_BASE/ names no version (name one: --with-makemkv 1.17.8)"
+  fi
+  if [ "$(cat "$ROOT$MAKEMKV_STAMP" 2>/dev/null || true)" = "$MAKEMKV_VERSION" ]; then
+    echo "  MakeMKV $MAKEMKV_VERSION is installed"
+  else
+    missing=()
+    for p in "${MAKEMKV_BUILD_DEPS[@]}"; do installed "$p" || missing+=("$p"); done
+    if [ "${#missing[@]}" -gt 0 ]; then
+      apt_install "${missing[@]}"
+      did "installed Debian packages to build MakeMKV: ${missing[*]}"
+    fi
+    oss=$(makemkv_download "makemkv-oss-$MAKEMKV_VERSION")
+    bin=$(makemkv_download "makemkv-bin-$MAKEMKV_VERSION")
+    (cd "$oss" && ./configure --disable-gui && "$MAKE" && "$MAKE" install DESTDIR="$ROOT") || die "building makemkv-oss-$MAKEMKV_VERSION failed (see above)"
+    did "built and installed makemkv-oss-$MAKEMKV_VERSION (MakeMKV's open libraries)"
+    if [ "$ACCEPT_MAKEMKV_EULA" != 1 ]; then
+      echo "install.sh: stopped before makemkv-bin-$MAKEMKV_VERSION (makemkvcon): it is under MakeMKV's own licence," >&2
+      echo "  which you must accept first. Read it in src/eula_en_linux.txt of $MAKEMKV_DOWNLOAD_BASE/makemkv-bin-$MAKEMKV_VERSION.tar.gz," >&2
+      echo "  then run the installer again with the same options plus --accept-makemkv-eula." >&2
+      exit 1
+    fi
+    mkdir -p "$bin/tmp"
+    echo accepted >"$bin/tmp/eula_accepted" # --accept-makemkv-eula: the question its Makefile would ask
+    (cd "$bin" && "$MAKE" && "$MAKE" install DESTDIR="$ROOT") || die "building makemkv-bin-$MAKEMKV_VERSION failed (see above)"
+    mkdir -p "$(dirname "$ROOT$MAKEMKV_STAMP")"
+    echo "$MAKEMKV_VERSION" >"$ROOT$MAKEMKV_STAMP"
+    did "installed MakeMKV $MAKEMKV_VERSION (makemkvcon; licence accepted with --accept-makemkv-eula): the agent rips with it from its next start"
+  fi
+fi
+
 # --- 2. Node.js 20.19 or newer ---------------------------------------------------------------------
 version_ok() { # v20.19.2 or 20.19.2+dfsg-1 or 1:20.19.2~dfsg: at least 20.19
   local v=${1#v}
@@ -200,10 +359,7 @@ install_node_tarball() {
     url=https://nodejs.org/dist/v$NODE_VERSION/node-v$NODE_VERSION-linux-$arch.tar.gz
   fi
   name=${url##*/}
-  if ! command -v "$CURL" >/dev/null 2>&1; then
-    apt_install curl
-    did "installed Debian package curl (to fetch Node.js)"
-  fi
+  need_curl Node.js
   "$CURL" -fsSL -o "$work/$name" "$url" || die "could not download $url"
   "$CURL" -fsSL -o "$work/SHASUMS256.txt" "${url%/*}/SHASUMS256.txt" || die "could not download ${url%/*}/SHASUMS256.txt"
   sums=$(awk -v n="$name" '$2 == n { print $1 }' "$work/SHASUMS256.txt")
@@ -457,10 +613,29 @@ if ! cmp -s "$work/$UNIT" "$ROOT$UNIT_DIR/$UNIT"; then
   did "installed $UNIT_DIR/$UNIT"
 fi
 
+# --with-mounts: the drop-in that lets the service mount NAS shares (root, CAP_SYS_ADMIN, and no mount
+# namespace of its own, so the host sees the mounts). Without the option an installed one stays.
+mounts_dropin=$UNIT_DIR/$UNIT.d/mounts.conf
+if [ "$WITH_MOUNTS" = 1 ] && ! cmp -s "$SRC/systemd/ripwerk-mounts.conf" "$ROOT$mounts_dropin"; then
+  mkdir -p "$ROOT$UNIT_DIR/$UNIT.d"
+  cp "$SRC/systemd/ripwerk-mounts.conf" "$ROOT$mounts_dropin.ripwerk-new"
+  chmod 0644 "$ROOT$mounts_dropin.ripwerk-new"
+  mv -f "$ROOT$mounts_dropin.ripwerk-new" "$ROOT$mounts_dropin"
+  unit_changed=1
+  did "installed $mounts_dropin (the service may mount NAS shares: it runs as root with CAP_SYS_ADMIN, without ProtectSystem; see docs/install.md)"
+elif [ "$WITH_MOUNTS" = 0 ] && [ -f "$ROOT$mounts_dropin" ]; then
+  note "$mounts_dropin (from --with-mounts) stays; remove it and run this again to take the mount right back"
+fi
+has_mounts=0
+[ -f "$ROOT$mounts_dropin" ] && has_mounts=1
+
 # ProtectSystem=strict: folders from the env file outside the unit's writable ones get a drop-in.
+# With the mounts drop-in there is no ProtectSystem (and ReadWritePaths= would bring back the mount
+# namespace that hides the service's mounts from the host), so no paths drop-in then.
 extra=()
 dirs=("$DATA_DIR" "$MEDIA_ROOT" "$RAW_DIR")
 [ "$MODE" = coordinator ] || dirs+=("$MAKEMKV_DATA_DIR")
+[ "$has_mounts" = 1 ] && dirs=()
 for d in "${dirs[@]}"; do
   inside=0
   for w in "${UNIT_WRITABLE[@]}"; do case "$d/" in "$w"/*) inside=1 ;; esac; done
@@ -490,7 +665,11 @@ elif [ -f "$ROOT$dropin" ]; then
   rm -f "$ROOT$dropin"
   rmdir "$ROOT$UNIT_DIR/$UNIT.d" 2>/dev/null || true
   unit_changed=1
-  did "removed $dropin (every folder is inside /srv/media or /var/lib/ripwerk again)"
+  if [ "$has_mounts" = 1 ]; then
+    did "removed $dropin (with the mounts drop-in the service has no ProtectSystem: it writes wherever its user may)"
+  else
+    did "removed $dropin (every folder is inside /srv/media or /var/lib/ripwerk again)"
+  fi
 fi
 
 for other in ripwerk.service ripwerk-coordinator.service ripwerk-agent.service; do

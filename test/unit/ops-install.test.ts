@@ -7,12 +7,13 @@
  * running elsewhere in this tree cannot change what a run copies.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { REPO_DIR } from '../fixtures/tools-samples.js';
 
 const SCRIPT = path.join(REPO_DIR, 'scripts', 'install.sh');
@@ -60,12 +61,15 @@ case "$name" in
     esac ;;
   curl) case "$4" in *SHASUMS256.txt) cp "$S/shasums" "$3" ;; *) cp "$S/tarball" "$3" ;; esac ;;
   node) cat "$S/node-version" ;;
+  debconf-set-selections) cat >>"$S/debconf" ;;
+  dpkg-reconfigure) [ "$1" = libdvd-pkg ] && [ -e "$S/pkg-libdvd-pkg" ] && touch "$S/pkg-libdvdcss2" ;;
 esac
 `;
-const FAKES = ['apt-get', 'apt-cache', 'dpkg-query', 'getent', 'groupadd', 'useradd', 'usermod', 'id', 'chown', 'fake-stat', 'npm', 'systemctl', 'runuser', 'curl'];
+const FAKES = ['apt-get', 'apt-cache', 'dpkg-query', 'getent', 'groupadd', 'useradd', 'usermod', 'id', 'chown', 'fake-stat', 'npm', 'systemctl', 'runuser', 'curl', 'debconf-set-selections', 'dpkg-reconfigure'];
 const OVERRIDES: Record<string, string> = {
   APT_GET: 'apt-get', APT_CACHE: 'apt-cache', DPKG_QUERY: 'dpkg-query', GETENT: 'getent', GROUPADD: 'groupadd', USERADD: 'useradd',
   USERMOD: 'usermod', ID: 'id', CHOWN: 'chown', STAT: 'fake-stat', NPM: 'npm', SYSTEMCTL: 'systemctl', RUNUSER: 'runuser', CURL: 'curl',
+  DEBCONF_SET_SELECTIONS: 'debconf-set-selections', DPKG_RECONFIGURE: 'dpkg-reconfigure',
 };
 
 interface Sandbox {
@@ -139,6 +143,17 @@ function run(s: Sandbox, args: string[]) {
   return { status: r.status, out: `${r.stdout}${r.stderr}`, calls: fs.readFileSync(s.log, 'utf8').split('\n').filter(Boolean) };
 }
 
+/** run() without blocking the event loop: for runs that download from a server in this process. */
+async function runAsync(s: Sandbox, args: string[]) {
+  fs.writeFileSync(s.log, '');
+  const child = spawn('bash', [SCRIPT, ...args], { env: s.env });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { status, out, calls: fs.readFileSync(s.log, 'utf8').split('\n').filter(Boolean) };
+}
+
 const read = (s: Sandbox, p: string) => fs.readFileSync(path.join(s.root, p), 'utf8');
 const mode = (s: Sandbox, p: string) => fs.statSync(path.join(s.root, p)).mode & 0o777;
 /** The unit as the installer should write it: the repository's, run on the given node. */
@@ -165,7 +180,7 @@ describe('scripts/install.sh', () => {
     const s = sandbox('help');
     const r = run(s, ['--help']);
     assert.equal(r.status, 0, r.out);
-    for (const word of ['--coordinator ', '--agent ', '--coordinator-url URL', '--broker-secret SECRET', '--broker-secret-file FILE']) assert.ok(r.out.includes(word), word);
+    for (const word of ['--coordinator ', '--agent ', '--coordinator-url URL', '--broker-secret SECRET', '--broker-secret-file FILE', '--with-libdvdcss', '--with-makemkv [VERSION]', '--accept-makemkv-eula', '--with-mounts']) assert.ok(r.out.includes(word), word);
     assert.deepEqual(r.calls, []);
     assert.deepEqual(fs.readdirSync(s.root), ['run']);
   });
@@ -374,6 +389,231 @@ describe('scripts/install.sh', () => {
       assert.match(r.out, /checksum mismatch for node-v20\.20\.2-linux-x64\.tar\.gz: not installed/);
       assert.ok(!fs.existsSync(path.join(s.root, 'opt/ripwerk/node')));
       assert.ok(!r.calls.some((c) => c.startsWith('systemctl')), 'stops before the service');
+    });
+  });
+
+  describe('--with-libdvdcss', () => {
+    const DEB822 = `Types: deb deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main non-free-firmware
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb
+URIs: http://deb.debian.org/debian-security
+Suites: bookworm-security
+Components: main non-free-firmware
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb
+URIs: https://repo.jellyfin.org/debian
+Suites: bookworm
+Components: main
+`;
+
+    it('enables contrib in the deb822 sources (Debian\'s stanzas only), preseeds libdvd-pkg and builds libdvdcss; a second run changes nothing', () => {
+      const s = sandbox('css-deb822');
+      fs.mkdirSync(path.join(s.root, 'etc/apt/sources.list.d'), { recursive: true });
+      fs.writeFileSync(path.join(s.root, 'etc/apt/sources.list.d/debian.sources'), DEB822);
+      const r = run(s, ['--with-libdvdcss']);
+      assert.equal(r.status, 0, r.out);
+      assert.equal(
+        read(s, 'etc/apt/sources.list.d/debian.sources'),
+        DEB822.replace(/^Components: main non-free-firmware$/gm, 'Components: main non-free-firmware contrib'),
+        'contrib for Debian and its security archive, the Jellyfin repository untouched',
+      );
+      assert.match(r.out, /enabled Debian's contrib component in \/etc\/apt\/sources\.list\.d\/debian\.sources/);
+      assert.deepEqual(fs.readFileSync(path.join(s.state, 'debconf'), 'utf8').trim().split('\n'), [
+        'libdvd-pkg libdvd-pkg/first-install note',
+        'libdvd-pkg libdvd-pkg/post-invoke_hook-install boolean true',
+        'libdvd-pkg libdvd-pkg/build boolean true',
+      ]);
+      const order = r.calls.filter((c) => /^(apt-get|debconf-set-selections|dpkg-reconfigure)/.test(c));
+      assert.deepEqual(order, [
+        'apt-get update -qq',
+        `apt-get install -y -qq --no-install-recommends ${TOOLS} ca-certificates`,
+        'debconf-set-selections ',
+        'apt-get update -qq',
+        'apt-get install -y -qq --no-install-recommends libdvd-pkg',
+        'dpkg-reconfigure libdvd-pkg',
+      ], 'the package list is read again after contrib was added; the questions are answered before the install');
+      assert.match(r.out, /installed libdvdcss \(libdvd-pkg built libdvdcss2 on this host/);
+
+      const again = run(s, ['--with-libdvdcss']);
+      assert.match(again.out, /libdvdcss is installed \(libdvdcss2\)/);
+      assert.match(again.out, /Nothing changed/);
+      assert.deepEqual(changing(again.calls), []);
+    });
+
+    it('handles the classic sources.list, and stops with a plain reason without a Debian archive', () => {
+      const s = sandbox('css-classic');
+      fs.mkdirSync(path.join(s.root, 'etc/apt'), { recursive: true });
+      const list = [
+        '# deb cdrom:[Debian GNU/Linux 12]/ bookworm main',
+        'deb http://deb.debian.org/debian bookworm main non-free-firmware',
+        'deb-src http://deb.debian.org/debian bookworm main',
+        'deb http://security.debian.org/debian-security bookworm-security main contrib',
+        'deb https://download.example.com/apt stable main',
+        'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://mirror.example.net/debian bookworm-updates main',
+        '',
+      ].join('\n');
+      fs.writeFileSync(path.join(s.root, 'etc/apt/sources.list'), list);
+      const r = run(s, ['--with-libdvdcss']);
+      assert.equal(r.status, 0, r.out);
+      assert.equal(
+        read(s, 'etc/apt/sources.list'),
+        [
+          '# deb cdrom:[Debian GNU/Linux 12]/ bookworm main',
+          'deb http://deb.debian.org/debian bookworm main contrib non-free-firmware',
+          'deb-src http://deb.debian.org/debian bookworm main contrib',
+          'deb http://security.debian.org/debian-security bookworm-security main contrib',
+          'deb https://download.example.com/apt stable main',
+          'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://mirror.example.net/debian bookworm-updates main contrib',
+          '',
+        ].join('\n'),
+      );
+      assert.ok(r.calls.includes('dpkg-reconfigure libdvd-pkg'));
+
+      const none = sandbox('css-none');
+      fs.mkdirSync(path.join(none.root, 'etc/apt'), { recursive: true });
+      fs.writeFileSync(path.join(none.root, 'etc/apt/sources.list'), 'deb https://download.example.com/apt stable main\n');
+      const refused = run(none, ['--with-libdvdcss']);
+      assert.equal(refused.status, 1, refused.out);
+      assert.match(refused.out, /found no Debian archive \(debian\.org, or signed with debian-archive-keyring\) in \/etc\/apt\/sources\.list\.d\/debian\.sources or \/etc\/apt\/sources\.list; add the component contrib/);
+      assert.ok(!refused.calls.some((c) => c.startsWith('dpkg-reconfigure')));
+      assert.equal(run(none, ['--coordinator', '--with-libdvdcss']).status, 2, 'a coordinator has no drives');
+    });
+  });
+
+  describe('--with-makemkv', () => {
+    const VERSION = '1.17.8';
+    let server: http.Server;
+    let downloads = '';
+    const requests: string[] = [];
+    const tarballs = new Map<string, Buffer>();
+
+    /** A small tarball with MakeMKV's real name and layout; its build only writes below DESTDIR. */
+    function tarball(dir: string, name: string, files: Record<string, string>): Buffer {
+      for (const [f, text] of Object.entries(files)) {
+        fs.mkdirSync(path.dirname(path.join(dir, name, f)), { recursive: true });
+        fs.writeFileSync(path.join(dir, name, f), text, { mode: f === 'configure' || f.startsWith('bin/') ? 0o755 : 0o644 });
+      }
+      const tgz = path.join(dir, `${name}.tar.gz`);
+      assert.equal(spawnSync('tar', ['-czf', tgz, '-C', dir, name]).status, 0);
+      return fs.readFileSync(tgz);
+    }
+
+    before(async () => {
+      const dir = fs.mkdtempSync(path.join(base, 'makemkv-src-'));
+      // configure writes the Makefile, as autoconf's does; the args it got are kept to check --disable-gui.
+      tarballs.set(
+        `makemkv-oss-${VERSION}.tar.gz`,
+        tarball(dir, `makemkv-oss-${VERSION}`, {
+          configure: '#!/bin/sh\necho "$*" >configure.args\nprintf \'all:\\n\\techo built >libmakemkv.so.1\\ninstall: all\\n\\tinstall -D -m 0644 libmakemkv.so.1 $(DESTDIR)/usr/lib/libmakemkv.so.1\\n\\tinstall -D -m 0644 configure.args $(DESTDIR)/usr/share/makemkv-oss/configure.args\\n\' >Makefile\n',
+        }),
+      );
+      // The bin Makefile asks for the licence unless tmp/eula_accepted exists, like the real one.
+      tarballs.set(
+        `makemkv-bin-${VERSION}.tar.gz`,
+        tarball(dir, `makemkv-bin-${VERSION}`, {
+          Makefile: 'all: tmp/eula_accepted\n\t@echo built\ntmp/eula_accepted:\n\t@echo "Do you accept the EULA? (no terminal)" >&2; exit 3\ninstall: tmp/eula_accepted\n\tinstall -D -m 0755 bin/makemkvcon $(DESTDIR)/usr/bin/makemkvcon\n',
+          'bin/makemkvcon': '#!/bin/sh\necho "MakeMKV v1.17.8 linux(x64-release) started"\n',
+          'src/eula_en_linux.txt': 'MakeMKV End User License Agreement\n',
+        }),
+      );
+      server = http.createServer((req, res) => {
+        requests.push(req.url ?? '');
+        const name = (req.url ?? '').replace(/^\/download\//, '');
+        if (req.url === '/download/') {
+          res.writeHead(200, { 'content-type': 'text/html' });
+          res.end(`<h2>MakeMKV 1.17.7 for Windows</h2><p>MakeMKV v${VERSION} for Windows and Mac</p><a href="makemkv-oss-${VERSION}.tar.gz">oss</a>`);
+        } else if (tarballs.has(name)) {
+          res.writeHead(200, { 'content-type': 'application/gzip' });
+          res.end(tarballs.get(name));
+        } else {
+          res.writeHead(404);
+          res.end('not found');
+        }
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      downloads = `http://127.0.0.1:${(server.address() as { port: number }).port}/download`;
+    });
+    after(() => server.close());
+
+    it('builds oss, stops before the bin part without --accept-makemkv-eula, installs it with it; then nothing to do', async () => {
+      const s = sandbox('makemkv', { env: { MAKEMKV_DOWNLOAD_BASE: downloads, CURL: '/usr/bin/curl' } });
+      requests.length = 0;
+      const first = await runAsync(s, ['--with-makemkv']);
+      assert.equal(first.status, 1, first.out);
+      assert.match(first.out, new RegExp(`stopped before makemkv-bin-${VERSION.replace(/\./g, '\\.')} \\(makemkvcon\\): it is under MakeMKV's own licence`));
+      assert.match(first.out, /then run the installer again with the same options plus --accept-makemkv-eula/);
+      assert.deepEqual(requests, ['/download/', `/download/makemkv-oss-${VERSION}.tar.gz`, `/download/makemkv-bin-${VERSION}.tar.gz`], 'the newest version is read from the download page');
+      assert.ok(first.calls.includes('apt-get install -y -qq --no-install-recommends build-essential pkg-config libc6-dev libssl-dev libexpat1-dev libavcodec-dev libgl1-mesa-dev qtbase5-dev zlib1g-dev'), first.calls.join('\n'));
+      assert.equal(read(s, 'usr/lib/libmakemkv.so.1'), 'built\n');
+      assert.equal(read(s, 'usr/share/makemkv-oss/configure.args'), '--disable-gui\n');
+      assert.ok(!fs.existsSync(path.join(s.root, 'usr/bin/makemkvcon')), 'no makemkvcon without the licence');
+      assert.ok(!first.calls.some((c) => c.startsWith('systemctl enable')), 'stops before the service');
+
+      requests.length = 0;
+      const accepted = await runAsync(s, ['--with-makemkv', VERSION, '--accept-makemkv-eula']);
+      assert.equal(accepted.status, 0, accepted.out);
+      assert.deepEqual(requests, [`/download/makemkv-oss-${VERSION}.tar.gz`, `/download/makemkv-bin-${VERSION}.tar.gz`], 'a named version needs no download page');
+      assert.match(read(s, 'usr/bin/makemkvcon'), /MakeMKV v1\.17\.8/);
+      assert.equal(mode(s, 'usr/bin/makemkvcon'), 0o755);
+      assert.equal(read(s, 'opt/ripwerk/makemkv-version'), `${VERSION}\n`);
+      assert.match(accepted.out, /installed MakeMKV 1\.17\.8 \(makemkvcon; licence accepted with --accept-makemkv-eula\)/);
+      assert.ok(accepted.calls.includes('systemctl enable --now ripwerk.service'));
+
+      requests.length = 0;
+      const again = await runAsync(s, ['--with-makemkv', '--accept-makemkv-eula']);
+      assert.equal(again.status, 0, again.out);
+      assert.match(again.out, /MakeMKV 1\.17\.8 is installed/);
+      assert.match(again.out, /Nothing changed/);
+      assert.deepEqual(requests, ['/download/'], 'only the page is read to see whether there is a newer one');
+    });
+
+    it('refuses a bad version, the licence without MakeMKV, and says when the download fails', async () => {
+      const s = sandbox('makemkv-bad', { env: { MAKEMKV_DOWNLOAD_BASE: downloads, CURL: '/usr/bin/curl' } });
+      assert.match(run(s, ['--with-makemkv=1.x']).out, /--with-makemkv takes a version such as 1\.17\.8, got "1\.x"/);
+      assert.match(run(s, ['--accept-makemkv-eula']).out, /--accept-makemkv-eula goes with --with-makemkv/);
+      const missing = await runAsync(s, ['--with-makemkv', '1.0.0', '--accept-makemkv-eula']);
+      assert.equal(missing.status, 1);
+      assert.match(missing.out, /could not download http:\/\/127\.0\.0\.1:\d+\/download\/makemkv-oss-1\.0\.0\.tar\.gz/);
+      assert.ok(!fs.existsSync(path.join(s.root, 'opt/ripwerk/makemkv-version')));
+    });
+  });
+
+  describe('--with-mounts', () => {
+    it('installs the mounts drop-in, drops the paths drop-in it would undo, and keeps it on later runs', () => {
+      const s = sandbox('mounts');
+      assert.equal(run(s, []).status, 0);
+      const envFile = path.join(s.root, 'etc/ripwerk/ripwerk.env');
+      fs.writeFileSync(envFile, EXAMPLE.replace('MEDIA_ROOT=/srv/media', 'MEDIA_ROOT=/mnt/nas/media'));
+      assert.equal(run(s, []).status, 0);
+      const paths = 'etc/systemd/system/ripwerk.service.d/ripwerk-paths.conf';
+      assert.ok(fs.existsSync(path.join(s.root, paths)));
+
+      const r = run(s, ['--with-mounts']);
+      assert.equal(r.status, 0, r.out);
+      const dropin = 'etc/systemd/system/ripwerk.service.d/mounts.conf';
+      assert.equal(read(s, dropin), fs.readFileSync(path.join(REPO_DIR, 'systemd', 'ripwerk-mounts.conf'), 'utf8'));
+      assert.equal(mode(s, dropin), 0o644);
+      assert.ok(!fs.existsSync(path.join(s.root, paths)), 'ReadWritePaths= would give the service its own mount namespace again');
+      assert.match(r.out, /installed \/etc\/systemd\/system\/ripwerk\.service\.d\/mounts\.conf \(the service may mount NAS shares/);
+      assert.deepEqual(changing(r.calls).filter((c) => c.startsWith('systemctl')), ['systemctl daemon-reload', 'systemctl restart ripwerk.service']);
+      assert.match(run(s, ['--with-mounts']).out, /Nothing changed/);
+
+      const later = run(s, []);
+      assert.match(later.out, /note: \/etc\/systemd\/system\/ripwerk\.service\.d\/mounts\.conf \(from --with-mounts\) stays/);
+      assert.deepEqual(changing(later.calls), []);
+      assert.ok(fs.existsSync(path.join(s.root, dropin)));
+
+      const coordinator = sandbox('mounts-coordinator');
+      assert.equal(run(coordinator, ['--coordinator', '--with-mounts']).status, 0);
+      assert.ok(fs.existsSync(path.join(coordinator.root, 'etc/systemd/system/ripwerk-coordinator.service.d/mounts.conf')));
+      const agent = run(sandbox('mounts-agent'), ['--agent', '--coordinator-url', 'mqtt://server:1883', '--with-mounts']);
+      assert.equal(agent.status, 2);
+      assert.match(agent.out, /--with-mounts goes with the host that runs the coordinator/);
     });
   });
 });

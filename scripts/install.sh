@@ -193,6 +193,8 @@ if [ "$MODE" != coordinator ]; then
   packages+=(handbrake-cli ffmpeg lsdvd dvdbackup abcde cdparanoia flac libcdio-utils eject setcd python3)
 fi
 packages+=(ca-certificates) # npm and the ripper key refresh use https
+# --with-mounts: the mount helpers for SMB and NFS, and smbclient for the share list of a NAS.
+[ "$WITH_MOUNTS" = 1 ] && packages+=(cifs-utils nfs-common smbclient)
 missing=()
 for p in "${packages[@]}"; do installed "$p" || missing+=("$p"); done
 if [ "${#missing[@]}" -gt 0 ]; then

@@ -35,7 +35,7 @@ export function explainMountError(stderr: string, opts: { protocol: 'smb' | 'nfs
     if (lower.includes('no such device')) return 'this machine cannot mount NFS exports: its kernel has no nfs support';
   }
   if (lower.includes('only root can') || lower.includes('must be superuser') || lower.includes('operation not permitted')) {
-    return 'Ripwerk may not mount here: the service needs the right to mount (run it as root or give it CAP_SYS_ADMIN, see docs/install.md)';
+    return 'Ripwerk may not mount here: the service needs the right to mount (on a systemd install: sudo bash scripts/install.sh --with-mounts, see docs/install.md)';
   }
   return `mounting failed: ${firstLine(stderr) || 'no reason given'}`;
 }

@@ -601,6 +601,7 @@ Components: main
       assert.ok(!fs.existsSync(path.join(s.root, paths)), 'ReadWritePaths= would give the service its own mount namespace again');
       assert.match(r.out, /installed \/etc\/systemd\/system\/ripwerk\.service\.d\/mounts\.conf \(the service may mount NAS shares/);
       assert.deepEqual(changing(r.calls).filter((c) => c.startsWith('systemctl')), ['systemctl daemon-reload', 'systemctl restart ripwerk.service']);
+      assert.ok(r.calls.includes('apt-get install -y -qq --no-install-recommends cifs-utils nfs-common smbclient'), r.calls.join('\n'));
       assert.match(run(s, ['--with-mounts']).out, /Nothing changed/);
 
       const later = run(s, []);

@@ -52,6 +52,37 @@ describe('systemd units', { skip: hasAnalyze ? false : 'systemd-analyze is not i
   });
 });
 
+describe('the mounts drop-in (systemd/ripwerk-mounts.conf)', () => {
+  const dropin = fs.readFileSync(path.join(REPO_DIR, 'systemd', 'ripwerk-mounts.conf'), 'utf8');
+  const value = (text: string, key: string) => [...text.matchAll(new RegExp(`^${key}=(.*)$`, 'gm'))].map((m) => m[1]).at(-1);
+  /** Settings that give a unit a mount namespace of its own, whose mounts never reach the host (systemd.exec(5)). */
+  const NAMESPACING = ['ProtectSystem', 'ProtectHome', 'PrivateTmp', 'PrivateMounts', 'PrivateDevices', 'ReadWritePaths', 'ReadOnlyPaths', 'InaccessiblePaths', 'ProtectKernelTunables', 'ProtectKernelModules', 'ProtectKernelLogs', 'ProtectControlGroups', 'TemporaryFileSystem', 'BindPaths', 'MountFlags', 'ProtectProc', 'ProcSubset'];
+
+  it('turns off every setting of the units that would hide the service\'s mounts from the host', () => {
+    for (const unit of ['ripwerk.service', 'ripwerk-coordinator.service']) {
+      const text = fs.readFileSync(path.join(REPO_DIR, 'systemd', unit), 'utf8');
+      for (const key of NAMESPACING) {
+        const inUnit = value(text, key);
+        if (inUnit === undefined || inUnit === '' || inUnit === 'no' || inUnit === 'default' || inUnit === 'all') continue;
+        assert.ok(['no', ''].includes(value(dropin, key) ?? 'unset'), `${unit} sets ${key}=${inUnit}; the drop-in must reset it`);
+      }
+    }
+    assert.equal(value(dropin, 'User'), 'root', 'mount(8) mounts for root only');
+    assert.equal(value(dropin, 'Group'), 'ripwerk', 'files stay readable for the group ripwerk');
+    assert.equal(value(dropin, 'NoNewPrivileges'), 'no');
+    assert.match(value(dropin, 'CapabilityBoundingSet') ?? '', /\bCAP_SYS_ADMIN\b/);
+  });
+
+  it('passes systemd-analyze verify together with the unit', { skip: hasAnalyze ? false : 'systemd-analyze is not installed' }, () => {
+    // Offline verify reads no drop-in folder: the drop-in's lines are appended to the unit, as systemd merges them.
+    const file = path.join(root, 'ripwerk-with-mounts.service');
+    fs.writeFileSync(file, `${fs.readFileSync(installed('ripwerk.service'), 'utf8')}\n${dropin}`);
+    const r = analyze(['verify', '--man=no', file]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(`${r.stdout}${r.stderr}`.trim(), '');
+  });
+});
+
 describe('reverse proxy sample', () => {
   it('sets X-Real-IP, allows 64 MB bodies and waits 3600 s on long transfers', () => {
     const conf = fs.readFileSync(path.join(REPO_DIR, 'deploy', 'nginx-ripwerk.conf'), 'utf8');

@@ -88,7 +88,7 @@ describe('pipeline: coordinator and two agents, both rip backends, real HandBrak
     assert.ok(Math.abs(Number(probe) - 12) < 1.5, `transcoded duration ${probe} is about 12 s`);
   });
 
-  it('rips with MakeMKV (main feature only) and transcodes on any free worker; keepOriginal keeps raw data', async () => {
+  it('rips with MakeMKV (main feature only) and transcodes on any free worker; keepOriginal moves the raw rip into Originale', async () => {
     assert.equal((await api(c.url, 'PUT', '/settings', { keepOriginal: true })).status, 200);
     insertDisc(keller.driveDir, iso());
     const device = await waitForDisc(c.url, keller);
@@ -97,19 +97,22 @@ describe('pipeline: coordinator and two agents, both rip backends, real HandBrak
     const done = await waitForStatus(c.url, created.body.id, ['completed']);
     assert.equal(done.output_path, path.join(w.media, 'Serien', 'Test Serie', 'Season 02'));
     const raw = path.join(w.raw, done.id);
-    assert.deepEqual(fs.readdirSync(raw), ['TEST_MOVIE_t01.mkv'], 'only the longest title (75 s, number 1) was ripped and kept, under MakeMKV\'s own name');
-    assert.equal(done.can_retry, true);
-    const roh = await api<{ state: string; path: string; size_bytes: number; can_retry: boolean }>(c.url, 'GET', `/jobs/${done.id}/rohdaten`);
-    assert.equal(roh.body.state, 'present');
-    assert.equal(roh.body.path, raw);
-    assert.ok(roh.body.size_bytes >= fs.statSync(path.join(raw, 'TEST_MOVIE_t01.mkv')).size);
+    const originals = path.join(w.media, 'Originale', 'Test Serie', 'Season 02');
+    assert.deepEqual(fs.readdirSync(originals), ['TEST_MOVIE_t01.mkv'], 'only the longest title (75 s, number 1) was ripped, and kept under MakeMKV\'s own name');
+    assert.ok(fs.statSync(path.join(originals, 'TEST_MOVIE_t01.mkv')).size > 0);
+    assert.equal(fs.existsSync(raw), false, 'the raw folder is gone once its files moved');
+    assert.equal(done.can_retry, false);
+    const roh = await api<{ state: string; path: string | null; can_retry: boolean }>(c.url, 'GET', `/jobs/${done.id}/rohdaten`);
+    assert.deepEqual([roh.body.state, roh.body.path, roh.body.can_retry], ['absent', null, false]);
     const files = await api<{ name: string }[]>(c.url, 'GET', `/jobs/${done.id}/files`);
     assert.deepEqual(files.body.map((f) => f.name), ['Test Serie - S02E01.mkv']);
+    const detail = await api<{ logs: { message: string }[] }>(c.url, 'GET', `/jobs/${done.id}/detail`);
+    assert.ok(detail.body.logs.some((l) => l.message.includes(`originals kept in ${originals}`)), 'the job log says where the originals went');
 
-    const del = await api<{ deleted: string; raw_removed: string }>(c.url, 'DELETE', `/jobs/${done.id}?rohdaten=true`);
+    const del = await api<{ deleted: string; raw_removed: string | null }>(c.url, 'DELETE', `/jobs/${done.id}?rohdaten=true`);
     assert.equal(del.status, 200);
-    assert.equal(del.body.raw_removed, raw);
-    assert.equal(fs.existsSync(raw), false);
+    assert.equal(del.body.raw_removed, null);
+    assert.ok(fs.existsSync(path.join(originals, 'TEST_MOVIE_t01.mkv')), 'the kept originals are not raw data: deleting the job leaves them');
     assert.ok(fs.existsSync(path.join(done.output_path as string, 'Test Serie - S02E01.mkv')), 'output files always remain');
     assert.equal((await api(c.url, 'GET', `/jobs/${done.id}/detail`)).status, 404);
     await api(c.url, 'PUT', '/settings', { keepOriginal: false });

@@ -15,7 +15,7 @@ describe('4K UHD discs: failure reasons and the free-space check', () => {
   let kino: AgentHandle;
   const device = 'kino-drive-kino';
 
-  async function ripFails(mode: string, size: number): Promise<string> {
+  async function ripFails(mode: string, size: number): Promise<JobJson> {
     await kino.proc.kill('SIGTERM');
     kino = await restartAgent({ ...kino, env: { ...kino.env, FAKE_MAKEMKV_MODE: mode } });
     for (const f of fs.readdirSync(kino.driveDir)) fs.rmSync(path.join(kino.driveDir, f), { recursive: true, force: true });
@@ -23,7 +23,7 @@ describe('4K UHD discs: failure reasons and the free-space check', () => {
     await waitFor('the UHD disc', async () => (await api<Device[]>(c.url, 'GET', '/devices')).body.find((d) => d.name === device && d.disc?.type === 'uhd'), 30_000);
     const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
     assert.equal(created.status, 201, created.text);
-    return (await waitForStatus(c.url, created.body.id, ['failed'])).error ?? '';
+    return waitForStatus(c.url, created.body.id, ['failed']);
   }
 
   before(async () => {
@@ -34,20 +34,25 @@ describe('4K UHD discs: failure reasons and the free-space check', () => {
   after(stopAll);
 
   it('says to install a key store, naming the key count, when the volume key is unknown', async () => {
-    const error = await ripFails('volume-key-unknown', 60 * 1024 ** 3);
+    const { error } = await ripFails('volume-key-unknown', 60 * 1024 ** 3);
     assert.equal(error, 'the volume key of this 4K UHD disc is unknown: install a key store (POST /api/system/keystore); this worker knows 0 disc keys');
   });
 
   it('says a drive firmware mode with raw access is needed on code 11', async () => {
-    const error = await ripFails('fail-open', 60 * 1024 ** 3);
-    assert.match(error, /could not open this 4K UHD disc \(code 11\): reading 4K UHD discs needs a drive firmware mode with raw disc access/);
+    const job = await ripFails('fail-open', 60 * 1024 ** 3);
+    assert.match(job.error ?? '', /could not open this 4K UHD disc \(code 11\): reading 4K UHD discs needs a drive firmware mode with raw disc access/);
+    // The rip wrote no video file: its empty raw folder is removed and nothing offers a retry.
+    assert.equal(fs.existsSync(path.join(w.raw, job.id)), false);
+    assert.equal(job.can_retry, false);
+    const roh = await api<{ state: string; can_retry: boolean }>(c.url, 'GET', `/jobs/${job.id}/rohdaten`);
+    assert.deepEqual([roh.body.state, roh.body.can_retry], ['absent', false]);
   });
 
   it('refuses a disc larger than the free space of the raw folder, with both sizes', async () => {
     const st = fs.statfsSync(w.raw);
     const free = st.bavail * st.bsize;
-    const error = await ripFails('', free + 20 * 1024 ** 3);
-    assert.match(error, new RegExp(`^not enough free space in ${w.raw}/[0-9a-f-]+: the rip needs about \\d+\\.\\d GB, \\d+\\.\\d GB are free$`));
+    const { error } = await ripFails('', free + 20 * 1024 ** 3);
+    assert.match(error ?? '', new RegExp(`^not enough free space in ${w.raw}/[0-9a-f-]+: the rip needs about \\d+\\.\\d GB, \\d+\\.\\d GB are free$`));
     assert.deepEqual(fs.readdirSync(w.media), [], 'nothing was written to the library');
   });
 });

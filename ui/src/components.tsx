@@ -1,12 +1,13 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { t } from './i18n/index.js';
 
 /** A quiet marker that what is shown is from an earlier, successful fetch. */
 export function Stale({ stale, error }: { stale: boolean; error?: string | null }) {
   if (!stale) return null;
   return (
     <span class="stale" role="status" title={error ?? undefined}>
-      veraltet
+      {t('common.stale')}
     </span>
   );
 }
@@ -74,7 +75,7 @@ export function Dialog({ title, onClose, children }: { title: string; onClose: (
         <header class="section-head">
           <h2>{title}</h2>
           <div class="spacer" />
-          <button type="button" aria-label="Schließen" onClick={onClose}>
+          <button type="button" aria-label={t('common.close')} onClick={onClose}>
             ×
           </button>
         </header>

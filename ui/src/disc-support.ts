@@ -1,0 +1,68 @@
+/**
+ * Which disc kinds a worker can rip (GET /system/info `workers[i].disc_kinds`) in words: the rows of
+ * the System page and the drive card's warning before a rip that would fail. A worker that does not
+ * report the field yet is unknown: no rows, no warning.
+ */
+import { t, tKnown } from './i18n/index.js';
+
+export const DISC_KINDS = ['audio_cd', 'dvd', 'dvd_protected', 'bluray', 'uhd'] as const;
+export type DiscKind = (typeof DISC_KINDS)[number];
+export interface KindSupport {
+  can: boolean;
+  /** What is missing: abcde, cdparanoia, lsdvd, dvdbackup, ffmpeg, libdvdcss, makemkvcon, keystore, native. */
+  missing: string | null;
+}
+export type DiscKinds = Partial<Record<DiscKind, KindSupport>>;
+
+/**
+ * The kind a disc of GET /devices needs. The disc object does not say whether a DVD is protected, so a
+ * DVD is taken as unprotected: the warning comes only when the worker cannot rip DVDs at all.
+ */
+export function kindOfDisc(type: string): DiscKind | null {
+  switch (type) {
+    case 'cd':
+      return 'audio_cd';
+    case 'dvd':
+      return 'dvd';
+    case 'bluray':
+      return 'bluray';
+    case 'uhd':
+      return 'uhd';
+    default:
+      return null;
+  }
+}
+
+/** What is missing and how to add it, in the chosen language. */
+export function missingText(code: string | null): string {
+  if (!code) return '';
+  return tKnown(`missing.${code}`) ?? t('missing.other', { code });
+}
+
+export interface KindRow {
+  kind: DiscKind;
+  label: string;
+  can: boolean;
+  /** Why not and the fix; "" when it can. */
+  fix: string;
+}
+
+/** One row per disc kind the worker reports, in a fixed order; null when the worker reports none. */
+export function kindRows(kinds: DiscKinds | null | undefined): KindRow[] | null {
+  if (!kinds || typeof kinds !== 'object') return null;
+  const rows: KindRow[] = [];
+  for (const kind of DISC_KINDS) {
+    const s = kinds[kind];
+    if (!s || typeof s.can !== 'boolean') continue;
+    rows.push({ kind, label: t(`kind.${kind}`), can: s.can, fix: s.can ? '' : missingText(s.missing) });
+  }
+  return rows.length ? rows : null;
+}
+
+/** The warning for a drive whose worker cannot rip the inserted disc, or null (can, or unknown). */
+export function ripWarning(worker: string, kinds: DiscKinds | null | undefined, discType: string): string | null {
+  const kind = kindOfDisc(discType);
+  const s = kind ? kinds?.[kind] : undefined;
+  if (!kind || !s || s.can !== false) return null;
+  return t('drive.cannotRip', { worker, kind: t(`kind.${kind}`), missing: missingText(s.missing) }).trim();
+}

@@ -52,7 +52,7 @@ export function Action({ label, run, kind, disabled, testId }: { label: string; 
         {label}
       </button>
       {error && (
-        <span class="error" role="alert">
+        <span class="error" role="alert" translate={false}>
           {error}
         </span>
       )}

@@ -13,7 +13,7 @@ function Files({ job }: { job: Job }) {
   useEffect(() => {
     get<{ name: string; size: number }[]>(`/jobs/${job.id}/files`).then(setFiles, (err: Error) => setError(err.message));
   }, [job.id]);
-  if (error) return <p class="muted">{error}</p>;
+  if (error) return <p class="muted" translate={false}>{error}</p>;
   if (!files) return <p class="muted">{t('common.loading')}</p>;
   if (!files.length) return <p class="muted">{t('jobs.noFiles')}</p>;
   return (
@@ -86,7 +86,11 @@ function JobRow({ job, refresh }: { job: Job; refresh(): void }) {
           .filter(Boolean)
           .join(' · ')}
       </p>
-      {job.error && <p class="error">{job.error}</p>}
+      {job.error && (
+        <p class="error" translate={false}>
+          {job.error}
+        </p>
+      )}
       <div class="row">
         {active && job.status !== 'canceling' && <Action label={t('jobs.cancel')} run={act('cancel')} />}
         {!active && job.can_retry && <Action label={t('jobs.retryTranscode')} run={act('retry-transcode')} />}

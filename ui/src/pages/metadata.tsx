@@ -68,7 +68,7 @@ export function MetadataPage() {
         <ul class="status-list">
           {status.data?.sources.map((s) => (
             <li key={s.source} class={s.ok ? 'ok' : s.configured ? 'error' : 'muted'} data-testid={`source-${s.source}`}>
-              {sourceText(s.source)}: {s.ok ? (s.latency_ms !== null ? t('meta.connectedMs', { ms: s.latency_ms }) : t('meta.connected')) : s.message}
+              {sourceText(s.source)}: {s.ok ? (s.latency_ms !== null ? t('meta.connectedMs', { ms: s.latency_ms }) : t('meta.connected')) : <span translate={false}>{s.message}</span>}
               {s.auth && ` · ${t('meta.auth', { auth: s.auth })}`}
             </li>
           ))}
@@ -97,9 +97,13 @@ export function MetadataPage() {
             ))}
           </select>
         </label>
-        {searchError && <p class="error">{searchError}</p>}
+        {searchError && (
+          <p class="error" translate={false}>
+            {searchError}
+          </p>
+        )}
         {errors.map((e) => (
-          <p class="muted" key={e.source}>
+          <p class="muted" key={e.source} translate={false}>
             {sourceText(e.source)}: {e.message}
           </p>
         ))}
@@ -123,7 +127,11 @@ export function MetadataPage() {
                   <p class="muted">
                     {sourceText(m.source)} · {m.kind === 'series' ? t('meta.series') : t('meta.movie')} · {t('meta.similarity', { n: Math.round(m.similarity * 100) })}
                   </p>
-                  {m.overview && <p class="overview">{m.overview}</p>}
+                  {m.overview && (
+                    <p class="overview" translate={false}>
+                      {m.overview}
+                    </p>
+                  )}
                   <button type="button" disabled={!chosenTarget} onClick={() => void pick(m)} data-testid="meta-pick">
                     {t('meta.pick')}
                   </button>

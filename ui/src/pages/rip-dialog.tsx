@@ -149,7 +149,11 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
           <fieldset>
             <legend>{t('rip.titles')}</legend>
             {!tracks && !scanError && <p class="muted">{t('rip.reading')}</p>}
-            {scanError && <p class="error">{scanError}</p>}
+            {scanError && (
+              <p class="error" translate={false}>
+                {scanError}
+              </p>
+            )}
             {tracks?.map((x) => (
               <label class="check" key={x.number}>
                 <input type="checkbox" checked={!mainFeatureOnly && chosen.has(x.number)} disabled={mainFeatureOnly} onChange={() => toggle(x.number)} data-testid={`title-${x.number}`} />
@@ -228,7 +232,7 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
           </label>
         </fieldset>
         {error && (
-          <p class="error" role="alert">
+          <p class="error" role="alert" translate={false}>
             {error}
           </p>
         )}

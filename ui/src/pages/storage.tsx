@@ -69,13 +69,17 @@ export function StoragePage() {
         {info.data
           ?.filter((d) => d.warnung)
           .map((d) => (
-            <p class="warn" role="alert" key={d.name}>
+            <p class="warn" role="alert" key={d.name} translate={false}>
               {t('storage.warning', { text: d.warnung ?? '' })}
             </p>
           ))}
       </Section>
       <Section title={t('storage.mounts')} stale={mounts.stale} error={mounts.error}>
-        {mounts.data === null && mounts.error && <p class="muted">{mounts.error}</p>}
+        {mounts.data === null && mounts.error && (
+          <p class="muted" translate={false}>
+            {mounts.error}
+          </p>
+        )}
         {mounts.data?.length === 0 && <Empty>{t('storage.noMounts')}</Empty>}
         <ul class="status-list">
           {mounts.data?.map((m) => (
@@ -96,7 +100,7 @@ export function StoragePage() {
                 {m.has_credentials && ` · ${t('storage.withCredentials')}`}
               </p>
               {m.warnung && (
-                <p class="warn" role="alert">
+                <p class="warn" role="alert" translate={false}>
                   {m.warnung}
                 </p>
               )}

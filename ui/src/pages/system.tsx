@@ -106,7 +106,11 @@ export function SystemPage() {
                 <td>
                   {u.latest ?? '–'}
                   {u.update_available && ` ${t('system.updateAvailable')}`}
-                  {u.error && <span class="muted"> · {u.error}</span>}
+                  {u.error && (
+                    <span class="muted" translate={false}>
+                      {` · ${u.error}`}
+                    </span>
+                  )}
                 </td>
               </tr>
             ))}
@@ -159,7 +163,7 @@ export function SystemPage() {
       <Section title={t('system.log')} stale={logs.stale} error={logs.error}>
         <ul class="logs">
           {logs.data?.map((l, i) => (
-            <li key={i} class={`log-${l.level}`}>
+            <li key={i} class={`log-${l.level}`} translate={false}>
               <span class="muted">{when(l.ts)}</span> {l.source}: {l.message}
             </li>
           ))}

@@ -55,7 +55,9 @@ export function WorkersPage() {
                   </details>
                   {p?.recommendation && (
                     <p>
-                      {t('workers.recommended')} <strong>{p.recommendation.preset ?? '–'}</strong> <span class="muted">({p.recommendation.reason})</span>
+                      {t('workers.recommended')} <strong>{p.recommendation.preset ?? '–'}</strong> <span class="muted" translate={false}>
+                        ({p.recommendation.reason})
+                      </span>
                     </p>
                   )}
                   {p?.categories && (
@@ -94,7 +96,9 @@ export function WorkersPage() {
                 {pathMap.data.variable}={pathMap.data.value}
               </pre>
             )}
-            <p class={pathMap.data.entries.length ? 'muted' : 'warn'}>{pathMap.data.hinweis}</p>
+            <p class={pathMap.data.entries.length ? 'muted' : 'warn'} translate={false}>
+              {pathMap.data.hinweis}
+            </p>
             {pathMap.data.entries.length > 0 && (
               <ul>
                 {pathMap.data.entries.map((e) => (

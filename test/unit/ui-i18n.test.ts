@@ -79,13 +79,14 @@ describe('disc kinds per worker', () => {
         ['uhd', false],
       ],
     );
-    assert.equal(rows?.[2].fix, 'libdvdcss fehlt: sudo bash scripts/install.sh --with-libdvdcss');
-    assert.equal(rows?.[3].fix, 'MakeMKV fehlt: sudo bash scripts/install.sh --with-makemkv --accept-makemkv-eula');
-    assert.equal(rows?.[0].fix, '');
+    assert.deepEqual(rows?.[2].missing, { text: 'libdvdcss fehlt', command: 'sudo bash scripts/install.sh --with-libdvdcss' });
+    assert.deepEqual(rows?.[3].missing, { text: 'MakeMKV fehlt', command: 'sudo bash scripts/install.sh --with-makemkv --accept-makemkv-eula' });
+    assert.deepEqual(rows?.[4].missing, { text: 'kein Schlüsselspeicher (unter System → Schlüssel hochladen)', command: null });
+    assert.equal(rows?.[0].missing, null);
     m.setLang('en');
     assert.equal(m.kindRows(kinds)?.[3].label, 'Blu-rays');
-    assert.equal(m.kindRows(kinds)?.[2].fix, 'libdvdcss is missing: sudo bash scripts/install.sh --with-libdvdcss');
-    assert.equal(m.kindRows({ ...kinds, dvd: { can: false, missing: 'something-new' } })?.[1].fix, 'missing: something-new', 'an unknown code is named as it comes');
+    assert.deepEqual(m.kindRows(kinds)?.[2].missing, { text: 'libdvdcss is missing', command: 'sudo bash scripts/install.sh --with-libdvdcss' });
+    assert.deepEqual(m.kindRows({ ...kinds, dvd: { can: false, missing: 'something-new' } })?.[1].missing, { text: 'missing: something-new', command: null }, 'an unknown code is named as it comes');
   });
 
   it('is unknown (no rows, no warning) when the worker does not report it', async () => {
@@ -100,12 +101,13 @@ describe('disc kinds per worker', () => {
   it('warns on the drive card only for a disc the worker cannot rip', async () => {
     const m = await uiModules();
     m.setLang('de');
-    assert.equal(m.ripWarning('flur', kinds, 'bluray'), 'flur kann Blu-rays nicht rippen. MakeMKV fehlt: sudo bash scripts/install.sh --with-makemkv --accept-makemkv-eula');
+    assert.deepEqual(m.ripWarning('flur', kinds, 'bluray'), { text: 'flur kann Blu-rays nicht rippen: MakeMKV fehlt.', command: 'sudo bash scripts/install.sh --with-makemkv --accept-makemkv-eula' });
     assert.equal(m.ripWarning('flur', kinds, 'dvd'), null, 'protection is not known for a DVD: no warning while unprotected DVDs work');
     assert.equal(m.ripWarning('flur', kinds, 'cd'), null);
     assert.equal(m.ripWarning('flur', kinds, 'unknown'), null);
     m.setLang('en');
-    assert.equal(m.ripWarning('flur', { ...kinds, dvd: { can: false, missing: 'lsdvd' } }, 'dvd'), 'flur cannot rip DVDs without copy protection. lsdvd is missing: sudo apt-get install lsdvd');
+    assert.deepEqual(m.ripWarning('flur', { ...kinds, dvd: { can: false, missing: 'lsdvd' } }, 'dvd'), { text: 'flur cannot rip DVDs without copy protection: lsdvd is missing.', command: 'sudo apt-get install lsdvd' });
+    assert.deepEqual(m.ripWarning('flur', { ...kinds, uhd: { can: false, missing: null } }, 'uhd'), { text: 'flur cannot rip 4K UHD Blu-rays: unknown.', command: null });
   });
 });
 

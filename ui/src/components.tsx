@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { Missing } from './disc-support.js';
 import { t } from './i18n/index.js';
 
 /** A quiet marker that what is shown is from an earlier, successful fetch. */
@@ -96,4 +97,15 @@ export function Progress({ value, label }: { value: number; label: string }) {
 
 export function Empty({ children }: { children: ComponentChildren }) {
   return <p class="empty">{children}</p>;
+}
+
+/** What a worker lacks for a disc kind, with the command that adds it. */
+export function MissingFix({ missing }: { missing: Missing }) {
+  return (
+    <span class="missing">
+      {': '}
+      {missing.text}
+      {missing.command && <code>{missing.command}</code>}
+    </span>
+  );
 }

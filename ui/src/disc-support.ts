@@ -33,18 +33,35 @@ export function kindOfDisc(type: string): DiscKind | null {
   }
 }
 
-/** What is missing and how to add it, in the chosen language. */
-export function missingText(code: string | null): string {
-  if (!code) return '';
-  return tKnown(`missing.${code}`) ?? t('missing.other', { code });
+/** The command that adds a missing piece (language-neutral); pieces fixed otherwise have none. */
+const FIX_COMMAND: Record<string, string> = {
+  abcde: 'sudo apt-get install abcde',
+  cdparanoia: 'sudo apt-get install cdparanoia',
+  lsdvd: 'sudo apt-get install lsdvd',
+  dvdbackup: 'sudo apt-get install dvdbackup',
+  ffmpeg: 'sudo apt-get install ffmpeg',
+  libdvdcss: 'sudo bash scripts/install.sh --with-libdvdcss',
+  makemkvcon: 'sudo bash scripts/install.sh --with-makemkv --accept-makemkv-eula',
+};
+
+export interface Missing {
+  /** What is missing, in the chosen language. */
+  text: string;
+  /** The command that adds it, or null. */
+  command: string | null;
+}
+
+export function missingOf(code: string | null): Missing {
+  if (!code) return { text: '', command: null };
+  return { text: tKnown(`missing.${code}`) ?? t('missing.other', { code }), command: FIX_COMMAND[code] ?? null };
 }
 
 export interface KindRow {
   kind: DiscKind;
   label: string;
   can: boolean;
-  /** Why not and the fix; "" when it can. */
-  fix: string;
+  /** Why not and the fix; null when it can. */
+  missing: Missing | null;
 }
 
 /** One row per disc kind the worker reports, in a fixed order; null when the worker reports none. */
@@ -54,15 +71,16 @@ export function kindRows(kinds: DiscKinds | null | undefined): KindRow[] | null 
   for (const kind of DISC_KINDS) {
     const s = kinds[kind];
     if (!s || typeof s.can !== 'boolean') continue;
-    rows.push({ kind, label: t(`kind.${kind}`), can: s.can, fix: s.can ? '' : missingText(s.missing) });
+    rows.push({ kind, label: t(`kind.${kind}`), can: s.can, missing: s.can ? null : missingOf(s.missing) });
   }
   return rows.length ? rows : null;
 }
 
-/** The warning for a drive whose worker cannot rip the inserted disc, or null (can, or unknown). */
-export function ripWarning(worker: string, kinds: DiscKinds | null | undefined, discType: string): string | null {
+/** The warning for a drive whose worker cannot rip the inserted disc, or null (it can, or unknown). */
+export function ripWarning(worker: string, kinds: DiscKinds | null | undefined, discType: string): Missing | null {
   const kind = kindOfDisc(discType);
   const s = kind ? kinds?.[kind] : undefined;
   if (!kind || !s || s.can !== false) return null;
-  return t('drive.cannotRip', { worker, kind: t(`kind.${kind}`), missing: missingText(s.missing) }).trim();
+  const missing = missingOf(s.missing);
+  return { text: t('drive.cannotRip', { worker, kind: t(`kind.${kind}`), missing: missing.text || t('disc.unknown') }), command: missing.command };
 }

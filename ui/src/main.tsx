@@ -61,6 +61,7 @@ function App() {
         <a class="brand" href="#/laufwerke">
           Ripwerk
         </a>
+        <LanguageSwitch onChange={switchLang} />
         <nav aria-label={t('nav.label')}>
           {PAGES.map((p) => (
             <a key={p.hash} href={p.hash} aria-current={p === page ? 'page' : undefined}>
@@ -68,7 +69,6 @@ function App() {
             </a>
           ))}
         </nav>
-        <LanguageSwitch onChange={switchLang} />
       </header>
       <main>{setup && !setup.complete ? <Wizard onDone={() => setSetup({ complete: true })} /> : <View />}</main>
     </>

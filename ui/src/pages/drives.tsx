@@ -55,7 +55,8 @@ function DriveCard({ device, jobs, kinds, onRip }: { device: Device; jobs: Job[]
         {device.busy_job && <p class="muted">{t('drive.busy', { id: device.busy_job.slice(0, 8) })}</p>}
         {warning && !device.busy_job && (
           <p class="warn" role="alert" data-testid="rip-warning">
-            {warning}
+            {warning.text}
+            {warning.command && <code>{warning.command}</code>}
           </p>
         )}
         <div class="row">

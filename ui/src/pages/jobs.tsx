@@ -79,7 +79,7 @@ function JobRow({ job, refresh }: { job: Job; refresh(): void }) {
         {[
           active && percent(job.progress, job.progress < 10 ? 1 : 0),
           active && etaText(job.eta_sekunden),
-          job.transcode_node && t('jobs.transcodeOn', { node: job.transcode_node }),
+          job.transcode_node && t(active ? 'jobs.transcodeOn' : 'jobs.transcodedOn', { node: job.transcode_node }),
           job.device,
           when(job.created_at),
         ]

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { API, post, request } from '../api.js';
-import { Action, Section } from '../components.js';
+import { Action, MissingFix, Section } from '../components.js';
 import { kindRows, type DiscKinds } from '../disc-support.js';
 import { bytes, when } from '../format.js';
 import { t } from '../i18n/index.js';
@@ -68,9 +68,12 @@ function DiscKindsCard({ name, online, kinds }: { name: string; online: boolean;
         {rows ? (
           <ul class="kinds">
             {rows.map((r) => (
-              <li key={r.kind} class={r.can ? 'ok' : 'warn'} data-testid={`kind-${r.kind}`}>
-                <span aria-hidden="true">{r.can ? '✓' : '✗'}</span> {r.label}: {r.can ? t('system.can') : t('system.cannot')}
-                {r.fix && <span class="muted"> · {r.fix}</span>}
+              <li key={r.kind} data-testid={`kind-${r.kind}`}>
+                <span class={r.can ? 'ok' : 'warn'} role="img" aria-label={r.can ? t('system.can') : t('system.cannot')}>
+                  {r.can ? '✓' : '✗'}
+                </span>{' '}
+                {r.label}
+                {r.missing && <MissingFix missing={r.missing} />}
               </li>
             ))}
           </ul>

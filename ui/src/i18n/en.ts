@@ -280,7 +280,7 @@ export const en: Record<MessageKey, string> = {
   'workers.presetsError': 'Presets: {error}',
   'workers.remove': 'Remove worker',
   'workers.setupTitle': 'Set up another worker',
-  'workers.setupText': 'A worker on another machine needs the broker address ({url}) and the broker secret ({secret}): it is on this machine in {file}, for example with {cat}. {install} sets it up.',
+  'workers.setupText': 'A worker on another machine needs the broker address ({url}) and the broker secret ({secret}): it is on this machine in {file}, for example with {cat}. Set it up with {install}.',
   'workers.thisHost': '<this machine>',
   'workers.pathMap': 'Path mapping',
   'workers.pathMapState': 'Path mapping: {text}',

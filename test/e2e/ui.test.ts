@@ -136,7 +136,7 @@ describe('web UI in Chromium', () => {
     const card = page.getByTestId(`drive-${device}`);
     await card.getByTestId('disc-title').filter({ hasText: 'Heat (1995)' }).waitFor({ timeout: 30_000 });
     assert.match(await card.innerText(), /DVD/);
-    assert.match(await card.innerText(), /Sicherheit 100 %/);
+    assert.match(await card.innerText(), /Sicherheit 100\s%/);
     await shoot('drives');
     await card.getByTestId('rip-open').click();
     const dialog = page.getByRole('dialog');

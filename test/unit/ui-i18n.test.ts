@@ -41,7 +41,7 @@ describe('UI catalogs', () => {
     assert.equal(m.etaText(30), 'noch weniger als eine Minute');
     assert.equal(m.etaText(3600 + 60), 'noch etwa 1 Stunde 1 Minute');
     assert.equal(m.etaText(null), null);
-    assert.equal(m.percent(4.25, 1), '4,3 %');
+    assert.equal(m.percent(4.25, 1), '4,3\u00a0%', 'a no-break space keeps the sign with the number');
     assert.equal(m.bytes(4_700_000_000), '4,7 GB');
     assert.match(m.dateTime('2026-03-01T18:05:00Z'), /^0?1\.0?3\.26/);
     m.setLang('en');

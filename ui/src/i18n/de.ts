@@ -17,7 +17,7 @@ export const de = {
   'common.loading': 'lädt …',
   'common.cancel': 'Abbrechen',
   'common.none': 'keine',
-  'common.percent': '{n} %',
+  'common.percent': '{n}\u00a0%',
   'common.online': 'online',
   'common.offline': 'offline',
 
@@ -64,7 +64,7 @@ export const de = {
 
   'drive.generic': 'Laufwerk',
   'drive.workerOffline': 'Worker offline',
-  'drive.confidence': 'Sicherheit {n} %',
+  'drive.confidence': 'Sicherheit {n}\u00a0%',
   'drive.audioTracks.one': '{n} Titel',
   'drive.audioTracks.other': '{n} Titel',
   'drive.alreadyRipped': 'schon gerippt',
@@ -144,7 +144,7 @@ export const de = {
   'meta.noHits': 'Keine Treffer.',
   'meta.series': 'Serie',
   'meta.movie': 'Film',
-  'meta.similarity': 'Ähnlichkeit {n} %',
+  'meta.similarity': 'Ähnlichkeit {n}\u00a0%',
   'meta.pick': 'Diesen Treffer übernehmen',
   'meta.applied': 'Übernommen: „{title}“ für {device}.',
   'meta.appliedJobs.one': 'Übernommen: „{title}“ für {device} und {n} Auftrag.',

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page, type Route } from 'playwright-core';
 import { REPO_DIR } from '../fixtures/tools-samples.js';
 import { FakeMount, unmountAllUnder } from '../fixtures/fake-mount.js';
 import { startSamba, SAMBA_PASSWORD, type Samba } from '../fixtures/samba.js';
@@ -311,7 +311,22 @@ describe('web UI in Chromium', () => {
     const row = en.getByTestId(`job-${job.id}`);
     await row.getByRole('progressbar').waitFor({ timeout: 30_000 });
     assert.match(await row.getByTestId('job-status').innerText(), /^(waiting|ripping|compressing)$/);
+    // The time left, as the API gives it (eta_sekunden and the German eta_text), worded by the UI in each language.
+    const withEta = async (route: Route) => {
+      const res = await route.fetch();
+      const list = (await res.json()) as { status: string; eta_sekunden: number | null; eta_text: string | null }[];
+      const json = list.map((j) => (['pending', 'processing', 'transcoding'].includes(j.status) ? { ...j, eta_sekunden: 722, eta_text: 'noch etwa 12 Minuten' } : j));
+      await route.fulfill({ response: res, json });
+    };
+    await en.route('**/api/jobs', withEta);
+    await page.route('**/api/jobs', withEta);
+    await nav('Aufträge');
+    const deRow = page.getByTestId(`job-${job.id}`);
+    await Promise.all([row.getByText(/ · about 12 minutes left · /).waitFor(), deRow.getByText(/ · noch etwa 12 Minuten · /).waitFor()]);
+    assert.doesNotMatch(await deRow.innerText(), /noch noch/);
     await shoot('jobs-running', en);
+    await en.unroute('**/api/jobs', withEta);
+    await page.unroute('**/api/jobs', withEta);
     await row.getByTestId('job-status').filter({ hasText: 'done' }).waitFor({ timeout: 180_000 });
     const done = await api<{ id: string; output_path: string | null }[]>(c.url, 'GET', '/jobs');
     assert.match(done.body.find((j) => j.id === job.id)?.output_path ?? '', /Serien\/Show\/Season 02/i);

@@ -381,6 +381,8 @@ describe('web UI in Chromium', () => {
     await shoot('metadata', en);
     await nav('Workers', en);
     await en.getByTestId('worker-flur').filter({ hasText: 'online' }).waitFor();
+    await en.getByTestId('worker-flur').getByText('Recommended preset:').waitFor();
+    assert.equal(await en.getByTestId('worker-flur').locator('[translate="no"]').count(), 1, 'the API\'s reason for the preset is marked as an API text');
     await shoot('workers', en);
     await nav('Storage', en);
     await en.getByRole('cell', { name: w.media, exact: true }).waitFor();

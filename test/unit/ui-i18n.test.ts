@@ -112,7 +112,7 @@ describe('disc kinds per worker', () => {
 });
 
 describe('rip dialog request', () => {
-  const base = { device: 'flur', titles: [3, 1], series: null, movie: { title: ' Heat ', year: '1995' }, targetDir: '/media/Filme', workDir: '', transcodeNode: '' };
+  const base = { device: 'flur', titles: [3, 1], series: null, release: null, movie: { title: ' Heat ', year: '1995' }, targetDir: '/media/Filme', workDir: '', transcodeNode: '' };
 
   it('sends main_feature_only and no titles when the box is ticked', async () => {
     const { ripRequest } = await uiModules();
@@ -135,5 +135,13 @@ describe('rip dialog request', () => {
     const { ripRequest } = await uiModules();
     const body = ripRequest({ ...base, mainFeatureOnly: false, movie: null, series: { name: ' Show ', season: 2, tmdbId: null } });
     assert.deepEqual([body.series, body.season, 'tmdb_id' in body, 'title' in body], ['Show', 2, false, false]);
+  });
+
+  it('sends the chosen MusicBrainz release of an audio CD', async () => {
+    const { ripRequest } = await uiModules();
+    const body = ripRequest({ ...base, mainFeatureOnly: null, titles: null, movie: null, release: 'mb-123' });
+    assert.equal(body.musicbrainz_release_id, 'mb-123');
+    assert.equal('title' in body, false);
+    assert.equal('main_feature_only' in body, false, 'a CD has no main feature');
   });
 });

@@ -3,7 +3,7 @@ import { post, posterSrc, type Device, type Job, type Worker } from '../api.js';
 import { Action, Empty, Section } from '../components.js';
 import { ripWarning, type DiscKinds } from '../disc-support.js';
 import { bytes, discTypeText } from '../format.js';
-import { t, tCount } from '../i18n/index.js';
+import { t, tCount, tKnown } from '../i18n/index.js';
 import { FAST_MS, SLOW_MS, usePoll } from '../poll.js';
 import { RipDialog } from './rip-dialog.js';
 
@@ -41,6 +41,8 @@ function DriveCard({ device, jobs, kinds, onRip }: { device: Device; jobs: Job[]
               {discTypeText(disc.type)} · {bytes(disc.size_bytes)}
               {disc.confidence !== null && ` · ${t('drive.confidence', { n: Math.round(disc.confidence * 100) })}`}
               {disc.audio_tracks ? ` · ${tCount('drive.audioTracks', disc.audio_tracks)}` : ''}
+              {disc.album && ` · ${tKnown(`drive.albumSource.${disc.album.source}`) ?? disc.album.source}`}
+              {disc.suggestions?.length ? ` · ${tCount('drive.moreReleases', disc.suggestions.length)}` : ''}
             </p>
             {disc.already_ripped && <p class="badge">{t('drive.alreadyRipped')}</p>}
           </div>

@@ -46,6 +46,7 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
   const [season, setSeason] = useState(disc.season ?? 1);
   const [episodes, setEpisodes] = useState<SeasonEpisode[] | null>(null);
   const [title, setTitle] = useState(disc.title);
+  const [release, setRelease] = useState('');
   const [year, setYear] = useState(disc.year ? String(disc.year) : '');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -120,9 +121,10 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
     try {
       const body = ripRequest({
         device: device.name,
-        mainFeatureOnly,
+        mainFeatureOnly: disc.type === 'cd' ? null : mainFeatureOnly,
         titles: tracks ? [...chosen] : null,
         series: disc.type !== 'cd' && isSeries ? { name: series, season, tmdbId: disc.tmdb_id } : null,
+        release: disc.type === 'cd' && release ? release : null,
         movie: disc.type !== 'cd' && !isSeries ? { title, year } : null,
         targetDir,
         workDir,
@@ -201,6 +203,21 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
                 </label>
               </div>
             )}
+          </fieldset>
+        )}
+        {disc.type === 'cd' && disc.album && (disc.suggestions?.length ?? 0) > 0 && (
+          <fieldset>
+            <legend>{t('rip.release')}</legend>
+            <select value={release} onChange={(e) => setRelease((e.target as HTMLSelectElement).value)} data-testid="cd-release">
+              <option value="">
+                {disc.album.artist} - {disc.album.album} ({disc.album.year ?? '?'})
+              </option>
+              {disc.suggestions?.map((r) => (
+                <option value={r.release_id} key={r.release_id}>
+                  {r.artist} - {r.album} ({[r.year, r.country].filter(Boolean).join(', ') || '?'}){r.exact ? '' : ` · ${t('rip.releaseInexact')}`}
+                </option>
+              ))}
+            </select>
           </fieldset>
         )}
         <fieldset>

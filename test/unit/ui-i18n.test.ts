@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { SETTING_DEFAULTS } from '../../coordinator/settings-store.js';
 import { uiModules } from '../fixtures/ui-modules.js';
 
 describe('UI catalogs', () => {
@@ -15,7 +16,12 @@ describe('UI catalogs', () => {
     assert.ok(Object.keys(de).length > 200, 'the catalogs hold the whole UI');
   });
 
-  it('chooses German only for a German browser, a stored choice wins', async () => {
+  it('label every setting of the API in both languages (the System page shows them all)', async () => {
+    const { de } = await uiModules();
+    assert.deepEqual(Object.keys(SETTING_DEFAULTS).filter((name) => !(`setting.${name}` in de)), []);
+  });
+
+    it('chooses German only for a German browser, a stored choice wins', async () => {
     const { chooseLang, localeFor } = await uiModules();
     assert.equal(chooseLang(null, ['de-DE', 'en']), 'de');
     assert.equal(chooseLang(null, ['de']), 'de');

@@ -170,6 +170,7 @@ export const de = {
   'setting.mediaServerKey': 'Medienserver-Schlüssel',
   'setting.webhookUrl': 'Benachrichtigungs-URL (Webhook)',
   'setting.webhookKind': 'Webhook-Art (auto, discord, slack, ntfy, generic)',
+  'setting.allowPrivateWebhooks': 'Webhook auch an diesen Rechner (localhost) oder link-lokale Adressen',
   'setting.tmdbApiKey': 'TMDB-Schlüssel',
   'setting.omdbApiKey': 'OMDb-Schlüssel',
   'setting.quickPickMovies': 'Ordner für Filme',

@@ -169,6 +169,7 @@ export const en: Record<MessageKey, string> = {
   'setting.mediaServerKey': 'Media server key',
   'setting.webhookUrl': 'Notification URL (webhook)',
   'setting.webhookKind': 'Webhook kind (auto, discord, slack, ntfy, generic)',
+  'setting.allowPrivateWebhooks': 'Allow the webhook to reach this machine (localhost) or link-local addresses',
   'setting.tmdbApiKey': 'TMDB key',
   'setting.omdbApiKey': 'OMDb key',
   'setting.quickPickMovies': 'Folder for movies',

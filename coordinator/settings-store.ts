@@ -156,13 +156,11 @@ export class SettingsStore {
     this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, JSON.stringify(value));
   }
 
-  /** The settings as the API shows them: only the settings themselves (no internal rows such as tracks:<device>), secrets masked, and credentials inside URLs too. */
+  /** The settings as the API shows them: secrets masked, and credentials inside URLs too. */
   publicView(): Record<string, unknown> {
     const all = this.all() as Record<string, unknown>;
-    const view: Record<string, unknown> = {};
-    for (const [name, value] of Object.entries(all)) if (isSettingName(name)) view[name] = value;
-    for (const name of SECRET_SETTINGS) if (view[name]) view[name] = SECRET_MASK;
-    for (const name of URL_SETTINGS) if (typeof view[name] === 'string') view[name] = maskUrlCredentials(view[name]);
-    return view;
+    for (const name of SECRET_SETTINGS) if (all[name]) all[name] = SECRET_MASK;
+    for (const name of URL_SETTINGS) if (typeof all[name] === 'string') all[name] = maskUrlCredentials(all[name]);
+    return all;
   }
 }

@@ -106,14 +106,6 @@ describe('SettingsStore', () => {
     for (const name of SECRET_SETTINGS) assert.equal(view[name], SECRET_MASK, name);
     assert.deepEqual([...SECRET_SETTINGS].sort(), ['mediaServerKey', 'omdbApiKey', 'ripperAppKey', 'tmdbApiKey', 'webhookUrl']);
   });
-
-  it('shows the settings only, not internal rows such as a drive\'s last title scan', () => {
-    const s = store();
-    s.setRaw('tracks:kitchen-sr0', { tracks: [{ number: 1, seconds: 60 }] });
-    const view = s.publicView();
-    assert.equal('tracks:kitchen-sr0' in view, false);
-    assert.equal(view.mainFeatureOnly, false);
-  });
 });
 
 describe('validateSetting', () => {

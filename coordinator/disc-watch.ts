@@ -1,6 +1,7 @@
 import type { AlbumInfo, DiscInfo } from '../shared/protocol.js';
 import type { AlbumSuggestion } from './metadata/album-choice.js';
 import type { Logger } from '../shared/log.js';
+import { ripsAsSeries } from '../shared/rip-as-series.js';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../shared/sqlite.js';
 import type { DeviceEntry } from './fleet.js';
@@ -126,7 +127,7 @@ export class DiscWatch {
       return;
     }
     // A season from the label makes it a series rip even when no database knew the title.
-    const series = identity.kind !== 'movie' && identity.season !== null;
+    const series = ripsAsSeries(identity);
     try {
       const job = await this.startRip({
         device: entry.name,

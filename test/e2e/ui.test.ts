@@ -1,16 +1,18 @@
 /**
  * The web UI in Debian's Chromium (playwright-core, never a downloaded browser) against a real
- * coordinator and agent on loopback with an image drive. Screenshots of the main pages at phone and
- * desktop widths go to test-output/screenshots/.
+ * coordinator and agent on loopback with an image drive, in German (a German browser) and in English
+ * (an English one). Screenshots of the main pages at phone and desktop widths in both languages go to
+ * test-output/screenshots/; every screenshot also checks that no text is missing from a catalog.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page, type Route } from 'playwright-core';
 import { REPO_DIR } from '../fixtures/tools-samples.js';
 import { FakeMount, unmountAllUnder } from '../fixtures/fake-mount.js';
 import { startSamba, SAMBA_PASSWORD, type Samba } from '../fixtures/samba.js';
+import { uiModules } from '../fixtures/ui-modules.js';
 import { emptyCatalogue, startMetadataServer, TMDB_V3_KEY, tmdbMovie, type MetadataServer } from '../fixtures/metadata-server.js';
 import { api, dvdImage, freePort, insertDisc, startAgent, startCoordinator, stopAll, waitFor, world, type AgentHandle, type CoordinatorHandle, type World } from './harness.js';
 
@@ -18,6 +20,8 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.join(REPO_DIR, 'test-output', 'screenshots');
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 860 };
+/** German that must not show in the English UI outside texts the API gives as they are (translate="no"). */
+const GERMAN = /[äöüÄÖÜß„]|\b(und|oder|nicht|keine?|noch|wird|für|mit|der|die|das|Auftrag|Laufwerk|Schlüssel|Einstellungen)\b/;
 
 describe('web UI in Chromium', () => {
   let w: World;
@@ -30,21 +34,45 @@ describe('web UI in Chromium', () => {
   const isRoot = process.getuid?.() === 0;
   let browser: Browser;
   let page: Page;
+  let en: Page;
+  let enContext: BrowserContext;
+  let catalogKeys: string[] = [];
   let base = '';
   const device = 'flur-drive-flur';
 
-  const nav = (name: string) => page.getByRole('navigation').getByRole('link', { name, exact: true }).click();
+  /** Opens a page of the UI afresh (a changed hash alone does not load the page again). */
+  const open = async (p: Page, hash: string) => {
+    await p.goto(`${base}/${hash}`);
+    await p.reload();
+  };
+  const nav = (name: string, p: Page = page) => p.getByRole('navigation').getByRole('link', { name, exact: true }).click();
 
-  async function shoot(name: string): Promise<void> {
+  /** No ⟦key⟧ marker and no bare catalog key anywhere in the page; in English no German outside API texts. */
+  async function assertCatalogTexts(p: Page): Promise<void> {
+    const { html, text, lang } = await p.evaluate(() => {
+      const copy = document.body.cloneNode(true) as HTMLElement;
+      for (const el of copy.querySelectorAll('[translate="no"]')) el.remove();
+      return { html: document.body.outerHTML, text: copy.innerText, lang: document.documentElement.lang };
+    });
+    assert.doesNotMatch(html, /⟦/, 'a text is missing from a catalog');
+    const bare = catalogKeys.filter((k) => html.includes(k));
+    assert.deepEqual(bare, [], 'catalog keys shown instead of texts');
+    if (lang === 'en') assert.doesNotMatch(text, GERMAN, 'German text in the English UI');
+  }
+
+  /** Checks the texts, then screenshots at phone and desktop width as <lang>-<name>-<width>.png. */
+  async function shoot(name: string, p: Page = page): Promise<void> {
+    await assertCatalogTexts(p);
+    const lang = await p.evaluate(() => document.documentElement.lang);
     for (const [label, size] of [
       ['phone', PHONE],
       ['desktop', DESKTOP],
     ] as const) {
-      await page.setViewportSize(size);
-      await page.waitForTimeout(150);
-      await page.screenshot({ path: path.join(SHOTS, `${name}-${label}.png`), fullPage: true });
+      await p.setViewportSize(size);
+      await p.waitForTimeout(150);
+      await p.screenshot({ path: path.join(SHOTS, `${lang}-${name}-${label}.png`), fullPage: true });
     }
-    await page.setViewportSize(DESKTOP);
+    await p.setViewportSize(DESKTOP);
   }
 
   before(async () => {
@@ -60,15 +88,31 @@ describe('web UI in Chromium', () => {
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
     const context = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true, locale: 'de-DE' });
     page = await context.newPage();
+    enContext = await browser.newContext({ viewport: DESKTOP, locale: 'en-US' });
+    en = await enContext.newPage();
+    catalogKeys = Object.keys((await uiModules()).de);
     // Posters of TMDB come from the fixture's image server in the test.
     await page.route('https://image.tmdb.org/**', (route) => route.fulfill({ status: 200, contentType: 'image/jpeg', body: Buffer.from([0xff, 0xd8, 0xff, 0xd9]) }));
   });
   after(async () => {
+    await enContext?.close();
     await browser?.close();
     await stopAll();
     await meta?.close();
     await samba?.stop();
     if (w) unmountAllUnder(w.media);
+  });
+
+  it('shows the first-run wizard in English to an English browser', async () => {
+    await en.goto(`${base}/`);
+    await en.getByTestId('wizard').waitFor();
+    await en.getByRole('heading', { name: 'Setup 1/4: Metadata' }).waitFor();
+    assert.equal(await en.evaluate(() => document.documentElement.lang), 'en');
+    await en.getByRole('button', { name: 'Save and continue' }).waitFor();
+    await shoot('wizard', en);
+    await en.getByTestId('wizard-skip').click();
+    await en.getByRole('heading', { name: 'Setup 2/4: Media server' }).waitFor();
+    await shoot('wizard-2', en);
   });
 
   it('walks the first-run wizard: saves the TMDB key, skips the rest, then shows the drives', async () => {
@@ -92,7 +136,7 @@ describe('web UI in Chromium', () => {
     const card = page.getByTestId(`drive-${device}`);
     await card.getByTestId('disc-title').filter({ hasText: 'Heat (1995)' }).waitFor({ timeout: 30_000 });
     assert.match(await card.innerText(), /DVD/);
-    assert.match(await card.innerText(), /Sicherheit 100 %/);
+    assert.match(await card.innerText(), /Sicherheit 100\s%/);
     await shoot('drives');
     await card.getByTestId('rip-open').click();
     const dialog = page.getByRole('dialog');
@@ -217,6 +261,131 @@ describe('web UI in Chromium', () => {
     await page.getByRole('heading', { name: 'Einstellungen' }).waitFor();
     await page.locator('input[name="transcodePreset"]').waitFor();
     await shoot('system');
-    await waitFor('every screenshot', async () => fs.readdirSync(SHOTS).length >= 20 || undefined, 5000);
+    await waitFor('every screenshot', async () => fs.readdirSync(SHOTS).filter((f) => f.startsWith('de-')).length >= 20 || undefined, 5000);
+  });
+
+  it('switches the language in the header, at once and remembered after a reload', async () => {
+    await nav('Laufwerke');
+    await page.getByTestId('lang-en').click();
+    await page.getByRole('heading', { name: 'Drives' }).waitFor();
+    assert.equal(await page.getByTestId('lang-en').getAttribute('aria-pressed'), 'true');
+    await page.reload();
+    await page.getByRole('heading', { name: 'Drives' }).waitFor();
+    assert.equal(await page.evaluate(() => [document.documentElement.lang, localStorage.getItem('ripwerk.lang')].join()), 'en,en');
+    await assertCatalogTexts(page);
+    await page.getByTestId('lang-de').click();
+    await page.getByRole('heading', { name: 'Laufwerke' }).waitFor();
+    await page.reload();
+    await page.getByRole('heading', { name: 'Laufwerke' }).waitFor();
+  });
+
+  it('in English: a series disc without a metadata match opens as a series, main feature only sends no titles, the job runs to its end', async () => {
+    for (const f of fs.readdirSync(agent.driveDir)) fs.rmSync(path.join(agent.driveDir, f), { recursive: true, force: true });
+    insertDisc(agent.driveDir, dvdImage('SHOW_S02_D1', [320, 310, 20]));
+    await open(en, '#/laufwerke');
+    const card = en.getByTestId(`drive-${device}`);
+    await card.getByTestId('disc-title').filter({ hasText: /^Show/i }).waitFor({ timeout: 30_000 });
+    assert.match(await card.innerText(), /DVD · .* · confidence \d+%/);
+    await shoot('drives', en);
+    await card.getByTestId('rip-open').click();
+    const dialog = en.getByRole('dialog');
+    await dialog.getByTestId('title-1').waitFor({ timeout: 30_000 });
+    assert.equal(await dialog.getByTestId('is-series').isChecked(), true, 'the label names a season: a series, as the automatic rip would take it');
+    assert.match(await dialog.getByTestId('series-name').inputValue(), /^show$/i);
+    assert.equal(await dialog.getByTestId('season').inputValue(), '2');
+    assert.equal(await dialog.getByTestId('target-dir').inputValue(), path.join(w.media, 'Serien'));
+    assert.deepEqual([await dialog.getByTestId('title-1').isChecked(), await dialog.getByTestId('title-2').isChecked(), await dialog.getByTestId('title-3').isChecked()], [true, true, false]);
+    await dialog.getByTestId('main-only').check();
+    assert.equal(await dialog.getByTestId('title-1').isDisabled(), true, 'the title boxes are off while main feature only is ticked');
+    assert.equal(await dialog.getByTestId('title-1').isChecked(), false);
+    await dialog.getByRole('button', { name: 'Start rip' }).waitFor();
+    await shoot('rip-dialog', en);
+    await dialog.getByTestId('rip-start').click();
+    await en.getByText(/Job for “Show” started\./i).waitFor();
+    const jobs = await api<{ id: string; status: string; meta: { titles?: number[]; main_feature_only?: boolean } }[]>(c.url, 'GET', '/jobs');
+    const job = jobs.body[0];
+    assert.equal(job.meta.main_feature_only, true);
+    assert.deepEqual(job.meta.titles, []);
+
+    await nav('Jobs', en);
+    const row = en.getByTestId(`job-${job.id}`);
+    await row.getByRole('progressbar').waitFor({ timeout: 30_000 });
+    assert.match(await row.getByTestId('job-status').innerText(), /^(waiting|ripping|compressing)$/);
+    // The time left, as the API gives it (eta_sekunden and the German eta_text), worded by the UI in each language.
+    const withEta = async (route: Route) => {
+      const res = await route.fetch();
+      const list = (await res.json()) as { status: string; eta_sekunden: number | null; eta_text: string | null }[];
+      const json = list.map((j) => (['pending', 'processing', 'transcoding'].includes(j.status) ? { ...j, eta_sekunden: 722, eta_text: 'noch etwa 12 Minuten' } : j));
+      await route.fulfill({ response: res, json });
+    };
+    await en.route('**/api/jobs', withEta);
+    await page.route('**/api/jobs', withEta);
+    await nav('Aufträge');
+    const deRow = page.getByTestId(`job-${job.id}`);
+    await Promise.all([row.getByText(/ · about 12 minutes left · /).waitFor(), deRow.getByText(/ · noch etwa 12 Minuten · /).waitFor()]);
+    assert.doesNotMatch(await deRow.innerText(), /noch noch/);
+    await shoot('jobs-running', en);
+    await en.unroute('**/api/jobs', withEta);
+    await page.unroute('**/api/jobs', withEta);
+    await row.getByTestId('job-status').filter({ hasText: 'done' }).waitFor({ timeout: 180_000 });
+    const done = await api<{ id: string; output_path: string | null }[]>(c.url, 'GET', '/jobs');
+    assert.match(done.body.find((j) => j.id === job.id)?.output_path ?? '', /Serien\/Show\/Season 02/i);
+    await row.getByRole('button', { name: /^Show/i }).click();
+    await row.getByText(/^Output: /).waitFor();
+    await row.getByRole('button', { name: 'Delete …' }).waitFor();
+    await shoot('jobs', en);
+  });
+
+  it('in English: shows per worker which discs it can rip, and the drive card warns before a rip that would fail', async () => {
+    // The disc kinds as GET /system/info reports them (the contract of docs/api.md), set for this test.
+    const kinds = {
+      audio_cd: { can: true, missing: null },
+      dvd: { can: false, missing: 'lsdvd' },
+      dvd_protected: { can: false, missing: 'libdvdcss' },
+      bluray: { can: false, missing: 'makemkvcon' },
+      uhd: { can: false, missing: 'keystore' },
+    };
+    await en.route('**/api/system/info', async (route) => {
+      const res = await route.fetch();
+      const info = (await res.json()) as { workers: { name: string }[] };
+      await route.fulfill({ response: res, json: { ...info, workers: info.workers.map((x) => ({ ...x, disc_kinds: kinds })) } });
+    });
+    await open(en, '#/laufwerke');
+    const warning = en.getByTestId(`drive-${device}`).getByTestId('rip-warning');
+    await warning.waitFor({ timeout: 20_000 });
+    assert.equal(await warning.locator('code').innerText(), 'sudo apt-get install lsdvd');
+    assert.match(await warning.innerText(), /^flur cannot rip DVDs without copy protection: lsdvd is missing\.\s*sudo apt-get install lsdvd$/);
+    await shoot('drives-warning', en);
+    await nav('System', en);
+    const flur = en.getByTestId('kinds-flur');
+    await flur.getByTestId('kind-dvd_protected').waitFor();
+    assert.equal(await flur.getByTestId('kind-audio_cd').innerText(), '✓ audio CDs');
+    assert.equal(await flur.getByTestId('kind-audio_cd').getByRole('img').getAttribute('aria-label'), 'can be ripped');
+    assert.match(await flur.getByTestId('kind-dvd_protected').innerText(), /^✗ copy-protected DVDs \(CSS\): libdvdcss is missing\s*sudo bash scripts\/install\.sh --with-libdvdcss$/);
+    assert.equal(await flur.getByTestId('kind-bluray').locator('code').innerText(), 'sudo bash scripts/install.sh --with-makemkv --accept-makemkv-eula');
+    assert.match(await flur.getByTestId('kind-uhd').innerText(), /no key store \(upload one under System → Keys\)$/);
+    await en.getByRole('heading', { name: 'Settings' }).waitFor();
+    await en.locator('input[name="transcodePreset"]').waitFor();
+    await shoot('system', en);
+    await en.unroute('**/api/system/info');
+    await en.reload();
+    await en.getByRole('heading', { name: 'What the workers can rip' }).waitFor();
+  });
+
+  it('in English: the metadata, workers and storage pages', async () => {
+    await nav('Metadata', en);
+    await en.getByTestId('source-tmdb').filter({ hasText: 'connected' }).waitFor();
+    await en.getByTestId('meta-query').fill('Heat');
+    await en.getByRole('button', { name: 'Search' }).click();
+    await en.locator('article.match', { hasText: 'Heat Wave (2009)' }).waitFor();
+    await shoot('metadata', en);
+    await nav('Workers', en);
+    await en.getByTestId('worker-flur').filter({ hasText: 'online' }).waitFor();
+    await en.getByTestId('worker-flur').getByText('Recommended preset:').waitFor();
+    assert.equal(await en.getByTestId('worker-flur').locator('[translate="no"]').count(), 1, 'the API\'s reason for the preset is marked as an API text');
+    await shoot('workers', en);
+    await nav('Storage', en);
+    await en.getByRole('cell', { name: w.media, exact: true }).waitFor();
+    await shoot('storage', en);
   });
 });

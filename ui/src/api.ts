@@ -1,3 +1,5 @@
+import { t } from './i18n/index.js';
+
 /** The API under /api: JSON in and out; a refusal is the server's plain-text reason. */
 export const API = '/api';
 const TIMEOUT_MS = 10_000;
@@ -18,10 +20,10 @@ export async function request<T>(method: string, path: string, body?: unknown): 
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
   } catch {
-    throw new ApiError(0, 'Ripwerk ist nicht erreichbar');
+    throw new ApiError(0, t('api.unreachable'));
   }
   const text = await res.text();
-  if (!res.ok) throw new ApiError(res.status, text.trim() || `Fehler ${res.status}`);
+  if (!res.ok) throw new ApiError(res.status, text.trim() || t('api.error', { status: res.status }));
   return (text ? JSON.parse(text) : null) as T;
 }
 

@@ -1,12 +1,14 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { Missing } from './disc-support.js';
+import { t } from './i18n/index.js';
 
 /** A quiet marker that what is shown is from an earlier, successful fetch. */
 export function Stale({ stale, error }: { stale: boolean; error?: string | null }) {
   if (!stale) return null;
   return (
     <span class="stale" role="status" title={error ?? undefined}>
-      veraltet
+      {t('common.stale')}
     </span>
   );
 }
@@ -51,7 +53,7 @@ export function Action({ label, run, kind, disabled, testId }: { label: string; 
         {label}
       </button>
       {error && (
-        <span class="error" role="alert">
+        <span class="error" role="alert" translate={false}>
           {error}
         </span>
       )}
@@ -74,7 +76,7 @@ export function Dialog({ title, onClose, children }: { title: string; onClose: (
         <header class="section-head">
           <h2>{title}</h2>
           <div class="spacer" />
-          <button type="button" aria-label="Schließen" onClick={onClose}>
+          <button type="button" aria-label={t('common.close')} onClick={onClose}>
             ×
           </button>
         </header>
@@ -95,4 +97,15 @@ export function Progress({ value, label }: { value: number; label: string }) {
 
 export function Empty({ children }: { children: ComponentChildren }) {
   return <p class="empty">{children}</p>;
+}
+
+/** What a worker lacks for a disc kind, with the command that adds it. */
+export function MissingFix({ missing }: { missing: Missing }) {
+  return (
+    <span class="missing">
+      {': '}
+      {missing.text}
+      {missing.command && <code>{missing.command}</code>}
+    </span>
+  );
 }

@@ -1,3 +1,8 @@
+import { number, tKnown } from './i18n/index.js';
+
+export { dateTime as when } from './i18n/index.js';
+
+/** Bytes in decimal units with the locale's decimal sign: "4,7 GB" / "4.7 GB". */
 export function bytes(n: number | null | undefined): string {
   if (n === null || n === undefined) return '–';
   const units = ['B', 'KB', 'MB', 'GB', 'TB'];
@@ -7,7 +12,7 @@ export function bytes(n: number | null | undefined): string {
     v /= 1000;
     i++;
   }
-  return `${v.toFixed(v >= 100 || i === 0 ? 0 : 1).replace('.', ',')} ${units[i]}`;
+  return `${number(v, v >= 100 || i === 0 ? 0 : 1)} ${units[i]}`;
 }
 
 export function duration(seconds: number): string {
@@ -16,20 +21,13 @@ export function duration(seconds: number): string {
   return m >= 60 ? `${Math.floor(m / 60)} h ${m % 60} min` : `${m}:${String(s).padStart(2, '0')} min`;
 }
 
-export function when(iso: string | null | undefined): string {
-  if (!iso) return '–';
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? '–' : d.toLocaleString('de-DE', { dateStyle: 'short', timeStyle: 'short' });
+/** A job status in words; an unknown status shows as the API writes it. */
+export function statusText(status: string): string {
+  return tKnown(`status.${status}`) ?? status;
 }
 
-/** The German names of the job statuses. */
-export const STATUS_TEXT: Record<string, string> = {
-  pending: 'wartet',
-  processing: 'rippt',
-  running: 'rippt',
-  transcoding: 'komprimiert',
-  canceling: 'wird abgebrochen',
-  completed: 'fertig',
-  failed: 'fehlgeschlagen',
-  canceled: 'abgebrochen',
-};
+/** A disc type in words (DVD, Blu-ray, 4K UHD, audio CD). */
+export function discTypeText(type: string): string {
+  return tKnown(`disc.${type}`) ?? type;
+}
+

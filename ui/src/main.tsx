@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { get } from './api.js';
+import { initLang, LANGS, lang, setLang, t, type Lang, type MessageKey } from './i18n/index.js';
 import { DrivesPage } from './pages/drives.js';
 import { JobsPage } from './pages/jobs.js';
 import { MetadataPage } from './pages/metadata.js';
@@ -9,13 +10,13 @@ import { SystemPage } from './pages/system.js';
 import { Wizard } from './pages/wizard.js';
 import { WorkersPage } from './pages/workers.js';
 
-const PAGES: { hash: string; label: string; view: () => preact.JSX.Element }[] = [
-  { hash: '#/laufwerke', label: 'Laufwerke', view: DrivesPage },
-  { hash: '#/auftraege', label: 'Aufträge', view: JobsPage },
-  { hash: '#/metadaten', label: 'Metadaten', view: MetadataPage },
-  { hash: '#/worker', label: 'Worker', view: WorkersPage },
-  { hash: '#/speicher', label: 'Speicher', view: StoragePage },
-  { hash: '#/system', label: 'System', view: SystemPage },
+const PAGES: { hash: string; label: MessageKey; view: () => preact.JSX.Element }[] = [
+  { hash: '#/laufwerke', label: 'nav.drives', view: DrivesPage },
+  { hash: '#/auftraege', label: 'nav.jobs', view: JobsPage },
+  { hash: '#/metadaten', label: 'nav.metadata', view: MetadataPage },
+  { hash: '#/worker', label: 'nav.workers', view: WorkersPage },
+  { hash: '#/speicher', label: 'nav.storage', view: StoragePage },
+  { hash: '#/system', label: 'nav.system', view: SystemPage },
 ];
 
 function useHash(): string {
@@ -28,8 +29,26 @@ function useHash(): string {
   return hash;
 }
 
+/** DE | EN in the header: switches at once and is remembered in this browser. */
+function LanguageSwitch({ onChange }: { onChange(l: Lang): void }) {
+  return (
+    <div class="lang" role="group" aria-label={t('app.language')}>
+      {LANGS.map((l) => (
+        <button key={l} type="button" lang={l} aria-pressed={l === lang()} data-testid={`lang-${l}`} onClick={() => onChange(l)}>
+          {l.toUpperCase()}
+        </button>
+      ))}
+    </div>
+  );
+}
+
 function App() {
   const hash = useHash();
+  const [, setShown] = useState<Lang>(lang());
+  const switchLang = (l: Lang) => {
+    setLang(l, true);
+    setShown(l);
+  };
   const [setup, setSetup] = useState<{ complete: boolean } | null>(null);
   useEffect(() => {
     get<{ complete: boolean }>('/setup').then(setSetup, () => setSetup({ complete: true }));
@@ -42,10 +61,11 @@ function App() {
         <a class="brand" href="#/laufwerke">
           Ripwerk
         </a>
-        <nav aria-label="Bereiche">
+        <LanguageSwitch onChange={switchLang} />
+        <nav aria-label={t('nav.label')}>
           {PAGES.map((p) => (
             <a key={p.hash} href={p.hash} aria-current={p === page ? 'page' : undefined}>
-              {p.label}
+              {t(p.label)}
             </a>
           ))}
         </nav>
@@ -55,6 +75,7 @@ function App() {
   );
 }
 
+initLang();
 const root = document.getElementById('app')!;
 // The static "loading" text goes; Preact renders into the emptied container.
 root.textContent = '';

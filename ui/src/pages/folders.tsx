@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get, post } from '../api.js';
+import { t } from '../i18n/index.js';
 
 interface Listing {
   path: string;
@@ -30,11 +31,11 @@ export function FolderPicker({ value, onChange, root }: { value: string; onChang
   return (
     <div class="picker">
       <label>
-        Zielordner
+        {t('folder.target')}
         <input value={value} onInput={(e) => onChange((e.target as HTMLInputElement).value)} data-testid="target-dir" />
       </label>
       <button type="button" onClick={() => setOpen(!open)} aria-expanded={open}>
-        {open ? 'Ordnerauswahl schließen' : 'Ordner wählen …'}
+        {open ? t('folder.close') : t('folder.open')}
       </button>
       {open && (
         <div class="browser" data-testid="folder-browser">
@@ -46,7 +47,7 @@ export function FolderPicker({ value, onChange, root }: { value: string; onChang
                 {listing.parent && (
                   <li>
                     <button type="button" class="link" onClick={() => void load(listing.parent)}>
-                      ↑ eine Ebene höher
+                      {t('folder.up')}
                     </button>
                   </li>
                 )}
@@ -62,9 +63,9 @@ export function FolderPicker({ value, onChange, root }: { value: string; onChang
               </ul>
               <div class="row">
                 <button type="button" class="primary" onClick={() => (onChange(listing.path), setOpen(false))}>
-                  Diesen Ordner nehmen
+                  {t('folder.take')}
                 </button>
-                <input aria-label="Neuer Ordner" placeholder="neuer Ordner" value={newName} onInput={(e) => setNewName((e.target as HTMLInputElement).value)} />
+                <input aria-label={t('folder.new')} placeholder={t('folder.newPlaceholder')} value={newName} onInput={(e) => setNewName((e.target as HTMLInputElement).value)} />
                 <button
                   type="button"
                   disabled={!newName.trim()}
@@ -78,7 +79,7 @@ export function FolderPicker({ value, onChange, root }: { value: string; onChang
                     }
                   }}
                 >
-                  Anlegen
+                  {t('folder.create')}
                 </button>
               </div>
             </>

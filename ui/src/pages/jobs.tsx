@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { API, del, get, post, type Job } from '../api.js';
 import { Action, Dialog, Empty, Progress, Section } from '../components.js';
-import { bytes, STATUS_TEXT, when } from '../format.js';
+import { bytes, statusText, when } from '../format.js';
+import { etaText, percent, t } from '../i18n/index.js';
 import { FAST_MS, usePoll } from '../poll.js';
 
 const ACTIVE = ['pending', 'processing', 'transcoding', 'canceling'];
@@ -12,9 +13,9 @@ function Files({ job }: { job: Job }) {
   useEffect(() => {
     get<{ name: string; size: number }[]>(`/jobs/${job.id}/files`).then(setFiles, (err: Error) => setError(err.message));
   }, [job.id]);
-  if (error) return <p class="muted">{error}</p>;
-  if (!files) return <p class="muted">lädt …</p>;
-  if (!files.length) return <p class="muted">keine Dateien</p>;
+  if (error) return <p class="muted" translate={false}>{error}</p>;
+  if (!files) return <p class="muted">{t('common.loading')}</p>;
+  if (!files.length) return <p class="muted">{t('jobs.noFiles')}</p>;
   return (
     <ul class="files">
       {files.map((f) => (
@@ -32,15 +33,15 @@ function Files({ job }: { job: Job }) {
 function DeleteDialog({ job, onClose, onDone }: { job: Job; onClose(): void; onDone(): void }) {
   const [raw, setRaw] = useState(false);
   return (
-    <Dialog title={`Auftrag „${job.title}“ löschen`} onClose={onClose}>
-      <p>Der Auftrag verschwindet aus der Liste. Die fertigen Dateien bleiben.</p>
+    <Dialog title={t('jobs.deleteTitle', { title: job.title })} onClose={onClose}>
+      <p>{t('jobs.deleteText')}</p>
       <label class="check">
         <input type="checkbox" checked={raw} onChange={(e) => setRaw((e.target as HTMLInputElement).checked)} data-testid="delete-raw" />
-        Auch die Rohdaten löschen (ein erneutes Komprimieren ist dann nicht mehr möglich)
+        {t('jobs.deleteRaw')}
       </label>
       <div class="row">
         <Action
-          label={raw ? 'Auftrag und Rohdaten löschen' : 'Nur den Auftrag löschen'}
+          label={raw ? t('jobs.deleteBoth') : t('jobs.deleteOnly')}
           kind="danger"
           run={async () => {
             await del(`/jobs/${job.id}${raw ? '?rohdaten=true' : ''}`);
@@ -48,7 +49,7 @@ function DeleteDialog({ job, onClose, onDone }: { job: Job; onClose(): void; onD
           }}
         />
         <button type="button" onClick={onClose}>
-          Abbrechen
+          {t('common.cancel')}
         </button>
       </div>
     </Dialog>
@@ -70,30 +71,39 @@ function JobRow({ job, refresh }: { job: Job; refresh(): void }) {
           {job.title}
         </button>
         <span class="badge" data-testid="job-status">
-          {STATUS_TEXT[job.status] ?? job.status}
+          {statusText(job.status)}
         </span>
       </div>
-      {active && <Progress value={job.progress} label={`Fortschritt ${job.title}`} />}
+      {active && <Progress value={job.progress} label={t('jobs.progress', { title: job.title })} />}
       <p class="muted">
-        {active && `${job.progress.toFixed(job.progress < 10 ? 1 : 0).replace('.', ',')} %`}
-        {job.eta_text && ` · noch ${job.eta_text}`}
-        {job.transcode_node && ` · komprimiert auf ${job.transcode_node}`}
-        {job.device && ` · ${job.device}`} · {when(job.created_at)}
+        {[
+          active && percent(job.progress, job.progress < 10 ? 1 : 0),
+          active && etaText(job.eta_sekunden),
+          job.transcode_node && t(active ? 'jobs.transcodeOn' : 'jobs.transcodedOn', { node: job.transcode_node }),
+          job.device,
+          when(job.created_at),
+        ]
+          .filter(Boolean)
+          .join(' · ')}
       </p>
-      {job.error && <p class="error">{job.error}</p>}
+      {job.error && (
+        <p class="error" translate={false}>
+          {job.error}
+        </p>
+      )}
       <div class="row">
-        {active && job.status !== 'canceling' && <Action label="Abbrechen" run={act('cancel')} />}
-        {!active && job.can_retry && <Action label="Erneut komprimieren" run={act('retry-transcode')} />}
-        {!active && job.status !== 'completed' && <Action label="Erneut rippen" run={act('retry-rip')} />}
+        {active && job.status !== 'canceling' && <Action label={t('jobs.cancel')} run={act('cancel')} />}
+        {!active && job.can_retry && <Action label={t('jobs.retryTranscode')} run={act('retry-transcode')} />}
+        {!active && job.status !== 'completed' && <Action label={t('jobs.retryRip')} run={act('retry-rip')} />}
         {!active && (
           <button type="button" class="danger" onClick={() => setDeleting(true)}>
-            Löschen …
+            {t('jobs.delete')}
           </button>
         )}
       </div>
       {open && (
         <div class="job-detail">
-          {job.output_path && <p class="muted">Ausgabe: {job.output_path}</p>}
+          {job.output_path && <p class="muted">{t('jobs.output', { path: job.output_path })}</p>}
           {job.status === 'completed' && <Files job={job} />}
         </div>
       )}
@@ -115,17 +125,17 @@ export function JobsPage() {
   const jobs = usePoll<Job[]>('/jobs', FAST_MS);
   return (
     <Section
-      title="Aufträge"
+      title={t('jobs.title')}
       stale={jobs.stale}
       error={jobs.error}
       actions={
         <a class="button" href={`${API}/jobs/export`} download>
-          CSV-Export
+          {t('jobs.export')}
         </a>
       }
     >
-      {jobs.data === null && !jobs.stale && <p class="muted">lädt …</p>}
-      {jobs.data?.length === 0 && <Empty>Noch keine Aufträge. Lege eine Disc ein und starte unter „Laufwerke“ einen Rip.</Empty>}
+      {jobs.data === null && !jobs.stale && <p class="muted">{t('common.loading')}</p>}
+      {jobs.data?.length === 0 && <Empty>{t('jobs.none')}</Empty>}
       <ul class="jobs">
         {jobs.data?.map((j) => (
           <JobRow key={j.id} job={j} refresh={jobs.refresh} />

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { get, post, posterSrc, type Device, type Match } from '../api.js';
 import { Empty, Section } from '../components.js';
+import { t, tCount } from '../i18n/index.js';
 import { FAST_MS, SLOW_MS, usePoll } from '../poll.js';
 
 interface SourceStatus {
@@ -12,7 +13,9 @@ interface SourceStatus {
   latency_ms: number | null;
 }
 
-const SOURCE_TEXT: Record<string, string> = { tmdb: 'TMDB', jikan: 'Jikan (Anime)', omdb: 'OMDb' };
+function sourceText(source: string): string {
+  return source === 'tmdb' ? 'TMDB' : source === 'omdb' ? 'OMDb' : source === 'jikan' ? t('meta.jikan') : source;
+}
 
 export function MetadataPage() {
   const devices = usePoll<Device[]>('/devices', FAST_MS);
@@ -52,7 +55,7 @@ export function MetadataPage() {
         overview: m.overview,
         tmdb_id: m.tmdb_id ?? undefined,
       });
-      setMessage(`Übernommen: „${r.identity.title}“ für ${chosenTarget}${r.jobs.length ? ` und ${r.jobs.length} Auftrag/Aufträge` : ''}.`);
+      setMessage(r.jobs.length ? tCount('meta.appliedJobs', r.jobs.length, { title: r.identity.title, device: chosenTarget }) : t('meta.applied', { title: r.identity.title, device: chosenTarget }));
       devices.refresh();
     } catch (err) {
       setMessage((err as Error).message);
@@ -61,17 +64,17 @@ export function MetadataPage() {
 
   return (
     <>
-      <Section title="Verbindung" stale={status.stale} error={status.error}>
+      <Section title={t('meta.connection')} stale={status.stale} error={status.error}>
         <ul class="status-list">
           {status.data?.sources.map((s) => (
             <li key={s.source} class={s.ok ? 'ok' : s.configured ? 'error' : 'muted'} data-testid={`source-${s.source}`}>
-              {SOURCE_TEXT[s.source] ?? s.source}: {s.ok ? `verbunden${s.latency_ms !== null ? ` (${s.latency_ms} ms)` : ''}` : s.message}
-              {s.auth && ` · Schlüssel ${s.auth}`}
+              {sourceText(s.source)}: {s.ok ? (s.latency_ms !== null ? t('meta.connectedMs', { ms: s.latency_ms }) : t('meta.connected')) : <span translate={false}>{s.message}</span>}
+              {s.auth && ` · ${t('meta.auth', { auth: s.auth })}`}
             </li>
           ))}
         </ul>
       </Section>
-      <Section title="Metadaten suchen und korrigieren">
+      <Section title={t('meta.searchTitle')}>
         <form
           class="row"
           onSubmit={(e) => {
@@ -79,13 +82,13 @@ export function MetadataPage() {
             void search();
           }}
         >
-          <input aria-label="Titel" placeholder="Titel" value={query} onInput={(e) => setQuery((e.target as HTMLInputElement).value)} data-testid="meta-query" required />
+          <input aria-label={t('meta.query')} placeholder={t('meta.query')} value={query} onInput={(e) => setQuery((e.target as HTMLInputElement).value)} data-testid="meta-query" required />
           <button type="submit" class="primary">
-            Suchen
+            {t('meta.search')}
           </button>
         </form>
         <label>
-          Für die Disc in
+          {t('meta.forDisc')}
           <select value={chosenTarget} onChange={(e) => setTarget((e.target as HTMLSelectElement).value)} data-testid="meta-target">
             {withDisc.map((d) => (
               <option key={d.name} value={d.name}>
@@ -94,10 +97,14 @@ export function MetadataPage() {
             ))}
           </select>
         </label>
-        {searchError && <p class="error">{searchError}</p>}
+        {searchError && (
+          <p class="error" translate={false}>
+            {searchError}
+          </p>
+        )}
         {errors.map((e) => (
-          <p class="muted" key={e.source}>
-            {SOURCE_TEXT[e.source] ?? e.source}: {e.message}
+          <p class="muted" key={e.source} translate={false}>
+            {sourceText(e.source)}: {e.message}
           </p>
         ))}
         {message && (
@@ -105,7 +112,7 @@ export function MetadataPage() {
             {message}
           </p>
         )}
-        {results?.length === 0 && <Empty>Keine Treffer.</Empty>}
+        {results?.length === 0 && <Empty>{t('meta.noHits')}</Empty>}
         <div class="cards">
           {results?.map((m) => {
             const src = posterSrc(m.poster_url ?? m.poster_path);
@@ -118,11 +125,15 @@ export function MetadataPage() {
                     {m.year ? ` (${m.year})` : ''}
                   </h3>
                   <p class="muted">
-                    {SOURCE_TEXT[m.source] ?? m.source} · {m.kind === 'series' ? 'Serie' : 'Film'} · Ähnlichkeit {Math.round(m.similarity * 100)} %
+                    {sourceText(m.source)} · {m.kind === 'series' ? t('meta.series') : t('meta.movie')} · {t('meta.similarity', { n: Math.round(m.similarity * 100) })}
                   </p>
-                  {m.overview && <p class="overview">{m.overview}</p>}
+                  {m.overview && (
+                    <p class="overview" translate={false}>
+                      {m.overview}
+                    </p>
+                  )}
                   <button type="button" disabled={!chosenTarget} onClick={() => void pick(m)} data-testid="meta-pick">
-                    Diesen Treffer übernehmen
+                    {t('meta.pick')}
                   </button>
                 </div>
               </article>

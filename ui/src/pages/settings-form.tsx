@@ -1,34 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get, put } from '../api.js';
+import { t, tKnown } from '../i18n/index.js';
 
 type Values = Record<string, string | boolean>;
 
-/** German labels of the settings; every setting of the API appears (unknown ones with their own name). */
-export const SETTING_LABELS: Record<string, string> = {
-  workDir: 'Arbeitsverzeichnis für Rohdaten',
-  transcodeEnabled: 'Komprimieren',
-  keepOriginal: 'Rohdaten behalten',
-  autoRipStart: 'Automatisch rippen beim Einlegen',
-  ripperAppKey: 'MakeMKV-Schlüssel',
-  transcodePreset: 'HandBrake-Preset',
-  autoEject: 'Nach dem Rip auswerfen',
-  mainFeatureOnly: 'Nur Hauptfilm',
-  mediaServerType: 'Medienserver (jellyfin, emby, plex, kodi)',
-  mediaServerUrl: 'Medienserver-Adresse',
-  mediaServerKey: 'Medienserver-Schlüssel',
-  webhookUrl: 'Benachrichtigungs-URL (Webhook)',
-  webhookKind: 'Webhook-Art (auto, discord, slack, ntfy, generic)',
-  allowPrivateWebhooks: 'Webhook auch an diesen Rechner (localhost) oder link-lokale Adressen',
-  tmdbApiKey: 'TMDB-Schlüssel',
-  omdbApiKey: 'OMDb-Schlüssel',
-  quickPickMovies: 'Ordner für Filme',
-  quickPickSeries: 'Ordner für Serien',
-  quickPickMusic: 'Ordner für Musik',
-  musicCountry: 'Land der bevorzugten CD-Ausgabe (z. B. DE)',
-  setupComplete: 'Einrichtung abgeschlossen',
-  homeAssistantDiscovery: 'Home Assistant (MQTT-Discovery)',
-  homeAssistantPrefix: 'Home-Assistant-Präfix',
-};
+/** The label of a setting in the chosen language; a setting the catalog does not know shows its own name. */
+export function settingLabel(name: string): string {
+  return tKnown(`setting.${name}`) ?? name;
+}
 
 const MASK = '********';
 const SECRET = new Set(['ripperAppKey', 'mediaServerKey', 'webhookUrl', 'tmdbApiKey', 'omdbApiKey']);
@@ -47,7 +26,7 @@ export function SettingsForm({ only, onSaved, submitLabel }: { only?: string[]; 
       (err: Error) => setMessage({ ok: false, text: err.message }),
     );
   }, []);
-  if (!stored) return <p class="muted">{message?.text ?? 'lädt …'}</p>;
+  if (!stored) return <p class="muted">{message?.text ?? t('common.loading')}</p>;
   const names = (only ?? Object.keys(stored)).filter((n) => n in stored);
   const save = async () => {
     const changed: Values = {};
@@ -56,7 +35,7 @@ export function SettingsForm({ only, onSaved, submitLabel }: { only?: string[]; 
       const fresh = await put<Values>('/settings', changed);
       setStored(fresh);
       setValues(fresh);
-      setMessage({ ok: true, text: Object.keys(changed).length ? 'Gespeichert.' : 'Nichts geändert.' });
+      setMessage({ ok: true, text: Object.keys(changed).length ? t('settings.saved') : t('settings.unchanged') });
       onSaved?.();
     } catch (err) {
       setMessage({ ok: false, text: (err as Error).message });
@@ -74,17 +53,17 @@ export function SettingsForm({ only, onSaved, submitLabel }: { only?: string[]; 
         typeof stored[n] === 'boolean' ? (
           <label class="check" key={n}>
             <input type="checkbox" name={n} checked={values[n] as boolean} onChange={(e) => setValues({ ...values, [n]: (e.target as HTMLInputElement).checked })} />
-            {SETTING_LABELS[n] ?? n}
+            {settingLabel(n)}
           </label>
         ) : (
           <label key={n}>
-            {SETTING_LABELS[n] ?? n}
+            {settingLabel(n)}
             <input
               name={n}
               type={SECRET.has(n) ? 'password' : 'text'}
               autocomplete="off"
               value={values[n] as string}
-              placeholder={SECRET.has(n) && stored[n] === MASK ? 'gesetzt' : ''}
+              placeholder={SECRET.has(n) && stored[n] === MASK ? t('settings.secretSet') : ''}
               onFocus={(e) => SECRET.has(n) && values[n] === MASK && (e.target as HTMLInputElement).select()}
               onInput={(e) => setValues({ ...values, [n]: (e.target as HTMLInputElement).value })}
             />
@@ -97,7 +76,7 @@ export function SettingsForm({ only, onSaved, submitLabel }: { only?: string[]; 
         </p>
       )}
       <button type="submit" class="primary">
-        {submitLabel ?? 'Speichern'}
+        {submitLabel ?? t('settings.save')}
       </button>
     </form>
   );

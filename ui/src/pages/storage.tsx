@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { del, get, post } from '../api.js';
 import { Action, Empty, Section } from '../components.js';
 import { bytes } from '../format.js';
+import { t, tKnown } from '../i18n/index.js';
 import { SLOW_MS, usePoll } from '../poll.js';
 
 interface Target {
@@ -27,10 +28,8 @@ interface Mount {
   warnung: string | null;
 }
 
-const TARGET_NAMES: Record<string, string> = { media: 'Medien', movies: 'Filme', series: 'Serien', music: 'Musik', raw: 'Rohdaten', workDir: 'Arbeitsordner' };
-
 function targetName(name: string): string {
-  return name.startsWith('mount:') ? `Netzlaufwerk ${name.slice(6)}` : (TARGET_NAMES[name] ?? name);
+  return name.startsWith('mount:') ? t('storage.networkDrive', { name: name.slice(6) }) : (tKnown(`storage.target.${name}`) ?? name);
 }
 
 export function StoragePage() {
@@ -42,14 +41,14 @@ export function StoragePage() {
   };
   return (
     <>
-      <Section title="Speicherziele" stale={info.stale} error={info.error}>
+      <Section title={t('storage.targets')} stale={info.stale} error={info.error}>
         <table class="table">
           <thead>
             <tr>
-              <th>Ziel</th>
-              <th>Pfad</th>
-              <th>frei</th>
-              <th>gesamt</th>
+              <th>{t('storage.col.target')}</th>
+              <th>{t('storage.col.path')}</th>
+              <th>{t('storage.col.free')}</th>
+              <th>{t('storage.col.total')}</th>
             </tr>
           </thead>
           <tbody>
@@ -57,8 +56,8 @@ export function StoragePage() {
               <tr key={d.name} class={d.warnung ? 'warn' : ''}>
                 <td>
                   {targetName(d.name)}
-                  {d.netzwerk && <span class="badge">Netzwerk</span>}
-                  {d.mounted && !d.netzwerk && <span class="badge">eingehängt</span>}
+                  {d.netzwerk && <span class="badge">{t('storage.network')}</span>}
+                  {d.mounted && !d.netzwerk && <span class="badge">{t('storage.attached')}</span>}
                 </td>
                 <td>{d.path}</td>
                 <td>{bytes(d.free_bytes)}</td>
@@ -70,14 +69,18 @@ export function StoragePage() {
         {info.data
           ?.filter((d) => d.warnung)
           .map((d) => (
-            <p class="warn" role="alert" key={d.name}>
-              Achtung: {d.warnung}
+            <p class="warn" role="alert" key={d.name} translate={false}>
+              {t('storage.warning', { text: d.warnung ?? '' })}
             </p>
           ))}
       </Section>
-      <Section title="Netzlaufwerke" stale={mounts.stale} error={mounts.error}>
-        {mounts.data === null && mounts.error && <p class="muted">{mounts.error}</p>}
-        {mounts.data?.length === 0 && <Empty>Keine Netzlaufwerke eingebunden.</Empty>}
+      <Section title={t('storage.mounts')} stale={mounts.stale} error={mounts.error}>
+        {mounts.data === null && mounts.error && (
+          <p class="muted" translate={false}>
+            {mounts.error}
+          </p>
+        )}
+        {mounts.data?.length === 0 && <Empty>{t('storage.noMounts')}</Empty>}
         <ul class="status-list">
           {mounts.data?.map((m) => (
             <li key={m.name} class="job" data-testid={`mount-${m.name}`}>
@@ -86,28 +89,28 @@ export function StoragePage() {
                   {m.name} <span class="muted">({m.protocol} {m.source})</span>
                 </span>
                 <span>
-                  <span class={m.mounted ? 'badge ok' : 'badge warn'}>{m.mounted ? 'eingebunden' : 'nicht eingebunden'}</span>{' '}
-                  <span class={m.reachable ? 'badge ok' : 'badge warn'}>{m.reachable ? 'erreichbar' : 'nicht erreichbar'}</span>{' '}
-                  {m.read_only && <span class="badge warn">schreibgeschützt</span>}
+                  <span class={m.mounted ? 'badge ok' : 'badge warn'}>{m.mounted ? t('storage.mounted') : t('storage.notMounted')}</span>{' '}
+                  <span class={m.reachable ? 'badge ok' : 'badge warn'}>{m.reachable ? t('storage.reachable') : t('storage.unreachable')}</span>{' '}
+                  {m.read_only && <span class="badge warn">{t('storage.readOnly')}</span>}
                 </span>
               </div>
               <p class="muted">
                 {m.mount_point}
-                {m.free_bytes !== null && ` · ${bytes(m.free_bytes)} frei`}
-                {m.has_credentials && ' · mit Anmeldedaten'}
+                {m.free_bytes !== null && ` · ${t('storage.freeSize', { size: bytes(m.free_bytes) })}`}
+                {m.has_credentials && ` · ${t('storage.withCredentials')}`}
               </p>
               {m.warnung && (
-                <p class="warn" role="alert">
+                <p class="warn" role="alert" translate={false}>
                   {m.warnung}
                 </p>
               )}
               <div class="row">
-                <Action label="Reparieren" testId={`repair-${m.name}`} run={() => post(`/storage-mounts/${encodeURIComponent(m.name)}/repair`).then(refresh)} />
+                <Action label={t('storage.repair')} testId={`repair-${m.name}`} run={() => post(`/storage-mounts/${encodeURIComponent(m.name)}/repair`).then(refresh)} />
                 <Action
-                  label="Entfernen"
+                  label={t('storage.remove')}
                   kind="danger"
                   run={async () => {
-                    if (!window.confirm(`Netzlaufwerk ${m.name} aushängen und vergessen? Die Dateien auf dem NAS bleiben.`)) return;
+                    if (!window.confirm(t('storage.removeConfirm', { name: m.name }))) return;
                     await del(`/storage-mounts/${encodeURIComponent(m.name)}`);
                     refresh();
                   }}
@@ -117,7 +120,7 @@ export function StoragePage() {
           ))}
         </ul>
       </Section>
-      <Section title="Netzlaufwerk hinzufügen">
+      <Section title={t('storage.add')}>
         <AddMount onAdded={refresh} />
       </Section>
     </>
@@ -142,12 +145,12 @@ function AddMount({ onAdded }: { onAdded: () => void }) {
   const [busy, setBusy] = useState(false);
 
   const listShares = async () => {
-    setListing('Freigaben werden gelesen …');
+    setListing(t('storage.readingShares'));
     setShares(null);
     try {
       const r = await get<{ shares: Share[] }>(`/storage-mounts/shares?host=${encodeURIComponent(host.trim())}`);
       setShares(r.shares);
-      setListing(r.shares.length ? null : 'Der Rechner nennt keine Freigaben.');
+      setListing(r.shares.length ? null : t('storage.noShares'));
     } catch (err) {
       setListing((err as Error).message);
     }
@@ -165,7 +168,7 @@ function AddMount({ onAdded }: { onAdded: () => void }) {
       }
       const m = await post<Mount>('/storage-mounts', body);
       setPassword('');
-      setMessage({ ok: !m.warnung, text: m.warnung ? `Eingebunden, aber: ${m.warnung}` : `${m.name} ist eingebunden unter ${m.mount_point}.` });
+      setMessage({ ok: !m.warnung, text: m.warnung ? t('storage.mountedBut', { warning: m.warnung }) : t('storage.mountedAt', { name: m.name, path: m.mount_point }) });
       onAdded();
     } catch (err) {
       setMessage({ ok: false, text: (err as Error).message });
@@ -184,20 +187,20 @@ function AddMount({ onAdded }: { onAdded: () => void }) {
       }}
     >
       <label>
-        Protokoll
+        {t('storage.protocol')}
         <select name="protocol" value={protocol} onChange={(e) => setProtocol((e.target as HTMLSelectElement).value as 'SMB' | 'NFS')}>
-          <option value="SMB">SMB (Windows-Freigabe, die meisten NAS)</option>
+          <option value="SMB">{t('storage.smb')}</option>
           <option value="NFS">NFS</option>
         </select>
       </label>
       <label>
-        Rechner (Name oder Adresse, optional :Port)
+        {t('storage.host')}
         <input name="host" required value={host} placeholder="nas.local" onInput={(e) => setHost((e.target as HTMLInputElement).value)} />
       </label>
       {protocol === 'SMB' && (
         <div class="row">
           <button type="button" disabled={!host.trim()} onClick={() => void listShares()}>
-            Freigaben anzeigen
+            {t('storage.listShares')}
           </button>
           {listing && (
             <span class="muted" role="status">
@@ -221,21 +224,21 @@ function AddMount({ onAdded }: { onAdded: () => void }) {
         </div>
       )}
       <label>
-        {protocol === 'SMB' ? 'Freigabe' : 'Export (Pfad auf dem NAS)'}
-        <input name="share" required value={share} placeholder={protocol === 'SMB' ? 'filme' : '/export/filme'} onInput={(e) => setShare((e.target as HTMLInputElement).value)} />
+        {protocol === 'SMB' ? t('storage.share') : t('storage.export')}
+        <input name="share" required value={share} placeholder={protocol === 'SMB' ? t('storage.sharePlaceholder') : t('storage.exportPlaceholder')} onInput={(e) => setShare((e.target as HTMLInputElement).value)} />
       </label>
       <label>
-        Name (Ordner unter dem Medienordner)
+        {t('storage.name')}
         <input name="name" required value={name} placeholder="nas" onInput={(e) => setName((e.target as HTMLInputElement).value)} />
       </label>
       {protocol === 'SMB' && (
         <>
           <label>
-            Benutzer (leer: als Gast)
+            {t('storage.user')}
             <input name="username" autocomplete="off" value={username} onInput={(e) => setUsername((e.target as HTMLInputElement).value)} />
           </label>
           <label>
-            Passwort
+            {t('storage.password')}
             <input name="password" type="password" autocomplete="new-password" value={password} onInput={(e) => setPassword((e.target as HTMLInputElement).value)} />
           </label>
         </>
@@ -246,7 +249,7 @@ function AddMount({ onAdded }: { onAdded: () => void }) {
         </p>
       )}
       <button type="submit" class="primary" disabled={busy}>
-        {busy ? 'Wird eingebunden …' : 'Einbinden'}
+        {busy ? t('storage.mounting') : t('storage.mount')}
       </button>
     </form>
   );

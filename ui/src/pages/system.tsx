@@ -1,13 +1,15 @@
 import { useState } from 'preact/hooks';
 import { API, post, request } from '../api.js';
-import { Action, Section } from '../components.js';
+import { Action, MissingFix, Section } from '../components.js';
+import { kindRows, type DiscKinds } from '../disc-support.js';
 import { bytes, when } from '../format.js';
+import { t } from '../i18n/index.js';
 import { SLOW_MS, usePoll } from '../poll.js';
 import { SettingsForm } from './settings-form.js';
 
 interface Info {
   node: string;
-  workers: { name: string; online: boolean; tools: Record<string, string | null> }[];
+  workers: { name: string; online: boolean; tools: Record<string, string | null>; disc_kinds?: DiscKinds | null }[];
   keys: { keystore: { installed: boolean; schluessel: number; installed_at: string | null }; keydb: { present: boolean; entries: number | null }; ripper_app_key: string };
   webhook: { configured: boolean; kind: string | null; last: { at: string; ok: boolean; message: string } | null };
 }
@@ -38,7 +40,7 @@ function Upload({ label, send }: { label: string; send(file: File): Promise<unkn
           if (!file) return;
           try {
             await send(file);
-            setMsg({ ok: true, text: `${file.name} installiert.` });
+            setMsg({ ok: true, text: t('system.uploaded', { file: file.name }) });
           } catch (err) {
             setMsg({ ok: false, text: (err as Error).message });
           }
@@ -54,6 +56,35 @@ async function uploadRaw(path: string, file: File): Promise<void> {
   if (!res.ok) throw new Error((await res.text()).trim());
 }
 
+/** One worker: per disc kind whether it can rip it, and what to install when not. */
+function DiscKindsCard({ name, online, kinds }: { name: string; online: boolean; kinds: DiscKinds | null | undefined }) {
+  const rows = kindRows(kinds);
+  return (
+    <article class="card" data-testid={`kinds-${name}`}>
+      <div class="card-body">
+        <h3>
+          {name} <span class={online ? 'badge ok' : 'badge warn'}>{online ? t('common.online') : t('common.offline')}</span>
+        </h3>
+        {rows ? (
+          <ul class="kinds">
+            {rows.map((r) => (
+              <li key={r.kind} data-testid={`kind-${r.kind}`}>
+                <span class={r.can ? 'ok' : 'warn'} role="img" aria-label={r.can ? t('system.can') : t('system.cannot')}>
+                  {r.can ? '✓' : '✗'}
+                </span>{' '}
+                {r.label}
+                {r.missing && <MissingFix missing={r.missing} />}
+              </li>
+            ))}
+          </ul>
+        ) : (
+          <p class="muted">{t('system.discKindsUnknown')}</p>
+        )}
+      </div>
+    </article>
+  );
+}
+
 export function SystemPage() {
   const info = usePoll<Info>('/system/info', SLOW_MS);
   const updates = usePoll<{ tools: Update[] }>('/system/updates', SLOW_MS * 10);
@@ -61,13 +92,13 @@ export function SystemPage() {
   const logs = usePoll<LogLine[]>('/logs?limit=100', SLOW_MS);
   return (
     <>
-      <Section title="Werkzeuge und Updates" stale={updates.stale || info.stale} error={updates.error ?? info.error}>
+      <Section title={t('system.tools')} stale={updates.stale || info.stale} error={updates.error ?? info.error}>
         <table class="table">
           <thead>
             <tr>
-              <th>Werkzeug</th>
-              <th>installiert</th>
-              <th>aktuell</th>
+              <th>{t('system.col.tool')}</th>
+              <th>{t('system.col.installed')}</th>
+              <th>{t('system.col.latest')}</th>
             </tr>
           </thead>
           <tbody>
@@ -77,27 +108,42 @@ export function SystemPage() {
                 <td>{u.installed ?? '–'}</td>
                 <td>
                   {u.latest ?? '–'}
-                  {u.update_available && ' (Update verfügbar)'}
-                  {u.error && <span class="muted"> · {u.error}</span>}
+                  {u.update_available && ` ${t('system.updateAvailable')}`}
+                  {u.error && (
+                    <span class="muted" translate={false}>
+                      {` · ${u.error}`}
+                    </span>
+                  )}
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
       </Section>
-      <Section title="Schlüssel">
+      <Section title={t('system.discKinds')} stale={info.stale} error={info.error}>
+        <div class="cards">
+          {info.data?.workers.map((w) => (
+            <DiscKindsCard key={w.name} name={w.name} online={w.online} kinds={w.disc_kinds} />
+          ))}
+        </div>
+      </Section>
+      <Section title={t('system.keys')}>
         {info.data && (
           <ul>
-            <li>Schlüsselspeicher: {info.data.keys.keystore.installed ? `${info.data.keys.keystore.schluessel} Schlüssel (seit ${when(info.data.keys.keystore.installed_at)})` : 'keiner'}</li>
-            <li>KEYDB.cfg: {info.data.keys.keydb.present ? `${info.data.keys.keydb.entries ?? 0} Einträge` : 'keine'}</li>
-            <li>MakeMKV-Schlüssel: {info.data.keys.ripper_app_key === 'set' ? 'gesetzt' : 'nicht gesetzt'}</li>
+            <li>
+              {t('system.keystore', {
+                value: info.data.keys.keystore.installed ? t('system.keystoreInstalled', { n: info.data.keys.keystore.schluessel, when: when(info.data.keys.keystore.installed_at) }) : t('system.keystoreNone'),
+              })}
+            </li>
+            <li>{t('system.keydb', { value: info.data.keys.keydb.present ? t('system.keydbEntries', { n: info.data.keys.keydb.entries ?? 0 }) : t('common.none') })}</li>
+            <li>{t('system.makemkvKey', { value: info.data.keys.ripper_app_key === 'set' ? t('system.keySet') : t('system.keyNotSet') })}</li>
           </ul>
         )}
-        <Upload label="Schlüsselspeicher hochladen (zip)" send={(f) => uploadRaw('/system/keystore', f).then(info.refresh)} />
-        <Upload label="KEYDB.cfg hochladen" send={async (f) => request('POST', '/system/keydb', { content: await f.text() }).then(info.refresh)} />
-        <p>AACS-Dumps:</p>
+        <Upload label={t('system.uploadKeystore')} send={(f) => uploadRaw('/system/keystore', f).then(info.refresh)} />
+        <Upload label={t('system.uploadKeydb')} send={async (f) => request('POST', '/system/keydb', { content: await f.text() }).then(info.refresh)} />
+        <p>{t('system.dumps')}</p>
         <ul>
-          {dumps.data?.length === 0 && <li class="muted">keine</li>}
+          {dumps.data?.length === 0 && <li class="muted">{t('common.none')}</li>}
           {dumps.data?.map((d) => (
             <li key={d.name}>
               <a href={`${API}/system/aacs-dumps/${encodeURIComponent(d.name)}`}>{d.name}</a> {d.size_bytes !== undefined && <span class="muted">{bytes(d.size_bytes)}</span>}
@@ -105,22 +151,22 @@ export function SystemPage() {
           ))}
         </ul>
       </Section>
-      <Section title="Benachrichtigung">
+      <Section title={t('system.notify')}>
         {info.data && (
           <p>
-            {info.data.webhook.configured ? `Webhook (${info.data.webhook.kind})` : 'Kein Webhook eingerichtet.'}
-            {info.data.webhook.last && ` · zuletzt ${when(info.data.webhook.last.at)}: ${info.data.webhook.last.message}`}
+            {info.data.webhook.configured ? t('system.webhook', { kind: info.data.webhook.kind ?? '' }) : t('system.noWebhook')}
+            {info.data.webhook.last && ` · ${t('system.webhookLast', { when: when(info.data.webhook.last.at), message: info.data.webhook.last.message })}`}
           </p>
         )}
-        <Action label="Testnachricht senden" run={() => post('/notifications/test').then(info.refresh)} />
+        <Action label={t('system.testMessage')} run={() => post('/notifications/test').then(info.refresh)} />
       </Section>
-      <Section title="Einstellungen">
+      <Section title={t('system.settings')}>
         <SettingsForm />
       </Section>
-      <Section title="Protokoll" stale={logs.stale} error={logs.error}>
+      <Section title={t('system.log')} stale={logs.stale} error={logs.error}>
         <ul class="logs">
           {logs.data?.map((l, i) => (
-            <li key={i} class={`log-${l.level}`}>
+            <li key={i} class={`log-${l.level}`} translate={false}>
               <span class="muted">{when(l.ts)}</span> {l.source}: {l.message}
             </li>
           ))}

@@ -1,12 +1,13 @@
 import { useState } from 'preact/hooks';
 import { post } from '../api.js';
+import { t, type MessageKey } from '../i18n/index.js';
 import { SettingsForm } from './settings-form.js';
 
-const STEPS: { step: string; title: string; text: string; settings: string[] }[] = [
-  { step: 'metadata', title: 'Metadaten', text: 'Mit einem TMDB- oder OMDb-Schlüssel erkennt Ripwerk Filme und Serien samt Poster. Ohne Schlüssel wird nur die Anime-Datenbank gefragt.', settings: ['tmdbApiKey', 'omdbApiKey'] },
-  { step: 'media_server', title: 'Medienserver', text: 'Jellyfin, Emby, Plex oder Kodi: nach jedem Rip wird die Bibliothek aktualisiert.', settings: ['mediaServerType', 'mediaServerUrl', 'mediaServerKey'] },
-  { step: 'webhook', title: 'Benachrichtigung', text: 'Discord, Slack, ntfy oder eine eigene Adresse: eine Nachricht, wenn ein Auftrag endet.', settings: ['webhookUrl', 'webhookKind'] },
-  { step: 'work_dir', title: 'Arbeitsverzeichnis', text: 'Wohin die Rohdaten kommen, bevor sie komprimiert werden (unter dem Medienordner; leer heißt Standard).', settings: ['workDir'] },
+const STEPS: { step: string; title: MessageKey; text: MessageKey; settings: string[] }[] = [
+  { step: 'metadata', title: 'wizard.metadata.title', text: 'wizard.metadata.text', settings: ['tmdbApiKey', 'omdbApiKey'] },
+  { step: 'media_server', title: 'wizard.mediaServer.title', text: 'wizard.mediaServer.text', settings: ['mediaServerType', 'mediaServerUrl', 'mediaServerKey'] },
+  { step: 'webhook', title: 'wizard.webhook.title', text: 'wizard.webhook.text', settings: ['webhookUrl', 'webhookKind'] },
+  { step: 'work_dir', title: 'wizard.workDir.title', text: 'wizard.workDir.text', settings: ['workDir'] },
 ];
 
 /** The first-run wizard: one step per page, each may be skipped; shown until setup is completed. */
@@ -24,21 +25,19 @@ export function Wizard({ onDone }: { onDone(): void }) {
     }
   };
   return (
-    <section class="section wizard" aria-label="Einrichtung" data-testid="wizard">
-      <h2>
-        Einrichtung {i + 1}/{STEPS.length}: {step.title}
-      </h2>
-      <p>{step.text}</p>
-      <SettingsForm key={step.step} only={step.settings} submitLabel="Speichern und weiter" onSaved={() => void next()} />
+    <section class="section wizard" aria-label={t('wizard.label')} data-testid="wizard">
+      <h2>{t('wizard.heading', { step: i + 1, steps: STEPS.length, title: t(step.title) })}</h2>
+      <p>{t(step.text)}</p>
+      <SettingsForm key={step.step} only={step.settings} submitLabel={t('wizard.saveNext')} onSaved={() => void next()} />
       {error && <p class="error">{error}</p>}
       <div class="row">
         {i > 0 && (
           <button type="button" onClick={() => setI(i - 1)}>
-            Zurück
+            {t('wizard.back')}
           </button>
         )}
         <button type="button" onClick={() => void next()} data-testid="wizard-skip">
-          {i < STEPS.length - 1 ? 'Überspringen' : 'Einrichtung abschließen'}
+          {i < STEPS.length - 1 ? t('wizard.skip') : t('wizard.finish')}
         </button>
       </div>
     </section>

@@ -1,6 +1,7 @@
 import { API, del, type Worker } from '../api.js';
 import { Action, Empty, Section } from '../components.js';
 import { when } from '../format.js';
+import { t, tParts } from '../i18n/index.js';
 import { SLOW_MS, usePoll } from '../poll.js';
 
 interface PresetAnswer {
@@ -20,8 +21,8 @@ export function WorkersPage() {
   const pathMap = usePoll<PathMap>('/worker-setup/pfad-map', SLOW_MS);
   return (
     <>
-      <Section title="Worker" stale={workers.stale} error={workers.error}>
-        {workers.data?.length === 0 && <Empty>Noch kein Worker hat sich gemeldet.</Empty>}
+      <Section title={t('workers.title')} stale={workers.stale} error={workers.error}>
+        {workers.data?.length === 0 && <Empty>{t('workers.none')}</Empty>}
         <div class="cards">
           {workers.data?.map((w) => {
             const p = presets.data?.workers?.find((x) => x.node === w.node);
@@ -29,35 +30,39 @@ export function WorkersPage() {
               <article class="card" key={w.node} data-testid={`worker-${w.name}`}>
                 <div class="card-body">
                   <h3>
-                    {w.name} <span class={w.online ? 'badge ok' : 'badge warn'}>{w.online ? 'online' : 'offline'}</span>
-                    {w.native && <span class="badge" title="nimmt nur Transcode-Aufträge an">nativ</span>}
+                    {w.name} <span class={w.online ? 'badge ok' : 'badge warn'}>{w.online ? t('common.online') : t('common.offline')}</span>
+                    {w.native && <span class="badge" title={t('workers.nativeHint')}>
+                        {t('workers.native')}
+                      </span>}
                   </h3>
                   <p class="muted">
                     {w.node}
-                    {w.ip && ` · ${w.ip}`} · zuletzt gesehen {when(w.last_seen)}
+                    {w.ip && ` · ${w.ip}`} · {t('workers.lastSeen', { when: when(w.last_seen) })}
                   </p>
-                  <p>Encoder: {w.encoders.length ? w.encoders.join(', ') : 'keine'}</p>
+                  <p>{t('workers.encoders', { list: w.encoders.length ? w.encoders.join(', ') : t('common.none') })}</p>
                   <p>
-                    Schlüssel: {w.schluessel} {w.key_source && <span class="muted">({w.key_source})</span>}
+                    {t('workers.keys', { n: w.schluessel })} {w.key_source && <span class="muted">({w.key_source})</span>}
                   </p>
                   <details>
-                    <summary>Werkzeuge</summary>
+                    <summary>{t('workers.tools')}</summary>
                     <ul>
                       {Object.entries(w.tools).map(([tool, v]) => (
                         <li key={tool}>
-                          {tool}: {v ?? 'fehlt'}
+                          {tool}: {v ?? t('workers.toolMissing')}
                         </li>
                       ))}
                     </ul>
                   </details>
                   {p?.recommendation && (
                     <p>
-                      Empfohlenes Preset: <strong>{p.recommendation.preset ?? '–'}</strong> <span class="muted">({p.recommendation.reason})</span>
+                      {t('workers.recommended')} <strong>{p.recommendation.preset ?? '–'}</strong> <span class="muted" translate={false}>
+                        ({p.recommendation.reason})
+                      </span>
                     </p>
                   )}
                   {p?.categories && (
                     <details>
-                      <summary>Presets</summary>
+                      <summary>{t('workers.presets')}</summary>
                       {p.categories.map((c) => (
                         <p key={c.name}>
                           <strong>{c.name}:</strong> {c.presets.join(', ')}
@@ -65,21 +70,25 @@ export function WorkersPage() {
                       ))}
                     </details>
                   )}
-                  {!w.online && <Action label="Worker entfernen" kind="danger" run={() => del(`/workers/${encodeURIComponent(w.name)}`).then(workers.refresh)} />}
+                  {!w.online && <Action label={t('workers.remove')} kind="danger" run={() => del(`/workers/${encodeURIComponent(w.name)}`).then(workers.refresh)} />}
                 </div>
               </article>
             );
           })}
         </div>
-        {presets.error && !presets.data && <p class="muted">Presets: {presets.error}</p>}
+        {presets.error && !presets.data && <p class="muted">{t('workers.presetsError', { error: presets.error })}</p>}
       </Section>
-      <Section title="Weiteren Worker einrichten">
+      <Section title={t('workers.setupTitle')}>
         <p>
-          Ein Worker auf einem anderen Rechner braucht die Broker-Adresse (<code>MQTT_URL=mqtt://&lt;dieser Rechner&gt;:1883</code>) und das Broker-Geheimnis (
-          <code>RIPWERK_BROKER_SECRET</code>): es steht auf diesem Rechner in <code>DATA_DIR/broker-secret</code>, etwa mit <code>sudo cat /var/lib/ripwerk/broker-secret</code>. Mit{' '}
-          <code>sudo bash scripts/install.sh --agent --coordinator-url mqtt://… --broker-secret …</code> ist er eingerichtet.
+          {tParts('workers.setupText', {
+            url: <code>MQTT_URL=mqtt://{t('workers.thisHost')}:1883</code>,
+            secret: <code>RIPWERK_BROKER_SECRET</code>,
+            file: <code>DATA_DIR/broker-secret</code>,
+            cat: <code>sudo cat /var/lib/ripwerk/broker-secret</code>,
+            install: <code>sudo bash scripts/install.sh --agent --coordinator-url mqtt://… --broker-secret …</code>,
+          })}
         </p>
-        <h3>Pfad-Zuordnung</h3>
+        <h3>{t('workers.pathMap')}</h3>
         {pathMap.data ? (
           <div data-testid="path-map">
             {pathMap.data.value && (
@@ -87,32 +96,34 @@ export function WorkersPage() {
                 {pathMap.data.variable}={pathMap.data.value}
               </pre>
             )}
-            <p class={pathMap.data.entries.length ? 'muted' : 'warn'}>{pathMap.data.hinweis}</p>
+            <p class={pathMap.data.entries.length ? 'muted' : 'warn'} translate={false}>
+              {pathMap.data.hinweis}
+            </p>
             {pathMap.data.entries.length > 0 && (
               <ul>
                 {pathMap.data.entries.map((e) => (
                   <li key={e.name}>
                     {e.mount_point} ← {e.protocol} {e.source}
-                    {e.protocol === 'NFS' && <span class="muted"> (auf dem Worker am selben Pfad einhängen)</span>}
+                    {e.protocol === 'NFS' && <span class="muted"> {t('workers.nfsHint')}</span>}
                   </li>
                 ))}
               </ul>
             )}
           </div>
         ) : (
-          <p class="muted">Pfad-Zuordnung: {pathMap.error ?? 'lädt …'}</p>
+          <p class="muted">{t('workers.pathMapState', { text: pathMap.error ?? t('common.loading') })}</p>
         )}
-        <h3>Nativer Worker (Windows ohne Container)</h3>
-        <p class="muted">Nimmt nur Transcode-Aufträge an; rippen geht nur auf einem Rechner mit Laufwerk und Agent.</p>
+        <h3>{t('workers.nativeTitle')}</h3>
+        <p class="muted">{t('workers.nativeText')}</p>
         <ul>
           <li>
-            <a href={`${API}/worker-setup/paket`}>Worker-Paket (zip, läuft mit Node)</a>
+            <a href={`${API}/worker-setup/paket`}>{t('workers.package')}</a>
           </li>
           <li>
-            <a href={`${API}/worker-setup/desktop`}>Installationsskript für Windows (PowerShell, als Administrator ausführen)</a>
+            <a href={`${API}/worker-setup/desktop`}>{t('workers.script')}</a>
           </li>
           <li>
-            <a href={`${API}/worker-setup/desktop-exe`}>Installationsprogramm für Windows (.exe, etwa 74 MB; der erste Abruf baut es, das dauert bis zu einer Minute)</a>
+            <a href={`${API}/worker-setup/desktop-exe`}>{t('workers.exe')}</a>
           </li>
         </ul>
       </Section>

@@ -1,0 +1,267 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ripsAsSeries } from '../../../shared/rip-as-series.js';
+import { get, post, type Device, type Disc, type Job, type Track, type Worker } from '../api.js';
+import { Dialog } from '../components.js';
+import { bytes, duration } from '../format.js';
+import { t, type MessageKey } from '../i18n/index.js';
+import { ripRequest } from '../rip-request.js';
+import { FolderPicker } from './folders.js';
+
+/** Titles of five minutes or more are pre-selected: the features and episodes, not the trailers. */
+const PRESELECT_SECONDS = 300;
+
+interface Settings {
+  quickPickMovies: string;
+  quickPickSeries: string;
+  quickPickMusic: string;
+  mainFeatureOnly: boolean;
+  workDir: string;
+}
+
+interface SeasonEpisode {
+  episode: number;
+  name: string | null;
+  runtime_minutes: number | null;
+}
+
+/** A series disc opens as a series: by the same rule as the automatic rip, or when the metadata says so. */
+function opensAsSeries(disc: Disc): boolean {
+  return disc.kind === 'series' || ripsAsSeries(disc);
+}
+
+export function RipDialog({ device, onClose, onStarted }: { device: Device; onClose(): void; onStarted(job: Job): void }) {
+  const disc = device.disc!;
+  const [tracks, setTracks] = useState<Track[] | null>(null);
+  const [scanError, setScanError] = useState<string | null>(null);
+  const [chosen, setChosen] = useState<Set<number>>(new Set());
+  const [mainOnly, setMainOnly] = useState<boolean | null>(null);
+  const [settings, setSettings] = useState<Settings | null>(null);
+  const [mediaRoot, setMediaRoot] = useState<string | null>(null);
+  const [targetDir, setTargetDir] = useState<string>('');
+  const [workDir, setWorkDir] = useState('');
+  const [node, setNode] = useState('');
+  const [workers, setWorkers] = useState<Worker[]>([]);
+  const [isSeries, setIsSeries] = useState(opensAsSeries(disc));
+  const [series, setSeries] = useState(opensAsSeries(disc) ? disc.title : '');
+  const [season, setSeason] = useState(disc.season ?? 1);
+  const [episodes, setEpisodes] = useState<SeasonEpisode[] | null>(null);
+  const [title, setTitle] = useState(disc.title);
+  const [release, setRelease] = useState('');
+  const [year, setYear] = useState(disc.year ? String(disc.year) : '');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const mainFeatureOnly = mainOnly ?? settings?.mainFeatureOnly ?? false;
+
+  useEffect(() => {
+    let alive = true;
+    void (async () => {
+      try {
+        const [s, info, caps] = await Promise.all([get<Settings>('/settings'), get<{ disks: { name: string; path: string }[] }>('/system/info'), get<Worker[]>('/capabilities')]);
+        if (!alive) return;
+        setSettings(s);
+        setWorkDir(s.workDir);
+        setWorkers(caps.filter((w) => w.online));
+        setMediaRoot(info.disks.find((d) => d.name === 'media')?.path ?? null);
+      } catch (err) {
+        if (alive) setError((err as Error).message);
+      }
+      if (disc.type === 'cd') return;
+      try {
+        await post(`/devices/${encodeURIComponent(device.name)}/scan-tracks`);
+        for (let i = 0; i < 120 && alive; i++) {
+          const r = await get<{ scanning: boolean; error: string | null; tracks: Track[] }>(`/devices/${encodeURIComponent(device.name)}/tracks`);
+          if (!r.scanning) {
+            if (r.error) setScanError(r.error);
+            setTracks(r.tracks);
+            setChosen(new Set(r.tracks.filter((x) => x.seconds >= PRESELECT_SECONDS).map((x) => x.number)));
+            return;
+          }
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+        }
+      } catch (err) {
+        if (alive) setScanError((err as Error).message);
+      }
+    })();
+    return () => {
+      alive = false;
+    };
+  }, [device.name]);
+
+  const quick: { label: MessageKey; dir: string }[] | null =
+    settings && mediaRoot
+      ? [
+          { label: 'rip.quick.movies', dir: `${mediaRoot}/${settings.quickPickMovies}` },
+          { label: 'rip.quick.series', dir: `${mediaRoot}/${settings.quickPickSeries}` },
+          { label: 'rip.quick.music', dir: `${mediaRoot}/${settings.quickPickMusic}` },
+        ]
+      : null;
+  useEffect(() => {
+    if (quick && !targetDir) setTargetDir(quick[disc.type === 'cd' ? 2 : isSeries ? 1 : 0].dir);
+  }, [quick?.[0].dir]);
+
+  useEffect(() => {
+    setEpisodes(null);
+    if (!isSeries || !disc.tmdb_id || !season) return;
+    get<{ episodes: SeasonEpisode[] }>(`/metadata/tv/${disc.tmdb_id}/season/${season}`).then(
+      (s) => setEpisodes(s.episodes),
+      () => setEpisodes([]),
+    );
+  }, [isSeries, season, disc.tmdb_id]);
+
+  const toggle = (n: number) => {
+    const next = new Set(chosen);
+    if (next.has(n)) next.delete(n);
+    else next.add(n);
+    setChosen(next);
+  };
+
+  const start = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const body = ripRequest({
+        device: device.name,
+        mainFeatureOnly: disc.type === 'cd' ? null : mainFeatureOnly,
+        titles: tracks ? [...chosen] : null,
+        series: disc.type !== 'cd' && isSeries ? { name: series, season, tmdbId: disc.tmdb_id } : null,
+        release: disc.type === 'cd' && release ? release : null,
+        movie: disc.type !== 'cd' && !isSeries ? { title, year } : null,
+        targetDir,
+        workDir,
+        transcodeNode: node,
+      });
+      onStarted(await post<Job>('/jobs', body));
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Dialog title={t('rip.title', { title: disc.title })} onClose={onClose}>
+      <form
+        class="form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void start();
+        }}
+      >
+        {disc.type !== 'cd' && (
+          <fieldset>
+            <legend>{t('rip.titles')}</legend>
+            {!tracks && !scanError && <p class="muted">{t('rip.reading')}</p>}
+            {scanError && (
+              <p class="error" translate={false}>
+                {scanError}
+              </p>
+            )}
+            {tracks?.map((x) => (
+              <label class="check" key={x.number}>
+                <input type="checkbox" checked={!mainFeatureOnly && chosen.has(x.number)} disabled={mainFeatureOnly} onChange={() => toggle(x.number)} data-testid={`title-${x.number}`} />
+                {t('rip.track', { n: x.number, duration: duration(x.seconds), chapters: x.chapters, size: bytes(x.size_bytes) })}
+              </label>
+            ))}
+            <label class="check">
+              <input type="checkbox" checked={mainFeatureOnly} onChange={(e) => setMainOnly((e.target as HTMLInputElement).checked)} data-testid="main-only" />
+              {t('rip.mainOnly')}
+            </label>
+          </fieldset>
+        )}
+        {disc.type !== 'cd' && (
+          <fieldset>
+            <legend>{t('rip.name')}</legend>
+            <label class="check">
+              <input type="checkbox" checked={isSeries} onChange={(e) => setIsSeries((e.target as HTMLInputElement).checked)} data-testid="is-series" /> {t('rip.isSeries')}
+            </label>
+            {isSeries ? (
+              <div class="grid2">
+                <label>
+                  {t('rip.series')}
+                  <input value={series} onInput={(e) => setSeries((e.target as HTMLInputElement).value)} required data-testid="series-name" />
+                </label>
+                <label>
+                  {t('rip.season')}
+                  <input type="number" min={0} max={99} value={season} onInput={(e) => setSeason(Number((e.target as HTMLInputElement).value))} required data-testid="season" />
+                </label>
+                {episodes && episodes.length > 0 && (
+                  <p class="muted wide" data-testid="episodes">
+                    {t('rip.episodes', { list: episodes.map((ep) => `${ep.episode}: ${ep.runtime_minutes ?? '?'} min`).join(' · ') })}
+                  </p>
+                )}
+                {!disc.tmdb_id && <p class="muted wide">{t('rip.noTmdb')}</p>}
+              </div>
+            ) : (
+              <div class="grid2">
+                <label>
+                  {t('rip.movieTitle')}
+                  <input value={title} onInput={(e) => setTitle((e.target as HTMLInputElement).value)} />
+                </label>
+                <label>
+                  {t('rip.year')}
+                  <input type="number" min={1880} max={2200} value={year} onInput={(e) => setYear((e.target as HTMLInputElement).value)} />
+                </label>
+              </div>
+            )}
+          </fieldset>
+        )}
+        {disc.type === 'cd' && disc.album && (disc.suggestions?.length ?? 0) > 0 && (
+          <fieldset>
+            <legend>{t('rip.release')}</legend>
+            <select value={release} onChange={(e) => setRelease((e.target as HTMLSelectElement).value)} data-testid="cd-release">
+              <option value="">
+                {disc.album.artist} - {disc.album.album} ({disc.album.year ?? '?'})
+              </option>
+              {disc.suggestions?.map((r) => (
+                <option value={r.release_id} key={r.release_id}>
+                  {r.artist} - {r.album} ({[r.year, r.country].filter(Boolean).join(', ') || '?'}){r.exact ? '' : ` · ${t('rip.releaseInexact')}`}
+                </option>
+              ))}
+            </select>
+          </fieldset>
+        )}
+        <fieldset>
+          <legend>{t('rip.target')}</legend>
+          {quick && (
+            <div class="row">
+              {quick.map((q) => (
+                <button type="button" key={q.label} class={targetDir === q.dir ? 'chosen' : ''} onClick={() => setTargetDir(q.dir)}>
+                  {t(q.label)}
+                </button>
+              ))}
+            </div>
+          )}
+          <FolderPicker value={targetDir} onChange={setTargetDir} root={mediaRoot} />
+          <label>
+            {t('rip.workDir')}
+            <input value={workDir} placeholder={t('rip.workDirDefault')} onInput={(e) => setWorkDir((e.target as HTMLInputElement).value)} />
+          </label>
+          <label>
+            {t('rip.transcodeOn')}
+            <select value={node} onChange={(e) => setNode((e.target as HTMLSelectElement).value)}>
+              <option value="">{t('rip.anyWorker')}</option>
+              {workers.map((w) => (
+                <option key={w.node} value={w.node}>
+                  {w.name} ({w.node})
+                </option>
+              ))}
+            </select>
+          </label>
+        </fieldset>
+        {error && (
+          <p class="error" role="alert" translate={false}>
+            {error}
+          </p>
+        )}
+        <div class="row">
+          <button type="submit" class="primary" disabled={busy} data-testid="rip-start">
+            {t('rip.start')}
+          </button>
+          <button type="button" onClick={onClose}>
+            {t('common.cancel')}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

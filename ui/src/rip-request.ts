@@ -1,0 +1,33 @@
+/** What the rip dialog's fields hold; ripRequest turns it into the body of POST /jobs (pure: the unit test reads it). */
+export interface RipChoice {
+  device: string;
+  /** Main feature only as it applies: the user's tick, else the setting; null where titles are not chosen (audio CDs). */
+  mainFeatureOnly: boolean | null;
+  /** The ticked titles; null while the title scan has not answered (the backend then chooses). */
+  titles: number[] | null;
+  series: { name: string; season: number; tmdbId: number | null } | null;
+  /** Audio CDs: another MusicBrainz release than the one the disc card names; null keeps that one. */
+  release: string | null;
+  movie: { title: string; year: string } | null;
+  targetDir: string;
+  workDir: string;
+  transcodeNode: string;
+}
+
+/** The body of POST /jobs (docs/api.md): with main feature only the titles are not sent, the backend picks the longest. */
+export function ripRequest(c: RipChoice): Record<string, unknown> {
+  const body: Record<string, unknown> = { device: c.device, target_dir: c.targetDir || undefined, work_dir: c.workDir || undefined, transcode_node: c.transcodeNode || undefined };
+  if (c.mainFeatureOnly !== null) body.main_feature_only = c.mainFeatureOnly;
+  if (!c.mainFeatureOnly && c.titles?.length) body.titles = [...c.titles].sort((a, b) => a - b);
+  if (c.series) {
+    body.series = c.series.name.trim();
+    body.season = c.series.season;
+    if (c.series.tmdbId) body.tmdb_id = c.series.tmdbId;
+  } else if (c.release) {
+    body.musicbrainz_release_id = c.release;
+  } else if (c.movie) {
+    body.title = c.movie.title.trim() || undefined;
+    if (c.movie.year) body.year = Number(c.movie.year);
+  }
+  return body;
+}

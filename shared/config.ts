@@ -73,8 +73,13 @@ export interface AgentConfig {
   makemkvDataDir: string;
   pathMap: PathMapEntry[];
   slots: number;
-  /** The coordinator's broker secret (RIPWERK_BROKER_SECRET), sent as the MQTT password. */
+  /** The coordinator's broker secret (RIPWERK_BROKER_SECRET): the legacy way in, used only without own credentials. */
   brokerSecret: string | null;
+  /**
+   * The worker's own MQTT credentials (MQTT_USERNAME and MQTT_PASSWORD or MQTT_PASSWORD_FILE), issued
+   * by POST /workers/{name}/credentials. The user name is the worker's node: its topics are named by it.
+   */
+  mqttCredentials: { username: string; password: string } | null;
   /**
    * A native worker (the single-file build for desktops without containers): no drives, no ripper,
    * only the transcode queue; its tasks and outbox live in a JSON file instead of SQLite.
@@ -232,6 +237,28 @@ function makemkvDataDir(env: Env): string {
   return dir;
 }
 
+/** MQTT_USERNAME with MQTT_PASSWORD (or the first line of the file MQTT_PASSWORD_FILE); both or neither. */
+function mqttCredentials(env: Env): { username: string; password: string } | null {
+  const username = (env.MQTT_USERNAME ?? '').trim();
+  let password = env.MQTT_PASSWORD ?? '';
+  const file = (env.MQTT_PASSWORD_FILE ?? '').trim();
+  if (!password && file) {
+    try {
+      password = fs.readFileSync(file, 'utf8').split(/\r?\n/)[0] ?? '';
+    } catch (err) {
+      throw new ConfigError(`MQTT_PASSWORD_FILE ${file} cannot be read: ${(err as Error).message}`);
+    }
+  }
+  password = password.trim();
+  if (!username && !password) return null;
+  if (!username || !password) throw new ConfigError('MQTT_USERNAME and MQTT_PASSWORD (or MQTT_PASSWORD_FILE) go together: set both, from the answer of POST /api/workers/{name}/credentials');
+  if (!MQTT_NODE_RE.test(username)) throw new ConfigError(`MQTT_USERNAME may hold letters, digits, dot, dash, underscore and @ only, got "${username}"`);
+  return { username, password };
+}
+
+/** What a node (and so an MQTT user name of a worker) may hold: nothing that is special in a topic. */
+export const MQTT_NODE_RE = /^[A-Za-z0-9._@-]{1,120}$/;
+
 export function readAgentConfig(env: Env, embeddedMqttUrl?: string): AgentConfig {
   const { drives, auto } = parseDrives(env.DRIVES);
   let pathMap: PathMapEntry[];
@@ -241,7 +268,9 @@ export function readAgentConfig(env: Env, embeddedMqttUrl?: string): AgentConfig
     throw new ConfigError(`RIPWERK_PATH_MAP: ${(err as Error).message}`);
   }
   const hostName = os.hostname();
-  const workerName = (env.WORKER_NAME ?? '').trim() || hostName;
+  const credentials = mqttCredentials(env);
+  // With own credentials the user name is the node, and its part before @ the default worker name.
+  const workerName = (env.WORKER_NAME ?? '').trim() || credentials?.username.split('@')[0] || hostName;
   if (!/^[A-Za-z0-9._-]+$/.test(workerName)) throw new ConfigError(`WORKER_NAME may hold letters, digits, dot, dash and underscore only, got "${workerName}"`);
   return {
     mqttUrl: url(env, 'MQTT_URL', embeddedMqttUrl ?? 'mqtt://localhost:1883') as string,
@@ -260,12 +289,13 @@ export function readAgentConfig(env: Env, embeddedMqttUrl?: string): AgentConfig
     pathMap,
     slots: 4,
     brokerSecret: (env.RIPWERK_BROKER_SECRET ?? '').trim() || null,
+    mqttCredentials: credentials,
     native: false,
   };
 }
 
 /** The variables a native worker's config file (worker.json) may hold; the same names as in the environment. */
-export const NATIVE_CONFIG_KEYS = ['MQTT_URL', 'RIPWERK_BROKER_SECRET', 'WORKER_NAME', 'DATA_DIR', 'HANDBRAKE_CLI', 'RIPWERK_PATH_MAP', 'MEDIA_ROOT', 'RAW_DIR', 'API_URL'] as const;
+export const NATIVE_CONFIG_KEYS = ['MQTT_URL', 'MQTT_USERNAME', 'MQTT_PASSWORD', 'RIPWERK_BROKER_SECRET', 'WORKER_NAME', 'DATA_DIR', 'HANDBRAKE_CLI', 'RIPWERK_PATH_MAP', 'MEDIA_ROOT', 'RAW_DIR', 'API_URL'] as const;
 
 /** Where a native worker keeps its state unless DATA_DIR says otherwise: %ProgramData%\Ripwerk on Windows, ~/.ripwerk-worker elsewhere. */
 export function nativeDefaultDataDir(env: Env, platform: NodeJS.Platform = process.platform): string {
@@ -309,4 +339,9 @@ export function readNativeWorkerConfig(env: Env, configFile: string | null): Age
 /** The queue node of an agent: celery style name@host, so two workers on one host differ by name. */
 export function nodeName(workerName: string, hostName: string): string {
   return `${workerName}@${hostName}`;
+}
+
+/** An agent's node: the user name of its own MQTT credentials, else name@host. */
+export function agentNode(config: Pick<AgentConfig, 'workerName' | 'hostName' | 'mqttCredentials'>): string {
+  return config.mqttCredentials?.username ?? nodeName(config.workerName, config.hostName);
 }

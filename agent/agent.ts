@@ -318,8 +318,10 @@ export async function startAgent(config: AgentConfig, log: Logger, openStore: Op
 
   /** Why this worker cannot take the command at all (answered with `rejected` instead of `accepted`), or null. */
   function refuse(cmd: JobCommand): string | null {
-    const outside = roots.commandRefusal(cmd);
-    if (outside) return outside;
+    return refuseTask(cmd) ?? roots.commandRefusal(cmd);
+  }
+
+  function refuseTask(cmd: JobCommand): string | null {
     if (cmd.task === TASKS.ripDisc) {
       if (config.native) return nativeWorkerRefusal(config.workerName);
       if (!ripper && drives.get(cmd.args.drive)?.loaded?.disc.type !== 'cd') return `the worker ${config.workerName} has no ripper (a transcode-only or native worker cannot rip): install MakeMKV, or lsdvd, dvdbackup and ffmpeg for unencrypted DVDs`;

@@ -127,12 +127,13 @@ export class Dispatcher {
     return this.url;
   }
 
-  async start(url: string, secret: string | null): Promise<void> {
+  /** Connects to the broker; `login` is the coordinator's user name and the broker secret (null: the broker wants none). */
+  async start(url: string, login: { username: string; password: string } | null): Promise<void> {
     this.url = url;
     this.endInterruptedScans();
     const client = mqtt.connect(url, {
       clientId: `ripwerk-coordinator-${randomUUID().slice(0, 8)}`,
-      ...(secret ? { username: 'ripwerk-coordinator', password: secret } : {}),
+      ...(login ?? {}),
       clean: true,
       protocolVersion: 4,
       keepalive: 10,

@@ -35,6 +35,8 @@ export interface CoordinatorConfig {
   ripperKeyUrl: string;
   /** Where GET /system/updates reads the latest published versions. */
   updateSources: { handbrake: string; makemkv: string; node: string };
+  /** Largest MQTT packet a worker or Home Assistant may send to the embedded broker (MQTT_MAX_PACKET_SIZE, bytes). */
+  mqttMaxPacketBytes: number;
   /** Addresses whose X-Real-IP header is believed (the reverse proxy); from others it is ignored. */
   trustedProxies: string[];
   /** MusicBrainz web service (audio CD lookup by disc id), ending in /ws/2. */
@@ -106,6 +108,16 @@ function positiveInt(env: Env, name: string, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n <= 0) throw new ConfigError(`${name} must be a positive whole number, got "${raw}"`);
+  return n;
+}
+
+/** A byte count from 1 KiB to 256 MiB, given as bytes or with the suffix K or M (1024-based). */
+function packetSize(env: Env, name: string, fallback: number): number {
+  const raw = (env[name] ?? '').trim();
+  if (!raw) return fallback;
+  const m = /^(\d+)\s*([KkMm]?)i?[Bb]?$/.exec(raw);
+  const n = m ? Number(m[1]) * (m[2] ? (m[2].toLowerCase() === 'k' ? 1024 : 1024 * 1024) : 1) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1024 || n > 256 * 1024 * 1024) throw new ConfigError(`${name} must be a size from 1K to 256M (bytes, or with K or M), got "${raw}"`);
   return n;
 }
 
@@ -197,6 +209,7 @@ export function readCoordinatorConfig(env: Env): CoordinatorConfig {
     capabilityPingSeconds: positiveInt(env, 'CAPABILITY_PING_SECONDS', 5),
     mountGuardSchedule: cronExpression(env, 'MOUNT_GUARD_SCHEDULE', '* * * * *'),
     brokerSecret: (env.RIPWERK_BROKER_SECRET ?? '').trim() || null,
+    mqttMaxPacketBytes: packetSize(env, 'MQTT_MAX_PACKET_SIZE', 1024 * 1024),
     trustedProxies: (env.TRUSTED_PROXIES ?? '127.0.0.1,::1').split(',').map((a) => a.trim()).filter(Boolean),
     musicbrainzBaseUrl: url(env, 'MUSICBRAINZ_BASE_URL', 'https://musicbrainz.org/ws/2') as string,
     coverArtBaseUrl: url(env, 'COVERART_BASE_URL', 'https://coverartarchive.org') as string,

@@ -59,7 +59,9 @@ export async function startEmbeddedBroker(opts: BrokerOptions, log: Logger): Pro
     noted.add(key);
     log.warn(line());
   };
-  const from = (client: Client): string => (client.conn as { remoteAddress?: string }).remoteAddress ?? '?';
+  /** The peer's address without the IPv4-in-IPv6 prefix (::ffff:127.0.0.1 is 127.0.0.1). */
+  const address = (conn: unknown): string => ((conn as { remoteAddress?: string }).remoteAddress ?? '?').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
+  const from = (client: Client): string => address(client.conn);
 
   async function identify(username: string | undefined, password: Buffer | undefined): Promise<MqttIdentity | string> {
     if (!username) return 'no user name';
@@ -127,7 +129,7 @@ export async function startEmbeddedBroker(opts: BrokerOptions, log: Logger): Pro
       },
       (e) => {
         const what = e.declared < 0 ? 'a malformed packet length' : `a packet of ${e.declared} bytes (type ${e.type})`;
-        once(`size ${conn.remoteAddress} ${e.authenticated}`, () => `MQTT client from ${conn.remoteAddress ?? '?'} ${e.authenticated ? `(${describe(byConnection.get(conn)?.who ?? { kind: 'home-assistant' })})` : 'before logging in'} announced ${what}; the limit is ${e.limit}: disconnected`);
+        once(`size ${address(conn)} ${e.authenticated}`, () => `MQTT client from ${address(conn)} ${e.authenticated ? `(${describe(byConnection.get(conn)?.who ?? { kind: 'home-assistant' })})` : 'before logging in'} announced ${what}; the limit is ${e.limit}: disconnected`);
       },
     );
     broker.handle(conn);

@@ -55,7 +55,9 @@ export async function startEmbeddedBroker(opts: BrokerOptions, log: Logger): Pro
   const noted = new Set<string>();
   /** Logs a line once per key (a reconnecting client would otherwise repeat it every second). */
   const once = (key: string, line: () => string): void => {
-    if (noted.has(key) || noted.size > 10_000) return;
+    if (noted.has(key)) return;
+    // A flood of made-up names must not silence the log for good: the memory starts over instead.
+    if (noted.size >= 10_000) noted.clear();
     noted.add(key);
     log.warn(line());
   };

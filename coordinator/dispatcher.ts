@@ -63,6 +63,16 @@ function looseEventId(payload: Buffer): string | null {
   }
 }
 
+/** A rip's events must name the raw folder the coordinator gave the rip, and its files must lie inside it. */
+function rawDirMismatch(event: AgentEvent, cmd: CommandRow): string | null {
+  if (event.type !== 'rip_started' && event.type !== 'rip_done') return null;
+  const given = (JSON.parse(cmd.payload) as { args?: { raw_dir?: unknown } }).args?.raw_dir;
+  const norm = (p: string): string => path.posix.normalize(p).replace(/\/+$/, '');
+  if (typeof given !== 'string' || norm(event.raw_dir) !== norm(given)) return `${event.type} names the raw folder ${event.raw_dir.slice(0, 300)}, the rip was given ${String(given).slice(0, 300)}`;
+  const outside = event.type === 'rip_done' ? event.files.find((f) => !norm(f).startsWith(`${norm(given)}/`) || f.split('/').includes('..')) : undefined;
+  return outside === undefined ? null : `rip_done names the file ${outside.slice(0, 300)} outside the raw folder ${given.slice(0, 300)}`;
+}
+
 /** A refusal of the dispatcher (worker offline, no answer, wrong state): its message and status reach the client. */
 export class DispatchError extends HttpError {
   constructor(message: string, status: number) {
@@ -432,7 +442,7 @@ export class Dispatcher {
     const cmd = event.command_id ? this.command(event.command_id) : undefined;
     const job = event.job_id ? this.jobs.get(event.job_id) : undefined;
     if (!job) return;
-    const refusal = jobEventRefusal(event, node, cmd, job.status);
+    const refusal = jobEventRefusal(event, node, cmd, job.status) ?? (cmd && rawDirMismatch(event, cmd));
     if (refusal) return this.drops.drop(topics.event(node), refusal);
     if (cmd?.state === 'superseded') {
       // Work taken away from this agent: only a finished transcode still counts, if nobody finished it meanwhile.

@@ -5,7 +5,6 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import mqtt, { type MqttClient } from 'mqtt';
-import mqttPacket from 'mqtt-packet';
 import { TASKS, topics } from '../../shared/protocol.js';
 import { REPO_DIR } from '../fixtures/tools-samples.js';
 import { api, dvdImage, insertDisc, sleep, smallMkv, startAgent, startCoordinator, stopAll, waitFor, waitForDisc, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type JobJson, type World } from './harness.js';
@@ -45,6 +44,17 @@ async function publishGetsCut(client: MqttClient, topic: string, payload: string
   const closed = new Promise<boolean>((resolve) => client.once('close', () => resolve(true)));
   client.publish(topic, payload, { qos: 1 });
   return Promise.race([closed, sleep(3000).then(() => false)]);
+}
+
+/** An MQTT 3.1.1 CONNECT with user name and password (section 3.1), clean session, keepalive 30 s. */
+function connectPacket(clientId: string, username: string, password: string): Buffer {
+  const str = (v: string): Buffer => {
+    const b = Buffer.from(v);
+    return Buffer.concat([Buffer.from([b.length >> 8, b.length & 0xff]), b]);
+  };
+  const body = Buffer.concat([str('MQTT'), Buffer.from([4, 0xc2, 0, 30]), str(clientId), str(username), str(password)]);
+  assert.ok(body.length < 128);
+  return Buffer.concat([Buffer.from([0x10, body.length]), body]);
 }
 
 function rssKb(pid: number): number {
@@ -304,8 +314,7 @@ describe('MQTT trust boundaries (embedded broker)', () => {
     const before = rssKb(c.proc.child.pid!);
     const [a, b] = await Promise.all([declareHugePacket(c.mqttPort, [], 1, 250 * 1024 * 1024), declareHugePacket(c.mqttPort, [], 1, 250 * 1024 * 1024)]);
     assert.equal(a.cut && b.cut, true, 'both connections were cut');
-    const connectPacket = mqttPacket.generate({ cmd: 'connect', protocolId: 'MQTT', protocolVersion: 4, clean: true, clientId: 'mallory-big', keepalive: 30, username: malloryLogin.username, password: Buffer.from(malloryLogin.password) });
-    const big = await declareHugePacket(c.mqttPort, [connectPacket], 3, 200 * 1024 * 1024, true);
+    const big = await declareHugePacket(c.mqttPort, [connectPacket('mallory-big', malloryLogin.username, malloryLogin.password)], 3, 200 * 1024 * 1024, true);
     assert.equal(big.cut, true, 'the 200 MB publish was cut');
     await sleep(500);
     const grown = rssKb(c.proc.child.pid!) - before;

@@ -108,6 +108,7 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     files: fileList,
     raw_removed: z.boolean(),
     streams: z.array(z.looseObject({ file: pathText, audio: z.array(audioStreamSchema).max(200), subtitles: z.array(subtitleStreamSchema).max(200) })).max(10_000).optional(),
+    episodes_guessed: z.boolean().optional(),
   }),
   z.looseObject({ ...eventBase, type: z.literal('job_failed'), phase, reason: reasonText }),
   z.looseObject({ ...eventBase, type: z.literal('job_canceled'), phase }),
@@ -152,6 +153,7 @@ const ripArgsSchema = z.looseObject({
   keep_original: z.boolean(),
   auto_eject: z.boolean(),
   library: libraryInfoSchema.nullable().optional(),
+  min_title_seconds: z.number().min(0).max(1e7).optional(),
   audio_languages: languages.optional(),
   subtitle_languages: languages.optional(),
 });
@@ -174,6 +176,14 @@ const transcodeArgsSchema = z.looseObject({
   subtitle_languages: languages.optional(),
   audio: z
     .looseObject({ keep_surround: z.boolean(), stereo_companion: z.boolean(), burn_forced_subtitles: z.boolean(), original_language: language.nullable().default(null) })
+    .optional(),
+  // One folder name below the movie's folder: never a path that could lead out of it.
+  extras_folder: z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[^/\\\0]+$/)
+    .refine((name) => name !== '.' && name !== '..', 'must be a folder name')
     .optional(),
 });
 

@@ -46,6 +46,8 @@ describe('MQTT message schemas', () => {
     const wrong = parseMessage(commandSchema, json({ ...cmd, args: { ...cmd.args, audio_languages: 'deu' } }));
     assert.deepEqual(wrong, { ok: false, reason: 'args.audio_languages: Invalid input: expected array, received string' });
     assert.equal(parseMessage(commandSchema, json({ id: 'x', task: 'worker.tasks.format_disk', args: {} })).ok, false);
+    assert.equal(parseMessage(commandSchema, json({ ...cmd, args: { ...cmd.args, extras_folder: 'Extras' } })).ok, true);
+    for (const bad of ['..', '../../etc', 'a/b', 'a\\b', '']) assert.equal(parseMessage(commandSchema, json({ ...cmd, args: { ...cmd.args, extras_folder: bad } })).ok, false, bad);
   });
 
   it('keeps the streams of job_done and cuts a log message to 64 KB', () => {

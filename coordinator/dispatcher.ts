@@ -432,9 +432,12 @@ export class Dispatcher {
     if (event.type === 'aacs_dump') {
       const keys = this.keys;
       if (keys) {
-        void keys.storeDump(event.name, Buffer.from(event.data_base64, 'base64')).then((stored) => {
-          if (stored) this.log.info(`AACS dump ${event.name} from ${node} stored`);
-        });
+        keys.storeDump(event.name, Buffer.from(event.data_base64, 'base64')).then(
+          (stored) => {
+            if (stored) this.log.info(`AACS dump ${event.name} from ${node} stored`);
+          },
+          (err: Error) => this.log.warn(`storing AACS dump ${event.name} from ${node} failed: ${err.message}`),
+        );
       }
       return;
     }

@@ -64,7 +64,7 @@ export class AgentLink {
       this.client?.subscribe([topics.command(this.node), topics.ack(this.node), topics.keystore, topics.keydb, topics.appKey], { qos: 1 });
       this.publishStatus();
       for (const state of this.handlers.drives()) this.publishDrive(state);
-      void this.flush(true);
+      this.flushLogged(true);
     });
     this.client.on('offline', () => this.log.warn(`MQTT broker ${this.url} unreachable; events are kept in the outbox`));
     this.client.on('error', (err) => this.log.warn(`MQTT error: ${err.message}`));
@@ -75,7 +75,7 @@ export class AgentLink {
         this.log.error(`handling ${topic.slice(0, 200)} failed: ${(err as Error).message}`);
       }
     });
-    this.resendTimer = setInterval(() => void this.flush(false), 5_000);
+    this.resendTimer = setInterval(() => this.flushLogged(false), 5_000);
   }
 
   private onMessage(topic: string, payload: Buffer): void {
@@ -113,6 +113,11 @@ export class AgentLink {
   /** Stores the event in the outbox and sends it when connected. */
   emit(event: AgentEvent): void {
     if (this.client?.connected) this.client.publish(topics.event(this.node), JSON.stringify(event), { qos: 1 });
+  }
+
+  /** flush() from a handler or timer: a failure is logged, never an unhandled rejection. */
+  private flushLogged(all: boolean): void {
+    this.flush(all).catch((err: Error) => this.log.warn(`sending the outbox failed: ${err.message}`));
   }
 
   /**

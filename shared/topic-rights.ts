@@ -24,7 +24,7 @@ export function topicRights(who: MqttIdentity, haPrefix: string): TopicRights {
     case 'agent':
       return {
         publish: [topics.agentStatus(who.node), `${TOPIC_ROOT}/drive/${who.node}/+/state`, topics.event(who.node)],
-        subscribe: [topics.command(who.node), topics.ack(who.node), `${TOPIC_ROOT}/keys/+`, topics.keystore, topics.keydb, topics.appKey, topics.coordinatorStatus],
+        subscribe: [topics.command(who.node), topics.ack(who.node), `${TOPIC_ROOT}/keys/+`, topics.coordinatorStatus],
       };
     case 'home-assistant':
       return { publish: [haTopics.ejectAll, `${haPrefix}/status`], subscribe: [`${TOPIC_ROOT}/ha/#`, topics.agentStatusAll, `${haPrefix}/#`] };
@@ -35,7 +35,7 @@ const hasWildcard = (filter: string): boolean => filter.split('/').some((level) 
 
 export function mayPublish(rights: TopicRights, topic: string): boolean {
   if (topic.startsWith('$')) return false; // $SYS/... belongs to the broker (MQTT-4.7.2)
-  if (hasWildcard(topic) || topic.includes('+') || topic.includes('#')) return false;
+  if (topic.includes('+') || topic.includes('#')) return false; // no wildcards in a topic name (MQTT-3.3.2-2)
   return rights.publish.some((filter) => topicMatches(filter, topic));
 }
 

@@ -164,7 +164,8 @@ describe('worker-setup: the Windows installer script', () => {
   let c: CoordinatorHandle;
   before(async () => {
     w = world();
-    c = await startCoordinator(w);
+    // Any Host: these tests call the coordinator by made-up names (setupOrigin's own checks are the subject).
+    c = await startCoordinator(w, { ALLOWED_HOSTS: '*' });
   });
   after(stopAll);
 
@@ -182,6 +183,9 @@ describe('worker-setup: the Windows installer script', () => {
     assert.match(script, /IsInRole\(\[Security\.Principal\.WindowsBuiltInRole\]::Administrator\)/);
     assert.match(script, /Read-Host -AsSecureString/);
     assert.match(script, /\[SecureString\] \$BrokerSecret/);
+    assert.match(script, /\[string\] \$MqttUsername = ''/);
+    assert.match(script, /\[SecureString\] \$MqttPassword/);
+    assert.match(script, /if \(\$MqttUsername\) \{ \$workerConfig\.MQTT_USERNAME = \$MqttUsername; \$workerConfig\.MQTT_PASSWORD = \$secret \} else \{ \$workerConfig\.RIPWERK_BROKER_SECRET = \$secret \}/);
     assert.match(script, /Join-Path \$env:ProgramFiles 'Ripwerk'/);
     assert.match(script, /Join-Path \$env:ProgramData 'Ripwerk'/);
     assert.match(script, /New-ScheduledTaskTrigger -AtStartup/);
@@ -196,8 +200,9 @@ describe('worker-setup: the Windows installer script', () => {
     const proxied = await getWithHost(c.port, '/api/worker-setup/desktop', 'internal:8080', { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'ripwerk.example.org' });
     assert.ok(proxied.body.includes(`$CoordinatorUrl = 'https://ripwerk.example.org'`));
     assert.ok(proxied.body.includes(`$MqttUrl = 'mqtt://ripwerk.example.org:${c.mqttPort}'`));
+    // A Host that is no host name never reaches the route: the request guard refuses it first (even with ALLOWED_HOSTS=*).
     const bad = await getWithHost(c.port, '/api/worker-setup/desktop', "evil';calc;'");
-    assert.equal(bad.status, 400);
-    assert.match(bad.body, /is not a host name or address/);
+    assert.equal(bad.status, 403);
+    assert.match(bad.body, /does not answer to the host name/);
   });
 });

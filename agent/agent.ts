@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { AgentConfig } from '../shared/config.js';
-import { nodeName } from '../shared/config.js';
+import { agentNode } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
 import { mapPath, unmapPath } from '../shared/path-map.js';
 import { TASKS, topics, type AgentEvent, type AgentStatus, type AppKeyMessage, type Capabilities, type Command, type KeydbMessage, type KeystoreMessage, type Phase, type RipArgs, type TranscodeArgs } from '../shared/protocol.js';
@@ -13,8 +13,10 @@ import { listPhysicalDrives } from './drives/physical-drive.js';
 import { AgentLink } from './link.js';
 import { findLibdvdcss } from './libdvdcss.js';
 import { removeRawFolderWithoutMedia } from './raw-folder.js';
-import { RipperKeys } from './ripper-keys.js';
 import { readDriveCdIdentity } from './cd/drive-cd-identity.js';
+import { PathRoots } from './path-roots.js';
+import { truncateLogMessage } from '../shared/protocol-schemas.js';
+import { DUMP_LIMIT_BYTES, RipperKeys } from './ripper-keys.js';
 import { DEFAULT_AUDIO_CD_TOOLS, ripAudioCd, scanAudioCd, type AudioCdTools } from './cd/audio-cd-ripper.js';
 import { makemkvRipper, openDvdRipper, probeTool, type Ripper } from './rippers.js';
 import { runRip, TaskFailure, type TaskContext } from './rip-task.js';
@@ -53,6 +55,14 @@ async function probeNativeCapabilities(config: AgentConfig): Promise<Capabilitie
     transcode_only: true,
     native: true,
   };
+}
+
+/** What the agent logs in to the broker with: its own credentials, else (legacy) its node and the broker secret. */
+function mqttLogin(config: AgentConfig, node: string, log: Logger): { username: string; password: string } | null {
+  if (config.mqttCredentials) return config.mqttCredentials;
+  if (!config.brokerSecret) return null;
+  log.warn('this worker logs in to the broker with the shared broker secret (legacy): give it its own credentials (POST /api/workers/{name}/credentials, then MQTT_USERNAME and MQTT_PASSWORD)');
+  return { username: node, password: config.brokerSecret };
 }
 
 /** Finds which tools this host has and which rip backend it uses. */
@@ -106,7 +116,7 @@ function localIp(): string | undefined {
  * outbox until acknowledged. A native worker (config.native) has no drives and refuses rips.
  */
 export async function startAgent(config: AgentConfig, log: Logger, openStore: OpenTaskStore): Promise<RunningAgent> {
-  const node = nodeName(config.workerName, config.hostName);
+  const node = agentNode(config);
   await fs.mkdir(config.dataDir, { recursive: true });
   const store = openStore(config.dataDir, config.workerName, node);
   const { capabilities, ripper } = await probeCapabilities(config);
@@ -116,7 +126,14 @@ export async function startAgent(config: AgentConfig, log: Logger, openStore: Op
   const controllers = new Map<string, AbortController>();
   let stopping = false;
 
+  const roots = new PathRoots(config.mediaRoot, config.rawDir, config.pathMap);
   const toLocal = (p: string): string => mapPath(config.pathMap, p);
+  /** Deletes a job's raw folder, only ever inside this worker's folders. */
+  const removeRaw = async (dir: string): Promise<void> => {
+    const refusal = roots.rawDirRefusal(dir);
+    if (refusal) return log.warn(`not deleting: ${refusal}`);
+    await fs.rm(toLocal(dir), { recursive: true, force: true }).catch(() => undefined);
+  };
   const toShared = (p: string): string => unmapPath(config.pathMap, p);
   const transcoder: Transcoder = {
     transcode: (input, output, preset, hooks) => handbrakeTranscode(config.handbrakeCli, input, output, preset, { ...hooks, timeoutMs: 24 * 3600_000 }),
@@ -139,7 +156,7 @@ export async function startAgent(config: AgentConfig, log: Logger, openStore: Op
   const keys = new RipperKeys(config.makemkvDataDir);
   const audioTools: AudioCdTools = { ...DEFAULT_AUDIO_CD_TOOLS, abcde: config.abcde };
   if (!config.native) capabilities.schluessel = await keys.count();
-  const link: AgentLink = new AgentLink(config.mqttUrl, node, store, { onCommand: (cmd) => onCommand(cmd), status, drives: () => drives.states(), onKeys: (topic, body) => void installKeys(topic, body) }, log, config.brokerSecret);
+  const link: AgentLink = new AgentLink(config.mqttUrl, node, store, { onCommand: (cmd) => onCommand(cmd), status, drives: () => drives.states(), onKeys: (topic, body) => void installKeys(topic, body) }, log, mqttLogin(config, node, log));
   const emit = (body: EventBody, coalesceKey?: string): AgentEvent => {
     const event = store.enqueueEvent(body, coalesceKey);
     link.emit(event);
@@ -168,7 +185,8 @@ export async function startAgent(config: AgentConfig, log: Logger, openStore: Op
 
   /** Sends AACS dumps the ripper wrote (a disc whose key is unknown) to the coordinator. */
   async function sendDumps(): Promise<void> {
-    for (const dump of await keys.newDumps().catch(() => [])) {
+    const tooLarge = (file: string, bytes: number): void => log.warn(`AACS dump ${file} has ${bytes} bytes, more than the ${DUMP_LIMIT_BYTES} that travel to the coordinator: copy it by hand if needed`);
+    for (const dump of await keys.newDumps(tooLarge).catch(() => [])) {
       log.info(`sending AACS dump ${dump.name} to the coordinator`);
       emit({ type: 'aacs_dump', name: dump.name, data_base64: dump.data.toString('base64') });
     }
@@ -180,7 +198,7 @@ export async function startAgent(config: AgentConfig, log: Logger, openStore: Op
       progress: (pct) => emit({ type: 'progress', command_id: cmd.id, job_id: cmd.job_id, phase, progress: pct }, `progress:${cmd.id}`),
       log: (level, message) => {
         log[level](message, cmd.job_id);
-        emit({ type: 'log', command_id: cmd.id, job_id: cmd.job_id, level, message });
+        emit({ type: 'log', command_id: cmd.id, job_id: cmd.job_id, level, message: truncateLogMessage(message) });
       },
       onSpawn: (pid) => store.setTaskPid(cmd.id, pid),
     };
@@ -232,7 +250,7 @@ export async function startAgent(config: AgentConfig, log: Logger, openStore: Op
       if (stopping) return;
       if (controller.signal.aborted) {
         final = 'canceled';
-        if (cmd.task === TASKS.ripDisc) await fs.rm(toLocal(cmd.args.raw_dir), { recursive: true, force: true }).catch(() => undefined);
+        if (cmd.task === TASKS.ripDisc) await removeRaw(cmd.args.raw_dir);
         log.info(`${phase} canceled`, cmd.job_id);
         emit({ type: 'job_canceled', command_id: cmd.id, job_id: cmd.job_id, phase });
       } else {
@@ -304,6 +322,10 @@ export async function startAgent(config: AgentConfig, log: Logger, openStore: Op
 
   /** Why this worker cannot take the command at all (answered with `rejected` instead of `accepted`), or null. */
   function refuse(cmd: JobCommand): string | null {
+    return refuseTask(cmd) ?? roots.commandRefusal(cmd);
+  }
+
+  function refuseTask(cmd: JobCommand): string | null {
     if (cmd.task === TASKS.ripDisc) {
       if (config.native) return nativeWorkerRefusal(config.workerName);
       if (!ripper && drives.get(cmd.args.drive)?.loaded?.disc.type !== 'cd') return `the worker ${config.workerName} has no ripper (a transcode-only or native worker cannot rip): install MakeMKV, or lsdvd, dvdbackup and ffmpeg for unencrypted DVDs`;
@@ -346,7 +368,7 @@ export async function startAgent(config: AgentConfig, log: Logger, openStore: Op
       const cmd = JSON.parse(row.payload) as JobCommand;
       if (row.state === 'running' && cmd.task === TASKS.ripDisc) {
         store.setTaskState(row.id, 'interrupted');
-        await fs.rm(toLocal(cmd.args.raw_dir), { recursive: true, force: true }).catch(() => undefined);
+        await removeRaw(cmd.args.raw_dir);
         log.warn('the agent stopped during this rip; the rip is marked failed', cmd.job_id);
         emit({ type: 'job_failed', command_id: row.id, job_id: cmd.job_id, phase: 'rip', reason: 'the worker stopped during the rip (crash or restart): retry the rip' });
         continue;

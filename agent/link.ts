@@ -1,5 +1,7 @@
 import mqtt, { type MqttClient } from 'mqtt';
-import { parsePayload, sendImmediately, topics, type AgentEvent, type AgentStatus, type Command, type DriveState, type EventAck } from '../shared/protocol.js';
+import { sendImmediately, topics, type AgentEvent, type AgentStatus, type AppKeyMessage, type Command, type DriveState, type KeydbMessage, type KeystoreMessage } from '../shared/protocol.js';
+import { appKeyMessageSchema, commandSchema, eventAckSchema, keydbMessageSchema, keystoreMessageSchema, parseMessage } from '../shared/protocol-schemas.js';
+import { DropLog } from '../shared/drop-log.js';
 import type { Logger } from '../shared/log.js';
 import type { TaskStore } from './task-store.js';
 
@@ -9,8 +11,8 @@ export interface LinkHandlers {
   onCommand(cmd: Command): void;
   /** The retained status to publish on every (re)connect and heartbeat. */
   status(): AgentStatus;
-  /** A retained message of the coordinator on one of the ripwerk/keys/* topics. */
-  onKeys(topic: string, body: object): void;
+  /** A retained message of the coordinator on one of the ripwerk/keys/* topics, checked against its schema. */
+  onKeys(topic: string, body: KeystoreMessage | KeydbMessage | AppKeyMessage): void;
   /** The drive states, published again on every (re)connect: a coordinator with an embedded broker that restarted has lost the retained ones. */
   drives(): DriveState[];
 }
@@ -24,6 +26,7 @@ export class AgentLink {
   private resendTimer: NodeJS.Timeout | null = null;
   private flushing = false;
   private lastFlush = 0;
+  private readonly drops: DropLog;
 
   constructor(
     private readonly url: string,
@@ -31,9 +34,11 @@ export class AgentLink {
     private readonly store: TaskStore,
     private readonly handlers: LinkHandlers,
     private readonly log: Logger,
-    /** The broker secret, sent as the MQTT password (null: the broker wants none). */
-    private readonly secret: string | null = null,
-  ) {}
+    /** The MQTT user name and password (the worker's own credentials, or the node name and the legacy broker secret); null: the broker wants none. */
+    private readonly credentials: { username: string; password: string } | null = null,
+  ) {
+    this.drops = new DropLog(log);
+  }
 
   get connected(): boolean {
     return this.client?.connected ?? false;
@@ -43,7 +48,7 @@ export class AgentLink {
     const willPayload: AgentStatus = { node: this.node, state: 'offline' };
     this.client = mqtt.connect(this.url, {
       clientId: `ripwerk-agent-${this.node}`.slice(0, 120),
-      ...(this.secret ? { username: this.node, password: this.secret } : {}),
+      ...(this.credentials ?? {}),
       clean: false,
       protocolVersion: 4,
       keepalive: 10,
@@ -59,33 +64,39 @@ export class AgentLink {
       this.client?.subscribe([topics.command(this.node), topics.ack(this.node), topics.keystore, topics.keydb, topics.appKey], { qos: 1 });
       this.publishStatus();
       for (const state of this.handlers.drives()) this.publishDrive(state);
-      void this.flush(true);
+      this.flushLogged(true);
     });
     this.client.on('offline', () => this.log.warn(`MQTT broker ${this.url} unreachable; events are kept in the outbox`));
     this.client.on('error', (err) => this.log.warn(`MQTT error: ${err.message}`));
-    this.client.on('message', (topic, payload) => this.onMessage(topic, payload));
-    this.resendTimer = setInterval(() => void this.flush(false), 5_000);
+    this.client.on('message', (topic, payload) => {
+      try {
+        this.onMessage(topic, payload);
+      } catch (err) {
+        this.log.error(`handling ${topic.slice(0, 200)} failed: ${(err as Error).message}`);
+      }
+    });
+    this.resendTimer = setInterval(() => this.flushLogged(false), 5_000);
   }
 
   private onMessage(topic: string, payload: Buffer): void {
-    const body = parsePayload(topic, payload, this.log);
-    if (!body) return;
     if (topic === topics.ack(this.node)) {
-      const ack = body as EventAck;
-      if (Array.isArray(ack.event_ids)) this.store.ackEvents(ack.event_ids.filter((id) => typeof id === 'string'));
+      const ack = parseMessage(eventAckSchema, payload);
+      if (!ack.ok) return this.drops.drop(topic, ack.reason);
+      this.store.ackEvents(ack.value.event_ids);
       return;
     }
-    if (topic === topics.keystore || topic === topics.keydb || topic === topics.appKey) {
-      this.handlers.onKeys(topic, body);
+    const keySchema = topic === topics.keystore ? keystoreMessageSchema : topic === topics.keydb ? keydbMessageSchema : topic === topics.appKey ? appKeyMessageSchema : null;
+    if (keySchema) {
+      if (payload.length === 0) return; // a cleared retained message
+      const body = parseMessage(keySchema, payload);
+      if (!body.ok) return this.drops.drop(topic, body.reason);
+      this.handlers.onKeys(topic, body.value);
       return;
     }
     if (topic === topics.command(this.node)) {
-      const cmd = body as Command;
-      if (!cmd || typeof cmd.id !== 'string' || typeof cmd.task !== 'string') {
-        this.log.warn(`ignored a malformed command on ${topic}`);
-        return;
-      }
-      this.handlers.onCommand(cmd);
+      const cmd = parseMessage(commandSchema, payload);
+      if (!cmd.ok) return this.drops.drop(topic, cmd.reason);
+      this.handlers.onCommand(cmd.value);
     }
   }
 
@@ -102,6 +113,11 @@ export class AgentLink {
   /** Stores the event in the outbox and sends it when connected. */
   emit(event: AgentEvent): void {
     if (this.client?.connected) this.client.publish(topics.event(this.node), JSON.stringify(event), { qos: 1 });
+  }
+
+  /** flush() from a handler or timer: a failure is logged, never an unhandled rejection. */
+  private flushLogged(all: boolean): void {
+    this.flush(all).catch((err: Error) => this.log.warn(`sending the outbox failed: ${err.message}`));
   }
 
   /**

@@ -14,6 +14,9 @@ export class InstallError extends Error {
 export interface InstallOptions {
   mqttUrl?: string;
   brokerSecret?: string;
+  /** The worker's own MQTT credentials; with them the broker secret is not asked for. */
+  mqttUsername?: string;
+  mqttPassword?: string;
   workerName?: string;
   handbrakeCli?: string;
   pathMap?: string;
@@ -60,10 +63,10 @@ function isAdmin(): boolean {
   return powershell(`if (${PS_IS_ADMIN}) { 'yes' } else { 'no' }`, 'checking for administrator rights').trim() === 'yes';
 }
 
-/** Reads a line from the console without showing it (the broker secret). */
+/** Reads a line from the console without showing it (the MQTT password or the broker secret). */
 export function promptHidden(question: string): Promise<string> {
   const input = process.stdin;
-  if (!input.isTTY) return Promise.reject(new InstallError('no console to ask for the broker secret: give it with --broker-secret', 2));
+  if (!input.isTTY) return Promise.reject(new InstallError('no console to ask for the broker secret: give it with --mqtt-password (or --broker-secret)', 2));
   process.stdout.write(question);
   return new Promise((resolve, reject) => {
     let value = '';
@@ -126,9 +129,20 @@ export async function installWindows(opts: InstallOptions, env: Env, self: strin
     throw new InstallError(`--mqtt-url must be a URL like mqtt://server:1883, got "${mqttUrl}"`, 2);
   }
   config.MQTT_URL = mqttUrl;
-  const secret = opts.brokerSecret ?? existing.RIPWERK_BROKER_SECRET ?? (await promptHidden('Broker secret (on the coordinator host: DATA_DIR/broker-secret, or its RIPWERK_BROKER_SECRET): '));
-  if (!secret.trim()) throw new InstallError('the broker secret is empty: without it the coordinator\'s broker refuses the worker', 2);
-  config.RIPWERK_BROKER_SECRET = secret.trim();
+  const username = opts.mqttUsername ?? existing.MQTT_USERNAME;
+  if (username) {
+    // The worker's own credentials (POST /api/workers/{name}/credentials): the broker secret is not needed any more.
+    if (!/^[A-Za-z0-9._@-]{1,120}$/.test(username)) throw new InstallError(`--mqtt-username may hold letters, digits, dot, dash, underscore and @ only, got "${username}"`, 2);
+    const password = opts.mqttPassword ?? (opts.mqttUsername ? undefined : existing.MQTT_PASSWORD) ?? (await promptHidden('MQTT password (the "password" of POST /api/workers/<name>/credentials on the coordinator): '));
+    if (!password.trim()) throw new InstallError('the MQTT password is empty: without it the coordinator\'s broker refuses the worker', 2);
+    config.MQTT_USERNAME = username;
+    config.MQTT_PASSWORD = password.trim();
+    delete config.RIPWERK_BROKER_SECRET;
+  } else {
+    const secret = opts.brokerSecret ?? existing.RIPWERK_BROKER_SECRET ?? (await promptHidden('Broker secret (legacy; better: --mqtt-username and --mqtt-password from POST /api/workers/<name>/credentials): '));
+    if (!secret.trim()) throw new InstallError('the broker secret is empty: without it the coordinator\'s broker refuses the worker', 2);
+    config.RIPWERK_BROKER_SECRET = secret.trim();
+  }
   if (opts.workerName) config.WORKER_NAME = opts.workerName;
   if (opts.pathMap !== undefined) config.RIPWERK_PATH_MAP = opts.pathMap;
   const handbrake = opts.handbrakeCli ?? existing.HANDBRAKE_CLI ?? findHandbrake(p, env);

@@ -22,13 +22,15 @@ const LOG_ROTATE_BYTES = 10 * 1024 * 1024;
 const USAGE = `Ripwerk native worker: takes transcode jobs from a Ripwerk coordinator (no drives, no ripping).
 
   ripwerk-worker [--config FILE] [--log-file FILE]
-      Runs the worker. FILE is a JSON object of the settings MQTT_URL, RIPWERK_BROKER_SECRET,
-      WORKER_NAME, DATA_DIR, HANDBRAKE_CLI, RIPWERK_PATH_MAP (environment variables win over it).
+      Runs the worker. FILE is a JSON object of the settings MQTT_URL, MQTT_USERNAME, MQTT_PASSWORD,
+      WORKER_NAME, DATA_DIR, HANDBRAKE_CLI, RIPWERK_PATH_MAP, MEDIA_ROOT, RAW_DIR (environment
+      variables win over it; RIPWERK_BROKER_SECRET instead of the credentials is the legacy way in).
       Without --config, worker.json in ${path.join(nativeDefaultDataDir(process.env), 'worker.json')} is read when it exists.
-  ripwerk-worker install [--mqtt-url URL] [--broker-secret SECRET] [--worker-name NAME] [--handbrake-cli PATH] [--path-map MAP]
+  ripwerk-worker install [--mqtt-url URL] [--mqtt-username NODE --mqtt-password PW] [--broker-secret SECRET] [--worker-name NAME] [--handbrake-cli PATH] [--path-map MAP]
       Windows, as administrator: copies the worker to %ProgramFiles%\\Ripwerk, writes
       %ProgramData%\\Ripwerk\\worker.json and starts it at every boot as a scheduled task.
-      Without --broker-secret it asks for the secret (on the coordinator host: DATA_DIR/broker-secret).
+      The credentials come from POST /api/workers/<name>/credentials on the coordinator; without
+      --mqtt-password it asks for it. Without --mqtt-username the legacy broker secret is used.
   ripwerk-worker uninstall [--purge]
       Windows, as administrator: removes the task and the program folder (--purge: the data too).
 `;
@@ -59,6 +61,8 @@ async function main(): Promise<void> {
         'log-file': { type: 'string' },
         'mqtt-url': { type: 'string' },
         'broker-secret': { type: 'string' },
+        'mqtt-username': { type: 'string' },
+        'mqtt-password': { type: 'string' },
         'worker-name': { type: 'string' },
         'handbrake-cli': { type: 'string' },
         'path-map': { type: 'string' },
@@ -80,7 +84,7 @@ async function main(): Promise<void> {
     try {
       const notes =
         command === 'install'
-          ? await installWindows({ mqttUrl: values['mqtt-url'], brokerSecret: values['broker-secret'], workerName: values['worker-name'], handbrakeCli: values['handbrake-cli'], pathMap: values['path-map'] }, process.env, process.execPath)
+          ? await installWindows({ mqttUrl: values['mqtt-url'], brokerSecret: values['broker-secret'], mqttUsername: values['mqtt-username'], mqttPassword: values['mqtt-password'], workerName: values['worker-name'], handbrakeCli: values['handbrake-cli'], pathMap: values['path-map'] }, process.env, process.execPath)
           : uninstallWindows(values.purge === true, process.env);
       for (const n of notes) process.stdout.write(`${n}\n`);
       return;

@@ -3,12 +3,13 @@ import path from 'node:path';
 import type { AppKeyMessage, KeydbMessage, KeystoreMessage } from '../shared/protocol.js';
 import { isBareFileName } from '../shared/media-paths.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../shared/private-files.js';
+import { DUMP_MQTT_LIMIT_BYTES } from '../shared/protocol-schemas.js';
 
 const HASHED_KEY = /^hkd_[^/\\]*\.bin$/i;
 /** AACS dump files MakeMKV writes into its data folder when a disc's key is unknown (makemkv.md §5). */
 const DUMP = /^MKB[^/\\]*\.tgz$/i;
-/** Largest dump a worker sends to the coordinator. */
-export const DUMP_LIMIT_BYTES = 16 * 1024 * 1024;
+/** Largest dump a worker sends to the coordinator: what fits into one MQTT packet (see DUMP_MQTT_LIMIT_BYTES). */
+export const DUMP_LIMIT_BYTES = DUMP_MQTT_LIMIT_BYTES;
 
 /** settings.conf with `app_Key = "<key>"` set (added or replaced), every other line kept as it was. */
 export function withAppKey(conf: string, key: string | null): string {
@@ -84,15 +85,19 @@ export class RipperKeys {
     await writeAtomic(file, next);
   }
 
-  /** AACS dumps in the data folder not sent yet since this agent started (up to DUMP_LIMIT_BYTES each). */
-  async newDumps(): Promise<{ name: string; data: Buffer }[]> {
+  /** AACS dumps in the data folder not sent yet since this agent started (up to DUMP_LIMIT_BYTES each; larger ones are named in `tooLarge` once). */
+  async newDumps(tooLarge: (file: string, bytes: number) => void = () => undefined): Promise<{ name: string; data: Buffer }[]> {
     const out: { name: string; data: Buffer }[] = [];
     for (const name of await fs.readdir(this.dataDir).catch(() => [] as string[])) {
       if (!DUMP.test(name) || this.sentDumps.has(name)) continue;
       const file = path.join(this.dataDir, name);
       const st = await fs.stat(file).catch(() => null);
-      if (!st?.isFile() || st.size > DUMP_LIMIT_BYTES) continue;
+      if (!st?.isFile()) continue;
       this.sentDumps.add(name);
+      if (st.size > DUMP_LIMIT_BYTES) {
+        tooLarge(file, st.size);
+        continue;
+      }
       out.push({ name, data: await fs.readFile(file) });
     }
     return out;

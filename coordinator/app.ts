@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import { schedule } from 'node-cron';
-import type { CoordinatorConfig } from '../shared/config.js';
+import type { AgentConfig, CoordinatorConfig } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
 import { makePrivateTree } from '../shared/private-files.js';
 import { openDatabase } from '../shared/sqlite.js';
@@ -18,7 +18,9 @@ import { Fleet } from './fleet.js';
 import { HaDiscovery } from './ha-discovery.js';
 import { errorHandler, sendText } from './http.js';
 import { JobsStore } from './jobs-store.js';
-import { KeyStore } from './key-store.js';
+import { KEY_BODY_LIMIT_BYTES, KeyStore } from './key-store.js';
+import { COORDINATOR_USERNAME, MqttCredentials } from './mqtt-credentials.js';
+import { agentNode, MQTT_NODE_RE } from '../shared/config.js';
 import { libraryInfo } from './library-info.js';
 import { LibraryRefresher } from './library-refresh.js';
 import { coordinatorMigrations } from './migrations.js';
@@ -56,6 +58,7 @@ import { storageTargetsRouter } from './routes/storage-targets.js';
 import { systemRouter } from './routes/system.js';
 import { workersRouter } from './routes/workers.js';
 import { workerSetupRouter } from './routes/worker-setup.js';
+import { mqttCredentialsRouter } from './routes/mqtt-credentials.js';
 import { SettingsStore } from './settings-store.js';
 import { Notifier } from './webhook.js';
 
@@ -72,6 +75,7 @@ const RESOURCE_ROUTERS: ((ctx: AppContext) => express.Router)[] = [
   settingsRouter,
   workersRouter,
   workerSetupRouter,
+  mqttCredentialsRouter,
   logsRouter,
   notificationsRouter,
   metadataRouter,
@@ -92,8 +96,13 @@ export interface RunningCoordinator {
   port: number;
   url: string;
   mqttUrl: string;
-  /** What a local agent sends as MQTT password (null with an external broker without a secret). */
+  /** What a local agent sends as MQTT password with an external broker (null without a secret there). */
   brokerSecret: string | null;
+  /**
+   * Credentials for the agent in the same process (all-in-one): issued afresh at every start on the
+   * embedded broker; null with an external broker (the agent then uses its own configuration).
+   */
+  localAgentCredentials(agent: AgentConfig): Promise<{ username: string; password: string } | null>;
   ctx: AppContext;
   stop(): Promise<void>;
 }
@@ -207,7 +216,8 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   };
   const mounts = new MountService(new MountsStore(db, config.dataDir), config.mediaRoot, log.child('mounts'));
   const mountGuard = MountGuard.onSchedule(mounts, () => jobs.active().length, log.child('mounts'), config.mountGuardSchedule);
-  const ctx: AppContext = { config, db, jobs, settings, fleet, dispatcher, raw, discs, keys, metadata, notifier, mounts, mountGuard, posters, library: refresher, log };
+  const credentials = new MqttCredentials(db);
+  const ctx: AppContext = { config, db, jobs, settings, fleet, dispatcher, raw, discs, keys, metadata, notifier, mounts, mountGuard, posters, library: refresher, credentials, broker: null, log };
   const appKey = new RipperAppKeyRefresher(settings, config.ripperKeyUrl, () => void dispatcher.publishKeys(), log.child('ripper-key'));
   dispatcher.onDriveState = (entry) => discs.onDrive(entry);
 
@@ -219,10 +229,24 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
     const loaded = await loadBrokerSecret(config.dataDir, config.brokerSecret);
     if (loaded.source === 'generated') log.info(`broker secret generated into ${loaded.file}: agents on other hosts need it as RIPWERK_BROKER_SECRET`);
     brokerSecret = loaded.secret;
-    broker = await startEmbeddedBroker(config.mqttPort, brokerSecret, log.child('broker'), config.mqttBindAddress);
+    broker = await startEmbeddedBroker(
+      {
+        port: config.mqttPort,
+        secret: brokerSecret,
+        credentials,
+        maxPacketBytes: config.mqttMaxPacketBytes,
+        // The key store and KEYDB.cfg (up to KEY_BODY_LIMIT_BYTES each) travel as JSON strings: base64 or
+        // escaped text needs up to twice the bytes. Only the coordinator's own client gets this limit.
+        coordinatorMaxPacketBytes: Math.max(config.mqttMaxPacketBytes, 2 * KEY_BODY_LIMIT_BYTES + 1024 * 1024),
+        haPrefix: () => settings.get('homeAssistantPrefix') || 'homeassistant',
+        host: config.mqttBindAddress,
+      },
+      log.child('broker'),
+    );
+    ctx.broker = broker;
     mqttUrl = connectUrl('mqtt', config.mqttBindAddress, broker.port);
   }
-  await dispatcher.start(mqttUrl, brokerSecret);
+  await dispatcher.start(mqttUrl, brokerSecret ? { username: COORDINATOR_USERNAME, password: brokerSecret } : null);
   const homeAssistant = new HaDiscovery(dispatcher, fleet, jobs, settings, (fp) => discs.identity(fp)?.title ?? null, (d) => ejectDevice(ctx, d), log.child('home-assistant'));
   homeAssistant.start();
   dispatcher.prune();
@@ -248,6 +272,12 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
     url: `${connectUrl('http', config.bindAddress, port)}${API_PREFIX}`,
     mqttUrl,
     brokerSecret,
+    async localAgentCredentials(agent) {
+      if (!broker || agent.mqttCredentials) return agent.mqttCredentials;
+      const username = agentNode(agent);
+      if (!MQTT_NODE_RE.test(username)) return null;
+      return { username, password: await credentials.issue(username, 'agent') };
+    },
     ctx,
     async stop() {
       raw.stop();

@@ -13,7 +13,13 @@ await runService(log, async () => {
   const coordinatorConfig = readCoordinatorConfig(process.env);
   const agentConfig = readAgentConfig(process.env);
   const coordinator = await startCoordinator(coordinatorConfig, log);
-  const agent = await startAgent({ ...agentConfig, mqttUrl: coordinatorConfig.mqttUrl ? agentConfig.mqttUrl : coordinator.mqttUrl, brokerSecret: coordinator.brokerSecret }, log.child('agent'), openSqliteTaskStore);
+  // On the embedded broker the local agent gets its own credentials, issued afresh at every start.
+  const mqttCredentials = await coordinator.localAgentCredentials(agentConfig);
+  const agent = await startAgent(
+    { ...agentConfig, mqttUrl: coordinatorConfig.mqttUrl ? agentConfig.mqttUrl : coordinator.mqttUrl, mqttCredentials, brokerSecret: mqttCredentials ? null : coordinator.brokerSecret },
+    log.child('agent'),
+    openSqliteTaskStore,
+  );
   log.info(`Ripwerk is up: API at http://localhost:${coordinator.port}/api (agent ${agent.node})`);
   return {
     async stop() {

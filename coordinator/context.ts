@@ -6,6 +6,8 @@ import type { Dispatcher } from './dispatcher.js';
 import type { Fleet } from './fleet.js';
 import type { JobsStore } from './jobs-store.js';
 import type { KeyStore } from './key-store.js';
+import type { EmbeddedBroker } from './broker.js';
+import type { MqttCredentials } from './mqtt-credentials.js';
 import type { MetadataService } from './metadata/service.js';
 import type { MountGuard } from './mounts/mount-guard.js';
 import type { MountService } from './mounts/mount-service.js';
@@ -33,5 +35,9 @@ export interface AppContext {
   posters: PosterCache;
   /** Asks the media server to rescan (after a job ends, or a correction). */
   library: LibraryRefresher;
+  /** The MQTT credentials this coordinator issued (hashes only). */
+  credentials: MqttCredentials;
+  /** The embedded broker; null with an external one (MQTT_URL), where the credentials live in that broker. */
+  broker: EmbeddedBroker | null;
   log: Logger;
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import mqtt, { type MqttClient } from 'mqtt';
 import type { Db } from '../shared/sqlite.js';
 import type { Logger } from '../shared/log.js';
-import { parsePayload, sendImmediately, TASKS, TOPIC_ROOT, topics, type AgentEvent, type AgentStatus, type AppKeyMessage, type Command, type CoordinatorStatus, type DriveState, type LibraryInfo, type RipArgs, type Track, type TranscodeArgs } from '../shared/protocol.js';
+import { sendImmediately, TASKS, TOPIC_ROOT, topics, type AgentEvent, type AgentStatus, type AppKeyMessage, type Command, type CoordinatorStatus, type LibraryInfo, type RipArgs, type Track, type TranscodeArgs } from '../shared/protocol.js';
 import type { DeviceEntry, Fleet } from './fleet.js';
 import { metaLanguages, outputTarget, parseMeta, type JobRow, type JobsStore } from './jobs-store.js';
 import { HttpError } from './http.js';
@@ -12,6 +12,9 @@ import type { SettingsStore } from './settings-store.js';
 import { extrasFolder, jobEpisodes } from './library-info.js';
 import { topicMatches } from '../shared/protocol.js';
 import { nativeWorkerRefusal } from '../shared/native-worker.js';
+import { DropLog } from '../shared/drop-log.js';
+import { agentEventSchema, agentStatusSchema, driveStateSchema, parseMessage } from '../shared/protocol-schemas.js';
+import { jobEventRefusal } from './event-rules.js';
 
 const PING_MS = 5_000;
 const STALE_MS = 30_000;
@@ -50,6 +53,26 @@ interface QueueRow {
   assigned_node: string | null;
 }
 
+/** The event_id of a payload that failed its schema, when it has a plausible one (to acknowledge it). */
+function looseEventId(payload: Buffer): string | null {
+  try {
+    const id: unknown = (JSON.parse(payload.toString('utf8')) as { event_id?: unknown } | null)?.event_id;
+    return typeof id === 'string' && id.length > 0 && id.length <= 200 ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A rip's events must name the raw folder the coordinator gave the rip, and its files must lie inside it. */
+function rawDirMismatch(event: AgentEvent, cmd: CommandRow): string | null {
+  if (event.type !== 'rip_started' && event.type !== 'rip_done') return null;
+  const given = (JSON.parse(cmd.payload) as { args?: { raw_dir?: unknown } }).args?.raw_dir;
+  const norm = (p: string): string => path.posix.normalize(p).replace(/\/+$/, '');
+  if (typeof given !== 'string' || norm(event.raw_dir) !== norm(given)) return `${event.type} names the raw folder ${event.raw_dir.slice(0, 300)}, the rip was given ${String(given).slice(0, 300)}`;
+  const outside = event.type === 'rip_done' ? event.files.find((f) => !norm(f).startsWith(`${norm(given)}/`) || f.split('/').includes('..')) : undefined;
+  return outside === undefined ? null : `rip_done names the file ${outside.slice(0, 300)} outside the raw folder ${given.slice(0, 300)}`;
+}
+
 /** A refusal of the dispatcher (worker offline, no answer, wrong state): its message and status reach the client. */
 export class DispatchError extends HttpError {
   constructor(message: string, status: number) {
@@ -69,7 +92,9 @@ export class Dispatcher {
   private readonly pendingAcks = new Map<string, string[]>();
   private ackTimer: NodeJS.Timeout | null = null;
   private readonly graceTimers = new Map<string, NodeJS.Timeout>();
-  private readonly replies = new Map<string, (reply: Reply) => void>();
+  /** Open requests (eject, scan, ping) by command id: the node asked, and what to call with its answer. */
+  private readonly replies = new Map<string, { node: string; resolve: (reply: Reply) => void }>();
+  private readonly drops: DropLog;
   private readonly timers: NodeJS.Timeout[] = [];
   private connectedSince: number | null = null;
   private url: string | null = null;
@@ -92,7 +117,18 @@ export class Dispatcher {
     private readonly fleet: Fleet,
     private readonly graceMs: number,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.drops = new DropLog(log);
+  }
+
+  /** Runs a timer's or handler's work so that no error in it can end the process: it is logged instead. */
+  private guarded(what: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.log.error(`${what} failed: ${(err as Error).message}`);
+    }
+  }
 
   // ---------------------------------------------------------------- connection
 
@@ -101,12 +137,13 @@ export class Dispatcher {
     return this.url;
   }
 
-  async start(url: string, secret: string | null): Promise<void> {
+  /** Connects to the broker; `login` is the coordinator's user name and the broker secret (null: the broker wants none). */
+  async start(url: string, login: { username: string; password: string } | null): Promise<void> {
     this.url = url;
     this.endInterruptedScans();
     const client = mqtt.connect(url, {
       clientId: `ripwerk-coordinator-${randomUUID().slice(0, 8)}`,
-      ...(secret ? { username: 'ripwerk-coordinator', password: secret } : {}),
+      ...(login ?? {}),
       clean: true,
       protocolVersion: 4,
       keepalive: 10,
@@ -129,10 +166,10 @@ export class Dispatcher {
       this.log.warn(`MQTT broker ${url} unreachable; reconnecting`);
     });
     client.on('error', (err) => this.log.warn(`MQTT error: ${err.message}`));
-    client.on('message', (topic, payload) => this.onMessage(topic, payload));
+    client.on('message', (topic, payload) => this.guarded(`handling ${topic.slice(0, 200)}`, () => this.onMessage(topic, payload)));
     // Agents with open work are offline until they speak: their grace period starts now.
     for (const node of this.nodesWithOpenWork()) this.startGrace(node);
-    this.timers.push(setInterval(() => this.pingAndSweep(), this.pingMs));
+    this.timers.push(setInterval(() => this.guarded('the capability ping', () => this.pingAndSweep()), this.pingMs));
     await new Promise<void>((resolve) => {
       if (client.connected) resolve();
       else client.once('connect', () => resolve());
@@ -194,31 +231,47 @@ export class Dispatcher {
   private onMessage(topic: string, payload: Buffer): void {
     for (const [filter, handler] of this.rawSubs) {
       if (topicMatches(filter, topic)) {
-        try {
-          handler(topic, payload);
-        } catch (err) {
-          this.log.error(`handling ${topic} failed: ${(err as Error).message}`);
-        }
+        handler(topic, payload);
         return;
       }
     }
-    const body = parsePayload(topic, payload, this.log);
-    if (!body) return;
     const [root, kind, node, ...rest] = topic.split('/');
     if (root !== TOPIC_ROOT || !node) return;
-    try {
-      if (kind === 'agent' && rest[0] === 'status') this.onStatus(body as AgentStatus);
-      else if (kind === 'drive' && rest[1] === 'state') this.onDrive(body as DriveState);
-      else if (kind === 'event' && rest.length === 0) this.onEvent(node, body as AgentEvent);
-    } catch (err) {
-      this.log.error(`handling ${topic} failed: ${(err as Error).message}`);
+    if (kind === 'agent' && rest.length === 1 && rest[0] === 'status') {
+      if (payload.length === 0) return; // a retained status cleared when its worker was removed
+      const status = parseMessage(agentStatusSchema, payload);
+      if (!status.ok) return this.drops.drop(topic, status.reason);
+      if (status.value.node !== node) return this.drops.drop(topic, `the status names node "${status.value.node}", the topic ${node}`);
+      this.onStatus(status.value);
+    } else if (kind === 'drive' && rest.length === 2 && rest[1] === 'state') {
+      if (payload.length === 0) return;
+      const state = parseMessage(driveStateSchema, payload);
+      if (!state.ok) return this.drops.drop(topic, state.reason);
+      if (state.value.node !== node || state.value.drive !== rest[0]) return this.drops.drop(topic, `the state names drive ${state.value.drive} of ${state.value.node}`);
+      void this.onDriveState(this.fleet.applyDrive(state.value));
+    } else if (kind === 'event' && rest.length === 0) {
+      const event = parseMessage(agentEventSchema, payload);
+      if (!event.ok) {
+        this.drops.drop(topic, event.reason);
+        // Acknowledged all the same: the agent's outbox would otherwise send it again for ever.
+        const eventId = looseEventId(payload);
+        if (eventId) this.queueAck(node, eventId);
+        return;
+      }
+      if (event.value.node !== node) {
+        this.drops.drop(topic, `the event names node "${event.value.node}", the topic ${node}`);
+        this.queueAck(node, event.value.event_id);
+        return;
+      }
+      this.onEvent(node, event.value);
     }
   }
 
   // ---------------------------------------------------------------- agents
 
   private onStatus(status: AgentStatus): void {
-    if (typeof status.node !== 'string') return;
+    // An offline status of a worker nobody knows (the last will of a removed one) adds nothing.
+    if (status.state !== 'online' && !this.fleet.get(status.node)) return;
     const { wasOnline } = this.fleet.applyStatus(status);
     if (status.state !== 'online') {
       if (wasOnline) this.log.warn(`worker ${status.node} went offline; its work waits ${Math.round(this.graceMs / 1000)} s for it`);
@@ -245,7 +298,7 @@ export class Dispatcher {
     // Accepted work the agent no longer lists either finished (its outcome is on the way from the
     // outbox) or was lost with the agent's state: after a while without an outcome, it fails.
     if (missing.length) {
-      const timer = setTimeout(() => this.reconcile(status.node, missing), RECONCILE_MS);
+      const timer = setTimeout(() => this.guarded(`the reconnect check of ${status.node}`, () => this.reconcile(status.node, missing)), RECONCILE_MS);
       timer.unref();
     }
     for (const id of holds) {
@@ -270,14 +323,9 @@ export class Dispatcher {
     this.pump();
   }
 
-  private onDrive(state: DriveState): void {
-    if (typeof state.node !== 'string' || typeof state.drive !== 'string') return;
-    void this.onDriveState(this.fleet.applyDrive(state));
-  }
-
   private startGrace(node: string): void {
     if (this.graceTimers.has(node)) return;
-    const timer = setTimeout(() => {
+    const timer = setTimeout(() => this.guarded(`the grace period of ${node}`, () => {
       this.graceTimers.delete(node);
       if (this.fleet.get(node)?.online) return;
       // While we cannot see the broker ourselves (or just got it back) silence proves nothing: wait on.
@@ -286,7 +334,7 @@ export class Dispatcher {
         return;
       }
       this.agentLost(node);
-    }, this.graceMs);
+    }), this.graceMs);
     this.graceTimers.set(node, timer);
   }
 
@@ -334,7 +382,6 @@ export class Dispatcher {
   // ---------------------------------------------------------------- events
 
   private onEvent(node: string, event: AgentEvent): void {
-    if (typeof event.event_id !== 'string' || typeof event.type !== 'string') return;
     this.fleet.touch(node);
     const seen = this.db.prepare<[string], { event_id: string }>('SELECT event_id FROM processed_events WHERE event_id = ?').get(event.event_id);
     if (!seen) {
@@ -347,9 +394,9 @@ export class Dispatcher {
     if (event.command_id) {
       const reply = this.replies.get(event.command_id);
       // A native worker answers a scan or eject with "rejected": the request ends with its reason at once.
-      if (reply && (event.type === 'command_failed' || event.type === 'rejected' || event.type === 'ejected' || event.type === 'tracks' || event.type === 'pong')) {
+      if (reply && reply.node === node && (event.type === 'command_failed' || event.type === 'rejected' || event.type === 'ejected' || event.type === 'tracks' || event.type === 'pong')) {
         this.replies.delete(event.command_id);
-        reply(event.type === 'command_failed' || event.type === 'rejected' ? { ok: false, reason: event.reason } : { ok: true, event });
+        reply.resolve(event.type === 'command_failed' || event.type === 'rejected' ? { ok: false, reason: event.reason } : { ok: true, event });
       }
     }
   }
@@ -375,6 +422,8 @@ export class Dispatcher {
       return;
     }
     if (event.type === 'tracks') {
+      // Only the answer to a scan this coordinator asked that node for.
+      if (!event.command_id || this.replies.get(event.command_id)?.node !== node) return this.drops.drop(topics.event(node), `tracks for drive ${event.drive} nobody asked ${node} for`);
       const device = this.fleet.deviceName({ node, drive: event.drive });
       this.settings.setRaw(`tracks:${device}`, { device, scanned_at: event.ts, tracks: event.tracks, scanning: false, error: null } satisfies StoredTracks);
       this.log.info(`device ${device}: title scan found ${event.tracks.length} title(s)`);
@@ -382,10 +431,13 @@ export class Dispatcher {
     }
     if (event.type === 'aacs_dump') {
       const keys = this.keys;
-      if (keys && typeof event.name === 'string' && typeof event.data_base64 === 'string') {
-        void keys.storeDump(event.name, Buffer.from(event.data_base64, 'base64')).then((stored) => {
-          if (stored) this.log.info(`AACS dump ${event.name} from ${node} stored`);
-        });
+      if (keys) {
+        keys.storeDump(event.name, Buffer.from(event.data_base64, 'base64')).then(
+          (stored) => {
+            if (stored) this.log.info(`AACS dump ${event.name} from ${node} stored`);
+          },
+          (err: Error) => this.log.warn(`storing AACS dump ${event.name} from ${node} failed: ${err.message}`),
+        );
       }
       return;
     }
@@ -393,6 +445,8 @@ export class Dispatcher {
     const cmd = event.command_id ? this.command(event.command_id) : undefined;
     const job = event.job_id ? this.jobs.get(event.job_id) : undefined;
     if (!job) return;
+    const refusal = jobEventRefusal(event, node, cmd, job.status) ?? (cmd && rawDirMismatch(event, cmd));
+    if (refusal) return this.drops.drop(topics.event(node), refusal);
     if (cmd?.state === 'superseded') {
       // Work taken away from this agent: only a finished transcode still counts, if nobody finished it meanwhile.
       if (event.type !== 'job_done' || cmd.task !== TASKS.transcodeFiles || job.status !== 'transcoding') return;
@@ -636,7 +690,7 @@ export class Dispatcher {
     this.refuseNative(node);
     const id = randomUUID();
     const reply = new Promise<Reply>((resolve) => {
-      this.replies.set(id, resolve);
+      this.replies.set(id, { node, resolve });
       setTimeout(() => {
         if (this.replies.delete(id)) resolve({ ok: false, reason: `the worker ${node} did not answer within ${Math.round(timeoutMs / 1000)} s` });
       }, timeoutMs).unref();
@@ -659,7 +713,7 @@ export class Dispatcher {
         (agent) =>
           new Promise<void>((resolve) => {
             const id = randomUUID();
-            this.replies.set(id, () => resolve());
+            this.replies.set(id, { node: agent.node, resolve: () => resolve() });
             setTimeout(() => {
               if (this.replies.delete(id)) resolve();
             }, timeoutMs).unref();

@@ -1,5 +1,6 @@
 import type { Db } from '../shared/sqlite.js';
 import type { AgentStatus, Capabilities, DriveState } from '../shared/protocol.js';
+import { agentStatusSchema } from '../shared/protocol-schemas.js';
 
 export interface AgentEntry {
   node: string;
@@ -27,13 +28,15 @@ export class Fleet {
   constructor(private readonly db: Db) {
     for (const row of db.prepare<[], { node: string; name: string; status: string | null }>('SELECT node, name, status FROM workers').all()) {
       // Everyone is offline from the coordinator's start until it hears from them.
+      // A stored status is checked like a fresh one: a row written before the checks existed may hold anything.
       let status: AgentStatus | null = null;
       try {
-        status = row.status ? (JSON.parse(row.status) as AgentStatus) : null;
+        const parsed = agentStatusSchema.safeParse(row.status ? JSON.parse(row.status) : null);
+        status = parsed.success ? parsed.data : null;
       } catch {
         status = null;
       }
-      this.agents.set(row.node, { node: row.node, name: row.name, online: false, status, lastContact: 0, offlineSince: Date.now(), lastPing: null });
+      this.agents.set(row.node, { node: row.node, name: String(row.name), online: false, status, lastContact: 0, offlineSince: Date.now(), lastPing: null });
     }
     db.prepare('UPDATE workers SET online = 0').run();
   }

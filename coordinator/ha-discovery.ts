@@ -131,8 +131,17 @@ export class HaDiscovery {
 
   start(): void {
     this.dispatcher.subscribeRaw(haTopics.ejectAll, (topic, payload) => void this.onEject(topic, payload.toString('utf8')));
-    this.tick();
-    this.timer = setInterval(() => this.tick(), TICK_MS);
+    this.safeTick();
+    this.timer = setInterval(() => this.safeTick(), TICK_MS);
+  }
+
+  /** A tick that fails is logged: the timer must never take the process down. */
+  private safeTick(): void {
+    try {
+      this.tick();
+    } catch (err) {
+      this.log.error(`Home Assistant update failed: ${(err as Error).message}`);
+    }
   }
 
   stop(): void {

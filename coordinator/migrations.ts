@@ -151,4 +151,16 @@ export const coordinatorMigrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    name: 'MQTT credentials of the workers and Home Assistant (password hashes only)',
+    up: `
+      CREATE TABLE mqtt_credentials (
+        username TEXT PRIMARY KEY,
+        role TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+    `,
+  },
 ];

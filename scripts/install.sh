@@ -28,6 +28,9 @@ Options for --agent:
   --broker-secret SECRET     the coordinator's broker secret (written as RIPWERK_BROKER_SECRET);
                              on the coordinator: sudo cat /var/lib/ripwerk/broker-secret
   --broker-secret-file FILE  the same, read from the first line of FILE (keeps it out of `ps`)
+  --mqtt-username NODE       the agent's own MQTT user (written as MQTT_USERNAME); better than the
+                             broker secret: curl -X POST http://<coordinator>:8080/api/workers/<name>/credentials
+  --mqtt-password-file FILE  its password, the first line of FILE (written as MQTT_PASSWORD)
 
 Options for hosts with drives (all-in-one and --agent):
   --with-libdvdcss           enable Debian's contrib component and install libdvd-pkg, which builds
@@ -67,6 +70,8 @@ WITH_MAKEMKV=0
 MAKEMKV_VERSION=''
 ACCEPT_MAKEMKV_EULA=0
 WITH_MOUNTS=0
+MQTT_USER=''
+MQTT_PASS=''
 need_value() { if [ $# -lt 2 ] || [ -z "$2" ]; then usage_error "$1 needs a value"; fi; }
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -92,6 +97,14 @@ while [ $# -gt 0 ]; do
     --with-makemkv=*) WITH_MAKEMKV=1; MAKEMKV_VERSION=${1#*=} ;;
     --accept-makemkv-eula) ACCEPT_MAKEMKV_EULA=1 ;;
     --with-mounts) WITH_MOUNTS=1 ;;
+    --mqtt-username) need_value "$@"; MQTT_USER=$2; shift ;;
+    --mqtt-username=*) MQTT_USER=${1#*=} ;;
+    --mqtt-password-file)
+      need_value "$@"
+      [ -r "$2" ] || usage_error "cannot read the MQTT password file $2"
+      IFS= read -r MQTT_PASS <"$2" || [ -n "$MQTT_PASS" ] || usage_error "the MQTT password file $2 is empty"
+      shift
+      ;;
     -h | --help) usage; exit 0 ;;
     *) usage_error "unknown option $1" ;;
   esac
@@ -107,8 +120,14 @@ if [ "$MODE" = agent ]; then
   if [ -n "$BROKER_SECRET" ] && ! [[ "$BROKER_SECRET" =~ ^[A-Za-z0-9._~+/=-]+$ ]]; then
     usage_error "--broker-secret may hold letters, digits and . _ ~ + / = - only (the generated one does)"
   fi
-elif [ -n "$COORDINATOR_URL" ] || [ -n "$BROKER_SECRET" ]; then
-  usage_error "--coordinator-url and --broker-secret go with --agent"
+  MQTT_PASS=$(printf '%s' "$MQTT_PASS" | tr -d '\r' | sed 's/^[[:space:]]*//; s/[[:space:]]*$//')
+  if [ -n "$MQTT_USER" ] || [ -n "$MQTT_PASS" ]; then
+    [ -n "$MQTT_USER" ] && [ -n "$MQTT_PASS" ] || usage_error "--mqtt-username and --mqtt-password-file go together"
+    [[ "$MQTT_USER" =~ ^[A-Za-z0-9._@-]+$ ]] || usage_error "--mqtt-username may hold letters, digits and . _ @ - only"
+    [[ "$MQTT_PASS" =~ ^[A-Za-z0-9._~+/=-]+$ ]] || usage_error "the MQTT password may hold letters, digits and . _ ~ + / = - only (an issued one does)"
+  fi
+elif [ -n "$COORDINATOR_URL" ] || [ -n "$BROKER_SECRET" ] || [ -n "$MQTT_USER" ] || [ -n "$MQTT_PASS" ]; then
+  usage_error "--coordinator-url, --broker-secret and --mqtt-username go with --agent"
 fi
 if [ "$MODE" = coordinator ] && { [ "$WITH_LIBDVDCSS" = 1 ] || [ "$WITH_MAKEMKV" = 1 ]; }; then
   usage_error "--with-libdvdcss and --with-makemkv are for the host with the drives (all-in-one or --agent), not --coordinator"
@@ -561,8 +580,12 @@ set_env() { # key value shown-value
 if [ "$MODE" = agent ]; then
   set_env MQTT_URL "$COORDINATOR_URL" "$COORDINATOR_URL"
   if [ -n "$BROKER_SECRET" ]; then set_env RIPWERK_BROKER_SECRET "$BROKER_SECRET" '(not shown)'; fi
-  if ! grep -q '^RIPWERK_BROKER_SECRET=.' "$ROOT$ENV_FILE"; then
-    note "no RIPWERK_BROKER_SECRET in $ENV_FILE: the coordinator's broker refuses agents without it (--broker-secret)"
+  if [ -n "$MQTT_USER" ]; then
+    set_env MQTT_USERNAME "$MQTT_USER" "$MQTT_USER"
+    set_env MQTT_PASSWORD "$MQTT_PASS" '(not shown)'
+  fi
+  if ! grep -q '^MQTT_USERNAME=.' "$ROOT$ENV_FILE" && ! grep -q '^RIPWERK_BROKER_SECRET=.' "$ROOT$ENV_FILE"; then
+    note "no MQTT_USERNAME/MQTT_PASSWORD (or legacy RIPWERK_BROKER_SECRET) in $ENV_FILE: the coordinator's broker refuses agents without them (--mqtt-username, --mqtt-password-file)"
   fi
 fi
 
@@ -711,7 +734,8 @@ else
   echo "Done ($changes changes). Settings: $ENV_FILE. Logs: journalctl -u $UNIT -f"
   if [ "$MODE" != agent ]; then
     echo "Web UI: http://$(hostname):8080/ (or behind the reverse proxy of deploy/nginx-ripwerk.conf)."
-    echo "Agents on other hosts need the broker secret the coordinator writes at its first start:"
-    echo "  sudo cat $DATA_DIR/broker-secret"
+    echo "Agents on other hosts need their own MQTT credentials (the password is shown once):"
+    echo "  curl -X POST http://$(hostname):8080/api/workers/<name>/credentials"
+    echo "(older agents use the broker secret the coordinator writes at its first start: sudo cat $DATA_DIR/broker-secret)"
   fi
 fi

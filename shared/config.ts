@@ -35,6 +35,8 @@ export interface CoordinatorConfig {
   ripperKeyUrl: string;
   /** Where GET /system/updates reads the latest published versions. */
   updateSources: { handbrake: string; makemkv: string; node: string };
+  /** Largest MQTT packet a worker or Home Assistant may send to the embedded broker (MQTT_MAX_PACKET_SIZE, bytes). */
+  mqttMaxPacketBytes: number;
   /** Addresses whose X-Real-IP header is believed (the reverse proxy); from others it is ignored. */
   trustedProxies: string[];
   /** MusicBrainz web service (audio CD lookup by disc id), ending in /ws/2. */
@@ -72,8 +74,13 @@ export interface AgentConfig {
   makemkvDataDir: string;
   pathMap: PathMapEntry[];
   slots: number;
-  /** The coordinator's broker secret (RIPWERK_BROKER_SECRET), sent as the MQTT password. */
+  /** The coordinator's broker secret (RIPWERK_BROKER_SECRET): the legacy way in, used only without own credentials. */
   brokerSecret: string | null;
+  /**
+   * The worker's own MQTT credentials (MQTT_USERNAME and MQTT_PASSWORD or MQTT_PASSWORD_FILE), issued
+   * by POST /workers/{name}/credentials. The user name is the worker's node: its topics are named by it.
+   */
+  mqttCredentials: { username: string; password: string } | null;
   /**
    * A native worker (the single-file build for desktops without containers): no drives, no ripper,
    * only the transcode queue; its tasks and outbox live in a JSON file instead of SQLite.
@@ -100,6 +107,16 @@ function positiveInt(env: Env, name: string, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n <= 0) throw new ConfigError(`${name} must be a positive whole number, got "${raw}"`);
+  return n;
+}
+
+/** A byte count from 1 KiB to 256 MiB, given as bytes or with the suffix K or M (1024-based). */
+function packetSize(env: Env, name: string, fallback: number): number {
+  const raw = (env[name] ?? '').trim();
+  if (!raw) return fallback;
+  const m = /^(\d+)\s*([KkMm]?)i?[Bb]?$/.exec(raw);
+  const n = m ? Number(m[1]) * (m[2] ? (m[2].toLowerCase() === 'k' ? 1024 : 1024 * 1024) : 1) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1024 || n > 256 * 1024 * 1024) throw new ConfigError(`${name} must be a size from 1K to 256M (bytes, or with K or M), got "${raw}"`);
   return n;
 }
 
@@ -191,6 +208,7 @@ export function readCoordinatorConfig(env: Env): CoordinatorConfig {
     capabilityPingSeconds: positiveInt(env, 'CAPABILITY_PING_SECONDS', 5),
     mountGuardSchedule: cronExpression(env, 'MOUNT_GUARD_SCHEDULE', '* * * * *'),
     brokerSecret: (env.RIPWERK_BROKER_SECRET ?? '').trim() || null,
+    mqttMaxPacketBytes: packetSize(env, 'MQTT_MAX_PACKET_SIZE', 1024 * 1024),
     trustedProxies: (env.TRUSTED_PROXIES ?? '127.0.0.1,::1').split(',').map((a) => a.trim()).filter(Boolean),
     musicbrainzBaseUrl: url(env, 'MUSICBRAINZ_BASE_URL', 'https://musicbrainz.org/ws/2') as string,
     coverArtBaseUrl: url(env, 'COVERART_BASE_URL', 'https://coverartarchive.org') as string,
@@ -231,6 +249,28 @@ function makemkvDataDir(env: Env): string {
   return dir;
 }
 
+/** MQTT_USERNAME with MQTT_PASSWORD (or the first line of the file MQTT_PASSWORD_FILE); both or neither. */
+function mqttCredentials(env: Env): { username: string; password: string } | null {
+  const username = (env.MQTT_USERNAME ?? '').trim();
+  let password = env.MQTT_PASSWORD ?? '';
+  const file = (env.MQTT_PASSWORD_FILE ?? '').trim();
+  if (!password && file) {
+    try {
+      password = fs.readFileSync(file, 'utf8').split(/\r?\n/)[0] ?? '';
+    } catch (err) {
+      throw new ConfigError(`MQTT_PASSWORD_FILE ${file} cannot be read: ${(err as Error).message}`);
+    }
+  }
+  password = password.trim();
+  if (!username && !password) return null;
+  if (!username || !password) throw new ConfigError('MQTT_USERNAME and MQTT_PASSWORD (or MQTT_PASSWORD_FILE) go together: set both, from the answer of POST /api/workers/{name}/credentials');
+  if (!MQTT_NODE_RE.test(username)) throw new ConfigError(`MQTT_USERNAME may hold letters, digits, dot, dash, underscore and @ only, got "${username}"`);
+  return { username, password };
+}
+
+/** What a node (and so an MQTT user name of a worker) may hold: nothing that is special in a topic. */
+export const MQTT_NODE_RE = /^[A-Za-z0-9._@-]{1,120}$/;
+
 export function readAgentConfig(env: Env, embeddedMqttUrl?: string): AgentConfig {
   const { drives, auto } = parseDrives(env.DRIVES);
   let pathMap: PathMapEntry[];
@@ -240,7 +280,9 @@ export function readAgentConfig(env: Env, embeddedMqttUrl?: string): AgentConfig
     throw new ConfigError(`RIPWERK_PATH_MAP: ${(err as Error).message}`);
   }
   const hostName = os.hostname();
-  const workerName = (env.WORKER_NAME ?? '').trim() || hostName;
+  const credentials = mqttCredentials(env);
+  // With own credentials the user name is the node, and its part before @ the default worker name.
+  const workerName = (env.WORKER_NAME ?? '').trim() || credentials?.username.split('@')[0] || hostName;
   if (!/^[A-Za-z0-9._-]+$/.test(workerName)) throw new ConfigError(`WORKER_NAME may hold letters, digits, dot, dash and underscore only, got "${workerName}"`);
   return {
     mqttUrl: url(env, 'MQTT_URL', embeddedMqttUrl ?? 'mqtt://localhost:1883') as string,
@@ -258,12 +300,13 @@ export function readAgentConfig(env: Env, embeddedMqttUrl?: string): AgentConfig
     pathMap,
     slots: 4,
     brokerSecret: (env.RIPWERK_BROKER_SECRET ?? '').trim() || null,
+    mqttCredentials: credentials,
     native: false,
   };
 }
 
 /** The variables a native worker's config file (worker.json) may hold; the same names as in the environment. */
-export const NATIVE_CONFIG_KEYS = ['MQTT_URL', 'RIPWERK_BROKER_SECRET', 'WORKER_NAME', 'DATA_DIR', 'HANDBRAKE_CLI', 'RIPWERK_PATH_MAP', 'MEDIA_ROOT', 'RAW_DIR'] as const;
+export const NATIVE_CONFIG_KEYS = ['MQTT_URL', 'MQTT_USERNAME', 'MQTT_PASSWORD', 'RIPWERK_BROKER_SECRET', 'WORKER_NAME', 'DATA_DIR', 'HANDBRAKE_CLI', 'RIPWERK_PATH_MAP', 'MEDIA_ROOT', 'RAW_DIR'] as const;
 
 /** Where a native worker keeps its state unless DATA_DIR says otherwise: %ProgramData%\Ripwerk on Windows, ~/.ripwerk-worker elsewhere. */
 export function nativeDefaultDataDir(env: Env, platform: NodeJS.Platform = process.platform): string {
@@ -307,4 +350,9 @@ export function readNativeWorkerConfig(env: Env, configFile: string | null): Age
 /** The queue node of an agent: celery style name@host, so two workers on one host differ by name. */
 export function nodeName(workerName: string, hostName: string): string {
   return `${workerName}@${hostName}`;
+}
+
+/** An agent's node: the user name of its own MQTT credentials, else name@host. */
+export function agentNode(config: Pick<AgentConfig, 'workerName' | 'hostName' | 'mqttCredentials'>): string {
+  return config.mqttCredentials?.username ?? nodeName(config.workerName, config.hostName);
 }

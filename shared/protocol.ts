@@ -1,6 +1,7 @@
 /**
  * The MQTT topic tree and message types, shared by coordinator and agent.
- * Documented with example payloads in docs/mqtt.md.
+ * Documented with example payloads in docs/mqtt.md. Every received payload is checked against its
+ * schema in protocol-schemas.ts; who may publish and subscribe where is in topic-rights.ts.
  *
  *   ripwerk/agent/<node>/status          retained, agent -> all     AgentStatus (last will: state offline)
  *   ripwerk/drive/<node>/<drive>/state   retained, agent -> all     DriveState
@@ -346,18 +347,6 @@ export interface AppKeyMessage {
 export interface CoordinatorStatus {
   state: 'online' | 'offline';
   started_at?: string;
-}
-
-/** The JSON object of an MQTT message, or null (logged) when it is not one. */
-export function parsePayload(topic: string, payload: Buffer, log: { warn(message: string): void }): object | null {
-  try {
-    const body: unknown = JSON.parse(payload.toString('utf8'));
-    if (body && typeof body === 'object' && !Array.isArray(body)) return body;
-  } catch {
-    // reported below
-  }
-  log.warn(`ignored a message on ${topic} that is not a JSON object`);
-  return null;
 }
 
 /** Turns off Nagle on an MQTT client's TCP socket: a command or event is a few hundred bytes and must not wait ~40 ms. */

@@ -50,7 +50,7 @@ export function workerSetupRouter(ctx: AppContext): Router {
     res.status(200);
     res.attachment(PACKAGE_FILE_NAME);
     res.type('application/zip');
-    await pipeline(workerPackage(WORKER_BUNDLE, o, appVersion()), res);
+    await pipeline(workerPackage(WORKER_BUNDLE, o, { mediaRoot: ctx.config.mediaRoot, rawDir: ctx.config.rawDir }, appVersion()), res);
   });
 
   // The PowerShell installer for Windows (the desktop operating system family of the spec).

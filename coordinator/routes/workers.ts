@@ -3,6 +3,7 @@ import type { Capabilities } from '../../shared/protocol.js';
 import type { AppContext } from '../context.js';
 import { workerDiscKinds } from '../disc-kinds.js';
 import { HttpError } from '../http.js';
+import { topics } from '../../shared/protocol.js';
 
 const STALE_PING_MS = 30_000;
 const SYNC_PING_TIMEOUT_MS = 2000;
@@ -48,10 +49,21 @@ export function workersRouter(ctx: AppContext): Router {
   router.delete('/workers/:name', (req, res) => {
     const name = String(req.params.name);
     const agent = fleet.list().find((a) => a.name === name || a.node === name);
-    if (!agent) throw new HttpError(404, `no worker named "${name}"`);
-    if (agent.online) throw new HttpError(409, `the worker ${agent.node} is online; stop it before removing its record`);
-    fleet.remove(agent.node);
-    res.json({ removed: agent.node });
+    const node = agent?.node ?? name;
+    const hasOwn = ctx.credentials.has(node);
+    if (!agent && !hasOwn) throw new HttpError(404, `no worker named "${name.slice(0, 100).replace(/[\r\n]/g, ' ')}"`);
+    // A worker on the broker secret (legacy) would be back at once: it has to be stopped first.
+    if (agent?.online && !hasOwn) throw new HttpError(409, `the worker ${agent.node} is online; stop it before removing its record`);
+    const revoked = ctx.credentials.revoke(node);
+    if (revoked) ctx.broker?.disconnect(node);
+    if (agent) {
+      // Its retained status and drive states would bring it back to the list at the next start.
+      for (const d of fleet.devices()) if (d.state.node === node) ctx.dispatcher.publishRaw(topics.driveState(node, d.state.drive), '', true);
+      ctx.dispatcher.publishRaw(topics.agentStatus(node), '', true);
+      fleet.remove(node);
+    }
+    if (revoked) ctx.log.info(`MQTT credentials of worker ${node} revoked`);
+    res.json({ removed: node, credentials_revoked: revoked });
   });
   return router;
 }

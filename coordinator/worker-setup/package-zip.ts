@@ -9,9 +9,18 @@ export const BUNDLE_NAME = 'ripwerk-worker.cjs';
 
 const crlf = (text: string): string => text.replace(/\r?\n/g, '\r\n');
 
-/** config/worker.json: the broker filled in, the secret left empty (it never leaves the coordinator). */
-export function packageConfig(origin: SetupOrigin): string {
-  return `${JSON.stringify({ MQTT_URL: origin.mqttUrl, RIPWERK_BROKER_SECRET: '', WORKER_NAME: '', HANDBRAKE_CLI: '', RIPWERK_PATH_MAP: '' }, null, 2)}\n`;
+/** The coordinator's folders: a worker touches nothing outside them (and the folders of its path map). */
+export interface WorkerRoots {
+  mediaRoot: string;
+  rawDir: string;
+}
+
+/**
+ * config/worker.json: the broker and the coordinator's folders filled in; the worker's own MQTT
+ * credentials left empty (POST /api/workers/{name}/credentials gives them); never the broker secret.
+ */
+export function packageConfig(origin: SetupOrigin, roots: WorkerRoots): string {
+  return `${JSON.stringify({ MQTT_URL: origin.mqttUrl, MQTT_USERNAME: '', MQTT_PASSWORD: '', WORKER_NAME: '', HANDBRAKE_CLI: '', RIPWERK_PATH_MAP: '', MEDIA_ROOT: roots.mediaRoot, RAW_DIR: roots.rawDir }, null, 2)}\n`;
 }
 
 function packageJson(version: string): string {
@@ -50,9 +59,14 @@ What you need
 2. HandBrakeCLI, the command-line HandBrake (https://handbrake.fr/downloads2.php).
    If it is not on the PATH, write its full path into config/worker.json as HANDBRAKE_CLI,
    on Windows for example "C:\\\\Program Files\\\\HandBrake\\\\HandBrakeCLI.exe" (double backslashes).
-3. The broker secret of the coordinator. It is NOT in this package. On the coordinator host it is
-   in the file DATA_DIR/broker-secret (for example: sudo cat /var/lib/ripwerk/broker-secret), or it
-   is the value of RIPWERK_BROKER_SECRET there if that is set.
+3. This worker's own MQTT user name and password. They are NOT in this package. Ask the
+   coordinator for them once (the password is shown only in that answer):
+     curl -X POST ${origin.coordinatorUrl}/api/workers/<worker name>/credentials
+   and copy "username" to MQTT_USERNAME and "password" to MQTT_PASSWORD. The user name is the
+   worker's node: the worker can act only as that node.
+   Older setups used the shared broker secret instead (on the coordinator host in the file
+   DATA_DIR/broker-secret, or RIPWERK_BROKER_SECRET there): it still works, is logged as legacy,
+   and gives away more than this worker needs.
 4. The same media folders as the coordinator (network shares). The jobs name the coordinator's
    paths; RIPWERK_PATH_MAP translates them, for example
    "/srv/media=\\\\\\\\nas\\\\media" (coordinator path=path on this computer; several separated by ;).
@@ -61,10 +75,13 @@ Setup
 -----
 Open config/worker.json in a text editor:
   MQTT_URL               the coordinator's broker, filled in already: ${origin.mqttUrl}
-  RIPWERK_BROKER_SECRET  paste the broker secret here, or set it as an environment variable
+  MQTT_USERNAME          the "username" of the credentials (step 3)
+  MQTT_PASSWORD          the "password" of the credentials (step 3)
   WORKER_NAME            a name for this computer (letters, digits, . _ -); empty: the host name
   HANDBRAKE_CLI          path of HandBrakeCLI; empty: HandBrakeCLI from the PATH
   RIPWERK_PATH_MAP       see above; empty: the paths are the same here
+  MEDIA_ROOT, RAW_DIR    the coordinator's folders, filled in already: the worker refuses every
+                         path outside them and outside the coordinator side of RIPWERK_PATH_MAP
 Environment variables of the same names win over the file.
 
 Start
@@ -123,17 +140,17 @@ if errorlevel 1 pause
 
 /**
  * The worker as a zip: the bundled worker (one .cjs, no native modules), package.json, README.txt,
- * config/worker.json with the broker filled in (never the secret) and start scripts for Windows and
+ * config/worker.json with the broker and folders filled in (never a secret) and start scripts for Windows and
  * for macOS/Linux.
  */
-export function workerPackage(bundle: string, origin: SetupOrigin, version: string): NodeJS.ReadableStream {
+export function workerPackage(bundle: string, origin: SetupOrigin, roots: WorkerRoots, version: string): NodeJS.ReadableStream {
   const zip = new yazl.ZipFile();
   const mtime = fs.statSync(bundle).mtime;
   const at = (name: string): string => `${PACKAGE_FOLDER}/${name}`;
   zip.addFile(bundle, at(BUNDLE_NAME), { mtime, mode: 0o100644 });
   zip.addBuffer(Buffer.from(packageJson(version)), at('package.json'), { mtime, mode: 0o100644 });
   zip.addBuffer(Buffer.from(crlf(readme(origin))), at('README.txt'), { mtime, mode: 0o100644 });
-  zip.addBuffer(Buffer.from(packageConfig(origin)), at('config/worker.json'), { mtime, mode: 0o100600 });
+  zip.addBuffer(Buffer.from(packageConfig(origin, roots)), at('config/worker.json'), { mtime, mode: 0o100600 });
   zip.addBuffer(Buffer.from(START_SH), at('start-worker.sh'), { mtime, mode: 0o100755 });
   zip.addBuffer(Buffer.from(crlf(START_CMD)), at('start-worker.cmd'), { mtime, mode: 0o100644 });
   zip.end();

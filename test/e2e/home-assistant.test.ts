@@ -6,9 +6,14 @@ import mqtt, { type MqttClient } from 'mqtt';
 import { api, dvdImage, insertDisc, startAgent, startCoordinator, stopAll, waitFor, world, type AgentHandle, type CoordinatorHandle, type World } from './harness.js';
 
 /** A Home Assistant stand-in on the MQTT side: subscribes like HA does and keeps the last payload per topic. */
-async function subscriber(url: string, secret: string, filters: string[]): Promise<{ client: MqttClient; last: Map<string, { payload: string; retain: boolean }> }> {
+interface Login {
+  username: string;
+  password: string;
+}
+
+async function subscriber(url: string, login: Login, filters: string[]): Promise<{ client: MqttClient; last: Map<string, { payload: string; retain: boolean }> }> {
   const last = new Map<string, { payload: string; retain: boolean }>();
-  const client = mqtt.connect(url, { username: 'homeassistant', password: secret, reconnectPeriod: 0 });
+  const client = mqtt.connect(url, { ...login, reconnectPeriod: 0 });
   client.on('message', (topic, payload, packet) => last.set(topic, { payload: payload.toString('utf8'), retain: packet.retain }));
   await new Promise<void>((resolve, reject) => {
     client.once('connect', () => resolve());
@@ -23,6 +28,7 @@ describe('Home Assistant MQTT discovery', () => {
   let c: CoordinatorHandle;
   let agent: AgentHandle;
   let ha: Awaited<ReturnType<typeof subscriber>>;
+  let login: Login;
   const configs = () => [...ha.last.entries()].filter(([t, m]) => t.startsWith('homeassistant/') && t.endsWith('/config') && m.payload !== '');
 
   before(async () => {
@@ -30,7 +36,14 @@ describe('Home Assistant MQTT discovery', () => {
     c = await startCoordinator(w);
     agent = await startAgent(w, c.mqttUrl, 'wohnzimmer');
     await waitFor('the drive', async () => (await api<unknown[]>(c.url, 'GET', '/devices')).body.length === 1);
-    ha = await subscriber(c.mqttUrl, w.secret, ['homeassistant/#', 'ripwerk/ha/#']);
+    // Home Assistant gets its own credential, limited to its topics (not the broker secret).
+    const issued = await api<Login & { rights: { publish: string[]; subscribe: string[] } }>(c.url, 'POST', '/home-assistant/credentials');
+    assert.equal(issued.status, 201);
+    assert.equal(issued.body.username, 'homeassistant');
+    assert.ok(issued.body.password.length >= 24);
+    assert.deepEqual(issued.body.rights, { publish: ['ripwerk/ha/+/+/eject', 'homeassistant/status'], subscribe: ['ripwerk/ha/#', 'ripwerk/agent/+/status', 'homeassistant/#'] });
+    login = { username: issued.body.username, password: issued.body.password };
+    ha = await subscriber(c.mqttUrl, login, ['homeassistant/#', 'ripwerk/ha/#']);
   });
   after(async () => {
     await ha?.client.endAsync();
@@ -65,7 +78,7 @@ describe('Home Assistant MQTT discovery', () => {
       assert.ok(p.unique_id && p.device && p.name);
     }
     // A late subscriber (Home Assistant restarting) gets them as retained messages.
-    const late = await subscriber(c.mqttUrl, w.secret, ['homeassistant/#']);
+    const late = await subscriber(c.mqttUrl, login, ['homeassistant/#']);
     await waitFor('retained configs', async () => [...late.last.values()].filter((m) => m.retain && m.payload).length === 6 || undefined, 5000);
     await late.client.endAsync();
 
@@ -92,9 +105,25 @@ describe('Home Assistant MQTT discovery', () => {
     const published = configs().map(([t]) => t);
     assert.equal((await api(c.url, 'PUT', '/settings', { homeAssistantDiscovery: false })).status, 200);
     await waitFor('empty retained payloads', async () => published.every((t) => ha.last.get(t)?.payload === '') || undefined, 15_000);
-    const late = await subscriber(c.mqttUrl, w.secret, ['homeassistant/#']);
+    const late = await subscriber(c.mqttUrl, login, ['homeassistant/#']);
     await new Promise((r) => setTimeout(r, 500));
     assert.equal([...late.last.values()].filter((m) => m.payload !== '').length, 0, 'no retained config is left on the broker');
     await late.client.endAsync();
+  });
+
+  it("keeps Home Assistant's credential to its topics: no commands, no events, no other subscriptions", async () => {
+    // mqtt.js reports a SUBACK of 128 (refused) as an error carrying the SUBACK.
+    const grant = (filter: string): Promise<number> =>
+      new Promise((resolve) => ha.client.subscribe(filter, { qos: 1 }, (err, granted) => resolve(err ? ((err as Error & { packet?: { granted?: number[] } }).packet?.granted?.[0] ?? -1) : (granted?.[0]?.qos ?? -1))));
+    assert.deepEqual([await grant('ripwerk/#'), await grant('ripwerk/keys/keystore'), await grant('ripwerk/agent/+/status')], [128, 128, 1]);
+    const probe = mqtt.connect(c.mqttUrl, { ...login, reconnectPeriod: 0 });
+    await new Promise<void>((resolve) => probe.once('connect', () => resolve()));
+    const closed = new Promise<void>((resolve) => probe.once('close', () => resolve()));
+    probe.publish(`ripwerk/cmd/${agent.node}`, JSON.stringify({ id: 'x', task: 'worker.tasks.eject', args: { drive: 'sr0' } }), { qos: 1 });
+    await closed; // a publish outside its rights ends the connection (MQTT-3.3.5-2)
+    probe.end(true);
+    const logs = await api<{ message: string }[]>(c.url, 'GET', '/logs?limit=300');
+    assert.ok(logs.body.some((l) => l.message === `MQTT Home Assistant may not publish to ripwerk/cmd/${agent.node}: disconnected`));
+    assert.ok(!JSON.stringify(logs.body).includes(login.password), 'the password is never logged');
   });
 });

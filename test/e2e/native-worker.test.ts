@@ -66,12 +66,17 @@ describe('native worker from the worker-setup zip: registers as native, transcod
     const home = path.join(unpacked, 'ripwerk-worker');
     const config = JSON.parse(fs.readFileSync(path.join(home, 'config', 'worker.json'), 'utf8')) as Record<string, string>;
     assert.equal(config.MQTT_URL, `mqtt://127.0.0.1:${c.mqttPort}`, 'the broker as seen from the request host');
-    assert.equal(config.RIPWERK_BROKER_SECRET, '');
+    assert.equal(config.RIPWERK_BROKER_SECRET, undefined, 'no broker secret field: the worker gets own credentials');
+    assert.equal(config.MQTT_USERNAME, '');
+    assert.equal(config.MQTT_PASSWORD, '');
+    assert.equal(config.MEDIA_ROOT, w.media);
+    assert.equal(config.RAW_DIR, w.raw);
     const pkg = JSON.parse(fs.readFileSync(path.join(home, 'package.json'), 'utf8')) as { main: string; engines: { node: string } };
     assert.equal(pkg.main, 'ripwerk-worker.cjs');
     assert.equal(pkg.engines.node, '>=20.19');
     const readme = fs.readFileSync(path.join(home, 'README.txt'), 'utf8');
     assert.match(readme, /DATA_DIR\/broker-secret/);
+    assert.match(readme, /api\/workers\/<worker name>\/credentials/);
     assert.match(readme, /RIPWERK_BROKER_SECRET/);
     assert.match(fs.readFileSync(path.join(home, 'start-worker.cmd'), 'utf8'), /\r\nnode "%HERE%ripwerk-worker\.cjs" --config "%HERE%config\\worker\.json" %\*\r\n/);
     const sh = dir.files.find((f) => f.path.endsWith('start-worker.sh'));
@@ -126,7 +131,7 @@ describe('native worker from the worker-setup zip: registers as native, transcod
   });
 
   it('refuses a rip and a title scan with the plain error, at once', async () => {
-    const client = await mqtt.connectAsync(c.mqttUrl, { username: 'test', password: w.secret, reconnectPeriod: 0 });
+    const client = await mqtt.connectAsync(c.mqttUrl, { username: 'ripwerk-coordinator', password: w.secret, reconnectPeriod: 0 });
     const answers: AgentEvent[] = [];
     client.on('message', (_t, p) => answers.push(JSON.parse(p.toString('utf8')) as AgentEvent));
     await client.subscribeAsync(topics.event(nodeName), { qos: 1 });
@@ -159,7 +164,8 @@ describe('worker-setup: the Windows installer script', () => {
   let c: CoordinatorHandle;
   before(async () => {
     w = world();
-    c = await startCoordinator(w);
+    // Any Host: these tests call the coordinator by made-up names (setupOrigin's own checks are the subject).
+    c = await startCoordinator(w, { ALLOWED_HOSTS: '*' });
   });
   after(stopAll);
 
@@ -177,6 +183,9 @@ describe('worker-setup: the Windows installer script', () => {
     assert.match(script, /IsInRole\(\[Security\.Principal\.WindowsBuiltInRole\]::Administrator\)/);
     assert.match(script, /Read-Host -AsSecureString/);
     assert.match(script, /\[SecureString\] \$BrokerSecret/);
+    assert.match(script, /\[string\] \$MqttUsername = ''/);
+    assert.match(script, /\[SecureString\] \$MqttPassword/);
+    assert.match(script, /if \(\$MqttUsername\) \{ \$workerConfig\.MQTT_USERNAME = \$MqttUsername; \$workerConfig\.MQTT_PASSWORD = \$secret \} else \{ \$workerConfig\.RIPWERK_BROKER_SECRET = \$secret \}/);
     assert.match(script, /Join-Path \$env:ProgramFiles 'Ripwerk'/);
     assert.match(script, /Join-Path \$env:ProgramData 'Ripwerk'/);
     assert.match(script, /New-ScheduledTaskTrigger -AtStartup/);
@@ -191,8 +200,9 @@ describe('worker-setup: the Windows installer script', () => {
     const proxied = await getWithHost(c.port, '/api/worker-setup/desktop', 'internal:8080', { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'ripwerk.example.org' });
     assert.ok(proxied.body.includes(`$CoordinatorUrl = 'https://ripwerk.example.org'`));
     assert.ok(proxied.body.includes(`$MqttUrl = 'mqtt://ripwerk.example.org:${c.mqttPort}'`));
+    // A Host that is no host name never reaches the route: the request guard refuses it first (even with ALLOWED_HOSTS=*).
     const bad = await getWithHost(c.port, '/api/worker-setup/desktop', "evil';calc;'");
-    assert.equal(bad.status, 400);
-    assert.match(bad.body, /is not a host name or address/);
+    assert.equal(bad.status, 403);
+    assert.match(bad.body, /does not answer to the host name/);
   });
 });

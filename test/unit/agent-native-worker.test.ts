@@ -6,7 +6,9 @@ import { after, before, describe, it } from 'node:test';
 import mqtt, { type MqttClient } from 'mqtt';
 import { probeCapabilities, startAgent, type RunningAgent } from '../../agent/agent.js';
 import { jsonTaskStoreOpener } from '../../agent/json-task-store.js';
-import { startEmbeddedBroker, type EmbeddedBroker } from '../../coordinator/broker.js';
+import type { EmbeddedBroker } from '../../coordinator/broker.js';
+import { COORDINATOR_USERNAME } from '../../coordinator/mqtt-credentials.js';
+import { startTestBroker } from './mqtt-broker-fixture.js';
 import { ConfigError, nativeDefaultDataDir, readNativeWorkerConfig } from '../../shared/config.js';
 import { Logger } from '../../shared/log.js';
 import { nativeWorkerRefusal } from '../../shared/native-worker.js';
@@ -76,15 +78,16 @@ describe('native worker capabilities', () => {
 describe('native worker refusal over MQTT', () => {
   const secret = 'unit-secret-native';
   let broker: EmbeddedBroker;
+  let closeBroker: () => Promise<void>;
   let agent: RunningAgent;
   let client: MqttClient;
   const events: AgentEvent[] = [];
   const quiet = new Logger('test', true);
 
   before(async () => {
-    broker = await startEmbeddedBroker(0, secret, quiet);
+    ({ broker, close: closeBroker } = await startTestBroker(secret, quiet));
     const config = readNativeWorkerConfig({ HOME: root, DATA_DIR: path.join(root, 'mqtt-state'), WORKER_NAME: 'nativ', MQTT_URL: broker.url, RIPWERK_BROKER_SECRET: secret }, null);
-    client = await mqtt.connectAsync(broker.url, { username: 'test', password: secret, reconnectPeriod: 0 });
+    client = await mqtt.connectAsync(broker.url, { username: COORDINATOR_USERNAME, password: secret, reconnectPeriod: 0 });
     await client.subscribeAsync(topics.eventAll, { qos: 1 });
     client.on('message', (_t, payload) => events.push(JSON.parse(payload.toString('utf8')) as AgentEvent));
     agent = await startAgent(config, quiet, jsonTaskStoreOpener(() => undefined));
@@ -94,12 +97,12 @@ describe('native worker refusal over MQTT', () => {
   after(async () => {
     await agent?.stop();
     await client?.endAsync();
-    await broker?.close();
+    await closeBroker?.();
   });
 
   async function isOnline(node: string): Promise<boolean> {
     return new Promise((resolve) => {
-      const probe = mqtt.connect(broker.url, { username: 'probe', password: secret, reconnectPeriod: 0 });
+      const probe = mqtt.connect(broker.url, { username: COORDINATOR_USERNAME, clientId: `probe-${Math.random()}`, password: secret, reconnectPeriod: 0 });
       probe.on('connect', () => probe.subscribe(topics.agentStatus(node)));
       probe.on('message', (_t, p) => {
         probe.end(true);

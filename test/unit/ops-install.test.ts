@@ -304,6 +304,20 @@ describe('scripts/install.sh', () => {
     assert.deepEqual(changing(moved.calls), ['systemctl restart ripwerk-agent.service']);
     const again = run(s, ['--agent', '--coordinator-url', 'mqtt://nas:1883']);
     assert.match(again.out, /^Nothing changed: Ripwerk \(agent\) is installed and ripwerk-agent\.service is running\.$/m);
+
+    // The agent's own MQTT credentials (POST /api/workers/{name}/credentials): the password from a file, never printed.
+    const pwFile = path.join(s.dir, 'mqtt-password');
+    const password = 'aB3_dE6-gH9iJ2kL5mN8oP1qR4sT7uV';
+    fs.writeFileSync(pwFile, `${password}\n`);
+    assert.match(run(s, ['--agent', '--coordinator-url', 'mqtt://nas:1883', '--mqtt-username', 'keller']).out, /--mqtt-username and --mqtt-password-file go together/);
+    assert.match(run(s, ['--agent', '--coordinator-url', 'mqtt://nas:1883', '--mqtt-username', 'kel/ler', '--mqtt-password-file', pwFile]).out, /--mqtt-username may hold letters, digits and \. _ @ - only/);
+    const own = run(s, ['--agent', '--coordinator-url', 'mqtt://nas:1883', '--mqtt-username', 'keller', '--mqtt-password-file', pwFile]);
+    assert.equal(own.status, 0, own.out);
+    assert.ok(!own.out.includes(password), 'the password is never printed');
+    assert.match(own.out, /set MQTT_PASSWORD=\(not shown\)/);
+    const ownEnv = read(s, 'etc/ripwerk/agent.env');
+    assert.match(ownEnv, /^MQTT_USERNAME=keller$/m);
+    assert.equal(ownEnv.match(/^MQTT_PASSWORD=.*$/gm)?.join(), `MQTT_PASSWORD=${password}`);
   });
 
   it('installs only the coordinator: no tools, no cdrom group; builds a checkout without dist/', () => {

@@ -1,0 +1,65 @@
+import { Router } from 'express';
+import { MQTT_NODE_RE } from '../../shared/config.js';
+import { topicRights } from '../../shared/topic-rights.js';
+import type { AppContext } from '../context.js';
+import { HttpError } from '../http.js';
+import { COORDINATOR_USERNAME, HOME_ASSISTANT_USERNAME } from '../mqtt-credentials.js';
+
+/**
+ * Own MQTT credentials for a worker (user name = its node) and for Home Assistant, issued by the
+ * embedded broker's coordinator. The password is in this answer only; the coordinator keeps its
+ * scrypt hash. Issuing again replaces the password and disconnects whoever used the old one.
+ */
+export function mqttCredentialsRouter(ctx: AppContext): Router {
+  const router = Router();
+  const embeddedOnly = (): void => {
+    if (!ctx.broker) throw new HttpError(409, 'the coordinator uses an external MQTT broker (MQTT_URL): create the user in that broker (for Mosquitto: mosquitto_passwd and the ACL file of docs/mqtt.md)');
+  };
+  const haPrefix = (): string => ctx.settings.get('homeAssistantPrefix') || 'homeassistant';
+
+  router.post('/workers/:name/credentials', async (req, res) => {
+    embeddedOnly();
+    const name = String(req.params.name);
+    // A known worker keeps its node (and so its jobs and history); a new one is named by the request.
+    const known = ctx.fleet.list().find((a) => a.name === name || a.node === name);
+    const node = known?.node ?? name;
+    if (!MQTT_NODE_RE.test(node)) throw new HttpError(400, `"${node.slice(0, 100).replace(/[\r\n]/g, ' ')}" is no worker name: use letters, digits, dot, dash, underscore and @ (up to 120 characters)`);
+    if (node === COORDINATOR_USERNAME || node === HOME_ASSISTANT_USERNAME) throw new HttpError(400, `"${node}" is reserved for ${node === COORDINATOR_USERNAME ? 'the coordinator' : 'Home Assistant'}`);
+    const replaced = ctx.credentials.has(node);
+    const password = await ctx.credentials.issue(node, 'agent');
+    ctx.broker?.disconnect(node);
+    ctx.log.info(`MQTT credentials ${replaced ? 'replaced' : 'issued'} for worker ${node}`);
+    res.status(201).json({
+      username: node,
+      password,
+      node,
+      replaced,
+      rights: topicRights({ kind: 'agent', node, legacy: false }, haPrefix()),
+      hinweis: `Set MQTT_USERNAME=${node} and MQTT_PASSWORD=<password> on the worker (native worker: in config/worker.json), remove RIPWERK_BROKER_SECRET there and restart it. The password is shown only now.`,
+    });
+  });
+
+  router.post('/home-assistant/credentials', async (_req, res) => {
+    embeddedOnly();
+    const replaced = ctx.credentials.has(HOME_ASSISTANT_USERNAME);
+    const password = await ctx.credentials.issue(HOME_ASSISTANT_USERNAME, 'home-assistant');
+    ctx.broker?.disconnect(HOME_ASSISTANT_USERNAME);
+    ctx.log.info(`MQTT credentials ${replaced ? 'replaced' : 'issued'} for Home Assistant`);
+    res.status(201).json({
+      username: HOME_ASSISTANT_USERNAME,
+      password,
+      replaced,
+      rights: topicRights({ kind: 'home-assistant' }, haPrefix()),
+      hinweis: "Enter this user name and password in Home Assistant's MQTT integration (broker: this host, port MQTT_PORT). The password is shown only now.",
+    });
+  });
+
+  router.delete('/home-assistant/credentials', (_req, res) => {
+    embeddedOnly();
+    if (!ctx.credentials.revoke(HOME_ASSISTANT_USERNAME)) throw new HttpError(404, 'Home Assistant has no MQTT credentials');
+    ctx.broker?.disconnect(HOME_ASSISTANT_USERNAME);
+    res.json({ revoked: HOME_ASSISTANT_USERNAME });
+  });
+
+  return router;
+}

@@ -14,7 +14,7 @@ import { FakeMount, unmountAllUnder } from '../fixtures/fake-mount.js';
 import { startSamba, SAMBA_PASSWORD, type Samba } from '../fixtures/samba.js';
 import { uiModules } from '../fixtures/ui-modules.js';
 import { emptyCatalogue, startMetadataServer, TMDB_V3_KEY, tmdbMovie, type MetadataServer } from '../fixtures/metadata-server.js';
-import { api, dvdImage, freePort, insertDisc, startAgent, startCoordinator, stopAll, waitFor, world, type AgentHandle, type CoordinatorHandle, type World } from './harness.js';
+import { api, dvdImage, freePort, insertDisc, multiLangImage, startAgent, startCoordinator, stopAll, waitFor, world, type AgentHandle, type CoordinatorHandle, type World } from './harness.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.join(REPO_DIR, 'test-output', 'screenshots');
@@ -137,6 +137,12 @@ describe('web UI in Chromium', () => {
     await card.getByTestId('disc-title').filter({ hasText: 'Heat (1995)' }).waitFor({ timeout: 30_000 });
     assert.match(await card.innerText(), /DVD/);
     assert.match(await card.innerText(), /Sicherheit 100\s%/);
+    // The poster comes from Ripwerk itself (fetched once from the movie database), not from the phone's internet.
+    const src = (await card.locator('img.poster').getAttribute('src')) ?? '';
+    assert.match(src, /^\/api\/posters\/[0-9a-f]{32}$/);
+    const poster = await page.request.get(`${base}${src}`);
+    assert.equal(poster.status(), 200);
+    assert.equal(poster.headers()['content-type'], 'image/jpeg');
     await shoot('drives');
     await card.getByTestId('rip-open').click();
     const dialog = page.getByRole('dialog');
@@ -188,6 +194,52 @@ describe('web UI in Chromium', () => {
       [devices.body.find((d) => d.name === device)?.disc?.title, devices.body.find((d) => d.name === device)?.disc?.year],
       ['Heat Wave', 2009],
     );
+  });
+
+  it('corrects a finished job from the jobs page: its folder and file are renamed', async () => {
+    await nav('Aufträge');
+    const job = page.locator('li.job', { hasText: 'Heat' }).first();
+    await job.getByTestId('job-correct').click();
+    await page.getByTestId('meta-target').waitFor();
+    assert.match(await page.getByTestId('meta-target').locator('option:checked').innerText(), /^Auftrag: Heat/);
+    assert.equal(await page.getByTestId('meta-query').inputValue(), 'Heat');
+    await page.getByRole('button', { name: 'Suchen' }).click();
+    const wave = page.locator('article.match', { hasText: 'Heat Wave (2009)' });
+    await wave.getByTestId('meta-pick').click();
+    await page.getByText(`„Heat Wave“ liegt jetzt in ${path.join(w.media, 'Filme', 'Heat Wave (2009)')}.`).waitFor();
+    assert.ok(fs.existsSync(path.join(w.media, 'Filme', 'Heat Wave (2009)', 'Heat Wave (2009).mkv')));
+    assert.equal(fs.existsSync(path.join(w.media, 'Filme', 'Heat (1995)')), false);
+    await shoot('metadata-job');
+  });
+
+  it('shows the languages of a two-language disc in the rip dialog, sends the choice, and lists the kept streams', async () => {
+    for (const f of fs.readdirSync(agent.driveDir)) if (f.endsWith('.iso')) fs.rmSync(path.join(agent.driveDir, f));
+    insertDisc(agent.driveDir, multiLangImage('ZWEI_SPRACHEN', 12));
+    await nav('Laufwerke');
+    const card = page.getByTestId(`drive-${device}`);
+    await card.getByTestId('disc-title').filter({ hasText: 'Zwei Sprachen' }).waitFor({ timeout: 30_000 });
+    await card.getByTestId('rip-open').click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByTestId('audio-deu').waitFor({ timeout: 30_000 });
+    assert.deepEqual(
+      await Promise.all(['audio-deu', 'audio-eng', 'subtitles-deu', 'subtitles-eng'].map((id) => dialog.getByTestId(id).isChecked())),
+      [true, true, true, false],
+      'the settings tick German and English audio and German subtitles',
+    );
+    assert.match(await dialog.getByTestId('languages-audio').innerText(), /Deutsch[\s\S]*Englisch/);
+    await shoot('rip-dialog-languages');
+    await dialog.getByTestId('title-1').check();
+    await dialog.getByTestId('audio-eng').uncheck();
+    await dialog.getByTestId('subtitles-eng').check();
+    const [request] = await Promise.all([page.waitForRequest((r) => r.url().endsWith('/api/jobs') && r.method() === 'POST'), dialog.getByTestId('rip-start').click()]);
+    const body = JSON.parse(request.postData() ?? '{}') as Record<string, unknown>;
+    assert.deepEqual([body.audio_languages, body.subtitle_languages], [['deu'], ['deu', 'eng']]);
+    await nav('Aufträge');
+    const job = page.locator('li.job', { hasText: 'Zwei Sprachen' }).first();
+    await job.getByTestId('job-status').filter({ hasText: 'fertig' }).waitFor({ timeout: 180_000 });
+    await job.getByRole('button', { name: 'Zwei Sprachen' }).click();
+    assert.match(await job.getByTestId('job-streams').innerText(), /Zwei Sprachen\.mkv: Ton Deutsch AC3 5\.1 · Untertitel Deutsch, Englisch/);
+    await shoot('jobs-streams');
   });
 
   it('keeps the shown list with a quiet stale marker when a fetch fails', async () => {

@@ -118,7 +118,7 @@ describe('disc kinds per worker', () => {
 });
 
 describe('rip dialog request', () => {
-  const base = { device: 'flur', titles: [3, 1], series: null, release: null, movie: { title: ' Heat ', year: '1995' }, targetDir: '/media/Filme', workDir: '', transcodeNode: '' };
+  const base = { device: 'flur', titles: [3, 1], series: null, release: null, movie: { title: ' Heat ', year: '1995' }, targetDir: '/media/Filme', workDir: '', transcodeNode: '', languages: null };
 
   it('sends main_feature_only and no titles when the box is ticked', async () => {
     const { ripRequest } = await uiModules();
@@ -143,11 +143,64 @@ describe('rip dialog request', () => {
     assert.deepEqual([body.series, body.season, 'tmdb_id' in body, 'title' in body], ['Show', 2, false, false]);
   });
 
+  it('sends the ticked languages, and none before a title scan listed streams', async () => {
+    const { ripRequest } = await uiModules();
+    const body = ripRequest({ ...base, mainFeatureOnly: false, languages: { audio: ['eng', 'deu'], subtitles: [] } });
+    assert.deepEqual([body.audio_languages, body.subtitle_languages], [['eng', 'deu'], []]);
+    assert.equal('audio_languages' in ripRequest({ ...base, mainFeatureOnly: false }), false);
+  });
+
   it('sends the chosen MusicBrainz release of an audio CD', async () => {
     const { ripRequest } = await uiModules();
     const body = ripRequest({ ...base, mainFeatureOnly: null, titles: null, movie: null, release: 'mb-123' });
     assert.equal(body.musicbrainz_release_id, 'mb-123');
     assert.equal('title' in body, false);
     assert.equal('main_feature_only' in body, false, 'a CD has no main feature');
+  });
+});
+
+describe('rip dialog languages', () => {
+  const track = (number: number, seconds: number, audio: string[], subtitles: string[]) => ({
+    number,
+    seconds,
+    size_bytes: 1,
+    chapters: 1,
+    audio: audio.map((language, i) => ({ index: i + 1, language, codec: 'ac3', channels: 2 })),
+    subtitles: subtitles.map((language, i) => ({ index: i + 1, language, codec: 'vobsub', forced: false })),
+  });
+  const tracks = [track(1, 5400, ['eng', 'deu', 'und'], ['deu', 'eng']), track(2, 300, ['fra'], ['fra'])];
+
+  it('lists the languages of the chosen titles once, in disc order, without und', async () => {
+    const m = await uiModules();
+    assert.deepEqual(m.foundLanguages(tracks, [1], 'audio'), ['eng', 'deu']);
+    assert.deepEqual(m.foundLanguages(tracks, [1, 2], 'audio'), ['eng', 'deu', 'fra']);
+    assert.deepEqual(m.foundLanguages(tracks, [2], 'subtitles'), ['fra']);
+    assert.deepEqual(m.foundLanguages(tracks, [], 'audio'), []);
+  });
+
+  it('puts the settings\' languages first in their order, ticked; the chosen list keeps that order', async () => {
+    const m = await uiModules();
+    const options = m.languageOptions(['eng', 'deu', 'fra'], ['deu', 'eng', 'ita']);
+    assert.deepEqual(options, [
+      { code: 'deu', preferred: true },
+      { code: 'eng', preferred: true },
+      { code: 'fra', preferred: false },
+    ]);
+    assert.deepEqual(m.chosenLanguages(options, new Set(['fra', 'deu'])), ['deu', 'fra']);
+  });
+
+  it('takes the longest title with main feature only, else the ticked ones', async () => {
+    const m = await uiModules();
+    assert.deepEqual(m.ripTitles(tracks, new Set([2]), true), [1]);
+    assert.deepEqual(m.ripTitles(tracks, new Set([2]), false), [2]);
+  });
+
+  it('names languages in the UI\'s language', async () => {
+    const m = await uiModules();
+    m.setLang('de');
+    assert.equal(m.languageName('deu'), 'Deutsch');
+    m.setLang('en');
+    assert.equal(m.languageName('deu'), 'German');
+    assert.equal(m.languageName('qqq'), 'qqq');
   });
 });

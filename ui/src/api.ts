@@ -42,6 +42,8 @@ export interface Disc {
   fingerprint: string;
   confidence: number | null;
   poster: string | null;
+  /** The poster as Ripwerk serves it (/api/posters/…), fetched once from the movie database. */
+  poster_url?: string | null;
   already_ripped: boolean;
   audio_tracks: number | null;
   kind: 'movie' | 'series' | 'music' | 'unknown' | null;
@@ -85,11 +87,22 @@ export interface Job {
   finished_at: string | null;
 }
 
+export interface Stream {
+  index: number;
+  /** ISO 639-2/T, "und" when the disc does not say. */
+  language: string;
+  codec: string;
+  channels?: number | null;
+  forced?: boolean;
+}
+
 export interface Track {
   number: number;
   seconds: number;
   size_bytes: number;
   chapters: number;
+  audio?: Stream[];
+  subtitles?: Stream[];
 }
 
 export interface Worker {

@@ -53,7 +53,8 @@ function App() {
   useEffect(() => {
     get<{ complete: boolean }>('/setup').then(setSetup, () => setSetup({ complete: true }));
   }, []);
-  const page = PAGES.find((p) => p.hash === hash) ?? PAGES[0];
+  // A page may carry a target after its name (#/metadaten/job/<id>).
+  const page = PAGES.find((p) => hash === p.hash || hash.startsWith(`${p.hash}/`)) ?? PAGES[0];
   const View = page.view;
   return (
     <>

@@ -12,6 +12,8 @@ export interface RipChoice {
   targetDir: string;
   workDir: string;
   transcodeNode: string;
+  /** The ticked languages; null while no title scan listed streams (the settings' lists then apply). */
+  languages: { audio: string[]; subtitles: string[] } | null;
 }
 
 /** The body of POST /jobs (docs/api.md): with main feature only the titles are not sent, the backend picks the longest. */
@@ -28,6 +30,10 @@ export function ripRequest(c: RipChoice): Record<string, unknown> {
   } else if (c.movie) {
     body.title = c.movie.title.trim() || undefined;
     if (c.movie.year) body.year = Number(c.movie.year);
+  }
+  if (c.languages) {
+    body.audio_languages = c.languages.audio;
+    body.subtitle_languages = c.languages.subtitles;
   }
   return body;
 }

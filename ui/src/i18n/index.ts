@@ -126,3 +126,12 @@ export function etaText(seconds: number | null): string | null {
   const time = minutes === 0 ? tCount('eta.hours', hours) : `${tCount('eta.hours', hours)} ${tCount('eta.minutes', minutes)}`;
   return t('eta.about', { time });
 }
+
+/** A language's name in the UI's language ("deu" → "Deutsch" / "German"); the code itself where the browser knows none. */
+export function languageName(code: string): string {
+  try {
+    return new Intl.DisplayNames([currentLocale], { type: 'language' }).of(code) ?? code;
+  } catch {
+    return code;
+  }
+}

@@ -21,7 +21,7 @@ function DriveCard({ device, jobs, kinds, onRip }: { device: Device; jobs: Job[]
   const disc = device.disc;
   const warning = disc && device.worker ? ripWarning(device.worker, kinds, disc.type) : null;
   const done = ripDone(device, jobs);
-  const src = posterSrc(disc?.poster ?? null);
+  const src = disc?.poster_url ?? posterSrc(disc?.poster ?? null);
   return (
     <article class="card drive" data-testid={`drive-${device.name}`}>
       {src ? <img class="poster" src={src} alt="" loading="lazy" /> : <div class="poster none" aria-hidden="true" />}

@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import { API, del, get, post, type Job } from '../api.js';
+import { API, del, get, post, type Job, type Stream } from '../api.js';
 import { Action, Dialog, Empty, Progress, Section } from '../components.js';
 import { bytes, statusText, when } from '../format.js';
-import { etaText, percent, t } from '../i18n/index.js';
+import { etaText, languageName, percent, t } from '../i18n/index.js';
 import { FAST_MS, usePoll } from '../poll.js';
 
 const ACTIVE = ['pending', 'processing', 'transcoding', 'canceling'];
@@ -24,6 +24,35 @@ function Files({ job }: { job: Job }) {
             {f.name}
           </a>{' '}
           <span class="muted">{bytes(f.size)}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+interface FileStreams {
+  file: string;
+  audio: Stream[];
+  subtitles: Stream[];
+}
+
+const streamText = (s: Stream): string => [languageName(s.language), s.codec.toUpperCase(), s.channels ? `${s.channels === 6 ? '5.1' : s.channels === 8 ? '7.1' : s.channels === 2 ? '2.0' : s.channels}` : ''].filter(Boolean).join(' ');
+
+/** The audio and subtitle streams of each finished file (GET /jobs/{id}/detail). */
+function Streams({ job }: { job: Job }) {
+  const [streams, setStreams] = useState<FileStreams[] | null>(null);
+  useEffect(() => {
+    get<{ streams: FileStreams[] }>(`/jobs/${job.id}/detail`).then(
+      (d) => setStreams(d.streams),
+      () => setStreams([]),
+    );
+  }, [job.id]);
+  if (!streams?.length) return null;
+  return (
+    <ul class="streams" data-testid="job-streams">
+      {streams.map((f) => (
+        <li key={f.file}>
+          <span translate={false}>{f.file}</span>: {t('jobs.audio', { list: f.audio.map(streamText).join(', ') || t('common.none') })} · {t('jobs.subtitles', { list: f.subtitles.map((s) => languageName(s.language)).join(', ') || t('common.none') })}
         </li>
       ))}
     </ul>
@@ -95,6 +124,11 @@ function JobRow({ job, refresh }: { job: Job; refresh(): void }) {
         {active && job.status !== 'canceling' && <Action label={t('jobs.cancel')} run={act('cancel')} />}
         {!active && job.can_retry && <Action label={t('jobs.retryTranscode')} run={act('retry-transcode')} />}
         {!active && job.status !== 'completed' && <Action label={t('jobs.retryRip')} run={act('retry-rip')} />}
+        {job.status === 'completed' && (
+          <a class="button" href={`#/metadaten/job/${job.id}`} data-testid="job-correct">
+            {t('jobs.correct')}
+          </a>
+        )}
         {!active && (
           <button type="button" class="danger" onClick={() => setDeleting(true)}>
             {t('jobs.delete')}
@@ -104,6 +138,7 @@ function JobRow({ job, refresh }: { job: Job; refresh(): void }) {
       {open && (
         <div class="job-detail">
           {job.output_path && <p class="muted">{t('jobs.output', { path: job.output_path })}</p>}
+          {job.status === 'completed' && <Streams job={job} />}
           {job.status === 'completed' && <Files job={job} />}
         </div>
       )}

@@ -1,5 +1,5 @@
-import { useState } from 'preact/hooks';
-import { get, post, posterSrc, type Device, type Match } from '../api.js';
+import { useEffect, useState } from 'preact/hooks';
+import { get, post, posterSrc, type Device, type Job, type Match } from '../api.js';
 import { Empty, Section } from '../components.js';
 import { t, tCount } from '../i18n/index.js';
 import { FAST_MS, SLOW_MS, usePoll } from '../poll.js';
@@ -27,6 +27,20 @@ export function MetadataPage() {
   const [target, setTarget] = useState('');
   const [message, setMessage] = useState<string | null>(null);
   const withDisc = (devices.data ?? []).filter((d) => d.disc);
+  // A finished job to correct comes in the address (#/metadaten/job/<id>, the jobs page's button).
+  const jobId = /^#\/metadaten\/job\/([\w-]+)$/.exec(location.hash)?.[1] ?? null;
+  const [job, setJob] = useState<Job | null>(null);
+  useEffect(() => {
+    if (!jobId) return;
+    get<Job>(`/jobs/${jobId}`).then(
+      (j) => {
+        setJob(j);
+        setQuery((q) => q || j.title);
+        setTarget(`job:${j.id}`);
+      },
+      (err: Error) => setMessage(err.message),
+    );
+  }, [jobId]);
   const chosenTarget = target || withDisc[0]?.name || '';
 
   const search = async () => {
@@ -44,8 +58,9 @@ export function MetadataPage() {
   const pick = async (m: Match) => {
     setMessage(null);
     try {
-      const r = await post<{ identity: { title: string }; jobs: string[] }>('/metadata/override', {
-        device: chosenTarget,
+      const forJob = chosenTarget.startsWith('job:') ? chosenTarget.slice(4) : null;
+      const r = await post<{ identity: { title: string }; jobs: string[]; renamed: { to: string } | null }>('/metadata/override', {
+        ...(forJob ? { job_id: forJob } : { device: chosenTarget }),
         source: m.source,
         id: m.id,
         title: m.title,
@@ -55,7 +70,8 @@ export function MetadataPage() {
         overview: m.overview,
         tmdb_id: m.tmdb_id ?? undefined,
       });
-      setMessage(r.jobs.length ? tCount('meta.appliedJobs', r.jobs.length, { title: r.identity.title, device: chosenTarget }) : t('meta.applied', { title: r.identity.title, device: chosenTarget }));
+      if (r.renamed) setMessage(t('meta.corrected', { title: r.identity.title, path: r.renamed.to }));
+      else setMessage(r.jobs.length ? tCount('meta.appliedJobs', r.jobs.length, { title: r.identity.title, device: chosenTarget }) : t('meta.applied', { title: r.identity.title, device: chosenTarget }));
       devices.refresh();
     } catch (err) {
       setMessage((err as Error).message);
@@ -90,6 +106,7 @@ export function MetadataPage() {
         <label>
           {t('meta.forDisc')}
           <select value={chosenTarget} onChange={(e) => setTarget((e.target as HTMLSelectElement).value)} data-testid="meta-target">
+            {job && <option value={`job:${job.id}`}>{t('meta.forJob', { title: job.title })}</option>}
             {withDisc.map((d) => (
               <option key={d.name} value={d.name}>
                 {d.name}: {d.disc?.title}

@@ -3,8 +3,9 @@ import { ripsAsSeries } from '../../../shared/rip-as-series.js';
 import { get, post, type Device, type Disc, type Job, type Track, type Worker } from '../api.js';
 import { Dialog } from '../components.js';
 import { bytes, duration } from '../format.js';
-import { t, type MessageKey } from '../i18n/index.js';
+import { languageName, t, type MessageKey } from '../i18n/index.js';
 import { ripRequest } from '../rip-request.js';
+import { chosenLanguages, foundLanguages, languageOptions, ripTitles, type LanguageOption, type StreamKind } from '../stream-languages.js';
 import { FolderPicker } from './folders.js';
 
 /** Titles of five minutes or more are pre-selected: the features and episodes, not the trailers. */
@@ -16,6 +17,24 @@ interface Settings {
   quickPickMusic: string;
   mainFeatureOnly: boolean;
   workDir: string;
+  audioLanguages: string[];
+  subtitleLanguages: string[];
+}
+
+/** One fieldset of language boxes (audio or subtitles) for the languages on the chosen titles. */
+function LanguageBoxes({ kind, options, ticked, onToggle }: { kind: StreamKind; options: LanguageOption[]; ticked: ReadonlySet<string>; onToggle(code: string): void }) {
+  return (
+    <fieldset data-testid={`languages-${kind}`}>
+      <legend>{t(kind === 'audio' ? 'rip.audioLanguages' : 'rip.subtitleLanguages')}</legend>
+      {options.length === 0 && <p class="muted">{t('rip.noLanguages')}</p>}
+      {options.map((o) => (
+        <label class="check" key={o.code}>
+          <input type="checkbox" checked={ticked.has(o.code)} onChange={() => onToggle(o.code)} data-testid={`${kind}-${o.code}`} />
+          {languageName(o.code)} <span class="muted">({o.code})</span>
+        </label>
+      ))}
+    </fieldset>
+  );
 }
 
 interface SeasonEpisode {
@@ -51,6 +70,17 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const mainFeatureOnly = mainOnly ?? settings?.mainFeatureOnly ?? false;
+  // Languages: unticked ones the user took away, ticked ones the user added; the settings tick the rest.
+  const [audioChanged, setAudioChanged] = useState<Map<string, boolean>>(new Map());
+  const [subsChanged, setSubsChanged] = useState<Map<string, boolean>>(new Map());
+  const titlesNow = tracks ? ripTitles(tracks, chosen, mainFeatureOnly) : [];
+  const withStreams = tracks?.some((x) => (x.audio?.length ?? 0) > 0) ?? false;
+  const audioOptions = tracks && settings ? languageOptions(foundLanguages(tracks, titlesNow, 'audio'), settings.audioLanguages) : [];
+  const subOptions = tracks && settings ? languageOptions(foundLanguages(tracks, titlesNow, 'subtitles'), settings.subtitleLanguages) : [];
+  const tickedOf = (options: LanguageOption[], changed: Map<string, boolean>) => new Set(options.filter((o) => changed.get(o.code) ?? o.preferred).map((o) => o.code));
+  const audioTicked = tickedOf(audioOptions, audioChanged);
+  const subsTicked = tickedOf(subOptions, subsChanged);
+  const flip = (changed: Map<string, boolean>, set: (m: Map<string, boolean>) => void, ticked: ReadonlySet<string>) => (code: string) => set(new Map(changed).set(code, !ticked.has(code)));
 
   useEffect(() => {
     let alive = true;
@@ -129,6 +159,7 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
         targetDir,
         workDir,
         transcodeNode: node,
+        languages: disc.type !== 'cd' && withStreams ? { audio: chosenLanguages(audioOptions, audioTicked), subtitles: chosenLanguages(subOptions, subsTicked) } : null,
       });
       onStarted(await post<Job>('/jobs', body));
     } catch (err) {
@@ -167,6 +198,12 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
               {t('rip.mainOnly')}
             </label>
           </fieldset>
+        )}
+        {disc.type !== 'cd' && withStreams && (
+          <div class="grid2">
+            <LanguageBoxes kind="audio" options={audioOptions} ticked={audioTicked} onToggle={flip(audioChanged, setAudioChanged, audioTicked)} />
+            <LanguageBoxes kind="subtitles" options={subOptions} ticked={subsTicked} onToggle={flip(subsChanged, setSubsChanged, subsTicked)} />
+          </div>
         )}
         {disc.type !== 'cd' && (
           <fieldset>

@@ -2,7 +2,13 @@ import { useEffect, useState } from 'preact/hooks';
 import { get, put } from '../api.js';
 import { t, tKnown } from '../i18n/index.js';
 
-type Values = Record<string, string | boolean>;
+type Value = string | boolean | number | string[];
+type Values = Record<string, Value>;
+
+/** A list setting (the language lists) as the text field shows it, and back: "deu, eng" ⇄ ["deu", "eng"]. */
+const listText = (v: Value): string => (Array.isArray(v) ? v.join(', ') : String(v));
+const textList = (text: string): string[] => text.split(/[\s,;]+/).map((s) => s.trim().toLowerCase()).filter(Boolean);
+const same = (a: Value, b: Value): boolean => (Array.isArray(a) && Array.isArray(b) ? a.join(',') === b.join(',') : a === b);
 
 /** The label of a setting in the chosen language; a setting the catalog does not know shows its own name. */
 export function settingLabel(name: string): string {
@@ -30,7 +36,11 @@ export function SettingsForm({ only, onSaved, submitLabel }: { only?: string[]; 
   const names = (only ?? Object.keys(stored)).filter((n) => n in stored);
   const save = async () => {
     const changed: Values = {};
-    for (const n of names) if (values[n] !== stored[n]) changed[n] = values[n];
+    for (const n of names) {
+      // A list setting is edited as text and sent as a list.
+      const v = Array.isArray(stored[n]) && typeof values[n] === 'string' ? textList(values[n] as string) : values[n];
+      if (!same(v, stored[n])) changed[n] = v;
+    }
     try {
       const fresh = await put<Values>('/settings', changed);
       setStored(fresh);
@@ -54,6 +64,16 @@ export function SettingsForm({ only, onSaved, submitLabel }: { only?: string[]; 
           <label class="check" key={n}>
             <input type="checkbox" name={n} checked={values[n] as boolean} onChange={(e) => setValues({ ...values, [n]: (e.target as HTMLInputElement).checked })} />
             {settingLabel(n)}
+          </label>
+        ) : Array.isArray(stored[n]) ? (
+          <label key={n}>
+            {settingLabel(n)}
+            <input name={n} autocomplete="off" value={listText(values[n])} placeholder="deu, eng" onInput={(e) => setValues({ ...values, [n]: (e.target as HTMLInputElement).value })} />
+          </label>
+        ) : typeof stored[n] === 'number' ? (
+          <label key={n}>
+            {settingLabel(n)}
+            <input name={n} type="number" min={0} value={values[n] as number} onInput={(e) => setValues({ ...values, [n]: Number((e.target as HTMLInputElement).value) })} />
           </label>
         ) : (
           <label key={n}>

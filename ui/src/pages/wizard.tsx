@@ -5,6 +5,7 @@ import { SettingsForm } from './settings-form.js';
 
 const STEPS: { step: string; title: MessageKey; text: MessageKey; settings: string[] }[] = [
   { step: 'metadata', title: 'wizard.metadata.title', text: 'wizard.metadata.text', settings: ['tmdbApiKey', 'omdbApiKey'] },
+  { step: 'languages', title: 'wizard.languages.title', text: 'wizard.languages.text', settings: ['audioLanguages', 'subtitleLanguages', 'keepSurround', 'stereoCompanion', 'originalLanguage', 'burnForcedSubtitles'] },
   { step: 'media_server', title: 'wizard.mediaServer.title', text: 'wizard.mediaServer.text', settings: ['mediaServerType', 'mediaServerUrl', 'mediaServerKey'] },
   { step: 'webhook', title: 'wizard.webhook.title', text: 'wizard.webhook.text', settings: ['webhookUrl', 'webhookKind'] },
   { step: 'work_dir', title: 'wizard.workDir.title', text: 'wizard.workDir.text', settings: ['workDir'] },

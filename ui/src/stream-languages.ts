@@ -1,0 +1,43 @@
+/**
+ * The languages the rip dialog offers (pure; the unit test reads it): those found on the chosen
+ * titles, the settings' languages first in their order of preference, then the others in the disc's
+ * order; the settings' languages are ticked. What is sent is the ticked ones in that order.
+ */
+import type { Track } from './api.js';
+
+export type StreamKind = 'audio' | 'subtitles';
+
+export interface LanguageOption {
+  code: string;
+  /** Ticked at first: the settings name it. */
+  preferred: boolean;
+}
+
+/** The languages of one kind on the given titles, in disc order, each once; "und" (the disc does not say) left out. */
+export function foundLanguages(tracks: Track[], numbers: number[], kind: StreamKind): string[] {
+  const out: string[] = [];
+  for (const track of tracks) {
+    if (!numbers.includes(track.number)) continue;
+    for (const s of track[kind] ?? []) if (s.language !== 'und' && !out.includes(s.language)) out.push(s.language);
+  }
+  return out;
+}
+
+/** The options for the found languages: the settings' languages first, in their order. */
+export function languageOptions(found: string[], preferred: readonly string[]): LanguageOption[] {
+  const first = preferred.filter((code) => found.includes(code));
+  const rest = found.filter((code) => !preferred.includes(code));
+  return [...first.map((code) => ({ code, preferred: true })), ...rest.map((code) => ({ code, preferred: false }))];
+}
+
+/** The list for POST /jobs: the ticked languages in the order shown. */
+export function chosenLanguages(options: LanguageOption[], ticked: ReadonlySet<string>): string[] {
+  return options.filter((o) => ticked.has(o.code)).map((o) => o.code);
+}
+
+/** The titles a rip takes as the dialog stands: the longest with main feature only, else the ticked ones. */
+export function ripTitles(tracks: Track[], chosen: ReadonlySet<number>, mainFeatureOnly: boolean): number[] {
+  if (!mainFeatureOnly) return tracks.filter((x) => chosen.has(x.number)).map((x) => x.number);
+  const longest = tracks.reduce<Track | null>((a, b) => (a && a.seconds >= b.seconds ? a : b), null);
+  return longest ? [longest.number] : [];
+}

@@ -193,6 +193,7 @@ describe('rip dialog languages', () => {
     const m = await uiModules();
     assert.deepEqual(m.ripTitles(tracks, new Set([2]), true), [1]);
     assert.deepEqual(m.ripTitles(tracks, new Set([2]), false), [2]);
+    assert.deepEqual(m.ripTitles(tracks, new Set(), false), [1, 2], 'none ticked: the backend takes them all');
   });
 
   it('names languages in the UI\'s language', async () => {

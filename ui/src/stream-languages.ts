@@ -35,9 +35,15 @@ export function chosenLanguages(options: LanguageOption[], ticked: ReadonlySet<s
   return options.filter((o) => ticked.has(o.code)).map((o) => o.code);
 }
 
-/** The titles a rip takes as the dialog stands: the longest with main feature only, else the ticked ones. */
+/**
+ * The titles a rip takes as the dialog stands: the longest with main feature only, else the ticked
+ * ones, else (none ticked: the backend takes every title long enough) all of them.
+ */
 export function ripTitles(tracks: Track[], chosen: ReadonlySet<number>, mainFeatureOnly: boolean): number[] {
-  if (!mainFeatureOnly) return tracks.filter((x) => chosen.has(x.number)).map((x) => x.number);
+  if (!mainFeatureOnly) {
+    const ticked = tracks.filter((x) => chosen.has(x.number)).map((x) => x.number);
+    return ticked.length ? ticked : tracks.map((x) => x.number);
+  }
   const longest = tracks.reduce<Track | null>((a, b) => (a && a.seconds >= b.seconds ? a : b), null);
   return longest ? [longest.number] : [];
 }

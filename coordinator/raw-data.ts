@@ -37,9 +37,10 @@ const PROBE_SCRIPT = [
   '  [ "$found" = 1 ] && continue',
   '  case "$d" in /*) ;; *) continue ;; esac',
   '  if [ -d "$d" ]; then',
-  `    media=$(find "$d" -type f \\( ${MEDIA_TEST} \\) -print -quit 2>/dev/null); st=$?`,
+  // -H and -D: a candidate that is a link is looked through, so it is reported and the routes refuse it (403).
+  `    media=$(find -H "$d" -type f \\( ${MEDIA_TEST} \\) -print -quit 2>/dev/null); st=$?`,
   '    if [ -z "$media" ]; then [ "$st" = 0 ] || unclear=1; continue; fi',
-  '    found=1; out=$(du -sb -- "$d" 2>/dev/null)',
+  '    found=1; out=$(du -sbD -- "$d" 2>/dev/null)',
   '    if [ -n "$out" ]; then printf "%s\\t%s\\n" "$i" "$out"; else printf "%s\\tunclear\\n" "$i"; fi',
   '  fi',
   'done',

@@ -86,6 +86,8 @@ describe('trust boundaries of the API', () => {
     // A raw folder that is a link, and a stored raw path outside every raw root.
     const victim = fs.mkdtempSync(path.join(w.root, 'victim-'));
     fs.writeFileSync(path.join(victim, 'keep.txt'), 'precious');
+    // A video file makes it raw data the finder reports (a folder without one is no raw data at all).
+    fs.writeFileSync(path.join(victim, 'title_t01.mkv'), 'precious video');
     fs.symlinkSync(victim, path.join(w.raw, ids.linkedRaw));
     const stray = path.join(w.root, 'elsewhere', ids.strayRaw);
     fs.mkdirSync(stray, { recursive: true });
@@ -241,7 +243,7 @@ describe('trust boundaries of the API', () => {
     it('refuses unknown POST /jobs fields, a javascript: poster and keeps the language fields', async () => {
       const unknown = await api(c.url, 'POST', '/jobs', { device: 'flur-drive-flur', target: '/etc', colour: 'red' });
       assert.equal(unknown.status, 400);
-      assert.match(unknown.text, /^unknown fields "target", "colour": POST \/jobs takes device, title, .*audio_languages, subtitle_languages\n$/);
+      assert.match(unknown.text, /^unknown fields "target", "colour": POST \/jobs takes device, title, .*audio_languages, subtitle_languages, musicbrainz_release_id\n$/);
       const languages = await api(c.url, 'POST', '/jobs', { device: 'nope', audio_languages: ['deu'], subtitle_languages: ['eng'] });
       assert.equal(languages.status, 404, 'known fields pass on to the device check');
       for (const poster of ['javascript:alert(document.cookie)', 'data:text/html;base64,PHNjcmlwdD4=']) {

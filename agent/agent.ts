@@ -23,6 +23,7 @@ import { runRip, TaskFailure, type TaskContext } from './rip-task.js';
 import { SlotPool } from './slot-pool.js';
 import { killProcessGroup } from '../shared/process.js';
 import { encoderFamilies } from './tools/handbrake-parser.js';
+import { ffprobeStreams } from './tools/ffprobe-runner.js';
 import { handbrakeEncoders, handbrakePresetList, handbrakeScan, handbrakeTranscode } from './tools/handbrake-runner.js';
 import { runTranscode, type Transcoder } from './transcode-task.js';
 
@@ -137,7 +138,15 @@ export async function startAgent(config: AgentConfig, log: Logger, openStore: Op
   const toShared = (p: string): string => unmapPath(config.pathMap, p);
   const transcoder: Transcoder = {
     transcode: (input, output, preset, hooks) => handbrakeTranscode(config.handbrakeCli, input, output, preset, { ...hooks, timeoutMs: 24 * 3600_000 }),
-    scan: async (input, signal) => (await handbrakeScan(config.handbrakeCli, input, { signal, timeoutMs: 120_000 })).titles[0] ?? { seconds: 0, audio: [], subtitles: [] },
+    // ffprobe answers in a tenth of HandBrake's start-up; a host without it (a native worker) asks HandBrake.
+    scan: async (input, signal) => {
+      try {
+        return await ffprobeStreams('ffprobe', input, { signal, timeoutMs: 120_000 });
+      } catch (err) {
+        if (signal.aborted) throw err;
+        return (await handbrakeScan(config.handbrakeCli, input, { signal, timeoutMs: 120_000 })).titles[0] ?? { seconds: 0, audio: [], subtitles: [] };
+      }
+    },
   };
 
   const status = (): AgentStatus => ({

@@ -35,6 +35,7 @@ import {
   type World,
 } from '../test/e2e/harness.js';
 import { REPO_DIR } from '../test/fixtures/tools-samples.js';
+import { originalsDir } from '../agent/keep-original.js';
 
 const PRESET = 'Very Fast 480p30';
 const TRANSCODE_RUNS = Number(process.env.BENCH_TRANSCODE_RUNS) || 3;
@@ -195,13 +196,15 @@ async function transcode(): Promise<void> {
 
     const rawFiles = done.meta?.raw_files;
     if (!Array.isArray(rawFiles) || rawFiles.length !== 1 || typeof rawFiles[0] !== 'string') throw new Error(`job ${id}: expected one raw file in meta.raw_files, got ${JSON.stringify(rawFiles)}`);
-    const raw = rawFiles[0];
-    if (!fs.existsSync(raw)) throw new Error(`job ${id}: raw file ${raw} is gone although keepOriginal is set`);
+    // keepOriginal moved the raw file into MEDIA_ROOT/Originale/<output folder> after the encode.
+    const raw = path.join(originalsDir(w.media, done.target_dir as string, done.output_path as string), path.basename(rawFiles[0]));
+    if (!fs.existsSync(raw)) throw new Error(`job ${id}: the original ${raw} is missing although keepOriginal is set`);
     const out = path.join(w.root, `bare-${i}.mkv`);
     const given = fs.readFileSync(`${stamps}.args`, 'utf8').split('\0').slice(0, -1);
+    const inAt = given.indexOf('-i');
     const outAt = given.indexOf('-o');
-    if (given[given.indexOf('-i') + 1] !== raw || outAt < 0 || !given.includes('--audio-copy-mask')) throw new Error(`job ${id}: unexpected encoder arguments ${JSON.stringify(given)}`);
-    bare.push(await timedRun(handbrake, given.map((arg, k) => (k === outAt + 1 ? out : arg))));
+    if (given[inAt + 1] !== rawFiles[0] || outAt < 0 || !given.includes('--audio-copy-mask')) throw new Error(`job ${id}: unexpected encoder arguments ${JSON.stringify(given)}`);
+    bare.push(await timedRun(handbrake, given.map((arg, k) => (k === inAt + 1 ? raw : k === outAt + 1 ? out : arg))));
     if (!(fs.statSync(out).size > 0)) throw new Error(`bare HandBrakeCLI wrote nothing to ${out}`);
     fs.rmSync(out, { force: true });
   }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { handbrakeStreamArgs, planStreams, type StreamChoice } from '../../agent/stream-selection.js';
+import { parseFfprobeStreams } from '../../agent/tools/ffprobe-parser.js';
 import { parseHandbrakeScan } from '../../agent/tools/handbrake-parser.js';
 import { parseMakemkvInfo } from '../../agent/tools/makemkv-parser.js';
 import { audioCodec, subtitleCodec } from '../../agent/tools/stream-codec.js';
@@ -93,6 +94,30 @@ describe('stream parsers on real output', () => {
     const [title] = parseHandbrakeScan(sampleText('hb-scan-json-multilang-mkv.txt')).titles;
     assert.deepEqual(title.audio, DISC_AUDIO);
     assert.deepEqual(title.subtitles, DISC_SUBS);
+  });
+
+  it('reads the same streams from ffprobe\'s JSON of that MKV (captured), with its length', () => {
+    const probed = parseFfprobeStreams(sampleText('ffprobe-streams-multilang-mkv.json'));
+    assert.deepEqual(probed.audio, DISC_AUDIO);
+    assert.deepEqual(probed.subtitles, DISC_SUBS);
+    assert.equal(Math.round(probed.seconds), 12);
+  });
+
+  it('tells DTS-HD by its profile and a forced subtitle by its disposition (ffprobe)', () => {
+    const json = JSON.stringify({
+      streams: [
+        { index: 0, codec_type: 'video', codec_name: 'h264' },
+        { index: 1, codec_type: 'audio', codec_name: 'dts', profile: 'DTS-HD MA', channels: 8, tags: { language: 'eng' }, disposition: { forced: 0 } },
+        { index: 2, codec_type: 'subtitle', codec_name: 'hdmv_pgs_subtitle', tags: { language: 'fre' }, disposition: { forced: 1 } },
+      ],
+      format: { duration: '5400.5' },
+    });
+    assert.deepEqual(parseFfprobeStreams(json), {
+      seconds: 5400.5,
+      audio: [{ index: 1, language: 'eng', codec: 'dtshd', channels: 8 }],
+      subtitles: [{ index: 1, language: 'fra', codec: 'pgs', forced: true }],
+    });
+    assert.throws(() => parseFfprobeStreams('{"error":{}}'), /no stream list/);
   });
 
   it('gives one codec name across the tools', () => {

@@ -483,10 +483,13 @@ export class Dispatcher {
         return;
       case 'job_done':
         if (cmd) this.setCommandState(cmd.id, 'done');
-        if (event.streams) this.jobs.updateMeta(job.id, { streams: event.streams });
-        if (event.episodes_guessed) this.jobs.updateMeta(job.id, { episodes_guessed: true });
-        // The files relative to the output folder: a correction after the fact renames exactly these.
-        this.jobs.updateMeta(job.id, { output_files: event.files.map((f) => path.relative(event.output_path, f)).filter((f) => f && !f.startsWith('..')) });
+        // One meta write: the streams of each file, guessed episode numbers, and the files relative to
+        // the output folder (a correction after the fact renames exactly these).
+        this.jobs.updateMeta(job.id, {
+          ...(event.streams ? { streams: event.streams } : {}),
+          ...(event.episodes_guessed ? { episodes_guessed: true } : {}),
+          output_files: event.files.map((f) => path.relative(event.output_path, f)).filter((f) => f && !f.startsWith('..')),
+        });
         this.db.prepare(`UPDATE transcode_queue SET state = 'done' WHERE job_id = ?`).run(job.id);
         this.finish(
           job.id,

@@ -117,7 +117,7 @@ export function jobsRouter(ctx: AppContext): Router {
     const meta = parseMeta(row.meta);
     res.json({
       ...toView(row, Date.now()),
-      disc: device?.state.disc && device.state.disc.fingerprint === parseMeta(row.meta)?.fingerprint ? device.state.disc : null,
+      disc: device?.state.disc && device.state.disc.fingerprint === meta?.fingerprint ? device.state.disc : null,
       raw: { state: row.raw_state ?? 'unclear', path: row.raw_path, size_bytes: row.raw_size, checked_at: row.raw_checked_at },
       audio_languages: metaLanguages(meta, 'audio_languages'),
       subtitle_languages: metaLanguages(meta, 'subtitle_languages'),

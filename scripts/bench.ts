@@ -30,12 +30,11 @@ import {
   waitFor,
   waitForDisc,
   waitForStatus,
-  world,
   type JobJson,
-  type World,
 } from '../test/e2e/harness.js';
 import { REPO_DIR } from '../test/fixtures/tools-samples.js';
 import { originalsDir } from '../agent/keep-original.js';
+import { cleanup, cpuBusy, expectStatus, failures, logTime, logTimes, measures, median, ms, newWorld, pct, round, rssMb, timedRun, type Measure } from './bench-kit.js';
 
 const PRESET = 'Very Fast 480p30';
 const TRANSCODE_RUNS = Number(process.env.BENCH_TRANSCODE_RUNS) || 3;
@@ -44,90 +43,6 @@ const LATENCY_SAMPLES = 20;
 const JOB_ROWS = 10_000;
 const LIST_REQUESTS = 200;
 const IDLE_MS = 10_000;
-
-// ------------------------------------------------------------------ results
-
-interface Measure {
-  key: string;
-  name: string;
-  value: number;
-  unit: 'x' | 'ms' | 'MB';
-  /** Upper bound: the measure passes when value <= target. */
-  target: number;
-  detail: string;
-  samples?: Record<string, number[]>;
-}
-
-const measures: Measure[] = [];
-const failures: { measure: string; error: string }[] = [];
-const cleanup: string[] = [];
-
-function sorted(values: number[]): number[] {
-  return [...values].sort((a, b) => a - b);
-}
-
-/** Nearest-rank percentile. */
-function pct(values: number[], p: number): number {
-  if (values.length === 0) throw new Error('no samples');
-  const s = sorted(values);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
-}
-
-function median(values: number[]): number {
-  const s = sorted(values);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}
-
-const ms = (v: number): string => `${v.toFixed(1)} ms`;
-const round = (v: number, digits = 2): number => Math.round(v * 10 ** digits) / 10 ** digits;
-
-function newWorld(): World {
-  const w = world();
-  cleanup.push(w.root);
-  return w;
-}
-
-function rssMb(pid: number | undefined): number {
-  if (pid === undefined) throw new Error('process has no pid');
-  const line = fs.readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
-  if (!line) throw new Error(`no VmRSS in /proc/${pid}/status`);
-  return Number(line.replace(/\D+/g, '')) / 1024;
-}
-
-/** Runs a command to its end with output discarded; resolves with the wall time in ms. */
-function timedRun(bin: string, args: string[]): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    child.stderr.on('data', (c: Buffer) => {
-      err = (err + c.toString('utf8')).slice(-4000);
-    });
-    child.once('error', reject);
-    child.once('exit', (code, signal) => {
-      const took = performance.now() - t0;
-      if (code === 0) resolve(took);
-      else reject(new Error(`${bin} ended with ${code ?? signal}: ${err.split('\n').slice(-5).join(' | ')}`));
-    });
-  });
-}
-
-function expectStatus(reply: { status: number; text: string }, status: number, what: string): void {
-  if (reply.status !== status) throw new Error(`${what}: HTTP ${reply.status} ${reply.text.slice(0, 300)}`);
-}
-
-async function logTimes(base: string, id: string): Promise<{ ts: number; message: string }[]> {
-  const r = await api<{ logs: { ts: string; message: string }[] }>(base, 'GET', `/jobs/${id}/detail`);
-  expectStatus(r, 200, `GET /jobs/${id}/detail`);
-  return r.body.logs.map((l) => ({ ts: Date.parse(l.ts), message: l.message }));
-}
-
-function logTime(logs: { ts: number; message: string }[], pattern: RegExp, id: string): number {
-  const hit = logs.find((l) => pattern.test(l.message));
-  if (!hit) throw new Error(`job ${id} has no log line matching ${pattern}: ${logs.map((l) => l.message).join(' | ')}`);
-  return hit.ts;
-}
 
 // ------------------------------------------------------------------ 1. transcode overhead
 
@@ -594,18 +509,6 @@ async function idle(): Promise<void> {
 }
 
 // ------------------------------------------------------------------ main
-
-/** Share of CPU time not idle over `windowMs`, all CPUs (from /proc/stat). */
-async function cpuBusy(windowMs: number): Promise<number> {
-  const read = (): { idle: number; total: number } => {
-    const f = (fs.readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
-    return { idle: (f[3] ?? 0) + (f[4] ?? 0), total: f.slice(0, 8).reduce((x, y) => x + y, 0) };
-  };
-  const a = read();
-  await sleep(windowMs);
-  const b = read();
-  return b.total > a.total ? 1 - (b.idle - a.idle) / (b.total - a.total) : 0;
-}
 
 const ALL: Record<string, () => Promise<void>> = { transcode, latency, joblist, idle };
 const wanted = process.argv.slice(2);

@@ -1,0 +1,104 @@
+/**
+ * What every bench measure shares: the results it records, the temp folders to remove, percentiles,
+ * RSS and CPU readings, and small API helpers. scripts/bench.ts runs the measures and prints the
+ * table; a measure in its own file (scripts/bench-*.ts) imports from here.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { api, sleep, world, type World } from '../test/e2e/harness.js';
+
+// ------------------------------------------------------------------ results
+
+export interface Measure {
+  key: string;
+  name: string;
+  value: number;
+  unit: 'x' | 'ms' | 'MB';
+  /** Upper bound: the measure passes when value <= target. */
+  target: number;
+  detail: string;
+  samples?: Record<string, number[]>;
+}
+
+export const measures: Measure[] = [];
+export const failures: { measure: string; error: string }[] = [];
+export const cleanup: string[] = [];
+
+export function sorted(values: number[]): number[] {
+  return [...values].sort((a, b) => a - b);
+}
+
+/** Nearest-rank percentile. */
+export function pct(values: number[], p: number): number {
+  if (values.length === 0) throw new Error('no samples');
+  const s = sorted(values);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+}
+
+export function median(values: number[]): number {
+  const s = sorted(values);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+export const ms = (v: number): string => `${v.toFixed(1)} ms`;
+export const round = (v: number, digits = 2): number => Math.round(v * 10 ** digits) / 10 ** digits;
+
+export function newWorld(): World {
+  const w = world();
+  cleanup.push(w.root);
+  return w;
+}
+
+export function rssMb(pid: number | undefined): number {
+  if (pid === undefined) throw new Error('process has no pid');
+  const line = fs.readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  if (!line) throw new Error(`no VmRSS in /proc/${pid}/status`);
+  return Number(line.replace(/\D+/g, '')) / 1024;
+}
+
+/** Runs a command to its end with output discarded; resolves with the wall time in ms. */
+export function timedRun(bin: string, args: string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => {
+      err = (err + c.toString('utf8')).slice(-4000);
+    });
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      const took = performance.now() - t0;
+      if (code === 0) resolve(took);
+      else reject(new Error(`${bin} ended with ${code ?? signal}: ${err.split('\n').slice(-5).join(' | ')}`));
+    });
+  });
+}
+
+export function expectStatus(reply: { status: number; text: string }, status: number, what: string): void {
+  if (reply.status !== status) throw new Error(`${what}: HTTP ${reply.status} ${reply.text.slice(0, 300)}`);
+}
+
+export async function logTimes(base: string, id: string): Promise<{ ts: number; message: string }[]> {
+  const r = await api<{ logs: { ts: string; message: string }[] }>(base, 'GET', `/jobs/${id}/detail`);
+  expectStatus(r, 200, `GET /jobs/${id}/detail`);
+  return r.body.logs.map((l) => ({ ts: Date.parse(l.ts), message: l.message }));
+}
+
+export function logTime(logs: { ts: number; message: string }[], pattern: RegExp, id: string): number {
+  const hit = logs.find((l) => pattern.test(l.message));
+  if (!hit) throw new Error(`job ${id} has no log line matching ${pattern}: ${logs.map((l) => l.message).join(' | ')}`);
+  return hit.ts;
+}
+
+/** Share of CPU time not idle over `windowMs`, all CPUs (from /proc/stat). */
+export async function cpuBusy(windowMs: number): Promise<number> {
+  const read = (): { idle: number; total: number } => {
+    const f = (fs.readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
+    return { idle: (f[3] ?? 0) + (f[4] ?? 0), total: f.slice(0, 8).reduce((x, y) => x + y, 0) };
+  };
+  const a = read();
+  await sleep(windowMs);
+  const b = read();
+  return b.total > a.total ? 1 - (b.idle - a.idle) / (b.total - a.total) : 0;
+}

@@ -49,13 +49,13 @@ import { logsRouter } from './routes/logs.js';
 import { metricsRouter } from './routes/metrics.js';
 import { metadataRouter } from './routes/metadata.js';
 import { setupRouter } from './routes/setup.js';
-import { systemInfoRouter } from './routes/system-info.js';
 import { notificationsRouter } from './routes/notifications.js';
 import { presetsRouter } from './routes/presets.js';
 import { settingsRouter } from './routes/settings.js';
 import { storageMountsRouter } from './routes/storage-mounts.js';
 import { storageTargetsRouter } from './routes/storage-targets.js';
 import { systemRouter } from './routes/system.js';
+import { discKeysRouter } from './routes/disc-keys.js';
 import { workersRouter } from './routes/workers.js';
 import { workerSetupRouter } from './routes/worker-setup.js';
 import { mqttCredentialsRouter } from './routes/mqtt-credentials.js';
@@ -79,7 +79,7 @@ const RESOURCE_ROUTERS: ((ctx: AppContext) => express.Router)[] = [
   logsRouter,
   notificationsRouter,
   metadataRouter,
-  systemInfoRouter,
+  systemRouter,
   setupRouter,
   browseRouter,
   presetsRouter,
@@ -159,7 +159,7 @@ export function createApp(ctx: AppContext): express.Express {
   );
   const api = express.Router();
   // Before the general JSON parser: the key store and KEYDB bodies may be up to 64 MB.
-  api.use(systemRouter(ctx));
+  api.use(discKeysRouter(ctx));
   api.use(express.json({ limit: '1mb' }));
   api.get('/health', (_req, res) => {
     res.json({ ok: true, mqtt: ctx.dispatcher.connected, workers_online: ctx.fleet.online().length });

@@ -35,7 +35,7 @@ export function mqttCredentialsRouter(ctx: AppContext): Router {
       node,
       replaced,
       rights: topicRights({ kind: 'agent', node, legacy: false }, haPrefix()),
-      hinweis: `Set MQTT_USERNAME=${node} and MQTT_PASSWORD=<password> on the worker (native worker: in config/worker.json), remove RIPWERK_BROKER_SECRET there and restart it. The password is shown only now.`,
+      hint: `Set MQTT_USERNAME=${node} and MQTT_PASSWORD=<password> on the worker (native worker: in config/worker.json), remove RIPWERK_BROKER_SECRET there and restart it. The password is shown only now.`,
     });
   });
 
@@ -50,7 +50,7 @@ export function mqttCredentialsRouter(ctx: AppContext): Router {
       password,
       replaced,
       rights: topicRights({ kind: 'home-assistant' }, haPrefix()),
-      hinweis: "Enter this user name and password in Home Assistant's MQTT integration (broker: this host, port MQTT_PORT). The password is shown only now.",
+      hint: "Enter this user name and password in Home Assistant's MQTT integration (broker: this host, port MQTT_PORT). The password is shown only now.",
     });
   });
 

@@ -12,7 +12,7 @@ const NETWORK_FS = new Set(['cifs', 'smb3', 'nfs', 'nfs4']);
 /**
  * GET /storage-targets: where output and raw data go, and every storage mount, with free space, the
  * 60 GB warning, whether the folder sits on a file system mounted into the media root (`mounted`) and
- * whether that is a network share (`netzwerk`). A network folder is measured from a child process
+ * whether that is a network share (`network`). A network folder is measured from a child process
  * (3 s limit), never with statfs here: a dead share would hang this process's thread pool.
  */
 export function storageTargetsRouter(ctx: AppContext): Router {
@@ -30,20 +30,20 @@ export function storageTargetsRouter(ctx: AppContext): Router {
           const covering = layers.filter((l) => isUnderRoot(l.mountPoint, dir)).sort((a, b) => b.mountPoint.length - a.mountPoint.length)[0];
           const mounted = covering !== undefined && covering.mountPoint !== '/' && (isUnderRoot(mediaRoot, covering.mountPoint) || covering.mountPoint === dir);
           const share = shares.find((m) => isUnderRoot(m.mount_point, dir));
-          const netzwerk = share !== undefined || (covering !== undefined && NETWORK_FS.has(covering.fsType));
+          const network = share !== undefined || (covering !== undefined && NETWORK_FS.has(covering.fsType));
           let space: DiskSpace;
           let exists: boolean;
-          if (netzwerk) {
+          if (network) {
             const p = mounted ? await probeMount(dir) : null;
             exists = p?.ok ?? false;
             space = p?.ok
-              ? { name, path: dir, total_bytes: p.totalBytes, free_bytes: p.freeBytes, warnung: lowSpaceWarning(dir, p.freeBytes) }
-              : { name, path: dir, total_bytes: null, free_bytes: null, warnung: mounted ? `the network share at ${dir} is not answering` : `the network share for ${dir} is not mounted` };
+              ? { name, path: dir, total_bytes: p.totalBytes, free_bytes: p.freeBytes, warning: lowSpaceWarning(dir, p.freeBytes) }
+              : { name, path: dir, total_bytes: null, free_bytes: null, warning: mounted ? `the network share at ${dir} is not answering` : `the network share for ${dir} is not mounted` };
           } else {
             space = await disk(name, dir);
             exists = await fs.stat(dir).then((st) => st.isDirectory(), () => false);
           }
-          return { ...space, exists, mounted, netzwerk, ...(share ? { mount: share.name } : {}) };
+          return { ...space, exists, mounted, network, ...(share ? { mount: share.name } : {}) };
         }),
       ),
     );

@@ -1,62 +1,84 @@
-import express, { Router } from 'express';
+import { Router } from 'express';
 import type { AppContext } from '../context.js';
-import { HttpError, objectBody } from '../http.js';
-import { KEY_BODY_LIMIT_BYTES } from '../key-store.js';
+import { workerDiscKinds } from '../disc-kinds.js';
+import { disk } from '../storage-space.js';
+import { parseGithubLatest, parseMakemkvPage, parseNodeIndex, UpdateChecker } from '../update-check.js';
+import { webhookKind } from '../webhook.js';
 
-/**
- * /system: disc-key material (the service ships no keys and downloads none). POST /system/keystore
- * takes the archive itself as the body; KEYDB.cfg comes as JSON; AACS dumps written by the workers'
- * ripper are listed and downloaded.
- */
+/** A ping store older than this is answered with a fresh ping by GET /capabilities. */
+const PING_FRESH_MS = 30_000;
+
+/** The tool versions the workers report, newest report first: one installed version per tool. */
+function installedTools(ctx: AppContext): Record<string, string | null> {
+  const out: Record<string, string | null> = { node: process.versions.node };
+  for (const agent of ctx.fleet.list()) {
+    for (const [tool, version] of Object.entries(agent.status?.capabilities?.tools ?? {})) {
+      // Workers report what the tool prints ("HandBrake 1.6.1"): the version number is compared.
+      const number = version ? /\d+(?:\.\d+)+/.exec(version)?.[0] : null;
+      if (number && !out[tool]) out[tool] = number;
+    }
+  }
+  return out;
+}
+
+/** /system/info, /system/updates and /health/vorraete: what the system page and monitoring read. */
 export function systemRouter(ctx: AppContext): Router {
   const router = Router();
-  const { keys, fleet } = ctx;
+  const { config } = ctx;
+  const updates = new UpdateChecker(
+    [
+      { tool: 'HandBrakeCLI', url: config.updateSources.handbrake, parse: parseGithubLatest },
+      { tool: 'makemkvcon', url: config.updateSources.makemkv, parse: parseMakemkvPage },
+      { tool: 'node', url: config.updateSources.node, parse: parseNodeIndex },
+    ],
+    ctx.log.child('updates'),
+  );
 
-  const workers = () => fleet.list().map((a) => ({ name: a.name, node: a.node, online: a.online, schluessel: a.status?.capabilities?.schluessel ?? null }));
-
-  router.get('/system/keystore', async (_req, res) => {
-    res.json({ ...(await keys.keystoreStatus()), workers: workers() });
+  router.get('/system/info', async (_req, res) => {
+    const s = ctx.settings.all();
+    const disks = await Promise.all([disk('media', config.mediaRoot), disk('raw', config.rawDir), disk('data', config.dataDir), ...(s.workDir ? [disk('workDir', s.workDir)] : [])]);
+    res.json({
+      node: process.versions.node,
+      workers: ctx.fleet.list().map((a) => ({
+        name: a.name,
+        node: a.node,
+        online: a.online,
+        tools: a.status?.capabilities?.tools ?? {},
+        disc_kinds: workerDiscKinds(ctx.fleet, a.node, a.status?.capabilities),
+      })),
+      disks,
+      keys: {
+        keystore: await ctx.keys.keystoreStatus(),
+        keydb: await ctx.keys.keydbStatus(),
+        ripper_app_key: s.ripperAppKey ? 'set' : 'not set',
+      },
+      webhook: { configured: Boolean(s.webhookUrl), kind: s.webhookUrl ? webhookKind(s.webhookUrl, s.webhookKind) : null, last: ctx.notifier.last },
+      media_server: { type: s.mediaServerType || null, configured: Boolean(s.mediaServerType && s.mediaServerUrl) },
+    });
   });
 
-  router.post('/system/keystore', express.raw({ type: () => true, limit: KEY_BODY_LIMIT_BYTES }), async (req, res) => {
-    const body = req.body as unknown;
-    if (!Buffer.isBuffer(body) || body.length === 0) throw new HttpError(400, 'send the key store archive itself as the request body (not JSON, not multipart)');
-    const status = await keys.installKeystore(body);
-    ctx.log.info(`key store installed: ${status.schluessel} hashed-key file(s); handing it to the workers`);
-    await ctx.dispatcher.publishKeys();
-    res.json({ ...status, workers: workers() });
+  router.get('/system/updates', async (_req, res) => {
+    res.json({ tools: await updates.check(installedTools(ctx)) });
   });
 
-  router.get('/system/keydb', async (_req, res) => {
-    res.json(await keys.keydbStatus());
-  });
-
-  router.post('/system/keydb', express.json({ limit: KEY_BODY_LIMIT_BYTES }), async (req, res) => {
-    const content = objectBody(req).content;
-    if (typeof content !== 'string' || content.trim() === '') throw new HttpError(400, 'send {"content": "<the text of KEYDB.cfg>"}: content must be a non-empty string');
-    const status = await keys.setKeydb(content);
-    ctx.log.info(`KEYDB.cfg stored (${status.entries} entries)`);
-    await ctx.dispatcher.publishKeys();
-    res.json(status);
-  });
-
-  router.delete('/system/keydb', async (_req, res) => {
-    if (!(await keys.removeKeydb())) throw new HttpError(404, 'there is no KEYDB.cfg to remove');
-    ctx.log.info('KEYDB.cfg removed');
-    await ctx.dispatcher.publishKeys();
-    res.json(await keys.keydbStatus());
-  });
-
-  router.get('/system/aacs-dumps', async (_req, res) => {
-    res.json(await keys.listDumps());
-  });
-
-  router.get('/system/aacs-dumps/:dateiname', async (req, res) => {
-    const name = String(req.params.dateiname);
-    const file = await keys.dumpPath(name);
-    if (!file) throw new HttpError(name.includes('/') || name.startsWith('.') ? 400 : 404, `no AACS dump named "${name}"`);
-    await new Promise<void>((resolve, reject) => {
-      res.sendFile(file, { dotfiles: 'allow', headers: { 'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(name)}` } }, (err) => (err ? reject(err) : resolve()));
+  router.get('/health/vorraete', (_req, res) => {
+    const now = Date.now();
+    const pings = ctx.fleet.list().map((a) => a.lastPing).filter((t): t is number => t !== null);
+    const newest = pings.length ? Math.max(...pings) : null;
+    const sweep = ctx.raw.lastSweep;
+    res.json({
+      ping: {
+        alter_sekunden: newest === null ? null : Math.round((now - newest) / 1000),
+        mit_treffer: pings.some((t) => now - t < PING_FRESH_MS),
+        workers_answering: pings.filter((t) => now - t < PING_FRESH_MS).length,
+      },
+      rohdaten: {
+        alter_sekunden: sweep ? Math.round((now - sweep.at) / 1000) : null,
+        mit_treffer: sweep ? sweep.present > 0 : false,
+        jobs_probed: sweep?.jobs ?? 0,
+        jobs_with_raw_data: sweep?.present ?? 0,
+      },
+      mount_guard: ctx.mountGuard.state(),
     });
   });
 

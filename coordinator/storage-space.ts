@@ -10,7 +10,7 @@ export interface DiskSpace {
   total_bytes: number | null;
   free_bytes: number | null;
   /** Set below 60 GB free, or when the folder cannot be read. */
-  warnung: string | null;
+  warning: string | null;
 }
 
 export function lowSpaceWarning(dir: string, freeBytes: number): string | null {
@@ -25,8 +25,8 @@ export async function disk(name: string, dir: string): Promise<DiskSpace> {
     while (!(await fs.stat(existing).then(() => true, () => false)) && path.dirname(existing) !== existing) existing = path.dirname(existing);
     const st = await fs.statfs(existing);
     const free = st.bavail * st.bsize;
-    return { name, path: dir, total_bytes: st.blocks * st.bsize, free_bytes: free, warnung: lowSpaceWarning(dir, free) };
+    return { name, path: dir, total_bytes: st.blocks * st.bsize, free_bytes: free, warning: lowSpaceWarning(dir, free) };
   } catch (err) {
-    return { name, path: dir, total_bytes: null, free_bytes: null, warnung: `${dir} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` };
+    return { name, path: dir, total_bytes: null, free_bytes: null, warning: `${dir} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` };
   }
 }

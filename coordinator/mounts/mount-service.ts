@@ -25,7 +25,7 @@ export interface MountView {
   free_bytes: number | null;
   total_bytes: number | null;
   /** The read-only warning, or why the mount is not reachable. */
-  warnung: string | null;
+  warning: string | null;
   last_error: string | null;
 }
 
@@ -68,10 +68,10 @@ export class MountService {
   view(row: MountRow, live: LiveCheck): MountView {
     const reachable = live.probe?.ok === true;
     const readOnly = live.mounted ? live.readOnly || row.read_only === 1 : row.read_only === 1;
-    let warnung: string | null = null;
-    if (!live.mounted) warnung = `not mounted${row.last_error ? `: ${row.last_error}` : ''}; repair it (POST /storage-mounts/${row.name}/repair)`;
-    else if (!reachable) warnung = `mounted but not answering (${live.probe && !live.probe.ok ? live.probe.detail : 'no answer'}); repair it when the NAS is back`;
-    else if (readOnly) warnung = readOnlyWarning(row.name);
+    let warning: string | null = null;
+    if (!live.mounted) warning = `not mounted${row.last_error ? `: ${row.last_error}` : ''}; repair it (POST /storage-mounts/${row.name}/repair)`;
+    else if (!reachable) warning = `mounted but not answering (${live.probe && !live.probe.ok ? live.probe.detail : 'no answer'}); repair it when the NAS is back`;
+    else if (readOnly) warning = readOnlyWarning(row.name);
     return {
       name: row.name,
       protocol: row.protocol === 'smb' ? 'SMB' : 'NFS',
@@ -86,7 +86,7 @@ export class MountService {
       has_credentials: row.has_credentials === 1,
       free_bytes: live.probe?.ok ? live.probe.freeBytes : null,
       total_bytes: live.probe?.ok ? live.probe.totalBytes : null,
-      warnung,
+      warning,
       last_error: row.last_error,
     };
   }

@@ -8,7 +8,7 @@ export interface PathMapAdvice {
   value: string;
   entries: { name: string; protocol: 'SMB' | 'NFS'; mount_point: string; source: string; value: string }[];
   /** Plain words: what to do with the value, or why there is none and the remedy. */
-  hinweis: string;
+  hint: string;
 }
 
 /**
@@ -25,15 +25,15 @@ export function pathMapAdvice(rows: readonly MountRow[]): PathMapAdvice {
     value: row.protocol === 'smb' ? `${row.mount_point}=${uncPath(row)}` : '',
   }));
   const value = entries.map((e) => e.value).filter(Boolean).join(';');
-  let hinweis: string;
+  let hint: string;
   if (entries.length === 0) {
-    hinweis =
+    hint =
       'Ripwerk has not mounted any network share, so there is nothing to map: an external worker cannot reach the files this service writes. ' +
       'Remedy: add the NAS share on the storage page (Speicher, or POST /storage-mounts), let the rips go there, then come back here for the value.';
   } else if (!value) {
-    hinweis = 'Only NFS exports are mounted: mount the same exports at the same paths on the worker and leave RIPWERK_PATH_MAP empty.';
+    hint = 'Only NFS exports are mounted: mount the same exports at the same paths on the worker and leave RIPWERK_PATH_MAP empty.';
   } else {
-    hinweis = `Set RIPWERK_PATH_MAP=${value} on the external worker (the worker service's environment or config file), so it opens the share directly under the paths the coordinator sends.`;
+    hint = `Set RIPWERK_PATH_MAP=${value} on the external worker (the worker service's environment or config file), so it opens the share directly under the paths the coordinator sends.`;
   }
-  return { variable: 'RIPWERK_PATH_MAP', value, entries, hinweis };
+  return { variable: 'RIPWERK_PATH_MAP', value, entries, hint };
 }

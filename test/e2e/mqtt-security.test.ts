@@ -118,12 +118,12 @@ describe('MQTT trust boundaries (embedded broker)', () => {
   before(async () => {
     w = world();
     c = await startCoordinator(w);
-    const issued = await api<Login & { node: string; replaced: boolean; hinweis: string }>(c.url, 'POST', '/workers/keller/credentials');
+    const issued = await api<Login & { node: string; replaced: boolean; hint: string }>(c.url, 'POST', '/workers/keller/credentials');
     assert.equal(issued.status, 201, issued.text);
     assert.equal(issued.body.username, 'keller');
     assert.equal(issued.body.node, 'keller');
     assert.equal(issued.body.replaced, false);
-    assert.match(issued.body.hinweis, /MQTT_USERNAME=keller/);
+    assert.match(issued.body.hint, /MQTT_USERNAME=keller/);
     kellerLogin = { username: issued.body.username, password: issued.body.password };
     const agent = await startAgent(w, c.mqttUrl, 'keller', {
       makemkv: true,

@@ -24,7 +24,7 @@ interface MountJson {
   read_only: boolean;
   has_credentials: boolean;
   free_bytes: number | null;
-  warnung: string | null;
+  warning: string | null;
 }
 
 const isRoot = process.getuid?.() === 0;
@@ -96,7 +96,7 @@ describe('storage mounts: shares, mount, probe, repair, guard, path map', { skip
     const mp = path.join(w.media, 'nas');
     assert.deepEqual(
       { ...r.body, free_bytes: r.body.free_bytes !== null },
-      { name: 'nas', protocol: 'SMB', host: '127.0.0.1', port: samba.port, share: 'media', source: '//127.0.0.1/media', mount_point: mp, mounted: true, reachable: true, read_only: false, has_credentials: false, free_bytes: true, total_bytes: 64 * 1024 * 1024, warnung: null, last_error: null },
+      { name: 'nas', protocol: 'SMB', host: '127.0.0.1', port: samba.port, share: 'media', source: '//127.0.0.1/media', mount_point: mp, mounted: true, reachable: true, read_only: false, has_credentials: false, free_bytes: true, total_bytes: 64 * 1024 * 1024, warning: null, last_error: null },
     );
     assert.equal(mountLog().at(-1), `-t cifs //127.0.0.1/media ${mp} -o guest,port=${samba.port},uid=0,gid=0,file_mode=0644,dir_mode=0755,iocharset=utf8,noserverino,soft`);
     assert.match(fake.checkLog(), /mount\.cifs kernel mount options: ip=127\.0\.0\.1,unc=\\\\127\.0\.0\.1\\media/);
@@ -108,11 +108,11 @@ describe('storage mounts: shares, mount, probe, repair, guard, path map', { skip
     assert.equal(layers(mp).length, 1);
     const list = await api<MountJson[]>(c.url, 'GET', '/storage-mounts');
     assert.deepEqual(list.body.map((m) => [m.name, m.mounted, m.reachable]), [['nas', true, true]]);
-    const targets = await api<{ name: string; path: string; mounted: boolean; netzwerk: boolean; exists: boolean; total_bytes: number | null; mount?: string }[]>(c.url, 'GET', '/storage-targets');
+    const targets = await api<{ name: string; path: string; mounted: boolean; network: boolean; exists: boolean; total_bytes: number | null; mount?: string }[]>(c.url, 'GET', '/storage-targets');
     const share = targets.body.find((t) => t.name === 'mount:nas');
-    assert.deepEqual(share, { name: 'mount:nas', path: mp, total_bytes: 64 * 1024 * 1024, free_bytes: share?.total_bytes, warnung: `less than 60 GB free on ${mp}`, exists: true, mounted: true, netzwerk: true, mount: 'nas' });
+    assert.deepEqual(share, { name: 'mount:nas', path: mp, total_bytes: 64 * 1024 * 1024, free_bytes: share?.total_bytes, warning: `less than 60 GB free on ${mp}`, exists: true, mounted: true, network: true, mount: 'nas' });
     const media = targets.body.find((t) => t.name === 'media');
-    assert.deepEqual([media?.mounted, media?.netzwerk], [false, false]);
+    assert.deepEqual([media?.mounted, media?.network], [false, false]);
   });
 
   it('keeps credentials for the service alone: a 0600 file, never in answers or logs', async () => {
@@ -145,7 +145,7 @@ describe('storage mounts: shares, mount, probe, repair, guard, path map', { skip
     const list = await api<MountJson[]>(c.url, 'GET', '/storage-mounts');
     const privat = list.body.find((m) => m.name === 'privat');
     assert.deepEqual([privat?.mounted, privat?.reachable], [false, false]);
-    assert.match(privat?.warnung ?? '', /not mounted: the NAS is down/);
+    assert.match(privat?.warning ?? '', /not mounted: the NAS is down/);
     const map = await api<{ entries: { name: string }[] }>(c.url, 'GET', '/worker-setup/pfad-map');
     assert.deepEqual(map.body.entries.map((e) => e.name), ['nas', 'rips'], 'a mount that failed is not attached and maps nothing');
     setMode('ok');
@@ -161,7 +161,7 @@ describe('storage mounts: shares, mount, probe, repair, guard, path map', { skip
     assert.equal(r.status, 201, r.text);
     assert.equal(mountLog().at(-1), `-t nfs 127.0.0.1:/export/archiv ${path.join(w.media, 'archiv')} -o soft,timeo=100,retrans=2`);
     assert.equal(r.body.read_only, true);
-    assert.match(r.body.warnung ?? '', /archiv is read-only: Ripwerk can read from it but cannot write rips there/);
+    assert.match(r.body.warning ?? '', /archiv is read-only: Ripwerk can read from it but cannot write rips there/);
     await c.proc.waitForLine(/WARN.*storage mount archiv is read-only/i, 5000);
   });
 
@@ -173,7 +173,7 @@ describe('storage mounts: shares, mount, probe, repair, guard, path map', { skip
     const waited = Date.now() - t0;
     const nas = list.body.find((m) => m.name === 'nas');
     assert.deepEqual([nas?.mounted, nas?.reachable], [true, false]);
-    assert.match(nas?.warnung ?? '', /mounted but not answering \(no answer within 3 s\)/);
+    assert.match(nas?.warning ?? '', /mounted but not answering \(no answer within 3 s\)/);
     assert.ok(waited < 10_000, `the list waited ${waited} ms`);
     // A dead mount of that name is repaired with the new details: the probe fails twice, so it is
     // mounted twice and then detached, with words pointing to repair.
@@ -196,7 +196,7 @@ describe('storage mounts: shares, mount, probe, repair, guard, path map', { skip
   });
 
   it('derives the path map for external workers from the attached mounts', async () => {
-    const r = await api<{ variable: string; value: string; entries: { name: string; value: string }[]; hinweis: string }>(c.url, 'GET', '/worker-setup/pfad-map');
+    const r = await api<{ variable: string; value: string; entries: { name: string; value: string }[]; hint: string }>(c.url, 'GET', '/worker-setup/pfad-map');
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body.variable, 'RIPWERK_PATH_MAP');
     // SMB shares map to their UNC path; the NFS export maps to "" and is left out of the value.
@@ -207,7 +207,7 @@ describe('storage mounts: shares, mount, probe, repair, guard, path map', { skip
       ['privat', `${w.media}/privat=\\\\127.0.0.1\\private`],
       ['rips', `${w.media}/rips=\\\\127.0.0.1\\rips`],
     ]);
-    assert.match(r.body.hinweis, /Set RIPWERK_PATH_MAP=/);
+    assert.match(r.body.hint, /Set RIPWERK_PATH_MAP=/);
   });
 
   it('reports the mount guard in /health/vorraete', async () => {
@@ -233,7 +233,7 @@ describe('storage mounts: shares, mount, probe, repair, guard, path map', { skip
     // The archive share now comes back writable: its write test clears the read-only finding.
     await waitFor('all four mounted again, archiv writable', async () => {
       const l = await api<MountJson[]>(c.url, 'GET', '/storage-mounts');
-      return l.body.length === 4 && l.body.every((m) => m.mounted && m.reachable && !m.read_only && m.warnung === null);
+      return l.body.length === 4 && l.body.every((m) => m.mounted && m.reachable && !m.read_only && m.warning === null);
     }, 30_000);
   });
 

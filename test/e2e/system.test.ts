@@ -162,7 +162,7 @@ describe('system: info, updates, supplies, first-run setup, routes that must not
   });
 
   it('lists the storage targets with free space and the 60 GB warning', async () => {
-    const r = await api<{ name: string; path: string; exists: boolean; free_bytes: number; total_bytes: number; warnung: string | null }[]>(c.url, 'GET', '/storage-targets');
+    const r = await api<{ name: string; path: string; exists: boolean; free_bytes: number; total_bytes: number; warning: string | null }[]>(c.url, 'GET', '/storage-targets');
     assert.equal(r.status, 200);
     assert.deepEqual(
       r.body.map((t) => [t.name, t.path]),
@@ -180,7 +180,7 @@ describe('system: info, updates, supplies, first-run setup, routes that must not
     assert.ok(music.free_bytes > 0);
     for (const t of r.body) {
       assert.ok(t.total_bytes >= t.free_bytes);
-      assert.equal(t.warnung, t.free_bytes < 60e9 ? `less than 60 GB free on ${t.path}` : null);
+      assert.equal(t.warning, t.free_bytes < 60e9 ? `less than 60 GB free on ${t.path}` : null);
     }
   });
 

@@ -116,7 +116,7 @@ describe('path map for external workers', () => {
   it('says in plain words that nothing is mounted, with the remedy', () => {
     const advice = pathMapAdvice([]);
     assert.equal(advice.value, '');
-    assert.match(advice.hinweis, /has not mounted any network share.*Remedy: add the NAS share/s);
+    assert.match(advice.hint, /has not mounted any network share.*Remedy: add the NAS share/s);
   });
 
   it('maps SMB mount points to UNC paths and NFS to "", and the value parses as RIPWERK_PATH_MAP', () => {
@@ -125,7 +125,7 @@ describe('path map for external workers', () => {
     assert.deepEqual(advice.entries.map((e) => [e.source, e.value]), [['//nas.local/movies', '/app/media/filme=\\\\nas.local\\movies'], ['nas.local:/export/tv', '']]);
     const map = parsePathMap(advice.value);
     assert.equal(mapPath(map, '/app/media/filme/Heat (1995)/Heat (1995).mkv'), '\\\\nas.local\\movies\\Heat (1995)\\Heat (1995).mkv');
-    assert.match(pathMapAdvice([row('nfs', 'nfs', '/export/tv')]).hinweis, /Only NFS exports/);
+    assert.match(pathMapAdvice([row('nfs', 'nfs', '/export/tv')]).hint, /Only NFS exports/);
   });
 });
 

@@ -10,9 +10,9 @@ interface Target {
   path: string;
   total_bytes: number | null;
   free_bytes: number | null;
-  warnung: string | null;
+  warning: string | null;
   mounted?: boolean;
-  netzwerk?: boolean;
+  network?: boolean;
 }
 
 interface Mount {
@@ -25,7 +25,7 @@ interface Mount {
   read_only: boolean;
   has_credentials: boolean;
   free_bytes: number | null;
-  warnung: string | null;
+  warning: string | null;
 }
 
 function targetName(name: string): string {
@@ -53,11 +53,11 @@ export function StoragePage() {
           </thead>
           <tbody>
             {info.data?.map((d) => (
-              <tr key={d.name} class={d.warnung ? 'warn' : ''}>
+              <tr key={d.name} class={d.warning ? 'warn' : ''}>
                 <td>
                   {targetName(d.name)}
-                  {d.netzwerk && <span class="badge">{t('storage.network')}</span>}
-                  {d.mounted && !d.netzwerk && <span class="badge">{t('storage.attached')}</span>}
+                  {d.network && <span class="badge">{t('storage.network')}</span>}
+                  {d.mounted && !d.network && <span class="badge">{t('storage.attached')}</span>}
                 </td>
                 <td>{d.path}</td>
                 <td>{bytes(d.free_bytes)}</td>
@@ -67,10 +67,10 @@ export function StoragePage() {
           </tbody>
         </table>
         {info.data
-          ?.filter((d) => d.warnung)
+          ?.filter((d) => d.warning)
           .map((d) => (
             <p class="warn" role="alert" key={d.name} translate={false}>
-              {t('storage.warning', { text: d.warnung ?? '' })}
+              {t('storage.warning', { text: d.warning ?? '' })}
             </p>
           ))}
       </Section>
@@ -99,9 +99,9 @@ export function StoragePage() {
                 {m.free_bytes !== null && ` · ${t('storage.freeSize', { size: bytes(m.free_bytes) })}`}
                 {m.has_credentials && ` · ${t('storage.withCredentials')}`}
               </p>
-              {m.warnung && (
+              {m.warning && (
                 <p class="warn" role="alert" translate={false}>
-                  {m.warnung}
+                  {m.warning}
                 </p>
               )}
               <div class="row">
@@ -168,7 +168,7 @@ function AddMount({ onAdded }: { onAdded: () => void }) {
       }
       const m = await post<Mount>('/storage-mounts', body);
       setPassword('');
-      setMessage({ ok: !m.warnung, text: m.warnung ? t('storage.mountedBut', { warning: m.warnung }) : t('storage.mountedAt', { name: m.name, path: m.mount_point }) });
+      setMessage({ ok: !m.warning, text: m.warning ? t('storage.mountedBut', { warning: m.warning }) : t('storage.mountedAt', { name: m.name, path: m.mount_point }) });
       onAdded();
     } catch (err) {
       setMessage({ ok: false, text: (err as Error).message });

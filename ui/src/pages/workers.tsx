@@ -12,7 +12,7 @@ interface PathMap {
   variable: string;
   value: string;
   entries: { name: string; protocol: string; mount_point: string; source: string; value: string }[];
-  hinweis: string;
+  hint: string;
 }
 
 export function WorkersPage() {
@@ -97,7 +97,7 @@ export function WorkersPage() {
               </pre>
             )}
             <p class={pathMap.data.entries.length ? 'muted' : 'warn'} translate={false}>
-              {pathMap.data.hinweis}
+              {pathMap.data.hint}
             </p>
             {pathMap.data.entries.length > 0 && (
               <ul>

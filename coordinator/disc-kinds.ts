@@ -1,20 +1,12 @@
 import type { Capabilities } from '../shared/protocol.js';
+import type { DiscKind, DiscKindAbility, DiscKinds, MissingPart } from '../shared/api-types.js';
 import type { Fleet } from './fleet.js';
 
+export type { DiscKind, DiscKinds, MissingPart };
+
 /** The disc kinds GET /system/info and GET /capabilities report per worker. */
-export const DISC_KINDS = ['audio_cd', 'dvd', 'dvd_protected', 'bluray', 'uhd'] as const;
-export type DiscKind = (typeof DISC_KINDS)[number];
+export const DISC_KINDS: readonly DiscKind[] = ['audio_cd', 'dvd', 'dvd_protected', 'bluray', 'uhd'];
 
-/** What is missing, as a code the UI translates: a tool, the libdvdcss library, a key store, or "native" (a native worker never rips). */
-export type MissingPart = 'abcde' | 'cdparanoia' | 'lsdvd' | 'dvdbackup' | 'ffmpeg' | 'libdvdcss' | 'makemkvcon' | 'keystore' | 'native';
-
-export interface DiscKindAbility {
-  can: boolean;
-  /** The first thing missing; null when `can` is true. */
-  missing: MissingPart | null;
-}
-
-export type DiscKinds = Record<DiscKind, DiscKindAbility>;
 
 /** What a worker's rips need: its capabilities (tools, key count) and the kinds of its drives. */
 export interface WorkerParts {

@@ -1,5 +1,5 @@
-import type { AlbumInfo, DiscInfo } from '../shared/protocol.js';
-import type { AlbumSuggestion } from './metadata/album-choice.js';
+import type { Disc } from '../shared/api-types.js';
+import type { DiscInfo } from '../shared/protocol.js';
 import type { Logger } from '../shared/log.js';
 import { ripsAsSeries } from '../shared/rip-as-series.js';
 import type { Statement } from 'better-sqlite3';
@@ -11,30 +11,6 @@ import type { RipRequest } from './rip-jobs.js';
 import type { PosterCache } from './poster-cache.js';
 import type { SettingsStore } from './settings-store.js';
 
-/** The disc object of GET /devices. */
-export interface DiscView {
-  title: string;
-  label: string;
-  year: number | null;
-  type: DiscInfo['type'];
-  size_bytes: number;
-  fingerprint: string;
-  confidence: number | null;
-  poster: string | null;
-  /** The poster as Ripwerk serves it (/api/posters/<key>), fetched once from the movie database. */
-  poster_url: string | null;
-  already_ripped: boolean;
-  audio_tracks: number | null;
-  /** What the pre-scan found: movie, series, music or unknown; a series' season from the label. */
-  kind: DiscIdentity['kind'] | null;
-  season: number | null;
-  /** The TMDB id of the match, for the season runtimes of a series. */
-  tmdb_id: number | null;
-  /** Audio CDs: artist, album, year, tracks and MusicBrainz ids, and where they came from (album.source). */
-  album: AlbumInfo | null;
-  /** Audio CDs: the other MusicBrainz releases with this disc id. */
-  suggestions: AlbumSuggestion[];
-}
 
 /**
  * Reacts to the drive states the agents publish: an insert (a fingerprint the device did not hold
@@ -68,7 +44,7 @@ export class DiscWatch {
     return (this.rippedCount.get(fingerprint)?.n ?? 0) > 0;
   }
 
-  view(disc: DiscInfo): DiscView {
+  view(disc: DiscInfo): Disc {
     const identity = this.prescan.get(disc.fingerprint);
     return {
       title: identity?.title ?? disc.title,

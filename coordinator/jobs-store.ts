@@ -1,34 +1,14 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../shared/sqlite.js';
-import type { FileStreams, Phase } from '../shared/protocol.js';
+import type { Phase } from '../shared/protocol.js';
+import type { Job, JobLogLine, JobMeta } from '../shared/api-types.js';
 import { appendPoint, computeEtaSeconds, etaText, type ProgressPoint } from '../shared/eta.js';
 
 export type JobStatus = 'pending' | 'running' | 'transcoding' | 'canceling' | 'failed' | 'completed' | 'canceled';
 export const ACTIVE_STATUSES: JobStatus[] = ['pending', 'running', 'transcoding', 'canceling'];
+export type { JobMeta };
 export type RawState = 'present' | 'absent' | 'unclear';
 
-export interface JobMeta {
-  poster_path?: string;
-  titles?: number[];
-  transcode_node?: string;
-  work_dir?: string;
-  rip_fertig?: boolean;
-  fingerprint?: string;
-  year?: number | null;
-  series?: string | null;
-  season?: number | null;
-  main_feature_only?: boolean;
-  disc_type?: string;
-  disc_label?: string;
-  /** The language choice of the job (ISO 639-2/T), kept by retries. */
-  audio_languages?: string[];
-  subtitle_languages?: string[];
-  /** The title's original language from the metadata lookup. */
-  original_language?: string;
-  /** The streams of each finished file (from the transcode's scan of its output). */
-  streams?: FileStreams[];
-  [key: string]: unknown;
-}
 
 export interface JobRow {
   id: string;
@@ -53,27 +33,6 @@ export interface JobRow {
   finished_at: string | null;
 }
 
-/** The Job resource as the API shows it. */
-export interface JobView {
-  id: string;
-  title: string;
-  status: string;
-  progress: number;
-  output_path: string | null;
-  target_dir: string | null;
-  meta: JobMeta | null;
-  can_retry: boolean;
-  eta_sekunden: number | null;
-  eta_text: string | null;
-  device: string | null;
-  node: string | null;
-  transcode_node: string | null;
-  phase: Phase | null;
-  error: string | null;
-  created_at: string;
-  updated_at: string;
-  finished_at: string | null;
-}
 
 export function parseMeta(raw: string | null): JobMeta | null {
   if (!raw) return null;
@@ -117,7 +76,7 @@ export function outputTarget(row: Pick<JobRow, 'title' | 'meta'>): { title: stri
   };
 }
 
-export function toView(row: JobRow, now: number): JobView {
+export function toView(row: JobRow, now: number): Job {
   const active = isLive(row.status);
   const eta = active ? computeEtaSeconds(parsePoints(row.eta_points), now) : null;
   return {
@@ -266,7 +225,7 @@ export class JobsStore {
     this.stmts.log.run(id, this.nowIso(), level, message);
   }
 
-  logs(id: string): { ts: string; level: string; message: string }[] {
+  logs(id: string): JobLogLine[] {
     return this.stmts.logs.all(id);
   }
 

@@ -4,14 +4,8 @@ import path from 'node:path';
 /** Free space below this is called out (the size of a UHD disc's raw rip plus its encode). */
 const LOW_SPACE_BYTES = 60 * 1000 ** 3;
 
-export interface DiskSpace {
-  name: string;
-  path: string;
-  total_bytes: number | null;
-  free_bytes: number | null;
-  /** Set below 60 GB free, or when the folder cannot be read. */
-  warning: string | null;
-}
+import type { DiskSpace } from '../shared/api-types.js';
+export type { DiskSpace };
 
 export function lowSpaceWarning(dir: string, freeBytes: number): string | null {
   return freeBytes < LOW_SPACE_BYTES ? `less than 60 GB free on ${dir}` : null;

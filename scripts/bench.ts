@@ -30,7 +30,7 @@ import {
   waitFor,
   waitForDisc,
   waitForStatus,
-  type JobJson,
+  type Job,
 } from '../test/e2e/harness.js';
 import { REPO_DIR } from '../test/fixtures/tools-samples.js';
 import { originalsDir } from '../agent/keep-original.js';
@@ -95,7 +95,7 @@ async function transcode(): Promise<void> {
   const bare: number[] = [];
   for (let i = 0; i < TRANSCODE_RUNS; i++) {
     fs.rmSync(stamps, { force: true });
-    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device });
     expectStatus(created, 201, 'POST /jobs');
     const id = created.body.id;
     const done = await waitForStatus(c.url, id, ['completed'], 600_000);
@@ -207,7 +207,7 @@ async function latency(): Promise<void> {
   for (let i = 0; i < LATENCY_SAMPLES + warmups; i++) {
     fs.rmSync(stamps, { force: true });
     const t0 = Date.now();
-    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device });
     const t1 = Date.now();
     expectStatus(created, 201, 'POST /jobs');
     // Wait on the stamp file, not the API, so nothing loads the coordinator while the job starts.
@@ -389,7 +389,7 @@ async function joblist(): Promise<void> {
   const url = `${c.url}/jobs`;
   const cold = await timedGet(url, true);
   if (cold.status !== 200 || !cold.body) throw new Error(`GET /jobs: HTTP ${cold.status}`);
-  const list = JSON.parse(cold.body.toString('utf8')) as JobJson[];
+  const list = JSON.parse(cold.body.toString('utf8')) as Job[];
   if (list.length !== JOB_ROWS) throw new Error(`GET /jobs returned ${list.length} jobs, ${JOB_ROWS} were stored`);
   await sampleGets(url, 20);
   const samples = await sampleGets(url, LIST_REQUESTS);

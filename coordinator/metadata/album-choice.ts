@@ -13,16 +13,8 @@ export interface ReleaseCandidate {
   home: boolean;
 }
 
-/** What the disc card offers besides the chosen release. */
-export interface AlbumSuggestion {
-  release_id: string;
-  artist: string;
-  album: string;
-  year: number | null;
-  country: string | null;
-  disc_number: number;
-  exact: boolean;
-}
+export type { AlbumSuggestion } from '../../shared/api-types.js';
+import type { AlbumSuggestion } from '../../shared/api-types.js';
 
 export function yearOfDate(date: string | null): number | null {
   const m = date ? /^(\d{4})/.exec(date) : null;

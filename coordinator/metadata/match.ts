@@ -1,24 +1,6 @@
+import type { Match } from '../../shared/api-types.js';
 /** One answer of a metadata database, in the form the chain, /metadata/search and the override use. */
-export interface MetadataMatch {
-  source: 'tmdb' | 'jikan' | 'omdb';
-  /** The source's own id: TMDB's number, MyAnimeList's mal_id, the IMDb id for OMDb. */
-  id: string;
-  kind: 'movie' | 'series';
-  title: string;
-  original_title: string | null;
-  /** ISO 639-2/T of the title's original language (TMDB's original_language), null when the source does not say. */
-  original_language?: string | null;
-  year: number | null;
-  /** TMDB: relative to its image base (/abc.jpg); OMDb and Jikan: an absolute URL. */
-  poster_path: string | null;
-  /** Always absolute, for showing it. */
-  poster_url: string | null;
-  overview: string | null;
-  tmdb_id: number | null;
-  imdb_id: string | null;
-  /** 0..1 against the title searched for; set by the chain and the search route. */
-  similarity?: number;
-}
+export type MetadataMatch = Match;
 
 /** A source that failed (no key, refused, unreachable): the reason in words, never the key. */
 export class SourceError extends Error {

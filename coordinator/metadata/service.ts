@@ -1,3 +1,4 @@
+import type { SearchAnswer } from '../../shared/api-types.js';
 import type { CoordinatorConfig } from '../../shared/config.js';
 import type { Logger } from '../../shared/log.js';
 import { titleSimilarity } from '../../shared/title-similarity.js';
@@ -18,12 +19,7 @@ export interface SourceStatus {
   latency_ms: number | null;
 }
 
-export interface SearchAnswer {
-  query: string;
-  results: MetadataMatch[];
-  /** Sources that could not answer, with the reason. */
-  errors: { source: MetadataMatch['source']; message: string }[];
-}
+export type { SearchAnswer };
 
 /**
  * The three metadata databases with their keys (a key saved in the settings wins over the

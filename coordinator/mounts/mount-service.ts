@@ -1,3 +1,4 @@
+import type { Mount } from '../../shared/api-types.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../../shared/log.js';
@@ -9,25 +10,6 @@ import { detachAll, layersOf, runMount } from './mount-tools.js';
 import type { MountRow, MountsStore } from './mounts-store.js';
 import { probeMount, writeTest, type ProbeResult } from './probe.js';
 
-/** A mount as GET /storage-mounts shows it. Credentials never appear, only whether there are some. */
-export interface MountView {
-  name: string;
-  protocol: 'SMB' | 'NFS';
-  host: string;
-  port: number | null;
-  share: string;
-  source: string;
-  mount_point: string;
-  mounted: boolean;
-  reachable: boolean;
-  read_only: boolean;
-  has_credentials: boolean;
-  free_bytes: number | null;
-  total_bytes: number | null;
-  /** The read-only warning, or why the mount is not reachable. */
-  warning: string | null;
-  last_error: string | null;
-}
 
 export interface LiveCheck {
   mounted: boolean;
@@ -65,7 +47,7 @@ export class MountService {
     return p;
   }
 
-  view(row: MountRow, live: LiveCheck): MountView {
+  view(row: MountRow, live: LiveCheck): Mount {
     const reachable = live.probe?.ok === true;
     const readOnly = live.mounted ? live.readOnly || row.read_only === 1 : row.read_only === 1;
     let warning: string | null = null;
@@ -91,12 +73,12 @@ export class MountService {
     };
   }
 
-  async list(): Promise<MountView[]> {
+  async list(): Promise<Mount[]> {
     const rows = this.store.all();
     return Promise.all(rows.map(async (row) => this.view(row, await this.check(row))));
   }
 
-  async get(name: string): Promise<MountView> {
+  async get(name: string): Promise<Mount> {
     const row = this.store.get(name);
     if (!row) throw new HttpError(404, `no storage mount named ${name}`);
     return this.view(row, await this.check(row));
@@ -106,7 +88,7 @@ export class MountService {
    * POST /storage-mounts: a new mount, or new details for a dead one (which repairs it). An active
    * mount of that name is left alone (409). Returns the mount and whether it is new.
    */
-  async add(body: Record<string, unknown>): Promise<{ created: boolean; mount: MountView }> {
+  async add(body: Record<string, unknown>): Promise<{ created: boolean; mount: Mount }> {
     let parsed: { spec: MountSpec; credentials: MountCredentials | null };
     try {
       parsed = parseMountRequest(body);
@@ -134,7 +116,7 @@ export class MountService {
    * POST /storage-mounts/{name}/repair: all layers detached lazily, mounted afresh with the stored
    * details. `quiet` (the mount guard) leaves the logging of the outcome to the caller.
    */
-  async repair(name: string, opts: { quiet?: boolean } = {}): Promise<MountView> {
+  async repair(name: string, opts: { quiet?: boolean } = {}): Promise<Mount> {
     return this.locked(name, async () => {
       const row = this.store.get(name);
       if (!row) throw new HttpError(404, `no storage mount named ${name}`);
@@ -185,7 +167,7 @@ export class MountService {
    * The mount sequence: stale layers off, mount, probe; when the probe fails, detach and mount once
    * more; when that fails too, detach and refuse with words pointing to repair. Then the write test.
    */
-  private async attach(row: MountRow, quiet = false): Promise<MountView> {
+  private async attach(row: MountRow, quiet = false): Promise<Mount> {
     const credentialsFile = row.has_credentials ? this.store.credentialsFile(row.name) : null;
     // The share's files belong to whoever owns the media root, as the local files do (the service may run as root to mount).
     const owner = await fs.stat(this.mediaRoot).catch(() => null);
@@ -215,7 +197,7 @@ export class MountService {
   }
 
   /** After a good probe: the write test, the read-only warning, the state saved. */
-  private async settled(row: MountRow, quiet: boolean): Promise<MountView> {
+  private async settled(row: MountRow, quiet: boolean): Promise<Mount> {
     const layers = await layersOf(row.mount_point);
     const top = layers[layers.length - 1];
     const write = await writeTest(row.mount_point);

@@ -1,15 +1,8 @@
+import type { PathMapAdvice } from '../../shared/api-types.js';
 import { mountSource, uncPath } from './mount-spec.js';
 import type { MountRow } from './mounts-store.js';
 
-/** GET /worker-setup/pfad-map: what an external worker puts into RIPWERK_PATH_MAP. */
-export interface PathMapAdvice {
-  variable: 'RIPWERK_PATH_MAP';
-  /** The whole value, ready to paste; "" when nothing needs mapping. */
-  value: string;
-  entries: { name: string; protocol: 'SMB' | 'NFS'; mount_point: string; source: string; value: string }[];
-  /** Plain words: what to do with the value, or why there is none and the remedy. */
-  hint: string;
-}
+export type { PathMapAdvice };
 
 /**
  * Derived from the mounts the service attached itself. An SMB share maps its mount point to the share's

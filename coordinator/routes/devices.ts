@@ -1,4 +1,5 @@
 import { Router, type Request } from 'express';
+import type { Device, DeviceTracks } from '../../shared/api-types.js';
 import { TASKS } from '../../shared/protocol.js';
 import type { AppContext } from '../context.js';
 import type { StoredTracks } from '../dispatcher.js';
@@ -18,7 +19,7 @@ export function devicesRouter(ctx: AppContext): Router {
 
   router.get('/devices', (_req, res) => {
     res.json(
-      fleet.devices().map((d) => {
+      fleet.devices().map((d): Device => {
         const worker = fleet.get(d.state.node);
         const busy = jobs.active().find((j) => j.device === d.name && (j.status === 'pending' || j.status === 'running'));
         return {
@@ -55,7 +56,8 @@ export function devicesRouter(ctx: AppContext): Router {
   router.get('/devices/:name/tracks', (req, res) => {
     const d = device(req);
     const stored = settings.getRaw(`tracks:${d.name}`) as StoredTracks | undefined;
-    res.json({ device: d.name, scanned_at: stored?.scanned_at ?? null, scanning: stored?.scanning ?? false, error: stored?.error ?? null, tracks: stored?.tracks ?? [] });
+    const answer: DeviceTracks = { device: d.name, scanned_at: stored?.scanned_at ?? null, scanning: stored?.scanning ?? false, error: stored?.error ?? null, tracks: stored?.tracks ?? [] };
+    res.json(answer);
   });
 
   return router;

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Router, type Request } from 'express';
+import type { JobDetail } from '../../shared/api-types.js';
 import { toCsv } from '../../shared/csv.js';
 import { parseLanguageList } from '../../shared/languages.js';
 import { checkMediaPath, isBareFileName, openInside, realPathWithin } from '../../shared/media-paths.js';
@@ -115,7 +116,7 @@ export function jobsRouter(ctx: AppContext): Router {
     const row = job(req);
     const device = row.device ? fleet.device(row.device) : undefined;
     const meta = parseMeta(row.meta);
-    res.json({
+    const detail: JobDetail = {
       ...toView(row, Date.now()),
       disc: device?.state.disc && device.state.disc.fingerprint === meta?.fingerprint ? device.state.disc : null,
       raw: { state: row.raw_state ?? 'unclear', path: row.raw_path, size_bytes: row.raw_size, checked_at: row.raw_checked_at },
@@ -123,7 +124,8 @@ export function jobsRouter(ctx: AppContext): Router {
       subtitle_languages: metaLanguages(meta, 'subtitle_languages'),
       streams: Array.isArray(meta?.streams) ? meta.streams : [],
       logs: jobs.logs(row.id),
-    });
+    };
+    res.json(detail);
   });
 
   /** The real path of the job's output folder: under the real MEDIA_ROOT, or a 403 (a symlink to /etc is no output folder). */

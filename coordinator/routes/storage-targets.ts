@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import { Router } from 'express';
+import type { StorageTarget } from '../../shared/api-types.js';
 import { isUnderRoot } from '../../shared/media-paths.js';
 import type { AppContext } from '../context.js';
 import { readMountLayers } from '../mounts/mount-tools.js';
@@ -25,7 +26,7 @@ export function storageTargetsRouter(ctx: AppContext): Router {
     const layers = await readMountLayers();
     res.json(
       await Promise.all(
-        targets.map(async ([name, dir]) => {
+        targets.map(async ([name, dir]): Promise<StorageTarget> => {
           // The file system a folder is on: the deepest mount point at or above it.
           const covering = layers.filter((l) => isUnderRoot(l.mountPoint, dir)).sort((a, b) => b.mountPoint.length - a.mountPoint.length)[0];
           const mounted = covering !== undefined && covering.mountPoint !== '/' && (isUnderRoot(mediaRoot, covering.mountPoint) || covering.mountPoint === dir);

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import type { Worker } from '../../shared/api-types.js';
 import type { Capabilities } from '../../shared/protocol.js';
 import type { AppContext } from '../context.js';
 import { workerDiscKinds } from '../disc-kinds.js';
@@ -20,11 +21,11 @@ export function workersRouter(ctx: AppContext): Router {
     const now = Date.now();
     if (fleet.online().some((a) => a.lastPing === null || now - a.lastPing > STALE_PING_MS)) await ctx.dispatcher.pingNow(SYNC_PING_TIMEOUT_MS);
     res.json(
-      fleet.list().map((a) => {
+      fleet.list().map((a): Worker => {
         const row = extra.get(a.node);
         let caps: unknown = a.status?.capabilities ?? null;
         if (!caps && row?.capabilities) caps = JSON.parse(row.capabilities) as unknown;
-        const c = (caps ?? {}) as Record<string, unknown>;
+        const c = (caps ?? {}) as Partial<Capabilities>;
         return {
           name: a.name,
           node: a.node,

@@ -1,6 +1,7 @@
+import type { Device } from '../../shared/api-types.js';
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { api, dvdImage, insertDisc, startAllInOne, stopAll, waitFor, waitForStatus, world, type JobJson } from './harness.js';
+import { api, dvdImage, insertDisc, startAllInOne, stopAll, waitFor, waitForStatus, world, type Job } from './harness.js';
 
 interface LogEntry { source: string; level: string; message: string; job_id: string | null }
 
@@ -13,8 +14,8 @@ describe('all-in-one process (npm start)', () => {
     assert.equal((await api(c.url, 'PUT', '/settings', { transcodePreset: 'Very Fast 480p30' })).status, 200);
     insertDisc(c.driveDir, dvdImage('HOME_MOVIE', [6]));
     const device = 'home-drive-home';
-    await waitFor('the disc', async () => (await api<{ name: string; disc: unknown }[]>(c.url, 'GET', '/devices')).body.find((d) => d.name === device && d.disc), 30_000);
-    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
+    await waitFor('the disc', async () => (await api<Device[]>(c.url, 'GET', '/devices')).body.find((d) => d.name === device && d.disc), 30_000);
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device });
     assert.equal(created.status, 201, created.text);
     await waitForStatus(c.url, created.body.id, ['completed']);
     const logs = (await api<LogEntry[]>(c.url, 'GET', '/logs?limit=500')).body;

@@ -1,16 +1,13 @@
+import type { Device } from '../../shared/api-types.js';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { mbRelease, smallJpeg, startMusicBrainzServer, type MusicBrainzServer, type ReleaseSpec } from '../fixtures/musicbrainz-server.js';
-import { api, audioCdImage, startAgent, startCoordinator, stopAll, waitFor, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type JobJson, type World } from './harness.js';
+import { api, audioCdImage, startAgent, startCoordinator, stopAll, waitFor, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type Job, type World } from './harness.js';
 
 interface Album { artist: string; album: string; year: number | null; disc_number: number; release_id: string | null; source: string; cover_url: string | null; tracks: { number: number; title: string; recording_id: string | null }[] }
-interface Device {
-  name: string;
-  disc: { title: string; type: string; year: number | null; audio_tracks: number | null; already_ripped: boolean; kind: string | null; poster: string | null; album: Album | null; suggestions: { release_id: string; country: string | null; exact: boolean }[] } | null;
-}
 
 /** The test image's TOC (harness.audioCdImage: 375, 565 and 235 frames) and its MusicBrainz disc id (audio-cd.md §4). */
 const DISC_ID = 'Dr2EtzSM39D9_zS0uLw6CQcfvEw-';
@@ -56,7 +53,7 @@ describe('audio CD image (cue sheet and raw CD-DA) to FLAC, MusicBrainz answerin
   });
 
   it('rips every track to FLAC tagged from the CD-Text into Musik/<Artist>/<Album>, sample-exact, without a transcode stage', async () => {
-    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device });
     assert.equal(created.status, 201, created.text);
     assert.equal(created.body.target_dir, path.join(w.media, 'Musik'));
     const done = await waitForStatus(c.url, created.body.id, ['completed']);
@@ -80,7 +77,7 @@ describe('audio CD image (cue sheet and raw CD-DA) to FLAC, MusicBrainz answerin
     const disc = await theCd(c, 'the CD back');
     assert.equal(disc.already_ripped, true);
     await waitFor('the skip', async () => (await api<{ message: string }[]>(c.url, 'GET', '/logs?limit=200')).body.find((l) => /automatic rip skipped: "Ripwerk Test Tones - Sine Sampler" was ripped before/.test(l.message)));
-    assert.equal((await api<JobJson[]>(c.url, 'GET', '/jobs')).body.length, 1);
+    assert.equal((await api<Job[]>(c.url, 'GET', '/jobs')).body.length, 1);
   });
 
   it('names a CD without CD-Text "Unbekannter Interpret" / "Audio-CD <disc id>"', async () => {
@@ -94,7 +91,7 @@ describe('audio CD image (cue sheet and raw CD-DA) to FLAC, MusicBrainz answerin
     fs.writeFileSync(path.join(musik.driveDir, 'disc.cue'), cue.split('\n').filter((l) => !/^\s*(TITLE|PERFORMER)\s/.test(l)).join('\n'));
     const disc = await waitFor('the CD without CD-Text', async () => (await api<Device[]>(c.url, 'GET', '/devices')).body.find((x) => x.name === device && x.disc?.album?.source === 'none')?.disc, 30_000);
     assert.equal(disc.title, `Unbekannter Interpret - Audio-CD ${DISC_ID}`);
-    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device });
     assert.equal(created.status, 201, created.text);
     const done = await waitForStatus(c.url, created.body.id, ['completed']);
     const dir = path.join(w.media, 'Musik', 'Unbekannter Interpret', `Audio-CD ${DISC_ID}`);
@@ -149,11 +146,11 @@ describe('audio CD image identified through MusicBrainz, with its front cover', 
     const r = await api<string>(c.url, 'POST', '/jobs', { device, musicbrainz_release_id: '00000000-0000-4000-8000-000000000000' });
     assert.equal(r.status, 400);
     assert.match(r.text, /musicbrainz_release_id "00000000-0000-4000-8000-000000000000" is not a release of this CD/);
-    assert.equal((await api<JobJson[]>(c.url, 'GET', '/jobs')).body.length, 0);
+    assert.equal((await api<Job[]>(c.url, 'GET', '/jobs')).body.length, 0);
   });
 
   it('rips to Musik/<Artist>/<Album> (<Year>)/NN - <Title>.flac with MusicBrainz tags and cover.jpg', async () => {
-    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device });
     assert.equal(created.status, 201, created.text);
     assert.equal(created.body.title, 'Die Testtöne - Töne: Ein Sampler');
     const done = await waitForStatus(c.url, created.body.id, ['completed']);
@@ -175,7 +172,7 @@ describe('audio CD image identified through MusicBrainz, with its front cover', 
     for (const f of ['disc.bin', 'disc.cue']) fs.renameSync(path.join(musik.driveDir, 'ejected', 'disc', f), path.join(musik.driveDir, f));
     const disc = await theCd(c, 'the CD back');
     assert.deepEqual(disc.suggestions.map((s) => s.release_id), [GB]);
-    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device, title: disc.title, musicbrainz_release_id: GB });
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device, title: disc.title, musicbrainz_release_id: GB });
     assert.equal(created.status, 201, created.text);
     const done = await waitForStatus(c.url, created.body.id, ['completed']);
     const dir = path.join(w.media, 'Musik', 'Die Testtöne', 'Töne - Ein Sampler (2018)');

@@ -1,3 +1,4 @@
+import type { Device, Disc } from '../../shared/api-types.js';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import Database from 'better-sqlite3';
@@ -7,11 +8,9 @@ import { after, before, describe, it } from 'node:test';
 import { FIXTURES_DIR } from '../fixtures/tools-samples.js';
 import {
   api, dvdImage, insertDisc, sleep, startAgent, startCoordinator, stopAll, tempDir, waitFor, waitForStatus, world,
-  type CoordinatorHandle, type JobJson, type World,
+  type CoordinatorHandle, type Job, type World,
 } from './harness.js';
 
-interface DiscView { title: string; label: string; year: number | null; type: string; fingerprint: string; confidence: number | null; poster: string | null; already_ripped: boolean }
-interface Device { name: string; status: string; disc: DiscView | null }
 interface LogEntry { level: string; message: string; job_id: string | null }
 
 async function devices(c: CoordinatorHandle): Promise<Device[]> {
@@ -22,11 +21,11 @@ async function logs(c: CoordinatorHandle): Promise<LogEntry[]> {
   return (await api<LogEntry[]>(c.url, 'GET', '/logs?limit=500')).body;
 }
 
-async function jobs(c: CoordinatorHandle): Promise<JobJson[]> {
-  return (await api<JobJson[]>(c.url, 'GET', '/jobs')).body;
+async function jobs(c: CoordinatorHandle): Promise<Job[]> {
+  return (await api<Job[]>(c.url, 'GET', '/jobs')).body;
 }
 
-async function discIn(c: CoordinatorHandle, device: string, fingerprint?: string): Promise<DiscView> {
+async function discIn(c: CoordinatorHandle, device: string, fingerprint?: string): Promise<Disc> {
   return waitFor(`a disc in ${device}`, async () => {
     const d = (await devices(c)).find((x) => x.name === device);
     return d?.disc && (!fingerprint || d.disc.fingerprint === fingerprint) ? d.disc : undefined;
@@ -108,7 +107,7 @@ describe('discs: pre-scan, automatic rips, one disc one job, retry-rip and scan 
     assert.equal((await api(c.url, 'PUT', '/settings', { autoRipStart: false })).status, 200);
     insertDisc(driveA, dvdImage('RETRY_ME', [6]));
     await discIn(c, 'flur-a');
-    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device: 'flur-a', titles: [9] });
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device: 'flur-a', titles: [9] });
     assert.equal(created.status, 201, created.text);
     const failed = await waitForStatus(c.url, created.body.id, ['failed']);
     assert.match(failed.error ?? '', /the disc has no title 9/);
@@ -129,7 +128,7 @@ describe('discs: pre-scan, automatic rips, one disc one job, retry-rip and scan 
 
     insertDisc(driveA, dvdImage('RETRY_ME', [6]));
     await discIn(c, 'flur-a');
-    const retried = await api<JobJson>(c.url, 'POST', `/jobs/${created.body.id}/retry-rip`);
+    const retried = await api<Job>(c.url, 'POST', `/jobs/${created.body.id}/retry-rip`);
     assert.equal(retried.status, 201, retried.text);
     assert.equal(retried.body.meta?.retry_of, created.body.id);
     // The same title selection fails the same honest way: nothing was guessed.
@@ -162,7 +161,7 @@ describe('discs: pre-scan, automatic rips, one disc one job, retry-rip and scan 
     insertDisc(bare.driveDir, dvdImage('BARE_DISC', [6]));
     const device = 'bare-drive-bare';
     await discIn(c, device);
-    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device });
     assert.equal(created.status, 201, created.text);
     const failed = await waitForStatus(c.url, created.body.id, ['failed'], 20_000);
     assert.equal(failed.error, 'the worker bare has no ripper (a transcode-only or native worker cannot rip): install MakeMKV, or lsdvd, dvdbackup and ffmpeg for unencrypted DVDs');

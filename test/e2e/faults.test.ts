@@ -1,3 +1,4 @@
+import type { Device, Worker } from '../../shared/api-types.js';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -6,7 +7,7 @@ import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import {
   api, dvdImage, freePort, insertDisc, job, Proc, restartAgent, sleep, slowHandbrake, smallMkv, startAgent, startCoordinator, stopAll, waitFor, waitForDisc,
-  waitForStatus, world, type JobJson,
+  waitForStatus, world, type Job,
 } from './harness.js';
 
 interface LogLine { level: string; message: string }
@@ -49,7 +50,7 @@ describe('faults never leave a job stuck or lose its data', () => {
     const a = await startAgent(w, c.mqttUrl, 'dachboden', { makemkv: true, extra: { FAKE_MAKEMKV_SOURCE_MKV: smallMkv(), FAKE_MAKEMKV_SECONDS: '300' } });
     insertDisc(a.driveDir, dvdImage('LONG_RIP', [6]));
     const device = await waitForDisc(c.url, a);
-    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device });
     assert.equal(created.status, 201, created.text);
     await waitForStatus(c.url, created.body.id, ['processing']);
     await waitFor('the ripper to run', async () => processesMentioning(path.join(a.driveDir, 'LONG_RIP.iso')).length > 0);
@@ -76,13 +77,13 @@ describe('faults never leave a job stuck or lose its data', () => {
     await api(c.url, 'PUT', '/settings', { transcodePreset: 'Very Fast 480p30' });
     const ripper = await startAgent(w, c.mqttUrl, 'flur');
     const gone = await startAgent(w, c.mqttUrl, 'weg', { drive: false });
-    await waitFor('weg online', async () => (await api<{ name: string; online: boolean }[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.name === 'weg' && x.online));
+    await waitFor('weg online', async () => (await api<Worker[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.name === 'weg' && x.online));
     await gone.proc.kill('SIGKILL');
-    await waitFor('weg offline', async () => (await api<{ name: string; online: boolean }[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.name === 'weg' && !x.online));
+    await waitFor('weg offline', async () => (await api<Worker[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.name === 'weg' && !x.online));
 
     insertDisc(ripper.driveDir, dvdImage('FALLBACK', [8]));
     let device = await waitForDisc(c.url, ripper);
-    const first = await api<JobJson>(c.url, 'POST', '/jobs', { device, transcode_node: 'weg' });
+    const first = await api<Job>(c.url, 'POST', '/jobs', { device, transcode_node: 'weg' });
     assert.equal(first.status, 201, first.text);
     const done = await waitForStatus(c.url, first.body.id, ['completed']);
     assert.equal(done.transcode_node, ripper.node);
@@ -90,10 +91,10 @@ describe('faults never leave a job stuck or lose its data', () => {
 
     // A slow encoder on "langsam" keeps the transcode running while its worker is killed.
     const slow = await startAgent(w, c.mqttUrl, 'langsam', { drive: false, extra: { HANDBRAKE_CLI: slowHandbrake(8) } });
-    await waitFor('langsam online', async () => (await api<{ name: string; online: boolean }[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.name === 'langsam' && x.online));
+    await waitFor('langsam online', async () => (await api<Worker[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.name === 'langsam' && x.online));
     insertDisc(ripper.driveDir, dvdImage('MOVED', [8]));
     device = await waitForDisc(c.url, ripper);
-    const second = await api<JobJson>(c.url, 'POST', '/jobs', { device, transcode_node: 'langsam' });
+    const second = await api<Job>(c.url, 'POST', '/jobs', { device, transcode_node: 'langsam' });
     assert.equal(second.status, 201, second.text);
     await waitFor('transcode on langsam', async () => {
       const logs = await jobLogs(c.url, second.body.id);
@@ -120,7 +121,7 @@ describe('faults never leave a job stuck or lose its data', () => {
     const a = await startAgent(w, c.mqttUrl, 'haenger', { makemkv: true, extra: { FAKE_MAKEMKV_MODE: 'hang', FAKE_MAKEMKV_PIDFILE: pidFile } });
     insertDisc(a.driveDir, dvdImage('HANGS', [6]));
     const device = await waitForDisc(c.url, a);
-    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device });
     assert.equal(created.status, 201, created.text);
     await waitForStatus(c.url, created.body.id, ['processing']);
     const helperPid = await waitFor('the ripper helper child', async () => (fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8')) : undefined));
@@ -133,12 +134,12 @@ describe('faults never leave a job stuck or lose its data', () => {
       }
     };
     assert.ok(alive(helperPid));
-    const r = await api<JobJson>(c.url, 'POST', `/jobs/${created.body.id}/cancel`);
+    const r = await api<Job>(c.url, 'POST', `/jobs/${created.body.id}/cancel`);
     assert.equal(r.body.status, 'canceling');
     await waitForStatus(c.url, created.body.id, ['canceled'], 30_000);
     await waitFor('the helper child to be gone', async () => !alive(helperPid), 10_000);
     assert.deepEqual(processesMentioning(path.join(a.driveDir, 'HANGS.iso')), []);
-    const device2 = await api<{ name: string; busy_job: string | null }[]>(c.url, 'GET', '/devices');
+    const device2 = await api<Device[]>(c.url, 'GET', '/devices');
     assert.equal(device2.body.find((d) => d.name === device)?.busy_job, null, 'the drive is free again');
   });
 
@@ -149,7 +150,7 @@ describe('faults never leave a job stuck or lose its data', () => {
     const a = await startAgent(w, c.mqttUrl, 'buero', { extra: { HANDBRAKE_CLI: slowHandbrake(4) } });
     insertDisc(a.driveDir, dvdImage('RESTART', [8]));
     const device = await waitForDisc(c.url, a);
-    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device });
     assert.equal(created.status, 201, created.text);
     await waitForStatus(c.url, created.body.id, ['transcoding']);
     await waitFor('transcode started', async () => (await jobLogs(c.url, created.body.id)).some((l) => /transcode started/.test(l.message)));
@@ -176,7 +177,7 @@ describe('faults never leave a job stuck or lose its data', () => {
     const a = await startAgent(w, mqttUrl, 'keller', { extra: { HANDBRAKE_CLI: slowHandbrake(2) } });
     insertDisc(a.driveDir, dvdImage('OUTAGE', [8]));
     const device = await waitForDisc(c.url, a);
-    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device });
     assert.equal(created.status, 201, created.text);
     await waitFor('transcode started', async () => (await jobLogs(c.url, created.body.id)).some((l) => /transcode started/.test(l.message)));
 

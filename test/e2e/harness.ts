@@ -9,6 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { FIXTURES_DIR, REPO_DIR } from '../fixtures/tools-samples.js';
+import type { Device, Job } from '../../shared/api-types.js';
 
 export const FAKE_MAKEMKVCON = path.join(FIXTURES_DIR, 'makemkvcon');
 const started = new Set<Proc>();
@@ -300,31 +301,17 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined |
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
 }
 
-export interface JobJson {
-  id: string;
-  title: string;
-  status: string;
-  progress: number;
-  output_path: string | null;
-  target_dir: string | null;
-  meta: Record<string, unknown> | null;
-  can_retry: boolean;
-  eta_sekunden: number | null;
-  eta_text: string | null;
-  device: string | null;
-  node: string | null;
-  transcode_node: string | null;
-  error: string | null;
-}
+/** A job as GET /jobs shows it: the server's own record type. */
+export type { Job };
 
-export async function job(base: string, id: string): Promise<JobJson> {
-  const r = await api<JobJson[]>(base, 'GET', '/jobs');
+export async function job(base: string, id: string): Promise<Job> {
+  const r = await api<Job[]>(base, 'GET', '/jobs');
   const j = r.body.find((x) => x.id === id);
   if (!j) throw new Error(`job ${id} not in GET /jobs`);
   return j;
 }
 
-export async function waitForStatus(base: string, id: string, statuses: string[], timeoutMs = 90_000): Promise<JobJson> {
+export async function waitForStatus(base: string, id: string, statuses: string[], timeoutMs = 90_000): Promise<Job> {
   const deadline = Date.now() + timeoutMs;
   let j = await job(base, id);
   while (Date.now() < deadline) {
@@ -340,7 +327,7 @@ export async function waitForStatus(base: string, id: string, statuses: string[]
 export async function waitForDisc(base: string, agent: AgentHandle): Promise<string> {
   const name = `${agent.name}-drive-${agent.name}`;
   await waitFor(`disc in ${name}`, async () => {
-    const r = await api<{ name: string; disc: unknown }[]>(base, 'GET', '/devices');
+    const r = await api<Device[]>(base, 'GET', '/devices');
     return r.body.find((d) => d.name === name && d.disc);
   }, 30_000);
   return name;

@@ -1,3 +1,4 @@
+import type { Device } from '../../shared/api-types.js';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -61,7 +62,7 @@ describe('Home Assistant MQTT discovery', () => {
     assert.equal((await api(c.url, 'PUT', '/settings', { homeAssistantPrefix: 'bad prefix' })).status, 400);
     assert.equal((await api(c.url, 'PUT', '/settings', { homeAssistantDiscovery: true, autoEject: false })).status, 200);
     await waitFor('six configs', async () => configs().length === 6 || undefined, 15_000);
-    const dev = (await api<{ node: string; drive: string }[]>(c.url, 'GET', '/devices')).body[0];
+    const dev = (await api<Device[]>(c.url, 'GET', '/devices')).body[0];
     const node = dev.node.replace(/[^a-zA-Z0-9_-]/g, '_');
     const drive = dev.drive.replace(/[^a-zA-Z0-9_-]/g, '_');
     const topics = configs().map(([t]) => t).sort();

@@ -1,3 +1,4 @@
+import type { Device, Worker } from '../../shared/api-types.js';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -7,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { FIXTURES_DIR } from '../fixtures/tools-samples.js';
 import {
   api, freePort, insertSparseBluray, smallMkv, startAgent, startCoordinator, stopAll, tempDir, waitFor, waitForStatus, world,
-  type AgentHandle, type CoordinatorHandle, type JobJson, type World,
+  type AgentHandle, type CoordinatorHandle, type Job, type World,
 } from './harness.js';
 
 const APP_KEY = `T-${'Zq9x'.repeat(16)}@_`;
@@ -23,7 +24,6 @@ async function upload(c: CoordinatorHandle, body: Buffer): Promise<{ status: num
   return { status: res.status, text: await res.text() };
 }
 
-interface Worker { name: string; schluessel: number }
 interface KeystoreStatus { installed: boolean; schluessel: number; files: string[]; workers: { name: string; schluessel: number | null }[] }
 
 describe('disc keys: key store, KEYDB.cfg, AACS dumps and the ripper application key', () => {
@@ -114,8 +114,8 @@ describe('disc keys: key store, KEYDB.cfg, AACS dumps and the ripper application
   it('names the key count on a UHD disc with an unknown key and collects the AACS dump MakeMKV wrote', async () => {
     insertSparseBluray(kino.driveDir, 'UHD_FILM', 60 * 1024 ** 3);
     const device = 'kino-drive-kino';
-    await waitFor('the UHD disc', async () => (await api<{ name: string; disc: { type: string } | null }[]>(c.url, 'GET', '/devices')).body.find((d) => d.name === device && d.disc?.type === 'uhd'), 30_000);
-    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
+    await waitFor('the UHD disc', async () => (await api<Device[]>(c.url, 'GET', '/devices')).body.find((d) => d.name === device && d.disc?.type === 'uhd'), 30_000);
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device });
     assert.equal(created.status, 201, created.text);
     const failed = await waitForStatus(c.url, created.body.id, ['failed']);
     assert.equal(failed.error, 'the volume key of this 4K UHD disc is unknown: install a key store (POST /api/system/keystore); this worker knows 2 disc keys');

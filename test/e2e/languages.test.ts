@@ -1,22 +1,17 @@
+import type { JobDetail } from '../../shared/api-types.js';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
   api, insertDisc, multiLangImage, multiLangMkv, probeStreams, startAgent, startCoordinator, stopAll, waitFor, waitForDisc, waitForStatus, world,
-  type AgentHandle, type CoordinatorHandle, type JobJson, type ProbedStream, type World,
+  type AgentHandle, type CoordinatorHandle, type Job, type ProbedStream, type World,
 } from './harness.js';
 
 interface Stream { index: number; language: string; codec: string; channels?: number | null; forced?: boolean }
 interface TrackJson { number: number; seconds: number; audio: Stream[]; subtitles: Stream[] }
-interface Detail extends JobJson {
-  audio_languages: string[];
-  subtitle_languages: string[];
-  streams: { file: string; audio: Stream[]; subtitles: Stream[] }[];
-  logs: { level: string; message: string }[];
-}
 
 /** The audio and subtitle streams of a finished job's file: [type, codec, channels, language]. */
-function outputOf(done: JobJson): { audio: ProbedStream[]; subtitles: ProbedStream[]; all: ProbedStream[] } {
+function outputOf(done: Job): { audio: ProbedStream[]; subtitles: ProbedStream[]; all: ProbedStream[] } {
   const file = path.join(done.output_path as string, `${done.title}.mkv`);
   const all = probeStreams(file);
   return { all, audio: all.filter((s) => s.type === 'audio'), subtitles: all.filter((s) => s.type === 'subtitle') };
@@ -32,10 +27,10 @@ describe('languages: audio, surround and subtitles from disc to file (real HandB
   let openDrive: string;
   let mkvDrive: string;
 
-  const rip = async (device: string, agent: AgentHandle, body: Record<string, unknown>, title: string): Promise<JobJson> => {
+  const rip = async (device: string, agent: AgentHandle, body: Record<string, unknown>, title: string): Promise<Job> => {
     insertDisc(agent.driveDir, multiLangImage('MULTI_LANG'));
     await waitForDisc(c.url, agent);
-    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device, title, ...body });
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device, title, ...body });
     assert.equal(created.status, 201, created.text);
     return created.body;
   };
@@ -97,7 +92,7 @@ describe('languages: audio, surround and subtitles from disc to file (real HandB
     assert.deepEqual(brief(out.subtitles), ['dvd_subtitle ger'], 'subtitles are a track, not burned into the picture');
     assert.equal(out.all[0].type, 'video');
 
-    const detail = await api<Detail>(c.url, 'GET', `/jobs/${done.id}/detail`);
+    const detail = await api<JobDetail>(c.url, 'GET', `/jobs/${done.id}/detail`);
     assert.deepEqual(detail.body.audio_languages, ['deu', 'eng']);
     assert.deepEqual(detail.body.streams, [
       {
@@ -128,7 +123,7 @@ describe('languages: audio, surround and subtitles from disc to file (real HandB
     const out = outputOf(done);
     assert.deepEqual(brief(out.audio), ['ac3 6ch ger default']);
     assert.deepEqual(out.subtitles, []);
-    const detail = await api<Detail>(c.url, 'GET', `/jobs/${done.id}/detail`);
+    const detail = await api<JobDetail>(c.url, 'GET', `/jobs/${done.id}/detail`);
     assert.ok(
       detail.body.logs.some((l) => l.level === 'warn' && l.message === 'title_t01.mkv: no audio stream in fra, ita (the file has deu ac3 6 ch, eng ac3 2 ch): keeping the first audio stream (deu)'),
       detail.body.logs.map((l) => l.message).join('\n'),
@@ -136,14 +131,14 @@ describe('languages: audio, surround and subtitles from disc to file (real HandB
   });
 
   it('refuses an unknown language code with a 400 naming it, and stores nothing', async () => {
-    const before = (await api<JobJson[]>(c.url, 'GET', '/jobs')).body.length;
+    const before = (await api<Job[]>(c.url, 'GET', '/jobs')).body.length;
     const bad = await api(c.url, 'POST', '/jobs', { device: openDrive, audio_languages: ['deu', 'xx'] });
     assert.equal(bad.status, 400);
     assert.equal(bad.text.trim(), 'audio_languages: "xx" is not an ISO 639-2 language code (three letters, for example "deu" or "eng")');
     const notList = await api(c.url, 'POST', '/jobs', { device: openDrive, subtitle_languages: 'deu' });
     assert.equal(notList.status, 400);
     assert.match(notList.text, /^subtitle_languages must be a list of ISO 639-2 language codes/);
-    assert.equal((await api<JobJson[]>(c.url, 'GET', '/jobs')).body.length, before);
+    assert.equal((await api<Job[]>(c.url, 'GET', '/jobs')).body.length, before);
     const badSetting = await api(c.url, 'PUT', '/settings', { audioLanguages: ['deu', 'klingon'] });
     assert.equal(badSetting.status, 400);
     assert.match(badSetting.text, /"klingon" is not an ISO 639-2 language code/);
@@ -166,7 +161,7 @@ describe('languages: audio, surround and subtitles from disc to file (real HandB
     const second = await rip(mkvDrive, mkv, { audio_languages: ['eng', 'deu'], subtitle_languages: [] }, 'Nordlicht Zwei');
     const secondFailed = await waitForStatus(c.url, second.id, ['failed']);
     assert.equal((await api(c.url, 'PUT', '/settings', { transcodePreset: 'Very Fast 480p30' })).status, 200);
-    const again = await api<JobJson>(c.url, 'POST', `/jobs/${secondFailed.id}/retry-rip`);
+    const again = await api<Job>(c.url, 'POST', `/jobs/${secondFailed.id}/retry-rip`);
     assert.equal(again.status, 201, again.text);
     assert.deepEqual(again.body.meta?.audio_languages, ['eng', 'deu']);
     assert.deepEqual(again.body.meta?.subtitle_languages, []);

@@ -1,12 +1,10 @@
+import type { JobDetail } from '../../shared/api-types.js';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { api, dvdImage, insertDisc, startAgent, startCoordinator, stopAll, waitForDisc, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type JobJson, type World } from './harness.js';
+import { api, dvdImage, insertDisc, startAgent, startCoordinator, stopAll, waitForDisc, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type Job, type World } from './harness.js';
 
-interface Detail extends JobJson {
-  logs: { level: string; message: string }[];
-}
 
 /** Every file below dir, relative, sorted. */
 function tree(dir: string): string[] {
@@ -33,7 +31,7 @@ describe('library names: main feature, versions, extras and guessed episodes (re
   it('a movie disc: the 5-minute title is the movie, the 4:55 title a version, two short titles go into Extras', async () => {
     insertDisc(agent.driveDir, dvdImage('LONG_MOVIE', [300, 295, 20, 15]));
     const device = await waitForDisc(c.url, agent);
-    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device, titles: [1, 2, 3, 4], title: 'Langer Film', year: 2003 });
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device, titles: [1, 2, 3, 4], title: 'Langer Film', year: 2003 });
     assert.equal(created.status, 201, created.text);
     const done = await waitForStatus(c.url, created.body.id, ['completed'], 600_000);
     const dir = path.join(w.media, 'Filme', 'Langer Film (2003)');
@@ -49,14 +47,14 @@ describe('library names: main feature, versions, extras and guessed episodes (re
     for (const e of [1, 2, 3, 4]) fs.writeFileSync(path.join(season, `Nordlicht - S02E0${e}.mkv`), `episode ${e} from an earlier disc`);
     insertDisc(agent.driveDir, dvdImage('NORDLICHT_S02_D2', [20, 20, 20, 60]));
     const device = await waitForDisc(c.url, agent);
-    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device, series: 'Nordlicht', season: 2 });
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device, series: 'Nordlicht', season: 2 });
     assert.equal(created.status, 201, created.text);
     const done = await waitForStatus(c.url, created.body.id, ['completed'], 300_000);
     assert.equal(done.output_path, season);
     assert.deepEqual(tree(season), [1, 2, 3, 4, 5, 6, 7].map((e) => `Nordlicht - S02E0${e}.mkv`));
     assert.equal(fs.readFileSync(path.join(season, 'Nordlicht - S02E04.mkv'), 'utf8'), 'episode 4 from an earlier disc', 'nothing is overwritten');
     assert.equal(done.meta?.episodes_guessed, true);
-    const detail = await api<Detail>(c.url, 'GET', `/jobs/${done.id}/detail`);
+    const detail = await api<JobDetail>(c.url, 'GET', `/jobs/${done.id}/detail`);
     const messages = detail.body.logs.map((l) => l.message);
     assert.ok(messages.includes('title(s) 4 skipped: "play all" of other titles'), messages.join('\n'));
     assert.ok(messages.some((m) => m.startsWith('episode numbers guessed: E05, E06, E07 in title order, after E04, the highest in ')), messages.join('\n'));

@@ -1,23 +1,11 @@
+import type { Device, Disc } from '../../shared/api-types.js';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { emptyCatalogue, POSTER_JPEG, startMetadataServer, TMDB_V3_KEY, tmdbMovie, tmdbSeason, tmdbTv, type MetadataServer } from '../fixtures/metadata-server.js';
-import { api, dvdImage, insertDisc, startAgent, startCoordinator, stopAll, waitFor, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type JobJson, type World } from './harness.js';
+import { api, dvdImage, insertDisc, startAgent, startCoordinator, stopAll, waitFor, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type Job, type World } from './harness.js';
 
-interface DiscJson {
-  title: string;
-  year: number | null;
-  confidence: number | null;
-  poster: string | null;
-  poster_url: string | null;
-  label: string;
-  fingerprint: string;
-}
-interface DeviceJson {
-  name: string;
-  disc: DiscJson | null;
-}
 
 describe('metadata: lookup on insert, search, status, seasons, correction, library files', () => {
   let w: World;
@@ -28,8 +16,8 @@ describe('metadata: lookup on insert, search, status, seasons, correction, libra
   let heatJob = '';
   let seriesJob = '';
 
-  const disc = async (): Promise<DiscJson> => {
-    const d = await waitFor('the disc card', async () => (await api<DeviceJson[]>(c.url, 'GET', '/devices')).body.find((x) => x.name === device)?.disc, 30_000);
+  const disc = async (): Promise<Disc> => {
+    const d = await waitFor('the disc card', async () => (await api<Device[]>(c.url, 'GET', '/devices')).body.find((x) => x.name === device)?.disc, 30_000);
     return d;
   };
 
@@ -132,10 +120,10 @@ describe('metadata: lookup on insert, search, status, seasons, correction, libra
   it('a job made before the lookup answered takes the answer while its rip runs', async () => {
     const release = meta.holdTmdb();
     fs.rmSync(path.join(agent.driveDir, 'HEAT_SPECIAL_EDITION.iso'));
-    await waitFor('the drive empty', async () => !(await api<DeviceJson[]>(c.url, 'GET', '/devices')).body.find((x) => x.name === device)?.disc, 30_000);
+    await waitFor('the drive empty', async () => !(await api<Device[]>(c.url, 'GET', '/devices')).body.find((x) => x.name === device)?.disc, 30_000);
     insertDisc(agent.driveDir, dvdImage('NORDLICHT_EXPRESS', [4]));
     await waitFor('the new disc', async () => ((await disc()).label === 'NORDLICHT_EXPRESS' ? true : undefined));
-    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device });
     assert.equal(created.status, 201, created.text);
     assert.equal(created.body.title, 'Nordlicht Express', 'the label names it while the lookup waits');
     assert.equal(created.body.meta?.title_source, 'label');
@@ -151,13 +139,13 @@ describe('metadata: lookup on insert, search, status, seasons, correction, libra
     const detail = await api<{ logs: { message: string }[] }>(c.url, 'GET', `/jobs/${done.id}/detail`);
     assert.ok(detail.body.logs.some((l) => l.message === 'the disc\'s lookup answered after the job was made: named "Nordlicht Express" (2003) from tmdb'));
     fs.rmSync(path.join(agent.driveDir, 'NORDLICHT_EXPRESS.iso'));
-    await waitFor('the drive empty', async () => !(await api<DeviceJson[]>(c.url, 'GET', '/devices')).body.find((x) => x.name === device)?.disc, 30_000);
+    await waitFor('the drive empty', async () => !(await api<Device[]>(c.url, 'GET', '/devices')).body.find((x) => x.name === device)?.disc, 30_000);
     insertDisc(agent.driveDir, dvdImage('HEAT_SPECIAL_EDITION', [4]));
     await waitFor('Heat again', async () => ((await disc()).title === 'Heat' ? true : undefined));
   });
 
   it('rips a movie into "Title (Year)" with movie.nfo and poster.jpg for Jellyfin', async () => {
-    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device });
     assert.equal(created.status, 201, created.text);
     assert.equal(created.body.title, 'Heat');
     const done = await waitForStatus(c.url, created.body.id, ['completed', 'failed']);
@@ -197,21 +185,21 @@ describe('metadata: lookup on insert, search, status, seasons, correction, libra
     assert.equal(r.body.jobs.length, 1);
     const card = await disc();
     assert.deepEqual([card.title, card.year, card.confidence, card.poster], ['Heat (Director’s Cut)', 1996, 1, '/other.jpg']);
-    const job = await api<JobJson & { meta: Record<string, unknown> }>(c.url, 'GET', `/jobs/${r.body.jobs[0]}`);
+    const job = await api<Job & { meta: Record<string, unknown> }>(c.url, 'GET', `/jobs/${r.body.jobs[0]}`);
     assert.equal(job.body.meta.poster_path, '/other.jpg');
     assert.equal(job.body.meta.tmdb_id, 1234);
     assert.equal(job.body.title, 'Heat', 'a finished job keeps the name its output has');
 
     // Re-inserting the same disc: the correction, not the chain, names it.
     fs.renameSync(path.join(agent.driveDir, 'HEAT_SPECIAL_EDITION.iso'), path.join(w.root, 'out.iso'));
-    await waitFor('the drive empty', async () => !(await api<DeviceJson[]>(c.url, 'GET', '/devices')).body.find((x) => x.name === device)?.disc, 30_000);
+    await waitFor('the drive empty', async () => !(await api<Device[]>(c.url, 'GET', '/devices')).body.find((x) => x.name === device)?.disc, 30_000);
     const asked = meta.requests.length;
     fs.renameSync(path.join(w.root, 'out.iso'), path.join(agent.driveDir, 'HEAT_SPECIAL_EDITION.iso'));
     const again = await disc();
     assert.equal(again.title, 'Heat (Director’s Cut)');
     assert.equal(meta.requests.slice(asked).filter((x) => x.path.includes('/search')).length, 0);
     fs.rmSync(path.join(agent.driveDir, 'HEAT_SPECIAL_EDITION.iso'));
-    await waitFor('the drive empty', async () => !(await api<DeviceJson[]>(c.url, 'GET', '/devices')).body.find((x) => x.name === device)?.disc, 30_000);
+    await waitFor('the drive empty', async () => !(await api<Device[]>(c.url, 'GET', '/devices')).body.find((x) => x.name === device)?.disc, 30_000);
   });
 
   it('names the episodes of a series disc from the season runtimes and writes tvshow.nfo once', async () => {
@@ -221,7 +209,7 @@ describe('metadata: lookup on insert, search, status, seasons, correction, libra
       return x.title === 'Breaking Bad' ? x : undefined;
     });
     assert.equal(d.confidence, 1);
-    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device, series: 'Breaking Bad', season: 1 });
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device, series: 'Breaking Bad', season: 1 });
     assert.equal(created.status, 201, created.text);
     const done = await waitForStatus(c.url, created.body.id, ['completed', 'failed']);
     assert.equal(done.status, 'completed');
@@ -245,7 +233,7 @@ describe('metadata: lookup on insert, search, status, seasons, correction, libra
     assert.deepEqual(fs.readdirSync(to).sort(), ['Heat Reloaded (1996).mkv', 'movie.nfo', 'poster.jpg']);
     assert.match(fs.readFileSync(path.join(to, 'movie.nfo'), 'utf8'), /<title>Heat Reloaded<\/title>[\s\S]*<year>1996<\/year>/);
     assert.equal(fs.readFileSync(path.join(to, 'poster.jpg')).subarray(POSTER_JPEG.length).toString(), '/images/w500/poster777.jpg');
-    const job = await api<JobJson>(c.url, 'GET', `/jobs/${heatJob}`);
+    const job = await api<Job>(c.url, 'GET', `/jobs/${heatJob}`);
     assert.equal(job.body.title, 'Heat Reloaded');
     assert.equal(job.body.output_path, to);
     const files = await api<{ name: string }[]>(c.url, 'GET', `/jobs/${heatJob}/files`);
@@ -262,7 +250,7 @@ describe('metadata: lookup on insert, search, status, seasons, correction, libra
     assert.equal(clash.text.trim(), `a folder named "Taken (2008)" exists already in ${path.join(w.media, 'Filme')}: nothing was changed`);
     assert.deepEqual(fs.readdirSync(to).sort(), ['Heat Reloaded (1996).mkv', 'movie.nfo', 'poster.jpg']);
     assert.deepEqual(fs.readdirSync(taken), []);
-    assert.equal((await api<JobJson>(c.url, 'GET', `/jobs/${heatJob}`)).body.title, 'Heat Reloaded', 'the job keeps its name');
+    assert.equal((await api<Job>(c.url, 'GET', `/jobs/${heatJob}`)).body.title, 'Heat Reloaded', 'the job keeps its name');
 
     fs.renameSync(path.join(to, 'Heat Reloaded (1996).mkv'), path.join(w.media, 'moved-away.mkv'));
     const gone = await api(c.url, 'POST', '/metadata/override', { job_id: heatJob, title: 'Heat', year: 1995 });
@@ -279,7 +267,7 @@ describe('metadata: lookup on insert, search, status, seasons, correction, libra
     assert.deepEqual(fs.readdirSync(season).sort(), ['Better Call Saul - S01E01.mkv', 'Better Call Saul - S01E02.mkv']);
     assert.equal(fs.existsSync(path.join(w.media, 'Serien', 'Breaking Bad', 'Season 01')), false, 'the emptied season folder is removed');
     assert.match(fs.readFileSync(path.join(w.media, 'Serien', 'Better Call Saul', 'tvshow.nfo'), 'utf8'), /<title>Better Call Saul<\/title>[\s\S]*60059/);
-    const job = await api<JobJson>(c.url, 'GET', `/jobs/${seriesJob}`);
+    const job = await api<Job>(c.url, 'GET', `/jobs/${seriesJob}`);
     assert.equal(job.body.output_path, season);
     assert.equal(job.body.meta?.series, 'Better Call Saul');
   });

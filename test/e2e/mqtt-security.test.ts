@@ -1,3 +1,4 @@
+import type { Worker } from '../../shared/api-types.js';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -7,7 +8,7 @@ import Database from 'better-sqlite3';
 import mqtt, { type MqttClient } from 'mqtt';
 import { TASKS, topics } from '../../shared/protocol.js';
 import { REPO_DIR } from '../fixtures/tools-samples.js';
-import { api, dvdImage, insertDisc, sleep, smallMkv, startAgent, startCoordinator, stopAll, waitFor, waitForDisc, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type JobJson, type World } from './harness.js';
+import { api, dvdImage, insertDisc, sleep, smallMkv, startAgent, startCoordinator, stopAll, waitFor, waitForDisc, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type Job, type World } from './harness.js';
 
 interface Login {
   username: string;
@@ -143,7 +144,7 @@ describe('MQTT trust boundaries (embedded broker)', () => {
       }
     });
     await admin.subscribeAsync(topics.eventAll, { qos: 1 });
-    await waitFor('keller online', async () => (await api<{ node: string; online: boolean }[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.node === 'keller' && x.online));
+    await waitFor('keller online', async () => (await api<Worker[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.node === 'keller' && x.online));
   });
   after(async () => {
     await admin?.endAsync();
@@ -241,7 +242,7 @@ describe('MQTT trust boundaries (embedded broker)', () => {
     // A real job still runs end to end on the same coordinator and agent.
     insertDisc(keller.driveDir, dvdImage('FUZZ_MOVIE', [12, 6]));
     const device = await waitForDisc(c.url, keller);
-    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device, titles: [1] });
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device, titles: [1] });
     assert.equal(created.status, 201, created.text);
     const done = await waitForStatus(c.url, created.body.id, ['completed', 'failed']);
     assert.equal(done.status, 'completed', done.error ?? '');
@@ -254,7 +255,7 @@ describe('MQTT trust boundaries (embedded broker)', () => {
   });
 
   it('refuses a late job_failed for a completed job, and events for a job from a node without its command', async () => {
-    const jobs = await api<JobJson[]>(c.url, 'GET', '/jobs');
+    const jobs = await api<Job[]>(c.url, 'GET', '/jobs');
     const completed = jobs.body.find((j) => j.status === 'completed')!;
     const cmd = events.find((e) => e.body.job_id === completed.id && e.body.type === 'job_done')!;
     assert.ok(cmd, 'the job_done event of the completed job was seen');
@@ -266,7 +267,7 @@ describe('MQTT trust boundaries (embedded broker)', () => {
     await mallory.publishAsync(topics.event('mallory'), forged('mallory', 'forged-2'), { qos: 1 });
     await mallory.endAsync();
     await sleep(800);
-    const after = await api<JobJson>(c.url, 'GET', `/jobs/${completed.id}`);
+    const after = await api<Job>(c.url, 'GET', `/jobs/${completed.id}`);
     assert.equal(after.body.status, 'completed');
     assert.equal(after.body.error, null);
     const lines = (await api<LogRow[]>(c.url, 'GET', '/logs?limit=5000')).body.map((l) => l.message);
@@ -283,7 +284,7 @@ describe('MQTT trust boundaries (embedded broker)', () => {
     assert.equal(await publishGetsCut(again, topics.command('keller'), JSON.stringify({ id: 'x', task: TASKS.eject, args: { drive: 'sr0' } })), true);
     again.end(true);
     await sleep(500);
-    const keller = (await api<{ node: string; online: boolean }[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.node === 'keller');
+    const keller = (await api<Worker[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.node === 'keller');
     assert.equal(keller?.online, true, 'the forged offline status never arrived');
   });
 
@@ -371,7 +372,7 @@ describe('MQTT trust boundaries on an external Mosquitto with the ACL of docs/mq
   it('lets the coordinator and a worker with its own user work, and keeps a worker off other nodes\' topics', async () => {
     const c = await startCoordinator(w, { MQTT_URL: url, RIPWERK_BROKER_SECRET: logins['ripwerk-coordinator'] });
     await startAgent(w, url, 'keller', { drive: false, extra: { RIPWERK_BROKER_SECRET: '', MQTT_USERNAME: 'keller', MQTT_PASSWORD: logins.keller } });
-    await waitFor('keller online via Mosquitto', async () => (await api<{ node: string; online: boolean }[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.node === 'keller' && x.online), 20_000);
+    await waitFor('keller online via Mosquitto', async () => (await api<Worker[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.node === 'keller' && x.online), 20_000);
 
     const seen: string[] = [];
     const watcher = await connect(url, { username: 'ripwerk-coordinator', password: logins['ripwerk-coordinator'], clientId: 'watcher' });
@@ -389,7 +390,7 @@ describe('MQTT trust boundaries on an external Mosquitto with the ACL of docs/mq
     assert.ok(seen.includes('ripwerk/event/mallory own-event'), seen.join('\n'));
     assert.ok(!seen.some((s) => s.includes('forged')), seen.join('\n'));
     assert.ok(!seen.some((s) => s.startsWith('mallory got')), `mallory received another node's command (SUBACK ${grant})`);
-    const online = (await api<{ node: string; online: boolean }[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.node === 'keller');
+    const online = (await api<Worker[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.node === 'keller');
     assert.equal(online?.online, true);
     await mallory.endAsync();
     await watcher.endAsync();

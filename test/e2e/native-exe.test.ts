@@ -1,3 +1,4 @@
+import type { Worker } from '../../shared/api-types.js';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,7 +13,6 @@ import { api, Proc, startCoordinator, stopAll, tempDir, waitFor, world, type Coo
 const CACHE = path.join(REPO_DIR, 'test-output', 'native-exe-cache');
 const VERSION = process.version.slice(1);
 
-interface WorkerJson { name: string; online: boolean; native: boolean; rip_backend: string }
 
 function checkWindowsSea(exe: Buffer): void {
   assert.equal(binaryFormat(exe.subarray(0, 4)), 'pe', 'a PE file (MZ header)');
@@ -57,7 +57,7 @@ describe('desktop-exe: a Node single-executable application of the worker', () =
     });
     const proc = new Proc('sea-worker', child);
     await proc.waitForLine(/native worker sea-linux@.* starting/);
-    const worker = await waitFor('the SEA worker in GET /capabilities', async () => (await api<WorkerJson[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.name === 'sea-linux' && x.online), 20_000);
+    const worker = await waitFor('the SEA worker in GET /capabilities', async () => (await api<Worker[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.name === 'sea-linux' && x.online), 20_000);
     assert.equal(worker.native, true);
     assert.equal(worker.rip_backend, 'none');
     await waitFor('the JSON state file (no SQLite in a SEA)', async () => fs.existsSync(path.join(dir, 'state', 'agent-sea-linux.json')), 10_000);

@@ -1,3 +1,4 @@
+import type { Device, Worker } from '../../shared/api-types.js';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,10 +12,9 @@ import { nativeWorkerRefusal } from '../../shared/native-worker.js';
 import { TASKS, topics, type AgentEvent, type Command } from '../../shared/protocol.js';
 import {
   api, dvdImage, insertDisc, Proc, startAgent, startCoordinator, stopAll, tempDir, waitFor, waitForDisc, waitForStatus, world,
-  type AgentHandle, type CoordinatorHandle, type JobJson, type World,
+  type AgentHandle, type CoordinatorHandle, type Job, type World,
 } from './harness.js';
 
-interface WorkerJson { name: string; node: string; online: boolean; native: boolean; transcode_only: boolean; rip_backend: string; encoders: string[]; tools: Record<string, string | null> }
 
 /** GET with a Host header of our choice (fetch does not let a caller set it). */
 function getWithHost(port: number, p: string, host: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
@@ -96,7 +96,7 @@ describe('native worker from the worker-setup zip: registers as native, transcod
     await worker.waitForLine(/native worker nativ@.* starting: transcode queue only, no drives/);
     await worker.waitForLine(/connected to MQTT broker/);
     const native = await waitFor('the native worker in GET /capabilities', async () => {
-      const r = await api<WorkerJson[]>(c.url, 'GET', '/capabilities');
+      const r = await api<Worker[]>(c.url, 'GET', '/capabilities');
       return r.body.find((x) => x.name === 'nativ' && x.online);
     }, 20_000);
     assert.equal(native.node, nodeName);
@@ -105,17 +105,17 @@ describe('native worker from the worker-setup zip: registers as native, transcod
     assert.equal(native.rip_backend, 'none');
     assert.ok(native.encoders.includes('software'));
     assert.deepEqual(Object.keys(native.tools), ['HandBrakeCLI']);
-    const other = (await api<WorkerJson[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.name === 'wohnzimmer');
+    const other = (await api<Worker[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.name === 'wohnzimmer');
     assert.equal(other?.native, false);
     assert.ok(fs.existsSync(path.join(home, 'state')), 'the state lives next to the start script');
-    const devices = await api<{ node: string }[]>(c.url, 'GET', '/devices');
+    const devices = await api<Device[]>(c.url, 'GET', '/devices');
     assert.ok(!devices.body.some((d) => d.node === nodeName), 'a native worker has no drives');
   });
 
   it('takes the transcode of a job ripped on another worker', async () => {
     insertDisc(ripper.driveDir, dvdImage('NATIVE_MOVIE', [8]));
     const device = await waitForDisc(c.url, ripper);
-    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device, titles: [1], transcode_node: 'nativ', year: 2024 });
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device, titles: [1], transcode_node: 'nativ', year: 2024 });
     assert.equal(created.status, 201, created.text);
     const done = await waitForStatus(c.url, created.body.id, ['completed'], 60_000);
     assert.equal(done.node, ripper.node, 'ripped on the worker with the drive');

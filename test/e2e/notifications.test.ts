@@ -1,8 +1,9 @@
+import type { Device } from '../../shared/api-types.js';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { api, dvdImage, freePort, insertDisc, startAgent, startCoordinator, stopAll, waitFor, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type JobJson, type World } from './harness.js';
+import { api, dvdImage, freePort, insertDisc, startAgent, startCoordinator, stopAll, waitFor, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type Job, type World } from './harness.js';
 
 interface Hit { method: string; url: string; type: string; body: string; auth: string }
 
@@ -63,8 +64,8 @@ describe('webhooks on job end and the test notification', () => {
     assert.equal((await api(c.url, 'PUT', '/settings', { webhookUrl: `${base}/api/webhooks/42/secret-token` })).status, 200);
     insertDisc(flur.driveDir, dvdImage('HOOK_MOVIE', [6]));
     const device = 'flur-drive-flur';
-    await waitFor('the disc', async () => (await api<{ name: string; disc: unknown }[]>(c.url, 'GET', '/devices')).body.find((d) => d.name === device && d.disc), 30_000);
-    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device, year: 2020 });
+    await waitFor('the disc', async () => (await api<Device[]>(c.url, 'GET', '/devices')).body.find((d) => d.name === device && d.disc), 30_000);
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device, year: 2020 });
     await waitForStatus(c.url, created.body.id, ['completed']);
     const hit = await waitFor('the webhook', async () => hits.find((h) => h.url === '/api/webhooks/42/secret-token'));
     assert.equal(hit.type, 'application/json');
@@ -91,7 +92,7 @@ describe('webhooks on job end and the test notification', () => {
     assert.equal(test.text, 'the generic webhook was not delivered\n', 'no status code: the test is no port probe');
     const info = await api<{ webhook: { last: { ok: boolean; message: string } } }>(c.url, 'GET', '/system/info');
     assert.deepEqual([info.body.webhook.last.ok, info.body.webhook.last.message], [false, 'the generic webhook was not delivered']);
-    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device: 'flur-drive-flur', titles: [7] });
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device: 'flur-drive-flur', titles: [7] });
     assert.equal(created.status, 201, created.text);
     await waitForStatus(c.url, created.body.id, ['failed']);
     const hit = await waitFor('the generic webhook', async () => hits.find((h) => h.body.includes(created.body.id)));
@@ -99,14 +100,14 @@ describe('webhooks on job end and the test notification', () => {
     assert.deepEqual([body.event, body.job.id, body.job.status], ['job_end', created.body.id, 'failed']);
     assert.match(body.job.error, /no title 7/);
     await waitFor('the warning', async () => c.proc.lines.some((l) => l.includes(`job=${created.body.id}`) && /generic webhook answered 500; the job is not affected/.test(l)));
-    assert.equal((await api<JobJson[]>(c.url, 'GET', '/jobs')).body.find((j) => j.id === created.body.id)?.status, 'failed');
+    assert.equal((await api<Job[]>(c.url, 'GET', '/jobs')).body.find((j) => j.id === created.body.id)?.status, 'failed');
   });
 
   it('asks the media server for a library scan after a finished rip, and a failing server never touches the job', async () => {
     assert.equal((await api(c.url, 'PUT', '/settings', { mediaServerType: 'nope' })).status, 400);
     assert.equal((await api(c.url, 'PUT', '/settings', { webhookUrl: '', mediaServerType: 'jellyfin', mediaServerUrl: `${base}/jf`, mediaServerKey: 'jf-secret' })).status, 200);
     const run = async (): Promise<string> => {
-      const created = await api<JobJson>(c.url, 'POST', '/jobs', { device: 'flur-drive-flur', titles: [1] });
+      const created = await api<Job>(c.url, 'POST', '/jobs', { device: 'flur-drive-flur', titles: [1] });
       assert.equal(created.status, 201, created.text);
       assert.equal((await waitForStatus(c.url, created.body.id, ['completed'])).status, 'completed');
       return created.body.id;
@@ -129,7 +130,7 @@ describe('webhooks on job end and the test notification', () => {
     assert.equal(res.headers.get('content-type'), 'text/plain; version=0.0.4; charset=utf-8');
     const text = await res.text();
     const value = (sample: string) => Number(new RegExp(`^${sample.replace(/[{}"=]/g, (ch) => `\\${ch}`)} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
-    const jobs = (await api<JobJson[]>(c.url, 'GET', '/jobs')).body;
+    const jobs = (await api<Job[]>(c.url, 'GET', '/jobs')).body;
     assert.ok(jobs.length >= 3);
     for (const status of ['completed', 'failed', 'canceled', 'pending', 'processing', 'transcoding']) {
       assert.equal(value(`ripwerk_jobs{status="${status}"}`), jobs.filter((j) => j.status === status).length, status);

@@ -1,11 +1,11 @@
+import type { Device } from '../../shared/api-types.js';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { FIXTURES_DIR } from '../fixtures/tools-samples.js';
-import { api, startAgent, startCoordinator, stopAll, tempDir, waitFor, waitForStatus, world, type CoordinatorHandle, type JobJson } from './harness.js';
+import { api, startAgent, startCoordinator, stopAll, tempDir, waitFor, waitForStatus, world, type CoordinatorHandle, type Job } from './harness.js';
 
-interface Device { name: string; kind: string; path: string; vendor: string | null; model: string | null; status: string; busy_job: string | null; disc: { title: string; label: string; type: string; year: number | null; size_bytes: number } | null }
 
 /**
  * A physical drive /dev/sr0 as the agent sees it through the system tools, replayed from recorded
@@ -58,7 +58,7 @@ describe('physical drive: listing, disc, eject rules (recorded tool outputs)', (
   });
 
   it('refuses to eject while a job on the drive is pending or running', async () => {
-    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device });
     assert.equal(created.status, 201, created.text);
     const busy = await api(c.url, 'POST', `/devices/${device}/eject`);
     assert.equal(busy.status, 409);

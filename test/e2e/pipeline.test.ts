@@ -1,3 +1,4 @@
+import type { Device, Worker } from '../../shared/api-types.js';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -5,11 +6,9 @@ import { after, before, describe, it } from 'node:test';
 import { CSV_BOM } from '../../shared/csv.js';
 import {
   api, rawGet, dvdImage, insertDisc, job, smallMkv, startAgent, startCoordinator, stopAll, waitFor, waitForDisc, waitForStatus, world,
-  type AgentHandle, type CoordinatorHandle, type JobJson, type World,
+  type AgentHandle, type CoordinatorHandle, type Job, type World,
 } from './harness.js';
 
-interface Device { name: string; node: string; disc: { title: string; type: string; already_ripped: boolean } | null }
-interface Worker { name: string; node: string; online: boolean; rip_backend: string; encoders: string[] }
 
 describe('pipeline: coordinator and two agents, both rip backends, real HandBrakeCLI', () => {
   let w: World;
@@ -49,7 +48,7 @@ describe('pipeline: coordinator and two agents, both rip backends, real HandBrak
     assert.equal(d?.disc?.type, 'dvd');
     assert.equal(d?.disc?.already_ripped, false);
 
-    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device, titles: [1], transcode_node: 'keller', year: 2021 });
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device, titles: [1], transcode_node: 'keller', year: 2021 });
     assert.equal(created.status, 201, created.text);
     assert.equal(created.body.status, 'pending');
     assert.equal(created.body.title, 'Test Movie');
@@ -92,7 +91,7 @@ describe('pipeline: coordinator and two agents, both rip backends, real HandBrak
     assert.equal((await api(c.url, 'PUT', '/settings', { keepOriginal: true })).status, 200);
     insertDisc(keller.driveDir, iso());
     const device = await waitForDisc(c.url, keller);
-    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device, main_feature_only: true, series: 'Test Serie', season: 2 });
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device, main_feature_only: true, series: 'Test Serie', season: 2 });
     assert.equal(created.status, 201, created.text);
     const done = await waitForStatus(c.url, created.body.id, ['completed']);
     assert.equal(done.output_path, path.join(w.media, 'Serien', 'Test Serie', 'Season 02'));
@@ -122,7 +121,7 @@ describe('pipeline: coordinator and two agents, both rip backends, real HandBrak
     assert.equal((await api(c.url, 'PUT', '/settings', { transcodePreset: 'Kein Preset 9000' })).status, 200);
     insertDisc(wohnzimmer.driveDir, iso());
     const device = await waitForDisc(c.url, wohnzimmer);
-    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device, titles: [2], target_dir: path.join(w.media, 'Kino') });
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device, titles: [2], target_dir: path.join(w.media, 'Kino') });
     assert.equal(created.status, 201, created.text);
     const failed = await waitForStatus(c.url, created.body.id, ['failed']);
     assert.match(failed.error ?? '', /Kein Preset 9000/);
@@ -135,7 +134,7 @@ describe('pipeline: coordinator and two agents, both rip backends, real HandBrak
     assert.match(norip.text, /no disc in/);
 
     assert.equal((await api(c.url, 'PUT', '/settings', { transcodePreset: 'Very Fast 480p30' })).status, 200);
-    const retried = await api<JobJson>(c.url, 'POST', `/jobs/${failed.id}/retry-transcode`);
+    const retried = await api<Job>(c.url, 'POST', `/jobs/${failed.id}/retry-transcode`);
     assert.equal(retried.status, 202, retried.text);
     assert.equal(retried.body.status, 'transcoding');
     const done = await waitForStatus(c.url, failed.id, ['completed']);
@@ -148,12 +147,12 @@ describe('pipeline: coordinator and two agents, both rip backends, real HandBrak
     assert.equal((await api(c.url, 'PUT', '/settings', { transcodePreset: 'Kein Preset 9000' })).status, 200);
     insertDisc(wohnzimmer.driveDir, iso());
     await waitForDisc(c.url, wohnzimmer);
-    const second = await api<JobJson>(c.url, 'POST', '/jobs', { device, titles: [2], target_dir: path.join(w.media, 'Kino') });
+    const second = await api<Job>(c.url, 'POST', '/jobs', { device, titles: [2], target_dir: path.join(w.media, 'Kino') });
     const secondFailed = await waitForStatus(c.url, second.body.id, ['failed']);
     assert.equal((await api(c.url, 'PUT', '/settings', { transcodePreset: 'Very Fast 480p30' })).status, 200);
     insertDisc(wohnzimmer.driveDir, iso());
     await waitForDisc(c.url, wohnzimmer);
-    const again = await api<JobJson>(c.url, 'POST', `/jobs/${secondFailed.id}/retry-rip`);
+    const again = await api<Job>(c.url, 'POST', `/jobs/${secondFailed.id}/retry-rip`);
     assert.equal(again.status, 201, again.text);
     assert.notEqual(again.body.id, secondFailed.id);
     assert.equal(again.body.title, secondFailed.title);
@@ -182,7 +181,7 @@ describe('pipeline: coordinator and two agents, both rip backends, real HandBrak
   it('refuses bad input with plain-text reasons and keeps what is stored', async () => {
     insertDisc(wohnzimmer.driveDir, iso());
     const device = await waitForDisc(c.url, wohnzimmer);
-    const before = (await api<JobJson[]>(c.url, 'GET', '/jobs')).body.length;
+    const before = (await api<Job[]>(c.url, 'GET', '/jobs')).body.length;
     const cases: [unknown, number, RegExp][] = [
       [{ device, target_dir: '/etc' }, 400, /target_dir refused/],
       [{ device, target_dir: `${w.media}-x/Filme` }, 400, /target_dir refused/],
@@ -205,9 +204,9 @@ describe('pipeline: coordinator and two agents, both rip backends, real HandBrak
       assert.match(r.headers.get('content-type') ?? '', /text\/plain/);
       assert.match(r.text, pattern);
     }
-    assert.equal((await api<JobJson[]>(c.url, 'GET', '/jobs')).body.length, before, 'no job was created');
+    assert.equal((await api<Job[]>(c.url, 'GET', '/jobs')).body.length, before, 'no job was created');
 
-    const some = (await api<JobJson[]>(c.url, 'GET', '/jobs')).body[0];
+    const some = (await api<Job[]>(c.url, 'GET', '/jobs')).body[0];
     for (const bad of ['..', '%2E%2E', '.hidden', '%2Fetc%2Fpasswd', '..%2F..%2Fetc%2Fpasswd', '..%2F..%2F..%2F..%2Fetc%2Fpasswd']) {
       const r = await rawGet(c.url, `/jobs/${some.id}/files/${bad}`);
       assert.ok(r.status === 400 || r.status === 404, `${bad} → ${r.status}`);
@@ -222,9 +221,9 @@ describe('pipeline: coordinator and two agents, both rip backends, real HandBrak
 
   it('cancels a pending or running job and exports the list as CSV', async () => {
     const device = await waitForDisc(c.url, wohnzimmer);
-    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device, titles: [1] });
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device, titles: [1] });
     assert.equal(created.status, 201, created.text);
-    const canceled = await api<JobJson>(c.url, 'POST', `/jobs/${created.body.id}/cancel`);
+    const canceled = await api<Job>(c.url, 'POST', `/jobs/${created.body.id}/cancel`);
     assert.equal(canceled.status, 200);
     assert.ok(['canceling', 'canceled'].includes(canceled.body.status));
     const final = await waitForStatus(c.url, created.body.id, ['canceled', 'completed']);
@@ -238,7 +237,7 @@ describe('pipeline: coordinator and two agents, both rip backends, real HandBrak
     assert.ok(text.startsWith(CSV_BOM));
     const lines = text.slice(1).trim().split(/\r?\n/);
     assert.equal(lines[0].split(';')[0], 'id');
-    const jobs = (await api<JobJson[]>(c.url, 'GET', '/jobs')).body;
+    const jobs = (await api<Job[]>(c.url, 'GET', '/jobs')).body;
     assert.equal(lines.length, jobs.length + 1);
     assert.ok(lines.some((l) => l.startsWith(`${created.body.id};`)));
     const j = await job(c.url, created.body.id);

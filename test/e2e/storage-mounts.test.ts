@@ -1,3 +1,4 @@
+import type { Mount } from '../../shared/api-types.js';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -14,18 +15,6 @@ import { api, freePort, startCoordinator, stopAll, waitFor, world, type Coordina
  * Root is needed for smbd and tmpfs mounts (this machine and CI run as root).
  */
 
-interface MountJson {
-  name: string;
-  protocol: string;
-  source: string;
-  mount_point: string;
-  mounted: boolean;
-  reachable: boolean;
-  read_only: boolean;
-  has_credentials: boolean;
-  free_bytes: number | null;
-  warning: string | null;
-}
 
 const isRoot = process.getuid?.() === 0;
 
@@ -91,7 +80,7 @@ describe('storage mounts: shares, mount, probe, repair, guard, path map', { skip
   });
 
   it('mounts a guest share: exact argv, a real layer, reachable, writable; a second POST is 409', async () => {
-    const r = await api<MountJson>(c.url, 'POST', '/storage-mounts', { protocol: 'SMB', host: `127.0.0.1:${samba.port}`, share: 'media', name: 'nas' });
+    const r = await api<Mount>(c.url, 'POST', '/storage-mounts', { protocol: 'SMB', host: `127.0.0.1:${samba.port}`, share: 'media', name: 'nas' });
     assert.equal(r.status, 201, r.text);
     const mp = path.join(w.media, 'nas');
     assert.deepEqual(
@@ -106,7 +95,7 @@ describe('storage mounts: shares, mount, probe, repair, guard, path map', { skip
     assert.equal(again.status, 409);
     assert.match(again.text, /named nas is active/);
     assert.equal(layers(mp).length, 1);
-    const list = await api<MountJson[]>(c.url, 'GET', '/storage-mounts');
+    const list = await api<Mount[]>(c.url, 'GET', '/storage-mounts');
     assert.deepEqual(list.body.map((m) => [m.name, m.mounted, m.reachable]), [['nas', true, true]]);
     const targets = await api<{ name: string; path: string; mounted: boolean; network: boolean; exists: boolean; total_bytes: number | null; mount?: string }[]>(c.url, 'GET', '/storage-targets');
     const share = targets.body.find((t) => t.name === 'mount:nas');
@@ -116,7 +105,7 @@ describe('storage mounts: shares, mount, probe, repair, guard, path map', { skip
   });
 
   it('keeps credentials for the service alone: a 0600 file, never in answers or logs', async () => {
-    const r = await api<MountJson>(c.url, 'POST', '/storage-mounts', { protocol: 'SMB', host: `127.0.0.1:${samba.port}`, share: 'rips', name: 'rips', credentials: { username: samba.user, password: 'pa,ss=word!' } });
+    const r = await api<Mount>(c.url, 'POST', '/storage-mounts', { protocol: 'SMB', host: `127.0.0.1:${samba.port}`, share: 'rips', name: 'rips', credentials: { username: samba.user, password: 'pa,ss=word!' } });
     assert.equal(r.status, 201, r.text);
     assert.equal(r.body.has_credentials, true);
     const file = path.join(w.root, 'coordinator-data', 'mount-credentials', 'rips');
@@ -142,21 +131,21 @@ describe('storage mounts: shares, mount, probe, repair, guard, path map', { skip
     setMode('hostdown');
     const down = await api(c.url, 'POST', '/storage-mounts', { protocol: 'SMB', host: '127.0.0.1', share: 'private', name: 'privat' });
     assert.match(down.text, /error 112/);
-    const list = await api<MountJson[]>(c.url, 'GET', '/storage-mounts');
+    const list = await api<Mount[]>(c.url, 'GET', '/storage-mounts');
     const privat = list.body.find((m) => m.name === 'privat');
     assert.deepEqual([privat?.mounted, privat?.reachable], [false, false]);
     assert.match(privat?.warning ?? '', /not mounted: the NAS is down/);
     const map = await api<{ entries: { name: string }[] }>(c.url, 'GET', '/worker-setup/pfad-map');
     assert.deepEqual(map.body.entries.map((e) => e.name), ['nas', 'rips'], 'a mount that failed is not attached and maps nothing');
     setMode('ok');
-    const repaired = await api<MountJson>(c.url, 'POST', '/storage-mounts/privat/repair');
+    const repaired = await api<Mount>(c.url, 'POST', '/storage-mounts/privat/repair');
     assert.equal(repaired.status, 200, repaired.text);
     assert.deepEqual([repaired.body.mounted, repaired.body.reachable], [true, true]);
   });
 
   it('warns about a read-only share in the answer and the log', async () => {
     setMode('ro');
-    const r = await api<MountJson>(c.url, 'POST', '/storage-mounts', { protocol: 'NFS', host: '127.0.0.1', export: '/export/archiv', name: 'archiv' });
+    const r = await api<Mount>(c.url, 'POST', '/storage-mounts', { protocol: 'NFS', host: '127.0.0.1', export: '/export/archiv', name: 'archiv' });
     setMode('ok');
     assert.equal(r.status, 201, r.text);
     assert.equal(mountLog().at(-1), `-t nfs 127.0.0.1:/export/archiv ${path.join(w.media, 'archiv')} -o soft,timeo=100,retrans=2`);
@@ -169,7 +158,7 @@ describe('storage mounts: shares, mount, probe, repair, guard, path map', { skip
     const mp = path.join(w.media, 'nas');
     fake.statHangs(true);
     const t0 = Date.now();
-    const list = await api<MountJson[]>(c.url, 'GET', '/storage-mounts');
+    const list = await api<Mount[]>(c.url, 'GET', '/storage-mounts');
     const waited = Date.now() - t0;
     const nas = list.body.find((m) => m.name === 'nas');
     assert.deepEqual([nas?.mounted, nas?.reachable], [true, false]);
@@ -187,7 +176,7 @@ describe('storage mounts: shares, mount, probe, repair, guard, path map', { skip
     // Stale layers stacked on the mount point are detached before a fresh mount: exactly one remains.
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'stale-a', mp]);
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'stale-b', mp]);
-    const repaired = await api<MountJson>(c.url, 'POST', '/storage-mounts/nas/repair');
+    const repaired = await api<Mount>(c.url, 'POST', '/storage-mounts/nas/repair');
     assert.equal(repaired.status, 200, repaired.text);
     assert.equal(layers(mp).length, 1);
     assert.match(layers(mp)[0], /\/\/127\.0\.0\.1\/media/);
@@ -232,7 +221,7 @@ describe('storage mounts: shares, mount, probe, repair, guard, path map', { skip
     c = await startCoordinator(w, coordinatorEnv(), { port: c.port, mqttPort: c.mqttPort });
     // The archive share now comes back writable: its write test clears the read-only finding.
     await waitFor('all four mounted again, archiv writable', async () => {
-      const l = await api<MountJson[]>(c.url, 'GET', '/storage-mounts');
+      const l = await api<Mount[]>(c.url, 'GET', '/storage-mounts');
       return l.body.length === 4 && l.body.every((m) => m.mounted && m.reachable && !m.read_only && m.warning === null);
     }, 30_000);
   });

@@ -1,3 +1,4 @@
+import type { Worker } from '../../shared/api-types.js';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -67,7 +68,7 @@ describe('system: info, updates, supplies, first-run setup, routes that must not
     const kinds = (name: string) => (info.body.workers.find((x) => x.name === name) as unknown as { disc_kinds: unknown }).disc_kinds;
     assert.deepEqual(kinds('keller'), { audio_cd: ok, dvd: ok, dvd_protected: hostHasCss ? ok : { can: false, missing: 'libdvdcss' }, bluray: { can: false, missing: 'makemkvcon' }, uhd: { can: false, missing: 'makemkvcon' } });
     assert.deepEqual(kinds('dachboden'), { audio_cd: ok, dvd: ok, dvd_protected: ok, bluray: ok, uhd: { can: false, missing: 'keystore' } });
-    const caps = await api<{ name: string; disc_kinds: unknown }[]>(c.url, 'GET', '/capabilities');
+    const caps = await api<Worker[]>(c.url, 'GET', '/capabilities');
     assert.deepEqual(caps.body.find((x) => x.name === 'dachboden')?.disc_kinds, kinds('dachboden'), 'GET /capabilities carries the same');
     const media = info.body.disks.find((d) => d.name === 'media')!;
     assert.equal(media.path, w.media);

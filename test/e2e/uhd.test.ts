@@ -1,13 +1,13 @@
+import type { Device } from '../../shared/api-types.js';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
   api, insertSparseBluray, restartAgent, smallMkv, startAgent, startCoordinator, stopAll, waitFor, waitForStatus, world,
-  type AgentHandle, type CoordinatorHandle, type JobJson, type World,
+  type AgentHandle, type CoordinatorHandle, type Job, type World,
 } from './harness.js';
 
-interface Device { name: string; disc: { type: string; title: string } | null }
 
 describe('4K UHD discs: failure reasons and the free-space check', () => {
   let w: World;
@@ -15,13 +15,13 @@ describe('4K UHD discs: failure reasons and the free-space check', () => {
   let kino: AgentHandle;
   const device = 'kino-drive-kino';
 
-  async function ripFails(mode: string, size: number): Promise<JobJson> {
+  async function ripFails(mode: string, size: number): Promise<Job> {
     await kino.proc.kill('SIGTERM');
     kino = await restartAgent({ ...kino, env: { ...kino.env, FAKE_MAKEMKV_MODE: mode } });
     for (const f of fs.readdirSync(kino.driveDir)) fs.rmSync(path.join(kino.driveDir, f), { recursive: true, force: true });
     insertSparseBluray(kino.driveDir, 'UHD_FILM', size);
     await waitFor('the UHD disc', async () => (await api<Device[]>(c.url, 'GET', '/devices')).body.find((d) => d.name === device && d.disc?.type === 'uhd'), 30_000);
-    const created = await api<JobJson>(c.url, 'POST', '/jobs', { device });
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device });
     assert.equal(created.status, 201, created.text);
     return waitForStatus(c.url, created.body.id, ['failed']);
   }

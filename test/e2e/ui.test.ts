@@ -4,6 +4,7 @@
  * (an English one). Screenshots of the main pages at phone and desktop widths in both languages go to
  * test-output/screenshots/; every screenshot also checks that no text is missing from a catalog.
  */
+import type { Device } from '../../shared/api-types.js';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -198,7 +199,7 @@ describe('web UI in Chromium', () => {
     await shoot('metadata');
     await wave.getByTestId('meta-pick').click();
     await page.getByText(/Übernommen: „Heat Wave“/).waitFor();
-    const devices = await api<{ name: string; disc: { title: string; year: number } | null }[]>(c.url, 'GET', '/devices');
+    const devices = await api<Device[]>(c.url, 'GET', '/devices');
     assert.deepEqual(
       [devices.body.find((d) => d.name === device)?.disc?.title, devices.body.find((d) => d.name === device)?.disc?.year],
       ['Heat Wave', 2009],

@@ -1,3 +1,4 @@
+import type { Device, Worker } from '../../shared/api-types.js';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,7 +21,6 @@ function tryConnect(url: string, password?: string): Promise<{ ok: boolean; code
   });
 }
 
-interface WorkerJson { name: string; online: boolean; last_ping: string | null; encoders: string[] }
 
 describe('capabilities: the background ping, and one ping now when the stored one is too old', () => {
   let w: World;
@@ -35,10 +35,10 @@ describe('capabilities: the background ping, and one ping now when the stored on
   after(() => stopAll());
 
   it('pings the workers before answering when no ping of the last 30 s is stored', async () => {
-    await waitFor('the worker online', async () => (await api<{ node: string; state: string }[]>(c.url, 'GET', '/devices')).status === 200 && (await api<{ workers_online: number }>(c.url, 'GET', '/health')).body.workers_online === 1);
+    await waitFor('the worker online', async () => (await api<Device[]>(c.url, 'GET', '/devices')).status === 200 && (await api<{ workers_online: number }>(c.url, 'GET', '/health')).body.workers_online === 1);
     const before = await api<{ ping: { alter_sekunden: number | null } }>(c.url, 'GET', '/health/vorraete');
     assert.equal(before.body.ping.alter_sekunden, null, 'no ping answered yet');
-    const r = await api<WorkerJson[]>(c.url, 'GET', '/capabilities');
+    const r = await api<Worker[]>(c.url, 'GET', '/capabilities');
     const worker = r.body.find((x) => x.name === 'dachboden')!;
     assert.equal(worker.online, true);
     assert.notEqual(worker.last_ping, null, 'the synchronous ping was answered before the reply');

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { JobsStore, outputTarget, parseMeta, toView, type JobRow, type JobView } from '../../coordinator/jobs-store.js';
+import { JobsStore, outputTarget, parseMeta, toView, type JobRow } from '../../coordinator/jobs-store.js';
+import type { Job } from '../../shared/api-types.js';
 import { coordinatorMigrations } from '../../coordinator/migrations.js';
 import { openDatabase, type Db } from '../../shared/sqlite.js';
 
@@ -45,8 +46,8 @@ function row(overrides: Partial<JobRow> = {}): JobRow {
   };
 }
 
-function list(jobs: JobsStore): JobView[] {
-  return JSON.parse(jobs.listBody().toString('utf8')) as JobView[];
+function list(jobs: JobsStore): Job[] {
+  return JSON.parse(jobs.listBody().toString('utf8')) as Job[];
 }
 
 const newJob = (id: string, title = 'T') => ({ id, title, target_dir: '/media/Filme', device: 'kitchen-sr0', node: 'kitchen@host', meta: { year: 2001 } });

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { API, del, get, post, type Job, type Stream } from '../api.js';
+import { API, del, get, post, type AudioStream, type FileStreams, type Job, type JobDetail } from '../api.js';
 import { Action, Dialog, Empty, Progress, Section } from '../components.js';
 import { bytes, statusText, when } from '../format.js';
 import { etaText, languageName, percent, t } from '../i18n/index.js';
@@ -30,19 +30,13 @@ function Files({ job }: { job: Job }) {
   );
 }
 
-interface FileStreams {
-  file: string;
-  audio: Stream[];
-  subtitles: Stream[];
-}
-
-const streamText = (s: Stream): string => [languageName(s.language), s.codec.toUpperCase(), s.channels ? `${s.channels === 6 ? '5.1' : s.channels === 8 ? '7.1' : s.channels === 2 ? '2.0' : s.channels}` : ''].filter(Boolean).join(' ');
+const streamText = (s: AudioStream): string => [languageName(s.language), s.codec.toUpperCase(), s.channels ? `${s.channels === 6 ? '5.1' : s.channels === 8 ? '7.1' : s.channels === 2 ? '2.0' : s.channels}` : ''].filter(Boolean).join(' ');
 
 /** The audio and subtitle streams of each finished file (GET /jobs/{id}/detail). */
 function Streams({ job }: { job: Job }) {
   const [streams, setStreams] = useState<FileStreams[] | null>(null);
   useEffect(() => {
-    get<{ streams: FileStreams[] }>(`/jobs/${job.id}/detail`).then(
+    get<Pick<JobDetail, 'streams'>>(`/jobs/${job.id}/detail`).then(
       (d) => setStreams(d.streams),
       () => setStreams([]),
     );

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { get, post, posterSrc, type Device, type Job, type Match } from '../api.js';
+import { get, post, posterSrc, type Device, type Job, type ScoredMatch, type SearchAnswer } from '../api.js';
 import { Empty, Section } from '../components.js';
 import { t, tCount } from '../i18n/index.js';
 import { FAST_MS, SLOW_MS, usePoll } from '../poll.js';
@@ -21,7 +21,7 @@ export function MetadataPage() {
   const devices = usePoll<Device[]>('/devices', FAST_MS);
   const status = usePoll<{ ok: boolean; sources: SourceStatus[] }>('/metadata/status', SLOW_MS * 5);
   const [query, setQuery] = useState('');
-  const [results, setResults] = useState<Match[] | null>(null);
+  const [results, setResults] = useState<ScoredMatch[] | null>(null);
   const [errors, setErrors] = useState<{ source: string; message: string }[]>([]);
   const [searchError, setSearchError] = useState<string | null>(null);
   const [target, setTarget] = useState('');
@@ -47,7 +47,7 @@ export function MetadataPage() {
     setSearchError(null);
     setMessage(null);
     try {
-      const r = await get<{ results: Match[]; errors: { source: string; message: string }[] }>(`/metadata/search?q=${encodeURIComponent(query)}`);
+      const r = await get<SearchAnswer>(`/metadata/search?q=${encodeURIComponent(query)}`);
       setResults(r.results);
       setErrors(r.errors);
     } catch (err) {
@@ -55,7 +55,7 @@ export function MetadataPage() {
     }
   };
 
-  const pick = async (m: Match) => {
+  const pick = async (m: ScoredMatch) => {
     setMessage(null);
     try {
       const forJob = chosenTarget.startsWith('job:') ? chosenTarget.slice(4) : null;

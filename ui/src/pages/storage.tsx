@@ -1,39 +1,16 @@
 import { useState } from 'preact/hooks';
-import { del, get, post } from '../api.js';
+import { del, get, post, type Mount, type StorageTarget } from '../api.js';
 import { Action, Empty, Section } from '../components.js';
 import { bytes } from '../format.js';
 import { t, tKnown } from '../i18n/index.js';
 import { SLOW_MS, usePoll } from '../poll.js';
-
-interface Target {
-  name: string;
-  path: string;
-  total_bytes: number | null;
-  free_bytes: number | null;
-  warning: string | null;
-  mounted?: boolean;
-  network?: boolean;
-}
-
-interface Mount {
-  name: string;
-  protocol: 'SMB' | 'NFS';
-  source: string;
-  mount_point: string;
-  mounted: boolean;
-  reachable: boolean;
-  read_only: boolean;
-  has_credentials: boolean;
-  free_bytes: number | null;
-  warning: string | null;
-}
 
 function targetName(name: string): string {
   return name.startsWith('mount:') ? t('storage.networkDrive', { name: name.slice(6) }) : (tKnown(`storage.target.${name}`) ?? name);
 }
 
 export function StoragePage() {
-  const info = usePoll<Target[]>('/storage-targets', SLOW_MS);
+  const info = usePoll<StorageTarget[]>('/storage-targets', SLOW_MS);
   const mounts = usePoll<Mount[]>('/storage-mounts', SLOW_MS);
   const refresh = () => {
     mounts.refresh();

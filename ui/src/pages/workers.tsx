@@ -1,4 +1,4 @@
-import { API, del, type Worker } from '../api.js';
+import { API, del, type PathMapAdvice, type Worker } from '../api.js';
 import { Action, Empty, Section } from '../components.js';
 import { when } from '../format.js';
 import { t, tParts } from '../i18n/index.js';
@@ -8,17 +8,10 @@ interface PresetAnswer {
   workers?: { name: string; node: string; categories?: { name: string; presets: string[] }[]; recommendation?: { preset: string | null; reason: string } }[];
 }
 
-interface PathMap {
-  variable: string;
-  value: string;
-  entries: { name: string; protocol: string; mount_point: string; source: string; value: string }[];
-  hint: string;
-}
-
 export function WorkersPage() {
   const workers = usePoll<Worker[]>('/capabilities', SLOW_MS);
   const presets = usePoll<PresetAnswer>('/presets', SLOW_MS * 5);
-  const pathMap = usePoll<PathMap>('/worker-setup/pfad-map', SLOW_MS);
+  const pathMap = usePoll<PathMapAdvice>('/worker-setup/pfad-map', SLOW_MS);
   return (
     <>
       <Section title={t('workers.title')} stale={workers.stale} error={workers.error}>

@@ -1,0 +1,271 @@
+/**
+ * The records of the HTTP API, as the routes build them, the web UI reads them (`import type`) and the
+ * tests check them. Types only: nothing here runs, so the UI's bundle gains nothing from it.
+ * docs/api.md lists every field with its meaning; German names are the spec's own.
+ */
+import type { AlbumInfo, AudioStream, DiscInfo, FileStreams, Phase, SubtitleStream, Track } from './protocol.js';
+
+export type { AlbumInfo, AudioStream, FileStreams, SubtitleStream, Track };
+
+// ------------------------------------------------------------------ jobs
+
+/** A job's status as the API names it (the store's `running` is shown as `processing`). */
+export type JobStatusName = 'pending' | 'processing' | 'transcoding' | 'canceling' | 'failed' | 'completed' | 'canceled';
+
+/** What a job remembers besides its columns: the request, the disc and what the pipeline found. */
+export interface JobMeta {
+  poster_path?: string;
+  titles?: number[];
+  transcode_node?: string;
+  work_dir?: string;
+  rip_fertig?: boolean;
+  fingerprint?: string;
+  year?: number | null;
+  series?: string | null;
+  season?: number | null;
+  main_feature_only?: boolean;
+  disc_type?: string;
+  disc_label?: string;
+  /** The language choice of the job (ISO 639-2/T), kept by retries. */
+  audio_languages?: string[];
+  subtitle_languages?: string[];
+  /** The title's original language from the metadata lookup. */
+  original_language?: string;
+  /** The streams of each finished file (from the transcode's scan of its output). */
+  streams?: FileStreams[];
+  [key: string]: unknown;
+}
+
+/** GET /jobs, GET /jobs/{id}: one job. */
+export interface Job {
+  id: string;
+  title: string;
+  status: JobStatusName;
+  progress: number;
+  output_path: string | null;
+  target_dir: string | null;
+  meta: JobMeta | null;
+  /** The raw rip is still there, so the job can be transcoded again. */
+  can_retry: boolean;
+  eta_sekunden: number | null;
+  eta_text: string | null;
+  device: string | null;
+  node: string | null;
+  transcode_node: string | null;
+  phase: Phase | null;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
+/** A line of a job's log. */
+export interface JobLogLine {
+  ts: string;
+  level: string;
+  message: string;
+}
+
+/** GET /jobs/{id}/detail: the job with its disc, raw rip, languages, streams and log. */
+export interface JobDetail extends Job {
+  /** The disc in the job's drive when it is still the job's disc. */
+  disc: DiscInfo | null;
+  raw: { state: 'present' | 'absent' | 'unclear'; path: string | null; size_bytes: number | null; checked_at: string | null };
+  audio_languages: string[] | null;
+  subtitle_languages: string[] | null;
+  streams: FileStreams[];
+  logs: JobLogLine[];
+}
+
+// ------------------------------------------------------------------ drives and discs
+
+/** Audio CDs: another MusicBrainz release with the same disc id. */
+export interface AlbumSuggestion {
+  release_id: string;
+  artist: string;
+  album: string;
+  year: number | null;
+  country: string | null;
+  disc_number: number;
+  exact: boolean;
+}
+
+/** What the pre-scan calls a disc. */
+export type DiscKindGuess = 'movie' | 'series' | 'music' | 'unknown';
+
+/** The disc object of GET /devices. */
+export interface Disc {
+  title: string;
+  label: string;
+  year: number | null;
+  type: DiscInfo['type'];
+  size_bytes: number;
+  fingerprint: string;
+  confidence: number | null;
+  poster: string | null;
+  /** The poster as Ripwerk serves it (/api/posters/<key>), fetched once from the movie database. */
+  poster_url: string | null;
+  already_ripped: boolean;
+  audio_tracks: number | null;
+  /** What the pre-scan found: movie, series, music or unknown; a series' season from the label. */
+  kind: DiscKindGuess | null;
+  season: number | null;
+  /** The TMDB id of the match, for the season runtimes of a series. */
+  tmdb_id: number | null;
+  /** Audio CDs: artist, album, year, tracks and MusicBrainz ids, and where they came from (album.source). */
+  album: AlbumInfo | null;
+  /** Audio CDs: the other MusicBrainz releases with this disc id. */
+  suggestions: AlbumSuggestion[];
+}
+
+/** GET /devices: one drive of a worker. */
+export interface Device {
+  name: string;
+  node: string;
+  worker: string | null;
+  worker_online: boolean;
+  drive: string;
+  kind: 'device' | 'image';
+  path: string;
+  vendor: string | null;
+  model: string | null;
+  status: 'no_disc' | 'tray_open' | 'disc_present' | 'unknown';
+  /** The pending or processing job ripping from this drive. */
+  busy_job: string | null;
+  disc: Disc | null;
+}
+
+/** GET /devices/{name}/tracks: the last title scan of a drive. */
+export interface DeviceTracks {
+  device: string;
+  scanned_at: string | null;
+  scanning: boolean;
+  error: string | null;
+  tracks: Track[];
+}
+
+// ------------------------------------------------------------------ workers
+
+/** The disc kinds a worker can rip, each with what is missing. */
+export type DiscKind = 'audio_cd' | 'dvd' | 'dvd_protected' | 'bluray' | 'uhd';
+
+/** What is missing, as a code the UI translates: a tool, the libdvdcss library, a key store, or "native" (a native worker never rips). */
+export type MissingPart = 'abcde' | 'cdparanoia' | 'lsdvd' | 'dvdbackup' | 'ffmpeg' | 'libdvdcss' | 'makemkvcon' | 'keystore' | 'native';
+
+export interface DiscKindAbility {
+  can: boolean;
+  /** The first thing missing; null when `can` is true. */
+  missing: MissingPart | null;
+}
+
+export type DiscKinds = Record<DiscKind, DiscKindAbility>;
+
+/** GET /capabilities: one worker. */
+export interface Worker {
+  name: string;
+  node: string;
+  host: string | null;
+  ip: string | null;
+  online: boolean;
+  /** Transcode slots of the worker. */
+  slots: number | null;
+  encoders: string[];
+  tools: Record<string, string | null>;
+  key_source: string | null;
+  schluessel: number;
+  rip_backend: 'makemkv' | 'open-dvd' | 'none' | null;
+  transcode_only: boolean | null;
+  /** A native worker (desktop without containers): transcode queue only. */
+  native: boolean;
+  disc_kinds: DiscKinds;
+  last_seen: string | null;
+  last_ping: string | null;
+}
+
+// ------------------------------------------------------------------ storage
+
+/** Total and free bytes of the file system holding a folder. */
+export interface DiskSpace {
+  name: string;
+  path: string;
+  total_bytes: number | null;
+  free_bytes: number | null;
+  /** Set below 60 GB free, or when the folder cannot be read. */
+  warning: string | null;
+}
+
+/** GET /storage-targets: one folder a job can write to. */
+export interface StorageTarget extends DiskSpace {
+  exists: boolean;
+  /** The folder sits on a file system mounted into the media root (or is that mount point). */
+  mounted: boolean;
+  /** That file system is a network share. */
+  network: boolean;
+  /** The storage mount (GET /storage-mounts) holding it. */
+  mount?: string;
+}
+
+/** GET /storage-mounts: one network share. Credentials never appear, only whether there are some. */
+export interface Mount {
+  name: string;
+  protocol: 'SMB' | 'NFS';
+  host: string;
+  port: number | null;
+  share: string;
+  source: string;
+  mount_point: string;
+  mounted: boolean;
+  reachable: boolean;
+  read_only: boolean;
+  has_credentials: boolean;
+  free_bytes: number | null;
+  total_bytes: number | null;
+  /** The read-only warning, or why the mount is not reachable. */
+  warning: string | null;
+  last_error: string | null;
+}
+
+/** GET /worker-setup/pfad-map: what an external worker puts into RIPWERK_PATH_MAP. */
+export interface PathMapAdvice {
+  variable: 'RIPWERK_PATH_MAP';
+  /** The whole value, ready to paste; "" when nothing needs mapping. */
+  value: string;
+  entries: { name: string; protocol: 'SMB' | 'NFS'; mount_point: string; source: string; value: string }[];
+  /** Plain words: what to do with the value, or why there is none and the remedy. */
+  hint: string;
+}
+
+// ------------------------------------------------------------------ metadata
+
+/** GET /metadata/search: one answer of a metadata database. */
+export interface Match {
+  source: 'tmdb' | 'jikan' | 'omdb';
+  /** The source's own id: TMDB's number, MyAnimeList's mal_id, the IMDb id for OMDb. */
+  id: string;
+  kind: 'movie' | 'series';
+  title: string;
+  original_title: string | null;
+  /** ISO 639-2/T of the title's original language (TMDB's original_language), null when the source does not say. */
+  original_language?: string | null;
+  year: number | null;
+  /** TMDB: relative to its image base (/abc.jpg); OMDb and Jikan: an absolute URL. */
+  poster_path: string | null;
+  /** Always absolute, for showing it. */
+  poster_url: string | null;
+  overview: string | null;
+  tmdb_id: number | null;
+  imdb_id: string | null;
+  /** 0..1 against the title searched for; set by the chain and the search route. */
+  similarity?: number;
+}
+
+/** GET /metadata/search: the answers, each scored against the title searched for, best first. */
+export type ScoredMatch = Match & { similarity: number };
+
+/** GET /metadata/search. */
+export interface SearchAnswer {
+  query: string;
+  results: ScoredMatch[];
+  /** Sources that could not answer, with the reason. */
+  errors: { source: Match['source']; message: string }[];
+}

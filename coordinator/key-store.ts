@@ -85,29 +85,12 @@ export async function readKeystoreArchive(body: Buffer): Promise<HashedKeyFile[]
   return [...out.values()].sort((a, b) => a.name.localeCompare(b.name));
 }
 
-export interface KeystoreStatus {
-  installed: boolean;
-  /** Number of hashed-key files: the disc keys the coordinator hands to every worker. */
-  schluessel: number;
-  files: string[];
-  sha256: string | null;
-  installed_at: string | null;
-}
 
-export interface KeydbStatus {
-  present: boolean;
-  file: 'KEYDB.cfg';
-  size_bytes: number | null;
-  modified_at: string | null;
-  /** Non-empty lines that are not comments. */
-  entries: number | null;
-}
 
-export interface DumpFile {
-  name: string;
-  size_bytes: number;
-  modified_at: string;
-}
+
+import type { DumpFile, KeydbStatus, KeystoreStatus } from '../shared/api-types.js';
+
+export type { DumpFile, KeydbStatus, KeystoreStatus };
 
 interface KeystoreMeta {
   sha256: string;

@@ -56,16 +56,9 @@ export function parseNodeIndex(body: string, installed: string | null): string |
   return versions.sort(compareVersions).at(-1) ?? null;
 }
 
-export interface UpdateEntry {
-  tool: string;
-  installed: string | null;
-  latest: string | null;
-  update_available: boolean | null;
-  source: string;
-  checked_at: string | null;
-  /** Set when the last attempt failed: the answer shown is the one from checked_at (stale), or none. */
-  error: string | null;
-}
+import type { UpdateEntry } from '../shared/api-types.js';
+
+export type { UpdateEntry };
 
 interface Cached {
   latest: string | null;

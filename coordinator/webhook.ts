@@ -1,3 +1,4 @@
+import type { NotificationOutcome } from '../shared/api-types.js';
 import type { Logger } from '../shared/log.js';
 import type { JobRow } from './jobs-store.js';
 import type { SettingsStore } from './settings-store.js';
@@ -127,7 +128,7 @@ export class Notifier {
   }
 
   /** The outcome of the last message sent (job end or test), for GET /system/info: delivered or not, no target status. */
-  last: { at: string; ok: boolean; message: string } | null = null;
+  last: NotificationOutcome | null = null;
 
   /** Called on every job end. */
   jobEnded(job: JobRow): void {

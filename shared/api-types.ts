@@ -235,6 +235,98 @@ export interface PathMapAdvice {
   hint: string;
 }
 
+
+// ------------------------------------------------------------------ system
+
+/** GET /system/keystore. */
+export interface KeystoreStatus {
+  installed: boolean;
+  /** Number of hashed-key files: the disc keys the coordinator hands to every worker. */
+  schluessel: number;
+  files: string[];
+  sha256: string | null;
+  installed_at: string | null;
+}
+
+/** GET /system/keydb. */
+export interface KeydbStatus {
+  present: boolean;
+  file: 'KEYDB.cfg';
+  size_bytes: number | null;
+  modified_at: string | null;
+  /** Non-empty lines that are not comments. */
+  entries: number | null;
+}
+
+/** GET /system/aacs-dumps: one dump file. */
+export interface DumpFile {
+  name: string;
+  size_bytes: number;
+  modified_at: string;
+}
+
+/** GET /system/updates: one tool (the answer is `{ tools: UpdateEntry[] }`). */
+export interface UpdateEntry {
+  tool: string;
+  installed: string | null;
+  latest: string | null;
+  update_available: boolean | null;
+  source: string;
+  checked_at: string | null;
+  /** Set when the last attempt failed: the answer shown is the one from checked_at (stale), or none. */
+  error: string | null;
+}
+
+/** The last notification the webhook sent. */
+export interface NotificationOutcome {
+  at: string;
+  ok: boolean;
+  message: string;
+}
+
+/** GET /system/info. */
+export interface SystemInfo {
+  /** The coordinator's Node.js version. */
+  node: string;
+  workers: { name: string; node: string; online: boolean; tools: Record<string, string | null>; disc_kinds: DiscKinds }[];
+  disks: DiskSpace[];
+  keys: { keystore: KeystoreStatus; keydb: KeydbStatus; ripper_app_key: 'set' | 'not set' };
+  webhook: { configured: boolean; kind: string | null; last: NotificationOutcome | null };
+  media_server: { type: string | null; configured: boolean };
+}
+
+/** The mount guard's last round (GET /health/vorraete `mount_guard`). */
+export interface GuardState {
+  active: boolean;
+  mounts: number;
+  alter_sekunden: number | null;
+  /** True when the last round found a mount that was not reachable. */
+  mit_treffer: boolean;
+  unreachable: string[];
+  repaired: string[];
+  /** Why an unreachable mount was left alone in the last round. */
+  held_back: string | null;
+}
+
+/** GET /logs: one entry, newest first. */
+export interface LogEntry {
+  ts: string;
+  level: 'info' | 'warn' | 'error';
+  source: string;
+  job_id: string | null;
+  message: string;
+}
+
+/** GET /browse: a folder under the media root. */
+export interface BrowseListing {
+  path: string;
+  root: string;
+  parent: string | null;
+  entries: { name: string; type: 'dir' | 'file'; size: number | null }[];
+  /** More entries than the answer holds. */
+  truncated: boolean;
+}
+
 // ------------------------------------------------------------------ metadata
 
 /** GET /metadata/search: one answer of a metadata database. */
@@ -261,6 +353,17 @@ export interface Match {
 
 /** GET /metadata/search: the answers, each scored against the title searched for, best first. */
 export type ScoredMatch = Match & { similarity: number };
+
+/** GET /metadata/status: one metadata source. */
+export interface SourceStatus {
+  source: Match['source'];
+  configured: boolean;
+  ok: boolean;
+  /** TMDB only: which kind of key is in use. */
+  auth?: 'v3' | 'v4' | null;
+  message: string;
+  latency_ms: number | null;
+}
 
 /** GET /metadata/search. */
 export interface SearchAnswer {

@@ -1,4 +1,4 @@
-import type { SearchAnswer } from '../../shared/api-types.js';
+import type { SearchAnswer, SourceStatus } from '../../shared/api-types.js';
 import type { CoordinatorConfig } from '../../shared/config.js';
 import type { Logger } from '../../shared/log.js';
 import { titleSimilarity } from '../../shared/title-similarity.js';
@@ -9,15 +9,7 @@ import { SourceError, sourceName, type MetadataMatch } from './match.js';
 import { OmdbClient } from './omdb.js';
 import { TmdbClient } from './tmdb.js';
 
-export interface SourceStatus {
-  source: MetadataMatch['source'];
-  configured: boolean;
-  ok: boolean;
-  /** TMDB only: which kind of key is in use. */
-  auth?: 'v3' | 'v4' | null;
-  message: string;
-  latency_ms: number | null;
-}
+export type { SourceStatus };
 
 export type { SearchAnswer };
 

@@ -1,19 +1,10 @@
+import type { GuardState } from '../../shared/api-types.js';
 import { schedule } from 'node-cron';
 import type { Logger } from '../../shared/log.js';
 import type { MountService } from './mount-service.js';
 
 /** What GET /health/vorraete shows of the guard. */
-export interface GuardState {
-  active: boolean;
-  mounts: number;
-  alter_sekunden: number | null;
-  /** True when the last round found a mount that was not reachable. */
-  mit_treffer: boolean;
-  unreachable: string[];
-  repaired: string[];
-  /** Why an unreachable mount was left alone in the last round. */
-  held_back: string | null;
-}
+export type { GuardState };
 
 /** What the guard uses of the mount service (a narrow seam for its unit test). */
 export type GuardedMounts = Pick<MountService, 'store' | 'check' | 'repair'>;

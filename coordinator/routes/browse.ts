@@ -1,3 +1,4 @@
+import type { BrowseListing } from '../../shared/api-types.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Router } from 'express';
@@ -31,7 +32,7 @@ export function browseRouter(ctx: AppContext): Router {
     if (!st) throw new HttpError(404, `${dir} does not exist`);
     if (!st.isDirectory()) throw new HttpError(400, `${dir} is not a folder`);
     const dirents = await fs.readdir(found.path, { withFileTypes: true });
-    const entries: { name: string; type: 'dir' | 'file'; size: number | null }[] = [];
+    const entries: BrowseListing['entries'] = [];
     for (const d of dirents) {
       if (d.name.startsWith('.')) continue;
       // A symbolic link is listed only when it stays under the media root.
@@ -43,13 +44,14 @@ export function browseRouter(ctx: AppContext): Router {
       else if (target.isFile()) entries.push({ name: d.name, type: 'file', size: target.size });
     }
     entries.sort((a, b) => (a.type === b.type ? a.name.localeCompare(b.name, 'de') : a.type === 'dir' ? -1 : 1));
-    res.json({
+    const listing: BrowseListing = {
       path: dir,
       root: path.resolve(root),
       parent: dir === path.resolve(root) ? null : path.dirname(dir),
       entries: entries.slice(0, MAX_ENTRIES),
       truncated: entries.length > MAX_ENTRIES,
-    });
+    };
+    res.json(listing);
   });
 
   router.post('/browse/mkdir', async (req, res) => {

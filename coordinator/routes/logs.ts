@@ -1,3 +1,4 @@
+import type { LogEntry } from '../../shared/api-types.js';
 import { Router } from 'express';
 import type { AppContext } from '../context.js';
 import { HttpError } from '../http.js';
@@ -20,7 +21,7 @@ export function logsRouter(ctx: AppContext): Router {
       params.push(req.query.level);
     }
     const sql = `SELECT ts, level, source, job_id, message FROM logs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ${limit}`;
-    res.json(ctx.db.prepare(sql).all(...params));
+    res.json(ctx.db.prepare<string[], LogEntry>(sql).all(...params));
   });
   return router;
 }

@@ -1,3 +1,4 @@
+import type { SystemInfo } from '../../shared/api-types.js';
 import { Router } from 'express';
 import type { AppContext } from '../context.js';
 import { workerDiscKinds } from '../disc-kinds.js';
@@ -37,7 +38,7 @@ export function systemRouter(ctx: AppContext): Router {
   router.get('/system/info', async (_req, res) => {
     const s = ctx.settings.all();
     const disks = await Promise.all([disk('media', config.mediaRoot), disk('raw', config.rawDir), disk('data', config.dataDir), ...(s.workDir ? [disk('workDir', s.workDir)] : [])]);
-    res.json({
+    const info: SystemInfo = {
       node: process.versions.node,
       workers: ctx.fleet.list().map((a) => ({
         name: a.name,
@@ -54,7 +55,8 @@ export function systemRouter(ctx: AppContext): Router {
       },
       webhook: { configured: Boolean(s.webhookUrl), kind: s.webhookUrl ? webhookKind(s.webhookUrl, s.webhookKind) : null, last: ctx.notifier.last },
       media_server: { type: s.mediaServerType || null, configured: Boolean(s.mediaServerType && s.mediaServerUrl) },
-    });
+    };
+    res.json(info);
   });
 
   router.get('/system/updates', async (_req, res) => {

@@ -1,25 +1,18 @@
 import { useEffect, useState } from 'preact/hooks';
-import { get, post } from '../api.js';
+import { get, post, type BrowseListing } from '../api.js';
 import { t } from '../i18n/index.js';
-
-interface Listing {
-  path: string;
-  root: string;
-  parent: string | null;
-  entries: { name: string; type: 'dir' | 'file'; size: number | null }[];
-}
 
 /** The target folder: typed, or picked in a browser of the media root with "new folder". */
 export function FolderPicker({ value, onChange, root }: { value: string; onChange(v: string): void; root: string | null }) {
   const [open, setOpen] = useState(false);
-  const [listing, setListing] = useState<Listing | null>(null);
+  const [listing, setListing] = useState<BrowseListing | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [newName, setNewName] = useState('');
 
   const load = async (p: string | null) => {
     setError(null);
     try {
-      setListing(await get<Listing>(`/browse${p ? `?path=${encodeURIComponent(p)}` : ''}`));
+      setListing(await get<BrowseListing>(`/browse${p ? `?path=${encodeURIComponent(p)}` : ''}`));
     } catch (err) {
       setError((err as Error).message);
     }

@@ -1,17 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import { get, post, posterSrc, type Device, type Job, type ScoredMatch, type SearchAnswer } from '../api.js';
+import { get, post, posterSrc, type Device, type Job, type ScoredMatch, type SearchAnswer, type SourceStatus } from '../api.js';
 import { Empty, Section } from '../components.js';
 import { t, tCount } from '../i18n/index.js';
 import { FAST_MS, SLOW_MS, usePoll } from '../poll.js';
-
-interface SourceStatus {
-  source: string;
-  configured: boolean;
-  ok: boolean;
-  auth?: string | null;
-  message: string;
-  latency_ms: number | null;
-}
 
 function sourceText(source: string): string {
   return source === 'tmdb' ? 'TMDB' : source === 'omdb' ? 'OMDb' : source === 'jikan' ? t('meta.jikan') : source;

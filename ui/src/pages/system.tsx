@@ -1,32 +1,11 @@
 import { useState } from 'preact/hooks';
-import { API, post, request } from '../api.js';
+import { API, post, request, type LogEntry, type SystemInfo, type UpdateEntry } from '../api.js';
 import { Action, MissingFix, Section } from '../components.js';
 import { kindRows, type DiscKinds } from '../disc-support.js';
 import { bytes, when } from '../format.js';
 import { t } from '../i18n/index.js';
 import { SLOW_MS, usePoll } from '../poll.js';
 import { SettingsForm } from './settings-form.js';
-
-interface Info {
-  node: string;
-  workers: { name: string; online: boolean; tools: Record<string, string | null>; disc_kinds?: DiscKinds | null }[];
-  keys: { keystore: { installed: boolean; schluessel: number; installed_at: string | null }; keydb: { present: boolean; entries: number | null }; ripper_app_key: string };
-  webhook: { configured: boolean; kind: string | null; last: { at: string; ok: boolean; message: string } | null };
-}
-interface Update {
-  tool: string;
-  installed: string | null;
-  latest: string | null;
-  update_available: boolean | null;
-  error: string | null;
-}
-interface LogLine {
-  ts: string;
-  level: string;
-  source: string;
-  job_id: string | null;
-  message: string;
-}
 
 function Upload({ label, send }: { label: string; send(file: File): Promise<unknown> }) {
   const [msg, setMsg] = useState<{ ok: boolean; text: string } | null>(null);
@@ -86,10 +65,10 @@ function DiscKindsCard({ name, online, kinds }: { name: string; online: boolean;
 }
 
 export function SystemPage() {
-  const info = usePoll<Info>('/system/info', SLOW_MS);
-  const updates = usePoll<{ tools: Update[] }>('/system/updates', SLOW_MS * 10);
+  const info = usePoll<SystemInfo>('/system/info', SLOW_MS);
+  const updates = usePoll<{ tools: UpdateEntry[] }>('/system/updates', SLOW_MS * 10);
   const dumps = usePoll<{ name: string; size_bytes?: number }[]>('/system/aacs-dumps', SLOW_MS);
-  const logs = usePoll<LogLine[]>('/logs?limit=100', SLOW_MS);
+  const logs = usePoll<LogEntry[]>('/logs?limit=100', SLOW_MS);
   return (
     <>
       <Section title={t('system.tools')} stale={updates.stale || info.stale} error={updates.error ?? info.error}>

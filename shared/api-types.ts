@@ -3,7 +3,7 @@
  * tests check them. Types only: nothing here runs, so the UI's bundle gains nothing from it.
  * docs/api.md lists every field with its meaning; German names are the spec's own.
  */
-import type { AlbumInfo, AudioStream, DiscInfo, FileStreams, Phase, SubtitleStream, Track } from './protocol.js';
+import type { AlbumInfo, AudioStream, DiscInfo, DriveState, FileStreams, Phase, SubtitleStream, Track } from './protocol.js';
 
 export type { AlbumInfo, AudioStream, FileStreams, SubtitleStream, Track };
 
@@ -119,17 +119,11 @@ export interface Disc {
 }
 
 /** GET /devices: one drive of a worker. */
-export interface Device {
+export interface Device extends Omit<DriveState, 'disc'> {
+  /** `<WORKER_NAME>-<drive>`. */
   name: string;
-  node: string;
   worker: string | null;
   worker_online: boolean;
-  drive: string;
-  kind: 'device' | 'image';
-  path: string;
-  vendor: string | null;
-  model: string | null;
-  status: 'no_disc' | 'tray_open' | 'disc_present' | 'unknown';
   /** The pending or processing job ripping from this drive. */
   busy_job: string | null;
   disc: Disc | null;

@@ -5,7 +5,7 @@ import type { AgentConfig } from '../shared/config.js';
 import { agentNode } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
 import { mapPath, unmapPath } from '../shared/path-map.js';
-import { TASKS, topics, type AgentEvent, type AgentStatus, type AppKeyMessage, type Capabilities, type Command, type KeydbMessage, type KeystoreMessage, type Phase, type RipArgs, type TranscodeArgs } from '../shared/protocol.js';
+import { TASKS, topics, type AgentEvent, type AgentStatus, type AppKeyMessage, type Capabilities, type Command, type KeydbMessage, type KeystoreMessage, type Phase, type RipJob, type TranscodeJob } from '../shared/protocol.js';
 import { nativeWorkerRefusal } from '../shared/native-worker.js';
 import type { EventBody, OpenTaskStore, TaskRow } from './task-store.js';
 import { DriveManager } from './drive-manager.js';
@@ -214,7 +214,7 @@ export async function startAgent(config: AgentConfig, log: Logger, openStore: Op
   }
 
   async function rip(cmd: Extract<JobCommand, { task: typeof TASKS.ripDisc }>, signal: AbortSignal): Promise<void> {
-    const args: RipArgs = { ...cmd.args, raw_dir: toLocal(cmd.args.raw_dir), target_dir: toLocal(cmd.args.target_dir) };
+    const args: RipJob = { ...cmd.args, job_id: cmd.job_id, raw_dir: toLocal(cmd.args.raw_dir), target_dir: toLocal(cmd.args.target_dir) };
     const drive = drives.get(args.drive);
     if (!drive) throw new TaskFailure(`this worker has no drive named "${args.drive}"`);
     await drives.poll();
@@ -238,7 +238,7 @@ export async function startAgent(config: AgentConfig, log: Logger, openStore: Op
   }
 
   async function transcode(cmd: Extract<JobCommand, { task: typeof TASKS.transcodeFiles }>, signal: AbortSignal): Promise<void> {
-    const args: TranscodeArgs = { ...cmd.args, raw_dir: toLocal(cmd.args.raw_dir), target_dir: toLocal(cmd.args.target_dir), files: cmd.args.files.map(toLocal) };
+    const args: TranscodeJob = { ...cmd.args, job_id: cmd.job_id, raw_dir: toLocal(cmd.args.raw_dir), target_dir: toLocal(cmd.args.target_dir), files: cmd.args.files.map(toLocal) };
     if (capabilities.tools.HandBrakeCLI === null) throw new TaskFailure(`this worker cannot transcode: ${config.handbrakeCli} was not found`);
     emit({ type: 'transcode_started', command_id: cmd.id, job_id: cmd.job_id });
     const result = await runTranscode(args, transcoder, context(cmd, 'transcode', signal), { mediaRoot: config.mediaRoot });

@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { TranscodeArgs } from '../shared/protocol.js';
+import type { TranscodeJob } from '../shared/protocol.js';
 import { matchEpisodes } from './episode-match.js';
 import { outputFileName, type OutputPlan } from './output-folder.js';
 import type { TaskContext } from './rip-task.js';
@@ -45,7 +45,7 @@ async function durations(files: string[], seconds: (file: string) => Promise<num
   return out;
 }
 
-async function seriesNames(args: TranscodeArgs, plan: OutputPlan, seconds: (file: string) => Promise<number>, ctx: TaskContext): Promise<NamePlan> {
+async function seriesNames(args: TranscodeJob, plan: OutputPlan, seconds: (file: string) => Promise<number>, ctx: TaskContext): Promise<NamePlan> {
   if (args.episodes?.length) {
     const lengths = await durations(args.files, seconds, ctx, 'episode names by runtime skipped');
     if (lengths) {
@@ -64,7 +64,7 @@ async function seriesNames(args: TranscodeArgs, plan: OutputPlan, seconds: (file
   return { names: numbers.map((e) => ({ subdir: '', name: `${plan.fileBase}E${pad(e)}.mkv` })), episodesGuessed: true };
 }
 
-async function movieNames(args: TranscodeArgs, plan: OutputPlan, seconds: (file: string) => Promise<number>, ctx: TaskContext): Promise<NamePlan> {
+async function movieNames(args: TranscodeJob, plan: OutputPlan, seconds: (file: string) => Promise<number>, ctx: TaskContext): Promise<NamePlan> {
   if (args.files.length === 1) return { names: [{ subdir: '', name: `${plan.fileBase}.mkv` }], episodesGuessed: false };
   const lengths = await durations(args.files, seconds, ctx, 'main feature, versions and extras not told apart');
   if (!lengths) return { names: args.files.map((_, i) => ({ subdir: '', name: outputFileName(plan, i, args.files.length, '.mkv', false) })), episodesGuessed: false };
@@ -80,6 +80,6 @@ async function movieNames(args: TranscodeArgs, plan: OutputPlan, seconds: (file:
 }
 
 /** The library names for the files of a transcode, in the order of args.files. */
-export async function libraryNames(args: TranscodeArgs, plan: OutputPlan, seconds: (file: string) => Promise<number>, ctx: TaskContext): Promise<NamePlan> {
+export async function libraryNames(args: TranscodeJob, plan: OutputPlan, seconds: (file: string) => Promise<number>, ctx: TaskContext): Promise<NamePlan> {
   return args.series ? seriesNames(args, plan, seconds, ctx) : movieNames(args, plan, seconds, ctx);
 }

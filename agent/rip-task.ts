@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { DiscInfo, RipArgs, Track } from '../shared/protocol.js';
+import type { DiscInfo, RipJob, Track } from '../shared/protocol.js';
 import type { DiscSource } from './disc/image-drive.js';
 import type { Ripper } from './rippers.js';
 import { claimFileName, moveFile, outputFileName, planOutput, releaseFileName } from './output-folder.js';
@@ -82,7 +82,7 @@ export interface RipResult {
  * titles' size when the disc size is not known). Without a transcode stage the files move into the
  * output folder.
  */
-export async function runRip(args: RipArgs, source: DiscSource, ripper: Ripper, ctx: TaskContext, disc?: Pick<DiscInfo, 'type' | 'size_bytes'>): Promise<RipResult> {
+export async function runRip(args: RipJob, source: DiscSource, ripper: Ripper, ctx: TaskContext, disc?: Pick<DiscInfo, 'type' | 'size_bytes'>): Promise<RipResult> {
   await fs.mkdir(args.raw_dir, { recursive: true });
   const tracks = await ripper.scan(source, ctx.signal, disc?.type);
   const { titles: selected, notes } = selectTitles(tracks, args.titles, args.main_feature_only, { minSeconds: args.min_title_seconds ?? 0, series: Boolean(args.series) });

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { AudioStream, FileStreams, SubtitleStream, TranscodeArgs } from '../shared/protocol.js';
+import type { AudioStream, FileStreams, SubtitleStream, TranscodeJob } from '../shared/protocol.js';
 import { describeOutput } from '../shared/library-files.js';
 import { keepOriginals, originalsDir, type MoveOps } from './keep-original.js';
 import { libraryNames } from './library-names.js';
@@ -58,7 +58,7 @@ export interface TranscodeResult {
  * The stream selection arguments for one raw file (none when the command carries no language choice:
  * a coordinator from before the choice existed), with the choice written to the job log.
  */
-async function streamArgsFor(file: string, args: TranscodeArgs, scan: (file: string) => Promise<ScannedFile>, ctx: TaskContext): Promise<string[]> {
+async function streamArgsFor(file: string, args: TranscodeJob, scan: (file: string) => Promise<ScannedFile>, ctx: TaskContext): Promise<string[]> {
   if (!args.audio) return [];
   let scanned: ScannedFile;
   try {
@@ -90,7 +90,7 @@ export interface KeepOriginalsTo {
 }
 
 /** Moves the raw files into the originals folder and removes the raw dir; a failure leaves them there, with a warning. */
-async function moveOriginals(args: TranscodeArgs, outputDir: string, to: KeepOriginalsTo, ctx: TaskContext): Promise<boolean> {
+async function moveOriginals(args: TranscodeJob, outputDir: string, to: KeepOriginalsTo, ctx: TaskContext): Promise<boolean> {
   const dir = originalsDir(to.mediaRoot, args.target_dir, outputDir);
   try {
     await keepOriginals(args.files, dir, to.ops);
@@ -108,7 +108,7 @@ async function moveOriginals(args: TranscodeArgs, outputDir: string, to: KeepOri
  * encoder's own percentage, shared across the files (task N of M). The raw dir is removed only after
  * every file succeeded; with keepOriginal the raw files are first moved into MEDIA_ROOT/Originale.
  */
-export async function runTranscode(args: TranscodeArgs, transcoder: Transcoder, ctx: TaskContext, originals?: KeepOriginalsTo): Promise<TranscodeResult> {
+export async function runTranscode(args: TranscodeJob, transcoder: Transcoder, ctx: TaskContext, originals?: KeepOriginalsTo): Promise<TranscodeResult> {
   for (const file of args.files) {
     const st = await fs.stat(file).catch(() => null);
     if (!st?.isFile()) throw new TaskFailure(`the raw file ${file} is missing: retry the rip`);

@@ -593,7 +593,6 @@ export class Dispatcher {
     const meta = parseMeta(job.meta) ?? {};
     const s = this.settings.all();
     const args: TranscodeArgs = {
-      job_id: jobId,
       raw_dir: rawDir,
       files,
       target_dir: job.target_dir ?? '',

@@ -122,7 +122,6 @@ export async function createRipJob(ctx: AppContext, req: RipRequest): Promise<Jo
   const row = jobs.create({ id, title, target_dir: targetDir, device: req.device, node: current.state.node, meta });
   const transcode = s.transcodeEnabled && disc.type !== 'cd';
   const args: RipArgs = {
-    job_id: id,
     drive: current.state.drive,
     titles,
     main_feature_only: mainFeatureOnly,

@@ -139,7 +139,6 @@ const libraryInfoSchema = z.looseObject({
 const languages = z.array(language).max(100);
 
 const ripArgsSchema = z.looseObject({
-  job_id: id,
   drive: id,
   titles: z.array(count).max(1000),
   main_feature_only: z.boolean(),
@@ -159,7 +158,6 @@ const ripArgsSchema = z.looseObject({
 });
 
 const transcodeArgsSchema = z.looseObject({
-  job_id: id,
   raw_dir: pathText,
   files: fileList,
   target_dir: pathText,

@@ -180,7 +180,6 @@ export interface Track {
 }
 
 export interface RipArgs {
-  job_id: string;
   drive: string;
   titles: number[];
   main_feature_only: boolean;
@@ -248,7 +247,6 @@ export interface EpisodeRuntime {
 }
 
 export interface TranscodeArgs {
-  job_id: string;
   raw_dir: string;
   files: string[];
   target_dir: string;
@@ -283,6 +281,13 @@ export interface StreamOptions {
   /** The title's original language (from the metadata lookup), kept as well; null when unknown. */
   original_language: string | null;
 }
+
+/**
+ * A rip or transcode command's args with the command's job id: what the agent's tasks work on. The job
+ * id travels once, in the command; the agent adds it here.
+ */
+export type RipJob = RipArgs & { job_id: string };
+export type TranscodeJob = TranscodeArgs & { job_id: string };
 
 export type Command =
   | { id: string; task: typeof TASKS.ripDisc; job_id: string; args: RipArgs }

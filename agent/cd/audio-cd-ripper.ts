@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { RipArgs, Track } from '../../shared/protocol.js';
+import type { RipJob, Track } from '../../shared/protocol.js';
 import { safeName } from '../../shared/output-name.js';
 import { runTool, ToolError } from '../../shared/process.js';
 import type { DiscSource } from '../disc/image-drive.js';
@@ -101,7 +101,7 @@ const pad = (n: number): string => String(n).padStart(2, '0');
  * sheet. Not abcde: it reads drives only, and its FLAC-with-cuesheet mode drops INDEX 00 pregaps
  * (audio-cd.md §5, §6); here a pregap stays with the track before it, as abcde on a drive does.
  */
-async function ripCueImage(file: string, args: RipArgs, dir: string, ctx: TaskContext, tools: AudioCdTools, out: string[]): Promise<void> {
+async function ripCueImage(file: string, args: RipJob, dir: string, ctx: TaskContext, tools: AudioCdTools, out: string[]): Promise<void> {
   const { sheet, bin, totalFrames } = await readCue(file);
   const spans = chosen(trackSpans(sheet, totalFrames), args.titles);
   const format = sheet.fileType === 'MOTOROLA' ? 's16be' : 's16le';
@@ -150,7 +150,7 @@ async function findFlacs(dir: string): Promise<string[]> {
 }
 
 /** A CD in a drive: abcde (cdparanoia) reads and encodes into the raw dir; the FLACs then move into the target. */
-async function ripDevice(device: string, args: RipArgs, dir: string, ctx: TaskContext, tools: AudioCdTools, out: string[]): Promise<void> {
+async function ripDevice(device: string, args: RipJob, dir: string, ctx: TaskContext, tools: AudioCdTools, out: string[]): Promise<void> {
   const total = args.titles.length || (await scanAudioCd({ kind: 'device', path: device }, ctx.signal, tools)).length;
   const outputDir = path.join(args.raw_dir, 'flac');
   const wavDir = path.join(args.raw_dir, 'wav');
@@ -192,7 +192,7 @@ async function ripDevice(device: string, args: RipArgs, dir: string, ctx: TaskCo
  * folder `<target>/<Title>` (audio CDs have no transcode stage). The raw dir only holds abcde's
  * temporary files and is removed afterwards.
  */
-export async function ripAudioCd(args: RipArgs, source: DiscSource, ctx: TaskContext, tools: AudioCdTools = DEFAULT_AUDIO_CD_TOOLS): Promise<RipResult> {
+export async function ripAudioCd(args: RipJob, source: DiscSource, ctx: TaskContext, tools: AudioCdTools = DEFAULT_AUDIO_CD_TOOLS): Promise<RipResult> {
   await fs.mkdir(args.raw_dir, { recursive: true });
   const plan = args.album ? { dir: await planAlbumFolder(args.target_dir, args.album, args.job_id) } : await planOutput({ ...args, series: null, season: null });
   ctx.log('info', `ripping the audio CD "${args.album ? `${args.album.artist} - ${args.album.album}` : args.title}" to FLAC into ${plan.dir}`);

@@ -139,7 +139,7 @@ describe('native worker from the worker-setup zip: registers as native, transcod
       id: 'rip-to-native',
       task: TASKS.ripDisc,
       job_id: 'no-such-job',
-      args: { job_id: 'no-such-job', drive: 'sr0', titles: [], main_feature_only: false, raw_dir: path.join(w.raw, 'x'), target_dir: path.join(w.media, 'Filme'), title: 'X', year: null, series: null, season: null, transcode: true, keep_original: false, auto_eject: false },
+      args: { drive: 'sr0', titles: [], main_feature_only: false, raw_dir: path.join(w.raw, 'x'), target_dir: path.join(w.media, 'Filme'), title: 'X', year: null, series: null, season: null, transcode: true, keep_original: false, auto_eject: false },
     };
     const scan: Command = { id: 'scan-on-native', task: TASKS.scanTracks, args: { drive: 'sr0' } };
     for (const cmd of [rip, scan]) await client.publishAsync(topics.command(nodeName), JSON.stringify(cmd), { qos: 1 });

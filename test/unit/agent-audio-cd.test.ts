@@ -16,7 +16,7 @@ import { freedbDiscId, musicbrainzDiscId, tocFromTracks, type CdToc } from '../.
 import { paranoiaFailure, parseParanoiaToc } from '../../agent/cd/cdparanoia-toc.js';
 import { cueTimeToFrames, parseCueSheet, trackSpans } from '../../agent/cd/cue-sheet.js';
 import type { TaskContext } from '../../agent/rip-task.js';
-import type { AlbumInfo, RipArgs } from '../../shared/protocol.js';
+import type { AlbumInfo, RipJob } from '../../shared/protocol.js';
 import { smallJpeg, startMusicBrainzServer, type MusicBrainzServer } from '../fixtures/musicbrainz-server.js';
 import { FIXTURES_DIR, sampleText as sample } from '../fixtures/tools-samples.js';
 
@@ -96,7 +96,7 @@ function ctx(): TaskContext & { logs: string[]; pcts: number[] } {
   return { logs, pcts, signal: new AbortController().signal, progress: (p) => pcts.push(p), log: (_l, m) => logs.push(m), onSpawn: () => undefined };
 }
 
-function args(name: string, extra: Partial<RipArgs> = {}): RipArgs {
+function args(name: string, extra: Partial<RipJob> = {}): RipJob {
   return {
     job_id: `job-${name}`, drive: 'sr0', titles: [], main_feature_only: false, raw_dir: path.join(root, name, 'raw', `job-${name}`), target_dir: path.join(root, name, 'Musik'),
     title: 'Unknown Album', year: null, series: null, season: null, transcode: false, keep_original: false, auto_eject: true, ...extra,

@@ -10,7 +10,7 @@ import { fits, matchEpisodes, uniformRuntimes } from '../../agent/episode-match.
 import { nfoXml, writeLibraryFiles } from '../../shared/library-files.js';
 import type { TaskContext } from '../../agent/rip-task.js';
 import { runTranscode, type Transcoder } from '../../agent/transcode-task.js';
-import type { EpisodeRuntime, LibraryInfo, TranscodeArgs } from '../../shared/protocol.js';
+import type { EpisodeRuntime, LibraryInfo, TranscodeJob } from '../../shared/protocol.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-episodes-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -164,7 +164,7 @@ describe('library files on disk', () => {
 });
 
 describe('a series transcode with episode runtimes', () => {
-  function job(seconds: number[], episodes: EpisodeRuntime[], discNumber: number | null = null): { args: TranscodeArgs; transcoder: Transcoder } {
+  function job(seconds: number[], episodes: EpisodeRuntime[], discNumber: number | null = null): { args: TranscodeJob; transcoder: Transcoder } {
     const base = fs.mkdtempSync(path.join(root, 'job-'));
     const raw = path.join(base, 'raw');
     fs.mkdirSync(raw);

@@ -17,7 +17,7 @@ const transcode = (id: string): Command => ({
   id,
   task: TASKS.transcodeFiles,
   job_id: 'job-9',
-  args: { job_id: 'job-9', raw_dir: '/raw/job-9', files: ['/raw/job-9/t01.mkv'], target_dir: '/media/Filme', title: 'Heat', year: 1995, series: null, season: null, preset: 'Fast 1080p30', keep_original: false },
+  args: { raw_dir: '/raw/job-9', files: ['/raw/job-9/t01.mkv'], target_dir: '/media/Filme', title: 'Heat', year: 1995, series: null, season: null, preset: 'Fast 1080p30', keep_original: false },
 });
 
 describe('JsonTaskStore file', () => {

@@ -133,7 +133,7 @@ describe('native worker refusal over MQTT', () => {
       id: 'rip-on-native',
       task: TASKS.ripDisc,
       job_id: 'job-n',
-      args: { job_id: 'job-n', drive: 'sr0', titles: [], main_feature_only: false, raw_dir: '/raw/job-n', target_dir: '/media/Filme', title: 'X', year: null, series: null, season: null, transcode: true, keep_original: false, auto_eject: true },
+      args: { drive: 'sr0', titles: [], main_feature_only: false, raw_dir: '/raw/job-n', target_dir: '/media/Filme', title: 'X', year: null, series: null, season: null, transcode: true, keep_original: false, auto_eject: true },
     };
     const answer = await answerTo(cmd);
     assert.equal(answer.type, 'rejected');

@@ -6,7 +6,7 @@ import { after, describe, it } from 'node:test';
 import { checkFreeSpace, messageBudget, RIP_MESSAGE_LIMIT, runRip, selectTitles, TaskFailure, type TaskContext } from '../../agent/rip-task.js';
 import type { Ripper, RipHooks } from '../../agent/rippers.js';
 import type { DiscSource } from '../../agent/disc/image-drive.js';
-import type { RipArgs, Track } from '../../shared/protocol.js';
+import type { RipJob, Track } from '../../shared/protocol.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-rip-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -124,7 +124,7 @@ function context() {
 }
 
 let n = 0;
-function ripArgs(overrides: Partial<RipArgs> = {}): RipArgs {
+function ripArgs(overrides: Partial<RipJob> = {}): RipJob {
   const base = path.join(root, `case-${++n}`);
   return {
     job_id: `job-${n}-0123456789`,

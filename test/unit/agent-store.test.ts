@@ -6,7 +6,7 @@ import { after, describe, it } from 'node:test';
 import { AgentStore } from '../../agent/agent-store.js';
 import { JsonTaskStore } from '../../agent/json-task-store.js';
 import type { TaskStore } from '../../agent/task-store.js';
-import { TASKS, type AgentEvent, type Command, type RipArgs } from '../../shared/protocol.js';
+import { TASKS, type AgentEvent, type Command, type RipJob } from '../../shared/protocol.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-agent-store-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -17,7 +17,7 @@ const IMPLEMENTATIONS: { name: string; ext: string; make: (file: string) => Task
   { name: 'JsonTaskStore', ext: 'json', make: (file) => new JsonTaskStore(file, 'node-a') },
 ];
 
-const ripArgs: RipArgs = {
+const ripArgs: RipJob = {
   job_id: 'job-1',
   drive: 'sr0',
   titles: [],
@@ -58,7 +58,7 @@ for (const impl of IMPLEMENTATIONS) {
       assert.equal(row.state, 'waiting');
       assert.equal(row.task, TASKS.ripDisc);
       assert.equal(row.job_id, 'job-1');
-      assert.equal((JSON.parse(row.payload) as { args: RipArgs }).args.title, 'Heat');
+      assert.equal((JSON.parse(row.payload) as { args: RipJob }).args.title, 'Heat');
       assert.equal(store.tasksIn(['waiting']).length, 1);
       store.close();
     });

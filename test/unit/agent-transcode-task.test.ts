@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { TaskFailure, type TaskContext } from '../../agent/rip-task.js';
 import { runTranscode, type Transcoder } from '../../agent/transcode-task.js';
-import type { TranscodeArgs } from '../../shared/protocol.js';
+import type { TranscodeJob } from '../../shared/protocol.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-transcode-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -53,7 +53,7 @@ function context() {
 }
 
 let n = 0;
-function setup(fileCount: number, overrides: Partial<TranscodeArgs> = {}): TranscodeArgs {
+function setup(fileCount: number, overrides: Partial<TranscodeJob> = {}): TranscodeJob {
   const base = path.join(root, `case-${++n}`);
   const rawDir = path.join(base, 'raw', `job-${n}`);
   fs.mkdirSync(rawDir, { recursive: true });

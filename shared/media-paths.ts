@@ -1,5 +1,6 @@
 import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import posix from 'node:path/posix';
 
@@ -92,6 +93,8 @@ export async function realPathWithin(roots: readonly string[], candidate: string
 export interface OpenedFile {
   /** A path naming exactly the opened file (on Linux /proc/self/fd/N), whatever happens to its folders now. */
   path: string;
+  /** The opened file itself: reading from it reads the checked file. */
+  handle: FileHandle;
   close(): Promise<void>;
 }
 
@@ -103,7 +106,10 @@ export interface OpenedFile {
  * (not Linux), the earlier check has to do and `file` is handed back.
  */
 export async function openInside(realDir: string, file: string): Promise<OpenedFile | null> {
-  if (process.platform !== 'linux') return { path: file, close: async () => undefined };
+  if (process.platform !== 'linux') {
+    const handle = await fs.open(file, 'r').catch(() => null);
+    return handle && { path: file, handle, close: () => handle.close() };
+  }
   // Non-blocking: a FIFO swapped in must not hang the open; on a regular file the flag changes nothing.
   const handle = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => null);
   if (!handle) return null;
@@ -113,7 +119,7 @@ export async function openInside(realDir: string, file: string): Promise<OpenedF
     await handle.close();
     return null;
   }
-  return { path: fdPath, close: () => handle.close() };
+  return { path: fdPath, handle, close: () => handle.close() };
 }
 
 /**

@@ -6,6 +6,7 @@ import { toCsv } from '../../shared/csv.js';
 import { parseLanguageList } from '../../shared/languages.js';
 import { checkMediaPath, isBareFileName, openInside, realPathWithin } from '../../shared/media-paths.js';
 import type { AppContext } from '../context.js';
+import { sendOpenedFile } from '../file-download.js';
 import { HttpError, objectBody } from '../http.js';
 import { createRipJob } from '../rip-jobs.js';
 import { metaLanguages, outputTarget, parseMeta, toView, type JobRow } from '../jobs-store.js';
@@ -174,13 +175,12 @@ export function jobsRouter(ctx: AppContext): Router {
     const opened = await openInside(dir, found.path);
     if (!opened) throw new HttpError(403, `"${name}" leads outside the output folder through a symbolic link: refused`);
     try {
-      const st = await fs.promises.stat(opened.path);
+      const st = await opened.handle.stat();
       if (!st.isFile()) throw new HttpError(404, `"${name}" is not a file`);
       res.type(path.extname(name) || 'application/octet-stream');
-      // The name was checked above; folders above it may start with a dot (/home/x/.data/media).
-      await new Promise<void>((resolve, reject) => {
-        res.sendFile(opened.path, { dotfiles: 'allow', acceptRanges: true, headers: { 'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(name)}` } }, (err) => (err ? reject(err) : resolve()));
-      });
+      res.setHeader('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(name)}`);
+      res.setHeader('Cache-Control', 'public, max-age=0');
+      await sendOpenedFile(req, res, { handle: opened.handle, size: st.size, mtime: st.mtime });
     } finally {
       await opened.close();
     }

@@ -5,7 +5,7 @@
  * its target, 1 when a measure could not be taken.
  *
  *   node dist/scripts/bench.js                      all measures
- *   node dist/scripts/bench.js latency joblist      some (transcode, latency, joblist, idle)
+ *   node dist/scripts/bench.js latency joblist      some (transcode, latency, joblist, idle, download, rip)
  *   BENCH_KEEP=1 node dist/scripts/bench.js         keep the temp folders (printed at the end)
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -34,6 +34,7 @@ import {
 } from '../test/e2e/harness.js';
 import { REPO_DIR } from '../test/fixtures/tools-samples.js';
 import { originalsDir } from '../agent/keep-original.js';
+import { download, rip } from './bench-files.js';
 import { cleanup, cpuBusy, expectStatus, failures, logTime, logTimes, measures, median, ms, newWorld, pct, round, rssMb, timedRun, type Measure } from './bench-kit.js';
 
 const PRESET = 'Very Fast 480p30';
@@ -510,7 +511,7 @@ async function idle(): Promise<void> {
 
 // ------------------------------------------------------------------ main
 
-const ALL: Record<string, () => Promise<void>> = { transcode, latency, joblist, idle };
+const ALL: Record<string, () => Promise<void>> = { transcode, latency, joblist, idle, download, rip };
 const wanted = process.argv.slice(2);
 for (const name of wanted) {
   if (!ALL[name]) {

@@ -29,6 +29,8 @@ declare -A TOOLS=(
 # The browser test of the web UI drives Debian's Chromium (npm test only; npm start does not need it).
 # The storage-mount tests run a throwaway Samba server on loopback.
 if [ "${RIPWERK_TEST_DEPS:-}" = 1 ]; then TOOLS[chromium]=chromium; TOOLS[smbd]=samba; fi
+# npm run bench compares the file download route with nginx serving the same file (sendfile).
+if [ "${RIPWERK_BENCH_DEPS:-}" = 1 ]; then TOOLS[nginx]=nginx-light; fi
 missing=()
 for cmd in "${!TOOLS[@]}"; do
   if ! command -v "$cmd" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$cmd" ]; then missing+=("${TOOLS[$cmd]}"); fi

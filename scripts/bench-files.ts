@@ -285,7 +285,7 @@ async function startNginx(bin: string, root: string): Promise<{ url: string; pro
     ].join('\n'),
   );
   const proc = new Proc('nginx', spawn(bin, ['-e', 'stderr', '-p', dir, '-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] }));
-  await waitFor(
+  const ready = waitFor(
     'nginx to listen',
     async () => {
       if (!proc.alive) throw new Error(`nginx exited: ${proc.lines.slice(-5).join(' | ')}`);
@@ -295,6 +295,10 @@ async function startNginx(bin: string, root: string): Promise<{ url: string; pro
     10_000,
     50,
   );
+  await ready.catch(async (err: unknown) => {
+    await proc.kill();
+    throw err;
+  });
   return { url: `http://127.0.0.1:${port}`, proc };
 }
 
@@ -346,7 +350,7 @@ export async function download(): Promise<void> {
   const onDisk = path.join(done.output_path as string, file.name);
   const server = await startNginx(nginx, done.output_path as string);
   const nginxUrl = `${server.url}/${encodeURIComponent(file.name)}`;
-  const node = await bareNodeFileServer(onDisk);
+  let node: { url: string; proc: Proc } | null = null;
   const ripwerk: number[] = [];
   const bare: number[] = [];
   const plain: number[] = [];
@@ -356,6 +360,7 @@ export async function download(): Promise<void> {
   const tinyN: number[] = [];
   const span = RANGE_MB * 1024 * 1024;
   try {
+    node = await bareNodeFileServer(onDisk);
     // Both answer Range requests alike, with the bytes of the file on disk.
     const scratch = tempDir('ripwerk-bench-ranges-');
     cleanup.push(scratch);
@@ -386,11 +391,12 @@ export async function download(): Promise<void> {
     };
     check(curlGet(ripwerkUrl), 'Ripwerk warm-up');
     check(curlGet(nginxUrl), 'nginx warm-up');
-    check(curlGet(node.url), 'bare Node warm-up');
+    const plainUrl = node.url;
+    check(curlGet(plainUrl), 'bare Node warm-up');
     for (let i = 0; i < DOWNLOAD_ROUNDS; i++) {
       ripwerk.push(check(curlGet(ripwerkUrl), 'Ripwerk download'));
       bare.push(check(curlGet(nginxUrl), 'nginx download'));
-      plain.push(check(curlGet(node.url), 'bare Node download'));
+      plain.push(check(curlGet(plainUrl), 'bare Node download'));
     }
     for (let i = 0; i < RANGE_REQUESTS; i++) {
       const start = Math.floor(((i * 7919) % RANGE_REQUESTS) * ((size - span) / RANGE_REQUESTS));
@@ -408,7 +414,7 @@ export async function download(): Promise<void> {
     }
   } finally {
     await server.proc.kill();
-    await node.proc.kill();
+    await node?.proc.kill();
   }
   const mbps = (t: number, bytes = size): string => `${(bytes / 1e6 / (t / 1000)).toFixed(0)} MB/s`;
   measures.push({

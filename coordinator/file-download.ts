@@ -5,8 +5,9 @@ import { HttpError } from './http.js';
 /**
  * The piece size a download reads and writes. Two buffers of this size are read into in turn and
  * written out: one is read while the other goes out, and nothing is allocated per piece. A read
- * stream (what res.sendFile uses) allocates a new buffer per piece; on a coordinator with a live heap
- * the garbage collector then ran the 512 MB download at 0.4 of nginx (npm run bench -- download).
+ * stream (what res.sendFile uses) allocates a new buffer per piece: in the coordinator that ran the
+ * 512 MB download at 0.2 of nginx's throughput with 64 KiB pieces and 0.4 with 1 MiB pieces; these two
+ * buffers run at 0.87-1.13 of it (npm run bench -- download, on a busy machine).
  */
 export const DOWNLOAD_PIECE_BYTES = 1024 * 1024;
 

@@ -180,17 +180,20 @@ describe('file download: Range requests on GET /jobs/{id}/files/{name}', () => {
       return n;
     };
     // Read one chunk, then stop reading and cut the connection while the rest is still going out.
+    let openWhileSending = -1;
     await new Promise<void>((resolve, reject) => {
       const req = http.get(`${c.url}/jobs/${JOB}/files/${encodeURIComponent(BIG)}`, (res) => {
         assert.equal(res.statusCode, 200);
         assert.equal(res.headers['content-length'], String(BIG_SIZE));
         res.once('data', () => {
+          openWhileSending = openOnFile();
           req.destroy();
           resolve();
         });
       });
       req.on('error', (err) => ((err as NodeJS.ErrnoException).code === 'ECONNRESET' ? resolve() : reject(err)));
     });
+    assert.equal(openWhileSending, 1, 'the coordinator had the file open while sending it');
     await waitFor('the coordinator to close the file', async () => openOnFile() === 0, 10_000, 50);
     assert.ok(c.proc.alive, 'the coordinator is still running');
     const again = await get(url, { Range: 'bytes=-100' });

@@ -15,6 +15,7 @@ import { nativeWorkerRefusal } from '../shared/native-worker.js';
 import { DropLog } from '../shared/drop-log.js';
 import { agentEventSchema, agentStatusSchema, driveStateSchema, parseMessage } from '../shared/protocol-schemas.js';
 import { jobEventRefusal } from './event-rules.js';
+import { apiStatus, isActive } from './jobs/job-status.js';
 
 const PING_MS = 5_000;
 const STALE_MS = 30_000;
@@ -534,7 +535,7 @@ export class Dispatcher {
   // ---------------------------------------------------------------- jobs
 
   private isActive(job: JobRow): boolean {
-    return job.status === 'pending' || job.status === 'running' || job.status === 'transcoding' || job.status === 'canceling';
+    return isActive(job.status);
   }
 
   private jobLog(jobId: string, level: 'info' | 'warn' | 'error', message: string): void {
@@ -668,7 +669,7 @@ export class Dispatcher {
 
   /** POST /jobs/{id}/cancel: canceling now; canceled once the agent confirms (or at once when nothing runs). */
   cancel(job: JobRow): JobRow {
-    if (!this.isActive(job)) throw new DispatchError(`the job is ${job.status === 'running' ? 'processing' : job.status}; only pending, processing or transcoding jobs can be canceled`, 409);
+    if (!this.isActive(job)) throw new DispatchError(`the job is ${apiStatus(job.status)}; only pending, processing or transcoding jobs can be canceled`, 409);
     if (job.status === 'canceling') return job;
     this.jobs.update(job.id, { status: 'canceling' });
     this.jobLog(job.id, 'info', 'cancel requested');

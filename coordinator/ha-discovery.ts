@@ -4,6 +4,7 @@ import type { Dispatcher } from './dispatcher.js';
 import type { AgentEntry, DeviceEntry, Fleet } from './fleet.js';
 import { toView, type JobRow, type JobsStore } from './jobs-store.js';
 import type { SettingsStore } from './settings-store.js';
+import { isActive } from './jobs/job-status.js';
 
 /** Home Assistant's MQTT discovery: config topics, the per-drive state Ripwerk publishes, the eject button. */
 
@@ -93,7 +94,7 @@ export interface DriveHaState {
 /** The state a drive's sensors read: its disc and its newest job that is still active (else the last one). */
 export function driveHaState(drive: Pick<DeviceEntry, 'name' | 'state'>, title: string | null, jobs: JobRow[], now: number): DriveHaState {
   const mine = jobs.filter((j) => j.device === drive.name);
-  const job = mine.find((j) => ['pending', 'running', 'transcoding', 'canceling'].includes(j.status)) ?? mine[0] ?? null;
+  const job = mine.find((j) => isActive(j.status)) ?? mine[0] ?? null;
   const view = job ? toView(job, now) : null;
   const disc = drive.state.disc;
   return {

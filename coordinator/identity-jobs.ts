@@ -1,6 +1,7 @@
 import type { AppContext } from './context.js';
 import { parseMeta } from './jobs-store.js';
 import { identityMeta, type DiscIdentity } from './prescan.js';
+import { isDriveBusy } from './jobs/job-status.js';
 
 /** Who named a job when it was made: the request, the disc's lookup, or (the lookup had not answered) its label. */
 export type TitleSource = 'request' | 'lookup' | 'label';
@@ -19,7 +20,7 @@ export function applyIdentityToJobs(ctx: Pick<AppContext, 'jobs'>, fingerprint: 
   const updated: string[] = [];
   for (const job of ctx.jobs.byFingerprint(fingerprint)) {
     const meta = parseMeta(job.meta) ?? {};
-    const unnamed = (job.status === 'pending' || job.status === 'running') && meta.rip_fertig !== true;
+    const unnamed = isDriveBusy(job.status) && meta.rip_fertig !== true;
     if (reason === 'lookup' && (meta.title_source !== 'label' || !unnamed)) continue;
     const patch: Record<string, unknown> = { ...identityMeta(identity), year: identity.year };
     if (unnamed) {

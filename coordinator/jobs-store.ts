@@ -4,8 +4,9 @@ import type { Phase } from '../shared/protocol.js';
 import type { Job, JobLogLine, JobMeta } from '../shared/api-types.js';
 import { appendPoint, computeEtaSeconds, etaText, type ProgressPoint } from '../shared/eta.js';
 
-export type JobStatus = 'pending' | 'running' | 'transcoding' | 'canceling' | 'failed' | 'completed' | 'canceled';
-export const ACTIVE_STATUSES: JobStatus[] = ['pending', 'running', 'transcoding', 'canceling'];
+import { ACTIVE_STATUSES, apiStatus, isLive, sqlList, type JobStatus } from './jobs/job-status.js';
+
+export type { JobStatus } from './jobs/job-status.js';
 export type { JobMeta };
 export type RawState = 'present' | 'absent' | 'unclear';
 
@@ -60,11 +61,6 @@ function parsePoints(raw: string | null): ProgressPoint[] {
   }
 }
 
-/** Processing and transcoding jobs: their ETA changes with the clock, so their JSON is never cached. */
-function isLive(status: JobStatus): boolean {
-  return status === 'running' || status === 'transcoding';
-}
-
 /** Title, year and series/season of a job's output folder, from its row and meta. */
 export function outputTarget(row: Pick<JobRow, 'title' | 'meta'>): { title: string; year: number | null; series: string | null; season: number | null } {
   const meta = parseMeta(row.meta) ?? {};
@@ -82,7 +78,7 @@ export function toView(row: JobRow, now: number): Job {
   return {
     id: row.id,
     title: row.title,
-    status: row.status === 'running' ? 'processing' : row.status,
+    status: apiStatus(row.status),
     progress: row.progress,
     output_path: row.output_path,
     target_dir: row.target_dir,
@@ -131,7 +127,7 @@ export class JobsStore {
     this.stmts = {
       get: db.prepare<[string], JobRow>('SELECT * FROM jobs WHERE id = ?'),
       all: db.prepare<[], JobRow>('SELECT * FROM jobs ORDER BY created_at DESC, id'),
-      active: db.prepare<[], JobRow>(`SELECT * FROM jobs WHERE status IN ('pending','running','transcoding','canceling')`),
+      active: db.prepare<[], JobRow>(`SELECT * FROM jobs WHERE status IN (${sqlList(ACTIVE_STATUSES)})`),
       insert: db.prepare(
         `INSERT INTO jobs (id, title, status, progress, target_dir, meta, device, node, created_at, updated_at)
          VALUES (@id, @title, 'pending', 0, @target_dir, @meta, @device, @node, @now, @now)`,

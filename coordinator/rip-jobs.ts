@@ -9,6 +9,7 @@ import { libraryInfo } from './library-info.js';
 import type { TitleSource } from './identity-jobs.js';
 import { albumForJob, albumTitle, fallbackAlbum } from './metadata/album-choice.js';
 import { identityMeta, type DiscIdentity } from './prescan.js';
+import { apiStatus, isDriveBusy } from './jobs/job-status.js';
 
 /** What a rip needs beyond the drive; every field optional (settings and the disc fill the rest). */
 export interface RipRequest {
@@ -36,8 +37,6 @@ export interface RipRequest {
   /** Extra meta keys (poster_path, retry_of). */
   meta?: JobMeta;
 }
-
-const BUSY = ['pending', 'running'];
 
 /**
  * Creates a rip job and sends it to the agent owning the drive: the one path for POST /jobs,
@@ -83,9 +82,9 @@ export async function createRipJob(ctx: AppContext, req: RipRequest): Promise<Jo
   const disc = current.state.disc;
   if (!disc) throw new HttpError(409, `there is no disc in ${req.device}: insert one and try again`);
   const active = jobs.active();
-  const busy = active.find((j) => j.device === req.device && BUSY.includes(j.status));
-  if (busy) throw new HttpError(409, `${req.device} is busy with job ${busy.id} (${busy.status === 'running' ? 'processing' : busy.status})`);
-  const sameDisc = active.find((j) => BUSY.includes(j.status) && parseMeta(j.meta)?.fingerprint === disc.fingerprint);
+  const busy = active.find((j) => j.device === req.device && isDriveBusy(j.status));
+  if (busy) throw new HttpError(409, `${req.device} is busy with job ${busy.id} (${apiStatus(busy.status)})`);
+  const sameDisc = active.find((j) => isDriveBusy(j.status) && parseMeta(j.meta)?.fingerprint === disc.fingerprint);
   if (sameDisc) throw new HttpError(409, `this disc is already being ripped by job ${sameDisc.id} (${sameDisc.device ?? 'another drive'})`);
 
   const id = randomUUID();

@@ -25,6 +25,12 @@ export function openDatabase(file: string, migrations: Migration[]): Db {
   db.pragma('busy_timeout = 5000');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
+  applyMigrations(db, migrations);
+  return db;
+}
+
+/** Applies the migrations newer than the database's user_version, in order, each in its own transaction. */
+export function applyMigrations(db: Db, migrations: Migration[]): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
     if (m.version <= current) continue;
@@ -33,5 +39,12 @@ export function openDatabase(file: string, migrations: Migration[]): Db {
       db.pragma(`user_version = ${m.version}`);
     })();
   }
+}
+
+/** A database in memory with the given migrations applied (for tests: nothing touches the disk). */
+export function memoryDatabase(migrations: Migration[]): Db {
+  const db = new Database(':memory:');
+  db.pragma('foreign_keys = ON');
+  applyMigrations(db, migrations);
   return db;
 }

@@ -5,6 +5,7 @@ import type { AppContext } from '../context.js';
 import type { StoredTracks } from '../dispatcher.js';
 import type { DeviceEntry } from '../fleet.js';
 import { HttpError } from '../http.js';
+import { isDriveBusy } from '../jobs/job-status.js';
 
 /** /devices: drives of all workers with their disc, eject and the title scan. */
 export function devicesRouter(ctx: AppContext): Router {
@@ -21,7 +22,7 @@ export function devicesRouter(ctx: AppContext): Router {
     res.json(
       fleet.devices().map((d): Device => {
         const worker = fleet.get(d.state.node);
-        const busy = jobs.active().find((j) => j.device === d.name && (j.status === 'pending' || j.status === 'running'));
+        const busy = jobs.active().find((j) => j.device === d.name && isDriveBusy(j.status));
         return {
           name: d.name,
           node: d.state.node,
@@ -65,7 +66,7 @@ export function devicesRouter(ctx: AppContext): Router {
 
 /** Ejects a drive's disc through its agent: refused (409) while a rip on it is pending or running. */
 export async function ejectDevice(ctx: AppContext, d: DeviceEntry): Promise<void> {
-  const busy = ctx.jobs.active().find((j) => j.device === d.name && (j.status === 'pending' || j.status === 'running'));
+  const busy = ctx.jobs.active().find((j) => j.device === d.name && isDriveBusy(j.status));
   if (busy) throw new HttpError(409, `${d.name} is busy with job ${busy.id}; cancel it before ejecting`);
   try {
     await ctx.dispatcher.request(d.state.node, TASKS.eject, d.state.drive);

@@ -11,6 +11,7 @@ import { HttpError, objectBody } from '../http.js';
 import { createRipJob } from '../rip-jobs.js';
 import { metaLanguages, outputTarget, parseMeta, toView, type JobRow } from '../jobs-store.js';
 import { storedAlbum } from '../metadata/album-choice.js';
+import { apiStatus, isActive, isRetryable } from '../jobs/job-status.js';
 
 function optionalString(body: Record<string, unknown>, key: string): string | null {
   const v = body[key];
@@ -192,7 +193,7 @@ export function jobsRouter(ctx: AppContext): Router {
 
   router.post('/jobs/:id/retry-transcode', async (req, res) => {
     const row = job(req);
-    if (row.status !== 'failed' && row.status !== 'canceled') throw new HttpError(409, `only a failed or canceled job can be transcoded again (this one is ${row.status === 'running' ? 'processing' : row.status})`);
+    if (!isRetryable(row.status)) throw new HttpError(409, `only a failed or canceled job can be transcoded again (this one is ${apiStatus(row.status)})`);
     const finding = await ctx.raw.refresh(row);
     if (finding.state !== 'present' || !finding.path) throw new HttpError(409, 'no raw data of this job was found: retry the rip instead');
     const rawDir = finding.path;
@@ -207,7 +208,7 @@ export function jobsRouter(ctx: AppContext): Router {
 
   router.post('/jobs/:id/retry-rip', async (req, res) => {
     const row = job(req);
-    if (row.status !== 'failed' && row.status !== 'canceled') throw new HttpError(409, `only a failed or canceled job can be ripped again (this one is ${row.status === 'running' ? 'processing' : row.status})`);
+    if (!isRetryable(row.status)) throw new HttpError(409, `only a failed or canceled job can be ripped again (this one is ${apiStatus(row.status)})`);
     const device = row.device ? fleet.device(row.device) : undefined;
     if (!device) throw new HttpError(409, `the drive ${row.device ?? '?'} of this job is not known any more`);
     const meta = parseMeta(row.meta) ?? {};
@@ -247,7 +248,7 @@ export function jobsRouter(ctx: AppContext): Router {
   router.delete('/jobs/:id', async (req, res) => {
     const row = job(req);
     const withRaw = req.query.rohdaten === 'true' || req.query.rohdaten === '1';
-    if (row.status === 'pending' || row.status === 'running' || row.status === 'transcoding' || row.status === 'canceling') {
+    if (isActive(row.status)) {
       throw new HttpError(409, 'the job is still active: cancel it first');
     }
     let rawRemoved: string | null = null;

@@ -1,7 +1,8 @@
 import { Router } from 'express';
 import type { AppContext } from '../context.js';
+import { apiStatus, JOB_STATUSES, type JobStatus } from '../jobs/job-status.js';
 
-const STATUSES = ['pending', 'processing', 'transcoding', 'canceling', 'completed', 'failed', 'canceled'];
+const STATUSES: string[] = JOB_STATUSES.map(apiStatus);
 
 /** One metric in the Prometheus text format 0.0.4: HELP, TYPE and its samples. */
 function metric(name: string, type: 'gauge' | 'counter', help: string, samples: [Record<string, string> | null, number][]): string {
@@ -20,7 +21,7 @@ export function metricsRouter(ctx: AppContext): Router {
   router.get('/metrics', (_req, res) => {
     const byStatus = new Map<string, number>(STATUSES.map((s) => [s, 0]));
     for (const row of ctx.db.prepare<[], { status: string; n: number }>('SELECT status, COUNT(*) AS n FROM jobs GROUP BY status').all()) {
-      const status = row.status === 'running' ? 'processing' : row.status;
+      const status = apiStatus(row.status as JobStatus);
       byStatus.set(status, (byStatus.get(status) ?? 0) + row.n);
     }
     const workers = ctx.fleet.list();

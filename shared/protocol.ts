@@ -45,10 +45,17 @@ export const haTopics = {
   ejectAll: `${TOPIC_ROOT}/ha/+/+/eject`,
 } as const;
 
-/** Parses the node out of ripwerk/<kind>/<node>/... */
-export function nodeOfTopic(topic: string): string | null {
-  const parts = topic.split('/');
-  return parts.length >= 3 && parts[0] === TOPIC_ROOT ? parts[2] : null;
+/** What an agent publishes on, read back from a topic of the tree above (null: no agent topic). */
+export type AgentTopic = { kind: 'status'; node: string } | { kind: 'drive'; node: string; drive: string } | { kind: 'event'; node: string };
+
+/** Reads ripwerk/agent/<node>/status, ripwerk/drive/<node>/<drive>/state and ripwerk/event/<node>; anything else is null. */
+export function parseAgentTopic(topic: string): AgentTopic | null {
+  const [root, kind, node, ...rest] = topic.split('/');
+  if (root !== TOPIC_ROOT || !node) return null;
+  if (kind === 'agent' && rest.length === 1 && rest[0] === 'status') return { kind: 'status', node };
+  if (kind === 'drive' && rest.length === 2 && rest[1] === 'state') return { kind: 'drive', node, drive: rest[0] ?? '' };
+  if (kind === 'event' && rest.length === 0) return { kind: 'event', node };
+  return null;
 }
 
 export const TASKS = {
@@ -60,9 +67,6 @@ export const TASKS = {
   eject: 'worker.tasks.eject',
 } as const;
 export type TaskName = (typeof TASKS)[keyof typeof TASKS];
-
-/** The shared queue name of the transcode stage. */
-export const TRANSCODE_QUEUE = 'transcode';
 
 export interface Capabilities {
   encoders: string[];
@@ -325,7 +329,6 @@ export type AgentEvent = EventBase &
     | { type: 'pong'; capabilities: Capabilities }
     | { type: 'aacs_dump'; name: string; data_base64: string }
   );
-
 export type AgentEventType = AgentEvent['type'];
 
 export interface EventAck {

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../../shared/sqlite.js';
+import { TASKS, type Command } from '../../shared/protocol.js';
+import type { CommandLink } from './link.js';
+
+export type CommandState = 'sent' | 'accepted' | 'done' | 'superseded';
+export type JobTask = typeof TASKS.ripDisc | typeof TASKS.transcodeFiles;
+export type JobCommand = Extract<Command, { task: JobTask }>;
+
+/** A rip or transcode sent to an agent (the table commands): its state follows the agent's events. */
+export interface CommandRow {
+  id: string;
+  node: string;
+  task: JobTask;
+  job_id: string;
+  payload: string;
+  state: CommandState;
+}
+
+const OPEN = `'sent','accepted'`;
+
+/**
+ * The command table: every rip and transcode the coordinator sent, to which node, for which job, and
+ * how far it got. Sending a job command records it first, so that a reconnecting agent can be given
+ * what it should hold (see handshake.ts).
+ */
+export class CommandTable {
+  private readonly stmts;
+
+  constructor(
+    private readonly db: Db,
+    private readonly link: CommandLink,
+  ) {
+    this.stmts = {
+      get: db.prepare<[string], CommandRow>('SELECT * FROM commands WHERE id = ?'),
+      active: db.prepare<[string], CommandRow>(`SELECT * FROM commands WHERE job_id = ? AND state IN (${OPEN}) ORDER BY created_at DESC`),
+      others: db.prepare<[string, string], CommandRow>(`SELECT * FROM commands WHERE job_id = ? AND id != ? AND state IN (${OPEN})`),
+      setState: db.prepare<[CommandState, string]>('UPDATE commands SET state = ? WHERE id = ?'),
+      openCount: db.prepare<[string], { n: number }>(`SELECT COUNT(*) AS n FROM commands WHERE node = ? AND state IN (${OPEN})`),
+      openNodes: db.prepare<[], { node: string }>(`SELECT DISTINCT node FROM commands WHERE state IN (${OPEN})`),
+      insert: db.prepare<[string, string, string, string, string, string]>(`INSERT INTO commands (id, node, task, job_id, payload, state, created_at) VALUES (?, ?, ?, ?, ?, 'sent', ?)`),
+      prune: db.prepare<[string]>(`DELETE FROM commands WHERE state IN ('done','superseded') AND created_at < ?`),
+    };
+  }
+
+  get(id: string): CommandRow | undefined {
+    return this.stmts.get.get(id);
+  }
+
+  /** The commands of a node in the given states, oldest first. */
+  of(node: string, states: CommandState[]): CommandRow[] {
+    return this.db.prepare<[string], CommandRow>(`SELECT * FROM commands WHERE node = ? AND state IN (${states.map((s) => `'${s}'`).join(',')}) ORDER BY created_at`).all(node);
+  }
+
+  /** The newest open (sent or accepted) command of a job. */
+  active(jobId: string): CommandRow | undefined {
+    return this.stmts.active.get(jobId);
+  }
+
+  /** The open commands of a job other than `id`. */
+  othersOpen(jobId: string, id: string): CommandRow[] {
+    return this.stmts.others.all(jobId, id);
+  }
+
+  setState(id: string, state: CommandState): void {
+    this.stmts.setState.run(state, id);
+  }
+
+  /** How many rips and transcodes a node holds (sent or accepted). */
+  openCount(node: string): number {
+    return (this.stmts.openCount.get(node) as { n: number }).n;
+  }
+
+  /** The nodes that hold open work. */
+  nodesWithOpenWork(): string[] {
+    return this.stmts.openNodes.all().map((r) => r.node);
+  }
+
+  /** Records a rip or transcode as sent and sends it. */
+  send(node: string, cmd: JobCommand): void {
+    this.stmts.insert.run(cmd.id, node, cmd.task, cmd.job_id, JSON.stringify(cmd), new Date().toISOString());
+    this.link.sendCommand(node, cmd);
+  }
+
+  /** Sends a recorded command again, as it was. */
+  resend(cmd: CommandRow): void {
+    this.link.sendCommand(cmd.node, JSON.parse(cmd.payload) as Command);
+  }
+
+  /** Tells a node to stop the command `commandId` of a job. */
+  sendCancel(node: string, jobId: string, commandId: string): void {
+    this.link.sendCommand(node, { id: randomUUID(), task: TASKS.cancel, job_id: jobId, args: { command_id: commandId } });
+  }
+
+  /** Drops finished commands created before `cutoff`. */
+  prune(cutoff: string): void {
+    this.stmts.prune.run(cutoff);
+  }
+}

@@ -1,0 +1,105 @@
+import path from 'node:path';
+import type { Db } from '../../shared/sqlite.js';
+import type { Logger } from '../../shared/log.js';
+import type { DropLog } from '../../shared/drop-log.js';
+import { TASKS, topics, type AgentEvent } from '../../shared/protocol.js';
+import type { Fleet } from '../fleet.js';
+import type { KeyStore } from '../key-store.js';
+import { jobEventRefusal } from '../event-rules.js';
+import type { CommandRow } from './commands.js';
+import type { DriveRequests } from './drive-requests.js';
+import { handleJobEvent, isJobEvent, type JobEventParts } from './job-events.js';
+import type { CommandLink } from './link.js';
+
+/** A rip's events must name the raw folder the coordinator gave the rip, and its files must lie inside it. */
+function rawDirMismatch(event: AgentEvent, cmd: CommandRow): string | null {
+  if (event.type !== 'rip_started' && event.type !== 'rip_done') return null;
+  const given = (JSON.parse(cmd.payload) as { args?: { raw_dir?: unknown } }).args?.raw_dir;
+  const norm = (p: string): string => path.posix.normalize(p).replace(/\/+$/, '');
+  if (typeof given !== 'string' || norm(event.raw_dir) !== norm(given)) return `${event.type} names the raw folder ${event.raw_dir.slice(0, 300)}, the rip was given ${String(given).slice(0, 300)}`;
+  const outside = event.type === 'rip_done' ? event.files.find((f) => !norm(f).startsWith(`${norm(given)}/`) || f.split('/').includes('..')) : undefined;
+  return outside === undefined ? null : `rip_done names the file ${outside.slice(0, 300)} outside the raw folder ${given.slice(0, 300)}`;
+}
+
+/**
+ * The agents' events in: each is applied exactly once (its id is recorded in the same transaction
+ * that applies it), acknowledged every time (the agent's outbox resends until then), and answers the
+ * request it belongs to. A job event acts only when the rules allow it; its handler is in job-events.ts.
+ */
+export class EventIntake {
+  constructor(
+    private readonly db: Db,
+    private readonly link: CommandLink,
+    private readonly fleet: Fleet,
+    private readonly parts: JobEventParts,
+    private readonly requests: DriveRequests,
+    private readonly keys: () => KeyStore | null,
+    private readonly drops: DropLog,
+    private readonly log: Logger,
+  ) {}
+
+  onEvent(node: string, event: AgentEvent): void {
+    this.fleet.touch(node);
+    const seen = this.db.prepare<[string], { event_id: string }>('SELECT event_id FROM processed_events WHERE event_id = ?').get(event.event_id);
+    if (!seen) {
+      this.db.transaction(() => {
+        this.db.prepare('INSERT INTO processed_events (event_id, ts) VALUES (?, ?)').run(event.event_id, new Date().toISOString());
+        this.apply(node, event);
+      })();
+    }
+    this.link.queueAck(node, event.event_id);
+    this.requests.answer(node, event);
+  }
+
+  /** Applies one event (inside the transaction that records it as processed). */
+  private apply(node: string, event: AgentEvent): void {
+    switch (event.type) {
+      case 'pong':
+        return this.fleet.recordPong(node, event.capabilities);
+      case 'tracks':
+        // Only the answer to a scan this coordinator asked that node for.
+        if (!this.requests.awaits(event.command_id, node)) return this.drops.drop(topics.event(node), `tracks for drive ${event.drive} nobody asked ${node} for`);
+        return this.requests.storeTracks(node, event);
+      case 'aacs_dump':
+        return this.storeDump(node, event);
+      case 'ejected':
+      case 'command_failed':
+        return; // they answer a request only
+    }
+    if (!isJobEvent(event.type)) return;
+    const { commands, jobs } = this.parts;
+    const cmd = event.command_id ? commands.get(event.command_id) : undefined;
+    const job = event.job_id ? jobs.get(event.job_id) : undefined;
+    if (!job) return;
+    const refusal = jobEventRefusal(event, node, cmd, job.status) ?? (cmd && rawDirMismatch(event, cmd));
+    if (refusal) return this.drops.drop(topics.event(node), refusal);
+    if (cmd?.state === 'superseded') {
+      // Work taken away from this agent: only a finished transcode still counts, if nobody finished it meanwhile.
+      if (event.type !== 'job_done' || cmd.task !== TASKS.transcodeFiles || job.status !== 'transcoding') return;
+      this.withdrawOthers(job.id, cmd.id);
+    }
+    handleJobEvent(this.parts, { node, job, cmd, event });
+  }
+
+  private storeDump(node: string, event: Extract<AgentEvent, { type: 'aacs_dump' }>): void {
+    const keys = this.keys();
+    if (!keys) return;
+    keys.storeDump(event.name, Buffer.from(event.data_base64, 'base64')).then(
+      (stored) => {
+        if (stored) this.log.info(`AACS dump ${event.name} from ${node} stored`);
+      },
+      (err: Error) => this.log.warn(`storing AACS dump ${event.name} from ${node} failed: ${err.message}`),
+    );
+  }
+
+  /** A late result of a superseded command won: the newer attempt of the job is stopped. */
+  private withdrawOthers(jobId: string, winner: string): void {
+    const { commands, queue, journal } = this.parts;
+    queue.close(jobId);
+    for (const other of commands.othersOpen(jobId, winner)) {
+      commands.setState(other.id, 'superseded');
+      commands.sendCancel(other.node, jobId, other.id);
+    }
+    journal.note(jobId, 'info', 'the first worker finished the transcode after all; the second attempt is stopped');
+  }
+}

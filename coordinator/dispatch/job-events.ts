@@ -1,0 +1,116 @@
+import path from 'node:path';
+import { TASKS, type AgentEvent, type AgentEventType } from '../../shared/protocol.js';
+import type { JobRow, JobsStore } from '../jobs-store.js';
+import { isActive } from '../jobs/job-status.js';
+import type { CommandRow, CommandTable } from './commands.js';
+import type { JobJournal } from './job-journal.js';
+import type { TranscodeQueue } from './transcode-queue.js';
+
+/** The events of a job's rip or transcode command (the others, pong, tracks, …, are the node's; see event-intake.ts). */
+export type JobEventType = Exclude<AgentEventType, 'pong' | 'tracks' | 'aacs_dump' | 'ejected' | 'command_failed'>;
+
+/** What a job event's handler works with. */
+export interface JobEventParts {
+  jobs: JobsStore;
+  commands: CommandTable;
+  queue: TranscodeQueue;
+  journal: JobJournal;
+}
+
+/** One job event that passed the rules (event-rules.ts): from `node`, for `job`, of the command `cmd`. */
+export interface JobEventContext<T extends JobEventType> {
+  node: string;
+  job: JobRow;
+  cmd: CommandRow | undefined;
+  event: Extract<AgentEvent, { type: T }>;
+}
+
+type JobEventHandler<T extends JobEventType> = (parts: JobEventParts, ctx: JobEventContext<T>) => void;
+
+/** The rip finished: its files are recorded and the transcode stage is queued (unless the job is being canceled). */
+function ripDone({ jobs, commands, queue, journal }: JobEventParts, { node, job, event }: JobEventContext<'rip_done'>): void {
+  const cmd = commands.active(job.id);
+  if (cmd) commands.setState(cmd.id, 'done');
+  jobs.updateMeta(job.id, { rip_fertig: true, raw_files: event.files });
+  jobs.update(job.id, { raw_path: event.raw_dir, raw_state: 'present', raw_checked_at: new Date().toISOString() });
+  journal.note(job.id, 'info', `rip finished on ${node}: ${event.files.length} file(s)`);
+  journal.recordHistory(job);
+  if (job.status === 'canceling') {
+    journal.finish(job.id, { status: 'canceled' }, 'canceled after the rip; the raw data is kept');
+    return;
+  }
+  jobs.startPhase(job.id, 'transcode', { status: 'transcoding' });
+  queue.enqueue(job.id, event.raw_dir, event.files);
+}
+
+/** Each job event type with what it does to the job, its command and the queue (inside the transaction that records the event). */
+export const JOB_EVENT_HANDLERS: { [T in JobEventType]: JobEventHandler<T> } = {
+  accepted({ commands, journal }, { node, job, cmd }) {
+    if (cmd) commands.setState(cmd.id, 'accepted');
+    journal.note(job.id, 'info', `worker ${node} accepted the ${cmd?.task === TASKS.transcodeFiles ? 'transcode' : 'rip'}`);
+  },
+  rejected({ commands, journal }, { node, job, cmd, event }) {
+    if (cmd) commands.setState(cmd.id, 'done');
+    if (!isActive(job.status)) return;
+    journal.finish(job.id, { status: 'failed', error: event.reason }, `worker ${node} refused: ${event.reason}`);
+  },
+  log({ jobs }, { job, event }) {
+    jobs.addLog(job.id, event.level, event.message);
+  },
+  progress({ jobs }, { job, event }) {
+    if (isActive(job.status)) jobs.recordProgress(job.id, event.phase, event.progress);
+  },
+  rip_started({ jobs, journal }, { node, job, event }) {
+    if (job.status === 'pending') jobs.startPhase(job.id, 'rip', { status: 'running', node });
+    jobs.updateMeta(job.id, { rip_fertig: false });
+    jobs.update(job.id, { raw_path: event.raw_dir });
+    journal.note(job.id, 'info', `rip started on ${node} into ${event.raw_dir}`);
+  },
+  rip_done: ripDone,
+  transcode_started({ jobs, journal }, { node, job }) {
+    if (job.status !== 'canceling') jobs.startPhase(job.id, 'transcode', { status: 'transcoding', transcode_node: node });
+    else jobs.update(job.id, { transcode_node: node });
+    journal.note(job.id, 'info', `transcode started on ${node}`);
+  },
+  job_done({ jobs, commands, queue, journal }, { job, cmd, event }) {
+    if (cmd) commands.setState(cmd.id, 'done');
+    // One meta write: the streams of each file, guessed episode numbers, and the files relative to
+    // the output folder (a correction after the fact renames exactly these).
+    jobs.updateMeta(job.id, {
+      ...(event.streams ? { streams: event.streams } : {}),
+      ...(event.episodes_guessed ? { episodes_guessed: true } : {}),
+      output_files: event.files.map((f) => path.relative(event.output_path, f)).filter((f) => f && !f.startsWith('..')),
+    });
+    queue.close(job.id);
+    journal.finish(
+      job.id,
+      { status: 'completed', progress: 100, output_path: event.output_path, raw_state: event.raw_removed ? 'absent' : 'present', raw_checked_at: new Date().toISOString() },
+      `finished: ${event.files.length} file(s) in ${event.output_path}${event.raw_removed ? '; raw data removed' : '; raw data kept'}`,
+    );
+    journal.recordHistory(job);
+    queue.pump();
+  },
+  job_failed({ commands, queue, journal }, { node, job, cmd, event }) {
+    if (cmd) commands.setState(cmd.id, 'done');
+    queue.close(job.id);
+    const rawPresent = event.phase === 'transcode';
+    journal.finish(job.id, { status: 'failed', error: event.reason, ...(rawPresent ? { raw_state: 'present', raw_checked_at: new Date().toISOString() } : {}) }, `${event.phase} failed on ${node}: ${event.reason}`);
+    queue.pump();
+  },
+  job_canceled({ commands, queue, journal }, { node, job, cmd, event }) {
+    if (cmd) commands.setState(cmd.id, 'done');
+    queue.close(job.id);
+    journal.finish(job.id, { status: 'canceled' }, `${event.phase} canceled on ${node}`);
+    queue.pump();
+  },
+};
+
+export function isJobEvent(type: AgentEventType): type is JobEventType {
+  return Object.hasOwn(JOB_EVENT_HANDLERS, type);
+}
+
+/** Runs the handler of a job event's type. */
+export function handleJobEvent(parts: JobEventParts, ctx: JobEventContext<JobEventType>): void {
+  const handler = JOB_EVENT_HANDLERS[ctx.event.type] as JobEventHandler<JobEventType>;
+  handler(parts, ctx);
+}

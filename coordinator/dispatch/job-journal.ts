@@ -1,0 +1,46 @@
+import type { Db } from '../../shared/sqlite.js';
+import type { Logger } from '../../shared/log.js';
+import { parseMeta, type JobRow, type JobsStore } from '../jobs-store.js';
+
+/**
+ * What the dispatcher's parts write about a job besides its status: its log lines (in the job and in
+ * the service log), its end (with the end hook for notifications and the library refresh) and the
+ * history of ripped discs.
+ */
+export class JobJournal {
+  constructor(
+    private readonly db: Db,
+    private readonly jobs: JobsStore,
+    private readonly log: Logger,
+    /** Called when a job reaches an end state. */
+    private readonly onEnd: (job: JobRow) => void,
+  ) {}
+
+  /** A line in the job's log and in the service log. */
+  note(jobId: string, level: 'info' | 'warn' | 'error', message: string): void {
+    this.jobs.addLog(jobId, level, message);
+    this.log[level](message, jobId);
+  }
+
+  /** Ends a job with the given fields (its status among them) and tells the end hook. */
+  finish(jobId: string, fields: Partial<JobRow>, message: string): void {
+    const row = this.jobs.update(jobId, { ...fields, finished_at: new Date().toISOString() });
+    this.note(jobId, fields.status === 'failed' ? 'error' : 'info', message);
+    if (row) {
+      try {
+        this.onEnd(row);
+      } catch (err) {
+        this.log.warn(`job end hook failed: ${(err as Error).message}`, jobId);
+      }
+    }
+  }
+
+  /** The disc of a job counts as ripped once its rip finished (automatic rips skip it from then on). */
+  recordHistory(job: JobRow): void {
+    const fp = parseMeta(job.meta)?.fingerprint;
+    if (typeof fp !== 'string') return;
+    this.db
+      .prepare('INSERT INTO history (fingerprint, title, job_id, finished_at) SELECT ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM history WHERE job_id = ?)')
+      .run(fp, job.title, job.id, new Date().toISOString(), job.id);
+  }
+}

@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { TASKS } from '../../shared/protocol.js';
+import { dispatchParts, onlineStatus, sleep } from '../fixtures/dispatch-parts.js';
+
+describe('Presence', () => {
+  it('fails the rip of a worker that stays away past the grace period', async () => {
+    const p = dispatchParts({ graceMs: 30 });
+    p.presence.onStatus(onlineStatus('ripper@1'));
+    const { job, commandId } = p.rippingJob('ripper@1');
+    p.presence.onStatus({ node: 'ripper@1', state: 'offline' });
+    assert.equal(p.presence.inGrace('ripper@1'), true);
+    assert.equal(p.jobs.get(job.id)?.status, 'running', 'the work waits during the grace period');
+    await sleep(80);
+    const row = p.jobs.get(job.id);
+    assert.equal(row?.status, 'failed');
+    assert.match(row?.error ?? '', /^the worker ripper@1 went offline during the rip \(no contact for 0 s\): retry the rip$/);
+    assert.equal(p.commandState(commandId), 'superseded');
+    assert.deepEqual(p.ended.map((j) => j.id), [job.id]);
+    assert.equal(p.presence.inGrace('ripper@1'), false);
+  });
+
+  it('hands the transcode of a lost worker to another one', async () => {
+    const p = dispatchParts({ graceMs: 30 });
+    p.presence.onStatus(onlineStatus('enc@1'));
+    const job = p.transcodingJob('enc@1');
+    const first = p.link.of(TASKS.transcodeFiles)[0]!;
+    assert.equal(first.node, 'enc@1');
+    p.presence.onStatus({ node: 'enc@1', state: 'offline' });
+    p.presence.onStatus(onlineStatus('spare@1'));
+    assert.equal(p.link.of(TASKS.transcodeFiles).length, 1, 'during the grace period the transcode stays with enc@1');
+    await sleep(80);
+    assert.deepEqual(p.link.of(TASKS.transcodeFiles).map((s) => s.node), ['enc@1', 'spare@1']);
+    assert.equal(p.commandState(first.id), 'superseded');
+    const row = p.jobs.get(job.id);
+    assert.equal(row?.status, 'transcoding');
+    assert.equal(row?.transcode_node, 'spare@1');
+    assert.deepEqual(p.ended, []);
+  });
+
+  it('ends a canceling job of a lost worker as canceled', async () => {
+    const p = dispatchParts({ graceMs: 30 });
+    p.presence.onStatus(onlineStatus('ripper@1'));
+    const { job } = p.rippingJob('ripper@1');
+    p.jobs.update(job.id, { status: 'canceling' });
+    p.presence.onStatus({ node: 'ripper@1', state: 'offline' });
+    await sleep(80);
+    assert.equal(p.jobs.get(job.id)?.status, 'canceled');
+  });
+
+  it('keeps the work of a worker that comes back within the grace period, and resends what it did not get', async () => {
+    const p = dispatchParts({ graceMs: 1000 });
+    p.presence.onStatus(onlineStatus('ripper@1'));
+    const { job, commandId } = p.rippingJob('ripper@1', 'sent');
+    p.presence.onStatus({ node: 'ripper@1', state: 'offline' });
+    await sleep(10);
+    p.presence.onStatus(onlineStatus('ripper@1', { tasks: [] }));
+    assert.equal(p.presence.inGrace('ripper@1'), false);
+    await sleep(100);
+    assert.equal(p.jobs.get(job.id)?.status, 'running');
+    assert.equal(p.commandState(commandId), 'sent');
+    assert.deepEqual(p.link.of(TASKS.ripDisc).map((s) => s.id), [commandId, commandId], 'the rip went out again on the handshake');
+  });
+
+  it('cancels on the handshake what was taken away from the returning worker', () => {
+    const p = dispatchParts();
+    p.presence.onStatus(onlineStatus('ripper@1'));
+    const { job, commandId } = p.rippingJob('ripper@1');
+    p.commands.setState(commandId, 'superseded');
+    p.presence.onStatus({ node: 'ripper@1', state: 'offline' });
+    p.presence.onStatus(onlineStatus('ripper@1', { tasks: [commandId] }));
+    const cancels = p.link.sent.filter((s) => s.cmd.task === TASKS.cancel);
+    assert.equal(cancels.length, 1);
+    assert.deepEqual(cancels[0]?.cmd, { id: cancels[0]?.cmd.id, task: TASKS.cancel, job_id: job.id, args: { command_id: commandId } });
+  });
+
+  it('fails accepted work the returning worker no longer holds, after the reconnect check', async () => {
+    const p = dispatchParts({ graceMs: 1000, reconcileMs: 20 });
+    p.presence.onStatus(onlineStatus('ripper@1'));
+    const { job, commandId } = p.rippingJob('ripper@1', 'accepted');
+    p.presence.onStatus({ node: 'ripper@1', state: 'offline' });
+    p.presence.onStatus(onlineStatus('ripper@1', { tasks: [] }));
+    assert.equal(p.jobs.get(job.id)?.status, 'running', 'its outcome may still be on the way');
+    await sleep(60);
+    assert.equal(p.jobs.get(job.id)?.status, 'failed');
+    assert.equal(p.jobs.get(job.id)?.error, 'the worker ripper@1 no longer runs this rip (it restarted without it): retry the rip');
+    assert.equal(p.commandState(commandId), 'superseded');
+    p.presence.stop();
+  });
+
+  it('waits on while the broker is out of sight: silence proves nothing then', async () => {
+    const p = dispatchParts({ graceMs: 100 });
+    p.presence.onStatus(onlineStatus('ripper@1'));
+    const { job } = p.rippingJob('ripper@1');
+    p.link.connectedSince = null;
+    p.presence.onStatus({ node: 'ripper@1', state: 'offline' });
+    await sleep(250);
+    assert.equal(p.jobs.get(job.id)?.status, 'running');
+    assert.equal(p.presence.inGrace('ripper@1'), true, 'the grace period started again');
+    p.link.connectedSince = Date.now();
+    await sleep(20);
+    assert.equal(p.jobs.get(job.id)?.status, 'running', 'just reconnected: a full grace period first');
+    await sleep(300);
+    assert.equal(p.jobs.get(job.id)?.status, 'failed', 'back in sight of the broker for a grace period: the silence counts');
+  });
+
+  it('pings the online workers and takes a silent one offline, starting its grace period', async () => {
+    const p = dispatchParts({ graceMs: 10_000, staleMs: 20 });
+    p.presence.onStatus(onlineStatus('quiet@1'));
+    p.presence.onStatus(onlineStatus('chatty@1'));
+    p.rippingJob('quiet@1');
+    await sleep(40);
+    p.fleet.touch('chatty@1');
+    p.presence.pingAndSweep();
+    assert.deepEqual(p.link.of(TASKS.pingWorker).map((s) => s.node).sort(), ['chatty@1', 'quiet@1']);
+    assert.ok(p.link.sent.filter((s) => s.cmd.task === TASKS.pingWorker).every((s) => s.qos === 0));
+    assert.equal(p.fleet.get('quiet@1')?.online, false);
+    assert.equal(p.fleet.get('chatty@1')?.online, true);
+    assert.equal(p.presence.inGrace('quiet@1'), true);
+    assert.equal(p.presence.inGrace('chatty@1'), false, 'no open work: no grace period');
+    p.presence.stop();
+  });
+
+  it('sends no ping while the link is down', () => {
+    const p = dispatchParts();
+    p.presence.onStatus(onlineStatus('a@1'));
+    p.link.connected = false;
+    p.presence.pingAndSweep();
+    assert.deepEqual(p.link.of(TASKS.pingWorker), []);
+  });
+
+  it('ignores the last will of a worker nobody knows', () => {
+    const p = dispatchParts();
+    p.presence.onStatus({ node: 'ghost@1', state: 'offline' });
+    assert.equal(p.fleet.get('ghost@1'), undefined);
+  });
+});

@@ -1,3 +1,4 @@
+/** Eject, title scan and capability ping: commands whose answer the coordinator waits for. */
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../shared/sqlite.js';
 import type { Logger } from '../../shared/log.js';

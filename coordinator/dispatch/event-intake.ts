@@ -1,3 +1,4 @@
+/** The agents' events in, applied once each: the node's own events here, the job events through job-events.ts. */
 import path from 'node:path';
 import type { Db } from '../../shared/sqlite.js';
 import type { Logger } from '../../shared/log.js';

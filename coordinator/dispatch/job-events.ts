@@ -1,3 +1,4 @@
+/** One handler per job event type: what an accepted, progress, rip_done, job_done, … event does to its job. */
 import path from 'node:path';
 import { TASKS, type AgentEvent, type AgentEventType } from '../../shared/protocol.js';
 import type { JobRow, JobsStore } from '../jobs-store.js';

@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { TASKS, type AgentEvent } from '../../shared/protocol.js';
+import { dispatchParts, onlineStatus } from '../fixtures/dispatch-parts.js';
+
+type Body<T extends AgentEvent['type']> = Omit<Extract<AgentEvent, { type: T }>, 'event_id' | 'node' | 'ts' | 'type'>;
+
+function event<T extends AgentEvent['type']>(node: string, type: T, body: Body<T>): AgentEvent {
+  return { event_id: randomUUID(), node, ts: new Date().toISOString(), type, ...body } as unknown as AgentEvent;
+}
+
+describe('EventIntake', () => {
+  it('applies an event once however often it comes, and acknowledges it every time', () => {
+    const p = dispatchParts();
+    p.presence.onStatus(onlineStatus('ripper@1'));
+    const { job, commandId } = p.rippingJob('ripper@1', 'sent');
+    const accepted = event('ripper@1', 'accepted', { command_id: commandId, job_id: job.id });
+    p.intake.onEvent('ripper@1', accepted);
+    p.intake.onEvent('ripper@1', accepted);
+    assert.equal(p.commandState(commandId), 'accepted');
+    assert.equal(p.jobs.logs(job.id).filter((l) => l.message === 'worker ripper@1 accepted the rip').length, 1);
+    assert.deepEqual(p.link.acks, [{ node: 'ripper@1', eventId: accepted.event_id }, { node: 'ripper@1', eventId: accepted.event_id }]);
+  });
+
+  it('runs a job through its rip into the transcode queue and on to its end', () => {
+    const p = dispatchParts();
+    p.presence.onStatus(onlineStatus('ripper@1'));
+    const { job, commandId } = p.rippingJob('ripper@1');
+    const raw = `/raw/${job.id}`;
+    p.intake.onEvent('ripper@1', event('ripper@1', 'rip_started', { command_id: commandId, job_id: job.id, raw_dir: raw }));
+    p.intake.onEvent('ripper@1', event('ripper@1', 'rip_done', { command_id: commandId, job_id: job.id, raw_dir: raw, files: [`${raw}/title_t00.mkv`] }));
+    assert.equal(p.commandState(commandId), 'done');
+    assert.equal(p.jobs.get(job.id)?.status, 'transcoding');
+    const transcode = p.link.of(TASKS.transcodeFiles)[0];
+    assert.ok(transcode, 'the transcode went out');
+    p.intake.onEvent('ripper@1', event('ripper@1', 'transcode_started', { command_id: transcode.id, job_id: job.id }));
+    p.intake.onEvent('ripper@1', event('ripper@1', 'job_done', { command_id: transcode.id, job_id: job.id, output_path: '/media/movies/Film', files: ['/media/movies/Film/Film.mkv'], raw_removed: true }));
+    const row = p.jobs.get(job.id);
+    assert.equal(row?.status, 'completed');
+    assert.equal(row?.raw_state, 'absent');
+    assert.deepEqual(p.ended.map((j) => j.id), [job.id]);
+    assert.deepEqual(p.queueRows(job.id).map((r) => r.state), ['done']);
+  });
+
+  it('drops a job event that breaks the rules: another node, a wrong stage, a raw folder it was not given', () => {
+    const p = dispatchParts();
+    p.presence.onStatus(onlineStatus('ripper@1'));
+    const { job, commandId } = p.rippingJob('ripper@1');
+    p.intake.onEvent('intruder@1', event('intruder@1', 'job_failed', { command_id: commandId, job_id: job.id, phase: 'rip', reason: 'x' }));
+    p.intake.onEvent('ripper@1', event('ripper@1', 'transcode_started', { command_id: commandId, job_id: job.id }));
+    assert.equal(p.jobs.get(job.id)?.status, 'running');
+    assert.equal(p.commandState(commandId), 'accepted');
+    const drops = p.logs.filter((l) => l.level === 'warn' && l.message.startsWith('dropped a message on ripwerk/event/')).map((l) => l.message);
+    assert.equal(drops.length, 2);
+    assert.match(drops[0] ?? '', /^dropped a message on ripwerk\/event\/intruder@1: job_failed for a command of ripper@1 came from intruder@1$/);
+    assert.match(drops[1] ?? '', /^dropped a message on ripwerk\/event\/ripper@1: transcode_started of the rip is no valid transition for a job that is running$/);
+
+    const q = dispatchParts();
+    q.presence.onStatus(onlineStatus('ripper@1'));
+    const other = q.rippingJob('ripper@1');
+    q.intake.onEvent('ripper@1', event('ripper@1', 'rip_done', { command_id: other.commandId, job_id: other.job.id, raw_dir: '/etc', files: ['/etc/passwd'] }));
+    assert.equal(q.jobs.get(other.job.id)?.status, 'running');
+    assert.deepEqual(q.link.of(TASKS.transcodeFiles), []);
+    assert.ok(q.logs.some((l) => l.message.includes(`rip_done names the raw folder /etc, the rip was given /raw/${other.job.id}`)));
+  });
+
+  it('stores the titles of a scan it asked for, and drops titles nobody asked for', async () => {
+    const p = dispatchParts();
+    p.presence.onStatus(onlineStatus('ripper@1'));
+    p.intake.onEvent('ripper@1', event('ripper@1', 'tracks', { command_id: randomUUID(), drive: 'sr0', tracks: [] }));
+    assert.equal(p.settings.getRaw(`tracks:${p.fleet.deviceName({ node: 'ripper@1', drive: 'sr0' })}`), undefined);
+    p.requests.scanTracks('ripper@1', 'sr0');
+    const scan = p.link.of(TASKS.scanTracks)[0];
+    assert.ok(scan);
+    const tracks = [{ index: 0, duration_s: 5400, size_bytes: 1, chapters: 10, title: 'Main' }];
+    p.intake.onEvent('ripper@1', event('ripper@1', 'tracks', { command_id: scan.id, drive: 'sr0', tracks } as never));
+    const stored = p.settings.getRaw(`tracks:${p.fleet.deviceName({ node: 'ripper@1', drive: 'sr0' })}`) as { scanning: boolean; tracks: unknown[] };
+    assert.equal(stored.scanning, false);
+    assert.equal(stored.tracks.length, 1);
+  });
+});

@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
+import { en } from 'zod/locales';
 import type { AgentEvent, AgentStatus, AppKeyMessage, Command, DriveState, EventAck, KeydbMessage, KeystoreMessage } from './protocol.js';
 
 /**
@@ -6,7 +7,13 @@ import type { AgentEvent, AgentStatus, AppKeyMessage, Command, DriveState, Event
  * receives passes one of these before it is used; what fails is dropped (see DropLog). Objects are
  * loose: a field a newer peer adds passes through untouched instead of failing the whole message.
  * Strings and lists are bounded so a forged message cannot make a row or a file of any size.
+ *
+ * Written with zod/mini (the functional API of the same package): `npm run build` bundles this
+ * module with only the parts of zod it uses (scripts/bundle-schemas.mjs), which costs a process
+ * about 1.5 MB instead of the 12 MB the whole of zod with its 50 locales takes when loaded from
+ * node_modules. The messages are the English ones of the full build.
  */
+z.config(en());
 
 /** A log event's message: longer ones are cut to this (and marked), on the agent before sending and on the coordinator on receipt. */
 export const LOG_MESSAGE_LIMIT = 64 * 1024;
@@ -17,48 +24,57 @@ export const LOG_MESSAGE_LIMIT = 64 * 1024;
  */
 export const DUMP_MQTT_LIMIT_BYTES = 512 * 1024;
 
-const id = z.string().min(1).max(200);
-const shortText = z.string().max(1000);
-const pathText = z.string().max(4096);
-const reasonText = z.string().max(LOG_MESSAGE_LIMIT);
-const timestamp = z.string().max(64);
-const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
-const fileList = z.array(pathText).max(10_000);
-const language = z.string().max(16);
+/** A string of at most `max` characters. */
+const text = (max: number) => z.string().check(z.maxLength(max));
+/** An integer; a bounded one with min/max. */
+const int = (min?: number, max?: number) => z.int().check(...(min === undefined ? [] : [z.gte(min)]), ...(max === undefined ? [] : [z.lte(max)]));
+/** A list of at most `max` items. */
+const list = <T extends z.ZodMiniType>(item: T, max: number) => z.array(item).check(z.maxLength(max));
+
+const id = z.string().check(z.minLength(1), z.maxLength(200));
+const shortText = text(1000);
+const pathText = text(4096);
+const reasonText = text(LOG_MESSAGE_LIMIT);
+const timestamp = text(64);
+const count = int(0, Number.MAX_SAFE_INTEGER);
+const fileList = list(pathText, 10_000);
+const language = text(16);
+const bool = z.boolean();
+const year = z.nullable(int());
 
 export const capabilitiesSchema = z.looseObject({
-  encoders: z.array(shortText).max(100),
-  tools: z.record(shortText, shortText.nullable()),
+  encoders: list(shortText, 100),
+  tools: z.record(shortText, z.nullable(shortText)),
   key_source: shortText,
   schluessel: count,
   rip_backend: z.enum(['makemkv', 'open-dvd', 'none']),
-  transcode_only: z.boolean(),
-  native: z.boolean(),
-  presets: z.array(z.looseObject({ category: shortText, presets: z.array(shortText).max(1000) })).max(200).optional(),
+  transcode_only: bool,
+  native: bool,
+  presets: z.optional(list(z.looseObject({ category: shortText, presets: list(shortText, 1000) }), 200)),
 });
 
 export const agentStatusSchema = z.looseObject({
   node: id,
   state: z.enum(['online', 'offline']),
-  name: id.optional(),
-  host: shortText.optional(),
-  ip: shortText.optional(),
-  slots: z.number().int().min(0).max(256).optional(),
-  tasks: z.array(id).max(10_000).optional(),
-  capabilities: capabilitiesSchema.optional(),
-  started_at: timestamp.optional(),
-  last_seen: timestamp.optional(),
+  name: z.optional(id),
+  host: z.optional(shortText),
+  ip: z.optional(shortText),
+  slots: z.optional(int(0, 256)),
+  tasks: z.optional(list(id, 10_000)),
+  capabilities: z.optional(capabilitiesSchema),
+  started_at: z.optional(timestamp),
+  last_seen: z.optional(timestamp),
 });
 
 const discInfoSchema = z.looseObject({
   label: shortText,
   title: shortText,
-  year: z.number().int().nullable(),
+  year,
   type: z.enum(['dvd', 'bluray', 'uhd', 'cd', 'unknown']),
   size_bytes: count,
   fingerprint: shortText,
   source: pathText,
-  audio_tracks: count.nullable(),
+  audio_tracks: z.nullable(count),
 });
 
 export const driveStateSchema = z.looseObject({
@@ -66,26 +82,26 @@ export const driveStateSchema = z.looseObject({
   drive: id,
   kind: z.enum(['device', 'image']),
   path: pathText,
-  vendor: shortText.nullable(),
-  model: shortText.nullable(),
+  vendor: z.nullable(shortText),
+  model: z.nullable(shortText),
   status: z.enum(['no_disc', 'tray_open', 'disc_present', 'unknown']),
-  disc: discInfoSchema.nullable(),
+  disc: z.nullable(discInfoSchema),
 });
 
-const audioStreamSchema = z.looseObject({ index: count, language, codec: shortText, channels: count.nullable() });
-const subtitleStreamSchema = z.looseObject({ index: count, language, codec: shortText, forced: z.boolean() });
+const audioStreamSchema = z.looseObject({ index: count, language, codec: shortText, channels: z.nullable(count) });
+const subtitleStreamSchema = z.looseObject({ index: count, language, codec: shortText, forced: bool });
 
 const trackSchema = z.looseObject({
   number: count,
-  seconds: z.number().min(0).max(1e7),
+  seconds: z.number().check(z.gte(0), z.lte(1e7)),
   size_bytes: count,
   chapters: count,
-  audio: z.array(audioStreamSchema).max(200).optional(),
-  subtitles: z.array(subtitleStreamSchema).max(200).optional(),
+  audio: z.optional(list(audioStreamSchema, 200)),
+  subtitles: z.optional(list(subtitleStreamSchema, 200)),
 });
 
 const phase = z.enum(['rip', 'transcode']);
-const eventBase = { event_id: id, node: id, ts: timestamp, command_id: id.optional(), job_id: id.optional() };
+const eventBase = { event_id: id, node: id, ts: timestamp, command_id: z.optional(id), job_id: z.optional(id) };
 
 /** The log message, cut to LOG_MESSAGE_LIMIT characters and marked when it was longer. */
 export function truncateLogMessage(message: string): string {
@@ -95,9 +111,9 @@ export function truncateLogMessage(message: string): string {
 export const agentEventSchema = z.discriminatedUnion('type', [
   z.looseObject({ ...eventBase, type: z.literal('accepted') }),
   z.looseObject({ ...eventBase, type: z.literal('rejected'), reason: reasonText }),
-  z.looseObject({ ...eventBase, type: z.literal('progress'), phase, progress: z.number().min(0).max(100) }),
+  z.looseObject({ ...eventBase, type: z.literal('progress'), phase, progress: z.number().check(z.gte(0), z.lte(100)) }),
   // Longer messages are cut (not dropped): the part that fits is still worth keeping in the job log.
-  z.looseObject({ ...eventBase, type: z.literal('log'), level: z.enum(['info', 'warn', 'error']), message: z.string().transform(truncateLogMessage) }),
+  z.looseObject({ ...eventBase, type: z.literal('log'), level: z.enum(['info', 'warn', 'error']), message: z.pipe(z.string(), z.transform(truncateLogMessage)) }),
   z.looseObject({ ...eventBase, type: z.literal('rip_started'), raw_dir: pathText }),
   z.looseObject({ ...eventBase, type: z.literal('rip_done'), raw_dir: pathText, files: fileList }),
   z.looseObject({ ...eventBase, type: z.literal('transcode_started') }),
@@ -106,13 +122,13 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     type: z.literal('job_done'),
     output_path: pathText,
     files: fileList,
-    raw_removed: z.boolean(),
-    streams: z.array(z.looseObject({ file: pathText, audio: z.array(audioStreamSchema).max(200), subtitles: z.array(subtitleStreamSchema).max(200) })).max(10_000).optional(),
-    episodes_guessed: z.boolean().optional(),
+    raw_removed: bool,
+    streams: z.optional(list(z.looseObject({ file: pathText, audio: list(audioStreamSchema, 200), subtitles: list(subtitleStreamSchema, 200) }), 10_000)),
+    episodes_guessed: z.optional(bool),
   }),
   z.looseObject({ ...eventBase, type: z.literal('job_failed'), phase, reason: reasonText }),
   z.looseObject({ ...eventBase, type: z.literal('job_canceled'), phase }),
-  z.looseObject({ ...eventBase, type: z.literal('tracks'), drive: id, tracks: z.array(trackSchema).max(1000) }),
+  z.looseObject({ ...eventBase, type: z.literal('tracks'), drive: id, tracks: list(trackSchema, 1000) }),
   z.looseObject({ ...eventBase, type: z.literal('command_failed'), reason: reasonText }),
   z.looseObject({ ...eventBase, type: z.literal('ejected'), drive: id }),
   z.looseObject({ ...eventBase, type: z.literal('pong'), capabilities: capabilitiesSchema }),
@@ -120,8 +136,8 @@ export const agentEventSchema = z.discriminatedUnion('type', [
   z.looseObject({
     ...eventBase,
     type: z.literal('aacs_dump'),
-    name: z.string().regex(/^MKB[^/\\]*\.tgz$/i).max(255),
-    data_base64: z.string().max(Math.ceil(DUMP_MQTT_LIMIT_BYTES / 3) * 4).regex(/^[A-Za-z0-9+/]*={0,2}$/),
+    name: z.string().check(z.regex(/^MKB[^/\\]*\.tgz$/i), z.maxLength(255)),
+    data_base64: z.string().check(z.maxLength(Math.ceil(DUMP_MQTT_LIMIT_BYTES / 3) * 4), z.regex(/^[A-Za-z0-9+/]*={0,2}$/)),
   }),
 ]);
 
@@ -129,32 +145,32 @@ const libraryInfoSchema = z.looseObject({
   profile: z.enum(['jellyfin', 'emby', 'kodi']),
   kind: z.enum(['movie', 'series']),
   title: shortText,
-  year: z.number().int().nullable(),
-  overview: z.string().max(LOG_MESSAGE_LIMIT).nullable(),
-  poster_url: z.string().max(4096).nullable(),
-  tmdb_id: z.number().int().nullable(),
-  imdb_id: shortText.nullable(),
+  year,
+  overview: z.nullable(text(LOG_MESSAGE_LIMIT)),
+  poster_url: z.nullable(text(4096)),
+  tmdb_id: z.nullable(int()),
+  imdb_id: z.nullable(shortText),
 });
 
-const languages = z.array(language).max(100);
+const languages = list(language, 100);
 
 const ripArgsSchema = z.looseObject({
   drive: id,
-  titles: z.array(count).max(1000),
-  main_feature_only: z.boolean(),
+  titles: list(count, 1000),
+  main_feature_only: bool,
   raw_dir: pathText,
   target_dir: pathText,
   title: shortText,
-  year: z.number().int().nullable(),
-  series: shortText.nullable(),
-  season: z.number().int().nullable(),
-  transcode: z.boolean(),
-  keep_original: z.boolean(),
-  auto_eject: z.boolean(),
-  library: libraryInfoSchema.nullable().optional(),
-  min_title_seconds: z.number().min(0).max(1e7).optional(),
-  audio_languages: languages.optional(),
-  subtitle_languages: languages.optional(),
+  year,
+  series: z.nullable(shortText),
+  season: z.nullable(int()),
+  transcode: bool,
+  keep_original: bool,
+  auto_eject: bool,
+  library: z.optional(z.nullable(libraryInfoSchema)),
+  min_title_seconds: z.optional(z.number().check(z.gte(0), z.lte(1e7))),
+  audio_languages: z.optional(languages),
+  subtitle_languages: z.optional(languages),
 });
 
 const transcodeArgsSchema = z.looseObject({
@@ -162,27 +178,28 @@ const transcodeArgsSchema = z.looseObject({
   files: fileList,
   target_dir: pathText,
   title: shortText,
-  year: z.number().int().nullable(),
-  series: shortText.nullable(),
-  season: z.number().int().nullable(),
+  year,
+  series: z.nullable(shortText),
+  season: z.nullable(int()),
   preset: shortText,
-  keep_original: z.boolean(),
-  episodes: z.array(z.looseObject({ episode: count, minutes: z.number().min(0).nullable() })).max(1000).nullable().optional(),
-  disc_number: z.number().int().nullable().optional(),
-  library: libraryInfoSchema.nullable().optional(),
-  audio_languages: languages.optional(),
-  subtitle_languages: languages.optional(),
-  audio: z
-    .looseObject({ keep_surround: z.boolean(), stereo_companion: z.boolean(), burn_forced_subtitles: z.boolean(), original_language: language.nullable().default(null) })
-    .optional(),
+  keep_original: bool,
+  episodes: z.optional(z.nullable(list(z.looseObject({ episode: count, minutes: z.nullable(z.number().check(z.gte(0))) }), 1000))),
+  disc_number: z.optional(z.nullable(int())),
+  library: z.optional(z.nullable(libraryInfoSchema)),
+  audio_languages: z.optional(languages),
+  subtitle_languages: z.optional(languages),
+  audio: z.optional(
+    z.looseObject({ keep_surround: bool, stereo_companion: bool, burn_forced_subtitles: bool, original_language: z._default(z.nullable(language), null) }),
+  ),
   // One folder name below the movie's folder: never a path that could lead out of it.
-  extras_folder: z
-    .string()
-    .min(1)
-    .max(255)
-    .regex(/^[^/\\\0]+$/)
-    .refine((name) => name !== '.' && name !== '..', 'must be a folder name')
-    .optional(),
+  extras_folder: z.optional(
+    z.string().check(
+      z.minLength(1),
+      z.maxLength(255),
+      z.regex(/^[^/\\\0]+$/),
+      z.refine((name) => name !== '.' && name !== '..', 'must be a folder name'),
+    ),
+  ),
 });
 
 export const commandSchema = z.discriminatedUnion('task', [
@@ -194,18 +211,18 @@ export const commandSchema = z.discriminatedUnion('task', [
   z.looseObject({ id, task: z.literal('worker.tasks.eject'), args: z.looseObject({ drive: id }) }),
 ]);
 
-export const eventAckSchema = z.looseObject({ event_ids: z.array(id).max(100_000) });
+export const eventAckSchema = z.looseObject({ event_ids: list(id, 100_000) });
 
 export const keystoreMessageSchema = z.looseObject({
-  sha256: z.string().max(128).nullable(),
-  installed_at: timestamp.nullable(),
-  files: z.array(z.looseObject({ name: z.string().min(1).max(255), data_base64: z.string() })).max(10_000),
+  sha256: z.nullable(text(128)),
+  installed_at: z.nullable(timestamp),
+  files: list(z.looseObject({ name: z.string().check(z.minLength(1), z.maxLength(255)), data_base64: z.string() }), 10_000),
 });
-export const keydbMessageSchema = z.looseObject({ content: z.string().nullable() });
-export const appKeyMessageSchema = z.looseObject({ key: z.string().max(1000).nullable() });
+export const keydbMessageSchema = z.looseObject({ content: z.nullable(z.string()) });
+export const appKeyMessageSchema = z.looseObject({ key: z.nullable(text(1000)) });
 
 // Compile-time checks: what a schema lets through is a value of the interface the code works with.
-type Accepts<S extends z.ZodType, T> = z.output<S> extends T ? true : never;
+type Accepts<S extends z.ZodMiniType, T> = z.output<S> extends T ? true : never;
 const schemasMatchInterfaces: [
   Accepts<typeof agentStatusSchema, AgentStatus>,
   Accepts<typeof driveStateSchema, DriveState>,
@@ -221,7 +238,7 @@ void schemasMatchInterfaces;
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; reason: string };
 
 /** Parses an MQTT payload as JSON and checks it against the schema; the reason names the first problem. */
-export function parseMessage<S extends z.ZodType>(schema: S, payload: Buffer): ParseResult<z.output<S>> {
+export function parseMessage<S extends z.ZodMiniType>(schema: S, payload: Buffer): ParseResult<z.output<S>> {
   let body: unknown;
   try {
     body = JSON.parse(payload.toString('utf8'));

@@ -4,7 +4,7 @@ import type { Phase } from '../shared/protocol.js';
 import type { Job, JobLogLine, JobMeta } from '../shared/api-types.js';
 import { appendPoint, computeEtaSeconds, etaText, type ProgressPoint } from '../shared/eta.js';
 
-import { ACTIVE_STATUSES, apiStatus, isLive, sqlList, type JobStatus } from './jobs/job-status.js';
+import { ACTIVE_STATUSES, apiStatus, isLive, RETRYABLE_STATUSES, sqlList, type JobStatus } from './jobs/job-status.js';
 
 export type { JobStatus } from './jobs/job-status.js';
 export type { JobMeta };
@@ -128,6 +128,11 @@ export class JobsStore {
       get: db.prepare<[string], JobRow>('SELECT * FROM jobs WHERE id = ?'),
       all: db.prepare<[], JobRow>('SELECT * FROM jobs ORDER BY created_at DESC, id'),
       active: db.prepare<[], JobRow>(`SELECT * FROM jobs WHERE status IN (${sqlList(ACTIVE_STATUSES)})`),
+      rawSweepPage: db.prepare<[string, number], JobRow>(
+        // "+status": walk the primary key from `id > ?` and stop after LIMIT matches. With the status
+        // index SQLite would collect and sort every match for each page: work in proportion to all jobs.
+        `SELECT * FROM jobs WHERE id > ? AND (+status IN (${sqlList(RETRYABLE_STATUSES)}) OR (+status = 'completed' AND raw_state = 'present')) ORDER BY id LIMIT ?`,
+      ),
       insert: db.prepare(
         `INSERT INTO jobs (id, title, status, progress, target_dir, meta, device, node, created_at, updated_at)
          VALUES (@id, @title, 'pending', 0, @target_dir, @meta, @device, @node, @now, @now)`,
@@ -153,6 +158,15 @@ export class JobsStore {
 
   active(): JobRow[] {
     return this.stmts.active.all();
+  }
+
+  /**
+   * The next `limit` jobs after `afterId` (by id) whose raw data the sweep looks at: failed,
+   * canceled, and completed ones that still have raw data. Read page by page, so no single read
+   * costs in proportion to the number of jobs.
+   */
+  rawSweepPage(afterId: string, limit: number): JobRow[] {
+    return this.stmts.rawSweepPage.all(afterId, limit);
   }
 
   create(job: NewJob): JobRow {
@@ -303,6 +317,23 @@ export class JobsStore {
     return this.order;
   }
 
+  /**
+   * Where the job stands in the order (newest first, ties by id), by binary search: a sweep that
+   * writes many rows must not walk the whole list for each. -1 when it is not in the list.
+   */
+  private positionOf(id: string, createdAt: string): number {
+    const order = this.order ?? [];
+    let lo = 0;
+    let hi = order.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const e = order[mid];
+      if (e.created_at > createdAt || (e.created_at === createdAt && e.id < id)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < order.length && order[lo].id === id ? lo : -1;
+  }
+
   /** Keeps the in-memory list in step with a written row (created, changed or removed). */
   private track(id: string, row: JobRow | undefined): void {
     this.jsonCache.delete(id);
@@ -310,7 +341,7 @@ export class JobsStore {
     // A live row's own progress does not change the finished rows around it: keep their buffers.
     const stillLive = row !== undefined && isLive(row.status) && this.liveIds.has(id);
     if (!stillLive) this.segments = null;
-    const at = this.order.findIndex((e) => e.id === id);
+    const at = row ? this.positionOf(id, row.created_at) : this.order.findIndex((e) => e.id === id);
     const wasLive = this.liveIds.has(id);
     if (!row) {
       if (at >= 0) this.order.splice(at, 1);

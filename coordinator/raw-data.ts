@@ -1,7 +1,8 @@
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { Logger } from '../shared/log.js';
 import { RAW_MEDIA_EXTENSIONS } from '../shared/raw-media.js';
-import { runTool } from '../shared/process.js';
+import { killProcessGroup } from '../shared/process.js';
 import type { JobRow, JobsStore, RawState } from './jobs-store.js';
 import { parseMeta } from './jobs-store.js';
 import type { SettingsStore } from './settings-store.js';
@@ -49,6 +50,35 @@ const PROBE_SCRIPT = [
 
 /** Jobs per probe process in the background sweep. */
 const SWEEP_BATCH = 64;
+/** Answers stored per SQLite transaction; the event loop is let go between them. */
+const STORE_SLICE = 16;
+
+/**
+ * Runs the probe script as the leader of its own process group; its stdout, or null when it failed
+ * or did not end within PROBE_TIMEOUT_MS (then the whole group is stopped: a du stuck on a dead
+ * mount included). A plain spawn, not runTool: the sweep starts one per batch, and execa's own work
+ * per start (about 5 ms with hundreds of arguments) would hold up the API each time.
+ */
+function runProbe(args: string[]): Promise<string | null> {
+  return new Promise((resolve) => {
+    const child = spawn('sh', ['-c', PROBE_SCRIPT, 'probe', ...args], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+    const chunks: Buffer[] = [];
+    let done = false;
+    const finish = (out: string | null): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      resolve(out);
+    };
+    const timer = setTimeout(() => {
+      if (child.pid !== undefined) void killProcessGroup(child.pid);
+      finish(null);
+    }, PROBE_TIMEOUT_MS);
+    child.stdout.on('data', (c: Buffer) => chunks.push(c));
+    child.once('error', () => finish(null));
+    child.once('close', (code) => finish(code === 0 ? Buffer.concat(chunks).toString('utf8') : null));
+  });
+}
 
 type Probe = { state: RawState; path: string | null; size: number | null };
 const UNCLEAR: Probe = { state: 'unclear', path: null, size: null };
@@ -64,6 +94,10 @@ export function parseProbeOutput(stdout: string, count: number): Probe[] {
     else if (m[3] !== undefined) out[i] = { state: 'present', path: m[4], size: Number(m[3]) };
   }
   return out;
+}
+
+function yieldToLoop(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
 }
 
 /**
@@ -84,11 +118,16 @@ export class RawDataFinder {
     private readonly storageTargets: () => string[] = () => [],
   ) {}
 
-  candidates(job: JobRow): string[] {
-    const roots = [this.rawDir, this.settings.get('workDir'), parseMeta(job.meta)?.work_dir, ...this.storageTargets()].filter((r): r is string => typeof r === 'string' && r.length > 0);
+  candidates(job: JobRow, shared = this.sharedRoots()): string[] {
+    const roots = [shared[0], shared[1], parseMeta(job.meta)?.work_dir, ...shared.slice(2)].filter((r): r is string => typeof r === 'string' && r.length > 0);
     const dirs = roots.map((r) => path.join(r, job.id));
     if (job.raw_path) dirs.unshift(job.raw_path);
     return [...new Set(dirs)];
+  }
+
+  /** The folders searched for every job: the container default, workDir, then the storage targets (read anew each call). */
+  private sharedRoots(): (string | null | undefined)[] {
+    return [this.rawDir, this.settings.get('workDir'), ...this.storageTargets()];
   }
 
   /**
@@ -98,14 +137,8 @@ export class RawDataFinder {
   async probeMany(groups: string[][]): Promise<Probe[] | null> {
     // An empty argument ends a job's list: candidates are absolute paths, never empty.
     const args = groups.flatMap((dirs) => [...dirs.filter((d) => d !== ''), '']);
-    try {
-      // runTool stops the whole process group at the limit: a du stuck on a dead mount included.
-      const result = await runTool('sh', ['-c', PROBE_SCRIPT, 'probe', ...args], { timeoutMs: PROBE_TIMEOUT_MS, captureStdout: true });
-      if (result.exitCode !== 0) return null;
-      return parseProbeOutput(result.stdout, groups.length);
-    } catch {
-      return null;
-    }
+    const stdout = await runProbe(args);
+    return stdout === null ? null : parseProbeOutput(stdout, groups.length);
   }
 
   async probe(dirs: string[]): Promise<Probe> {
@@ -134,21 +167,34 @@ export class RawDataFinder {
   /**
    * One sweep: the finished jobs in batches of SWEEP_BATCH per probe process; a batch that runs into
    * the time limit is probed again job by job, so one dead mount does not blur the others' answers.
+   * The jobs are read page by page (by id) and the event loop is let go between pages, so the API
+   * never waits for work that grows with the number of jobs.
    */
   async sweep(): Promise<void> {
-    const due = this.jobs.all().filter((job) => job.status === 'failed' || job.status === 'canceled' || (job.status === 'completed' && job.raw_state === 'present'));
+    let jobs = 0;
     let present = 0;
-    for (let i = 0; i < due.length; i += SWEEP_BATCH) {
-      const batch = due.slice(i, i + SWEEP_BATCH);
-      const found = await this.probeMany(batch.map((job) => this.candidates(job)));
+    let after = '';
+    for (;;) {
+      const batch = this.jobs.rawSweepPage(after, SWEEP_BATCH);
+      if (batch.length === 0) break;
+      after = batch[batch.length - 1].id;
+      jobs += batch.length;
+      const shared = this.sharedRoots();
+      const found = await this.probeMany(batch.map((job) => this.candidates(job, shared)));
       const results: RawFinding[] = [];
-      if (found) this.jobs.inTransaction(() => batch.forEach((job, k) => results.push(this.store(job, found[k]))));
-      else for (const job of batch) results.push(await this.refresh(job));
+      if (found) {
+        for (let k = 0; k < batch.length; k += STORE_SLICE) {
+          this.jobs.inTransaction(() => {
+            for (let j = k; j < Math.min(batch.length, k + STORE_SLICE); j++) results.push(this.store(batch[j], found[j]));
+          });
+          // Let waiting requests in between slices.
+          await yieldToLoop();
+        }
+      } else for (const job of batch) results.push(await this.refresh(job));
       present += results.filter((r) => r.state === 'present').length;
-      // Let waiting requests in between batches.
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await yieldToLoop();
     }
-    this.lastSweep = { at: Date.now(), jobs: due.length, present };
+    this.lastSweep = { at: Date.now(), jobs, present };
   }
 
   /** When the last sweep ended, how many jobs it probed and how many had raw data (GET /health/vorraete). */

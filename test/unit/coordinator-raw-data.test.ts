@@ -205,3 +205,33 @@ describe('RawDataFinder.refresh and candidates', () => {
     assert.equal(jobs.get('job-8')?.raw_state, 'absent');
   });
 });
+
+describe('RawDataFinder.sweep', () => {
+  it('probes every failed, canceled and completed-with-raw-data job, page by page, and no other', async () => {
+    const { rawDir, jobs, finder } = setup();
+    // 150 jobs: more than two probe batches. Every third failed job still has its raw folder.
+    const kinds = ['failed', 'canceled', 'completed-present', 'completed-absent', 'pending'] as const;
+    const expected = new Map<string, string | null>();
+    for (let i = 0; i < 150; i++) {
+      const id = `job-${String(i).padStart(3, '0')}`;
+      const kind = kinds[i % kinds.length];
+      jobs.create({ id, title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: {} });
+      const status = kind === 'completed-present' || kind === 'completed-absent' ? 'completed' : kind;
+      jobs.update(id, { status, raw_state: kind === 'completed-absent' ? 'absent' : kind === 'pending' ? null : 'present', raw_path: path.join(rawDir, id) });
+      const keep = kind === 'failed' && i % 3 === 0;
+      if (keep) {
+        fs.mkdirSync(path.join(rawDir, id));
+        fs.writeFileSync(path.join(rawDir, id, 'title_t00.mkv'), 'v');
+      }
+      expected.set(id, kind === 'pending' ? null : keep ? 'present' : 'absent');
+    }
+    await finder.sweep();
+    for (const [id, state] of expected) assert.equal(jobs.get(id)?.raw_state ?? null, state, id);
+    // completed-absent and pending jobs are not probed: 3 of every 5 are.
+    assert.equal(finder.lastSweep?.jobs, 90);
+    assert.equal(finder.lastSweep?.present, [...expected.values()].filter((s) => s === 'present').length);
+    // A second sweep sees only what is still due: the failed and canceled jobs, and no completed one any more.
+    await finder.sweep();
+    assert.equal(finder.lastSweep?.jobs, 60);
+  });
+});

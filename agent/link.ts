@@ -1,4 +1,4 @@
-import mqtt, { type MqttClient } from 'mqtt';
+import { connectMqtt, type MqttClient } from '../shared/mqtt-client.js';
 import { sendImmediately, topics, type AgentEvent, type AgentStatus, type AppKeyMessage, type Command, type DriveState, type KeydbMessage, type KeystoreMessage } from '../shared/protocol.js';
 import { appKeyMessageSchema, commandSchema, eventAckSchema, keydbMessageSchema, keystoreMessageSchema, parseMessage } from '../shared/protocol-schemas.js';
 import { DropLog } from '../shared/drop-log.js';
@@ -46,7 +46,7 @@ export class AgentLink {
 
   start(): void {
     const willPayload: AgentStatus = { node: this.node, state: 'offline' };
-    this.client = mqtt.connect(this.url, {
+    this.client = connectMqtt(this.url, {
       clientId: `ripwerk-agent-${this.node}`.slice(0, 120),
       ...(this.credentials ?? {}),
       clean: false,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import mqtt, { type MqttClient } from 'mqtt';
+import { connectMqtt, type MqttClient } from '../../shared/mqtt-client.js';
 import type { Logger } from '../../shared/log.js';
 import { DropLog } from '../../shared/drop-log.js';
 import { parseAgentTopic, sendImmediately, topicMatches, topics, type AgentEvent, type AgentStatus, type Command, type CoordinatorStatus, type DriveState } from '../../shared/protocol.js';
@@ -72,7 +72,7 @@ export class CoordinatorLink implements CommandLink {
   /** Connects; `login` is the coordinator's user name and the broker secret (null: the broker wants none). Resolves once connected. */
   async start(url: string, login: { username: string; password: string } | null): Promise<void> {
     this.url = url;
-    const client = mqtt.connect(url, {
+    const client = connectMqtt(url, {
       clientId: `ripwerk-coordinator-${randomUUID().slice(0, 8)}`,
       ...(login ?? {}),
       clean: true,

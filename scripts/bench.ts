@@ -5,7 +5,7 @@
  * its target, 1 when a measure could not be taken.
  *
  *   node dist/scripts/bench.js                      all measures
- *   node dist/scripts/bench.js latency joblist      some (transcode, latency, joblist, idle, download, rip)
+ *   node dist/scripts/bench.js latency joblist      some (transcode, latency, joblist, idle, download, rip, memory)
  *   BENCH_KEEP=1 node dist/scripts/bench.js         keep the temp folders (printed at the end)
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -35,6 +35,7 @@ import {
 import { REPO_DIR } from '../test/fixtures/tools-samples.js';
 import { originalsDir } from '../agent/keep-original.js';
 import { download, rip } from './bench-files.js';
+import { memory } from './bench-memory.js';
 import { cleanup, cpuBusy, expectStatus, failures, logTime, logTimes, measures, median, ms, newWorld, pct, round, rssMb, timedRun, type Measure } from './bench-kit.js';
 
 const PRESET = 'Very Fast 480p30';
@@ -511,7 +512,7 @@ async function idle(): Promise<void> {
 
 // ------------------------------------------------------------------ main
 
-const ALL: Record<string, () => Promise<void>> = { transcode, latency, joblist, idle, download, rip };
+const ALL: Record<string, () => Promise<void>> = { transcode, latency, joblist, idle, download, rip, memory };
 const wanted = process.argv.slice(2);
 for (const name of wanted) {
   if (!ALL[name]) {

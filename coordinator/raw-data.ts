@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { Logger } from '../shared/log.js';
 import { RAW_MEDIA_EXTENSIONS } from '../shared/raw-media.js';
-import { killProcessGroup } from '../shared/process.js';
+import { runTool } from '../shared/process.js';
 import type { JobRow, JobsStore, RawState } from './jobs-store.js';
 import { parseMeta } from './jobs-store.js';
 import type { SettingsStore } from './settings-store.js';
@@ -52,33 +51,6 @@ const PROBE_SCRIPT = [
 const SWEEP_BATCH = 64;
 /** Answers stored per SQLite transaction; the event loop is let go between them. */
 const STORE_SLICE = 16;
-
-/**
- * Runs the probe script as the leader of its own process group; its stdout, or null when it failed
- * or did not end within PROBE_TIMEOUT_MS (then the whole group is stopped: a du stuck on a dead
- * mount included). A plain spawn, not runTool: the sweep starts one per batch, and execa's own work
- * per start (about 5 ms with hundreds of arguments) would hold up the API each time.
- */
-function runProbe(args: string[]): Promise<string | null> {
-  return new Promise((resolve) => {
-    const child = spawn('sh', ['-c', PROBE_SCRIPT, 'probe', ...args], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
-    const chunks: Buffer[] = [];
-    let done = false;
-    const finish = (out: string | null): void => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      resolve(out);
-    };
-    const timer = setTimeout(() => {
-      if (child.pid !== undefined) void killProcessGroup(child.pid);
-      finish(null);
-    }, PROBE_TIMEOUT_MS);
-    child.stdout.on('data', (c: Buffer) => chunks.push(c));
-    child.once('error', () => finish(null));
-    child.once('close', (code) => finish(code === 0 ? Buffer.concat(chunks).toString('utf8') : null));
-  });
-}
 
 type Probe = { state: RawState; path: string | null; size: number | null };
 const UNCLEAR: Probe = { state: 'unclear', path: null, size: null };
@@ -137,8 +109,14 @@ export class RawDataFinder {
   async probeMany(groups: string[][]): Promise<Probe[] | null> {
     // An empty argument ends a job's list: candidates are absolute paths, never empty.
     const args = groups.flatMap((dirs) => [...dirs.filter((d) => d !== ''), '']);
-    const stdout = await runProbe(args);
-    return stdout === null ? null : parseProbeOutput(stdout, groups.length);
+    try {
+      // runTool stops the whole process group at the limit: a du stuck on a dead mount included.
+      const result = await runTool('sh', ['-c', PROBE_SCRIPT, 'probe', ...args], { timeoutMs: PROBE_TIMEOUT_MS, captureStdout: true });
+      if (result.exitCode !== 0) return null;
+      return parseProbeOutput(result.stdout, groups.length);
+    } catch {
+      return null;
+    }
   }
 
   async probe(dirs: string[]): Promise<Probe> {

@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { runTool, ToolError } from '../../shared/process.js';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('runTool', () => {
+  it('gives the exit code, the whole stdout when asked, the stderr tail and the lines as they come', async () => {
+    const lines: string[] = [];
+    const result = await runTool('sh', ['-c', 'echo one; echo two; echo oops >&2; exit 3'], { captureStdout: true, onStdoutLine: (l) => lines.push(l) });
+    assert.deepEqual([result.exitCode, result.signal, result.stdout, result.stderr], [3, null, 'one\ntwo\n', 'oops\n']);
+    assert.deepEqual(lines, ['one', 'two']);
+  });
+
+  it('passes extra environment on top of its own', async () => {
+    const result = await runTool('sh', ['-c', 'echo "$RIPWERK_T:${PATH:+path}"'], { captureStdout: true, env: { RIPWERK_T: 'x' } });
+    assert.equal(result.stdout, 'x:path\n');
+  });
+
+  it('says plainly when the tool is not installed', async () => {
+    await assert.rejects(runTool('/nonexistent/ripwerk-tool', []), (err: unknown) => err instanceof ToolError && err.reason === 'ripwerk-tool is not installed (looked for /nonexistent/ripwerk-tool)');
+  });
+
+  it('stops the whole process group at the time limit', async () => {
+    let pid = 0;
+    const started = Date.now();
+    await assert.rejects(
+      runTool('sh', ['-c', 'sleep 30 & echo $!; wait'], { timeoutMs: 300, onStdoutLine: (l) => (pid = Number(l)) }),
+      (err: unknown) => err instanceof ToolError && err.timedOut && /did not finish within 0 s/.test(err.reason),
+    );
+    assert.ok(Date.now() - started < 10_000);
+    assert.ok(pid > 0);
+    assert.equal(alive(pid), false, 'the grandchild of the timed-out tool is gone');
+  });
+
+  it('stops the tool when the signal aborts, and refuses to start after an abort', async () => {
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 200);
+    await assert.rejects(runTool('sleep', ['30'], { signal: ac.signal }), (err: unknown) => err instanceof ToolError && err.canceled);
+    await assert.rejects(runTool('sleep', ['30'], { signal: ac.signal }), (err: unknown) => err instanceof ToolError && err.canceled);
+  });
+});

@@ -15,4 +15,5 @@ export RAW_DIR="${RAW_DIR:-$data/raw}"
 export DRIVES="${DRIVES:-image:$data/drive}"
 mkdir -p "$DATA_DIR" "$MEDIA_ROOT" "$RAW_DIR"
 if [[ "$DRIVES" == image:* ]]; then mkdir -p "${DRIVES#image:}"; fi
-exec node dist/coordinator/cli-all-in-one.js
+# The same V8 setting as the systemd units: see systemd/ripwerk.service.
+exec node --max-semi-space-size=2 dist/coordinator/cli-all-in-one.js

@@ -367,7 +367,7 @@ describe('scripts/install.sh', () => {
       assert.ok(r.calls.includes('apt-get install -y -qq --no-install-recommends nodejs'), r.calls.join('\n'));
       assert.equal(r.calls.filter((c) => c === 'apt-get update -qq').length, 1);
       assert.match(r.out, /installed Debian package nodejs 20\.19\.2\+dfsg-1 \(the system's Node\.js was missing or older than 20\.19\)/);
-      assert.match(read(s, 'etc/systemd/system/ripwerk-coordinator.service'), new RegExp(`^ExecStart=${s.node.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} /opt/ripwerk/dist/coordinator/cli.js$`, 'm'));
+      assert.match(read(s, 'etc/systemd/system/ripwerk-coordinator.service'), new RegExp(`^ExecStart=${s.node.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} --max-semi-space-size=2 /opt/ripwerk/dist/coordinator/cli.js$`, 'm'));
     });
 
     function tarball(s: Sandbox, sums: (hash: string) => string) {

@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { api, smallMkv, sleep, startAgent, startCoordinator, stopAll, tempDir, type JobJson, type Proc } from '../test/e2e/harness.js';
+import { api, smallMkv, sleep, startAgent, startCoordinator, stopAll, tempDir, type Job, type Proc } from '../test/e2e/harness.js';
 import { cleanup, expectStatus, measures, newWorld, round, rssMb } from './bench-kit.js';
 
 const JOBS = Number(process.env.BENCH_MEMORY_JOBS) || 1000;
@@ -92,7 +92,8 @@ export async function memory(): Promise<void> {
   fs.mkdirSync(targetDir, { recursive: true });
   const ids = seedFailedJobs(path.join(w.root, 'coordinator-data', 'coordinator.sqlite'), w.raw, targetDir, mkv);
 
-  const c = await startCoordinator(w, {}, { port: first.port, mqttPort: first.mqttPort });
+  // 1,000 retries in a few seconds: above the default per-client request limit of 600 a minute.
+  const c = await startCoordinator(w, { RATE_LIMIT_PER_MINUTE: '100000' }, { port: first.port, mqttPort: first.mqttPort });
   expectStatus(await api(c.url, 'PUT', '/settings', { keepOriginal: false, autoEject: false, transcodeEnabled: true }), 200, 'PUT /settings');
   const a = await startAgent(w, c.mqttUrl, 'memory', { drive: false, extra: { HANDBRAKE_CLI: copyingHandbrake() } });
   const procs: Proc[] = [c.proc, a.proc];

@@ -29,6 +29,25 @@ const absentOptional = {
   },
 };
 
+// shared/mqtt-client.ts loads mqtt.js with require() at run time (an ES import of it costs a Node
+// process more memory, see there); the bundle needs mqtt.js as a static import, with the same setting.
+const staticMqtt = {
+  name: 'static-mqtt',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]shared[\\/]mqtt-client\.ts$/ }, () => ({
+      contents: [
+        "import { connect } from 'mqtt';",
+        "import packet from 'mqtt-packet';",
+        'packet.writeToStream.cacheNumbers = false;',
+        'export const connectMqtt = connect;',
+        "export type { MqttClient } from 'mqtt';",
+      ].join('\n'),
+      loader: 'ts',
+      resolveDir: root,
+    }));
+  },
+};
+
 const result = await build({
   entryPoints: [path.join(root, 'agent', 'native-worker.ts')],
   bundle: true,
@@ -43,7 +62,7 @@ const result = await build({
   banner: { js: `// Ripwerk native worker ${version}: one file, Node.js 20 or newer, no native modules.\nvar __ripwerkImportMetaUrl = require('node:url').pathToFileURL(__filename).href;` },
   define: { 'import.meta.url': '__ripwerkImportMetaUrl' },
   logLevel: 'warning',
-  plugins: [absentOptional],
+  plugins: [absentOptional, staticMqtt],
 });
 
 const problems = [];

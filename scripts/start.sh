@@ -15,5 +15,6 @@ export RAW_DIR="${RAW_DIR:-$data/raw}"
 export DRIVES="${DRIVES:-image:$data/drive}"
 mkdir -p "$DATA_DIR" "$MEDIA_ROOT" "$RAW_DIR"
 if [[ "$DRIVES" == image:* ]]; then mkdir -p "${DRIVES#image:}"; fi
-# The same V8 setting as the systemd units: see systemd/ripwerk.service.
+# The same memory settings as the systemd units: see systemd/ripwerk.service.
+export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
 exec node --max-semi-space-size=2 dist/coordinator/cli-all-in-one.js

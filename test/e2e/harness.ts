@@ -143,11 +143,12 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** The V8 flags the systemd units and scripts/start.sh run Ripwerk with, so tests and the bench see the same process. */
+/** The V8 flags and memory settings the systemd units and scripts/start.sh run Ripwerk with, so tests and the bench see the same process. */
 export const NODE_FLAGS = ['--max-semi-space-size=2'];
+const NODE_ENV_SETTINGS = { MALLOC_ARENA_MAX: '2' };
 
 function startNode(name: string, script: string, env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, [...NODE_FLAGS, path.join(REPO_DIR, 'dist', script)], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...NODE_FLAGS, path.join(REPO_DIR, 'dist', script)], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...NODE_ENV_SETTINGS, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   return new Proc(name, child);
 }
 

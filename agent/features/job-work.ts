@@ -1,0 +1,80 @@
+import type { AgentConfig } from '../../shared/config.js';
+import { TASKS, type Command, type Phase, type RipJob, type TranscodeJob } from '../../shared/protocol.js';
+import { truncateLogMessage } from '../../shared/protocol-schemas.js';
+import type { AgentContext } from '../agent-context.js';
+import { ripAudioCd } from '../cd/audio-cd-ripper.js';
+import { runRip, TaskFailure, type TaskContext } from '../rip-task.js';
+import { ffprobeStreams } from '../tools/ffprobe-runner.js';
+import { handbrakeScan, handbrakeTranscode } from '../tools/handbrake-runner.js';
+import { runTranscode, type Transcoder } from '../transcode-task.js';
+
+/** A command that becomes a stored task in a slot: a rip or a transcode. */
+export type JobCommand = Extract<Command, { task: typeof TASKS.ripDisc | typeof TASKS.transcodeFiles }>;
+
+/** Runs one job command to its end; throws on failure, and when the signal aborts. */
+export type JobWork = (cmd: JobCommand, signal: AbortSignal) => Promise<void>;
+
+/** HandBrakeCLI as the transcoder; streams are listed by ffprobe, by HandBrake's scan where ffprobe is missing. */
+export function handbrakeTranscoder(config: Pick<AgentConfig, 'handbrakeCli'>): Transcoder {
+  return {
+    transcode: (input, output, preset, hooks) => handbrakeTranscode(config.handbrakeCli, input, output, preset, { ...hooks, timeoutMs: 24 * 3600_000 }),
+    // ffprobe answers in a tenth of HandBrake's start-up; a host without it (a native worker) asks HandBrake.
+    scan: async (input, signal) => {
+      try {
+        return await ffprobeStreams('ffprobe', input, { signal, timeoutMs: 120_000 });
+      } catch (err) {
+        if (signal.aborted) throw err;
+        return (await handbrakeScan(config.handbrakeCli, input, { signal, timeoutMs: 120_000 })).titles[0] ?? { seconds: 0, audio: [], subtitles: [] };
+      }
+    },
+  };
+}
+
+/** What a rip and a transcode do on this agent, with their progress and log lines sent as events. */
+export function jobWork(ctx: AgentContext, transcoder: Transcoder): JobWork {
+  const { config, drives, emit, toLocal, toShared } = ctx;
+
+  const taskContext = (cmd: JobCommand, phase: Phase, signal: AbortSignal): TaskContext => ({
+    signal,
+    progress: (pct) => emit({ type: 'progress', command_id: cmd.id, job_id: cmd.job_id, phase, progress: pct }, `progress:${cmd.id}`),
+    log: (level, message) => {
+      ctx.log[level](message, cmd.job_id);
+      emit({ type: 'log', command_id: cmd.id, job_id: cmd.job_id, level, message: truncateLogMessage(message) });
+    },
+    onSpawn: (pid) => ctx.store.setTaskPid(cmd.id, pid),
+  });
+
+  async function rip(cmd: Extract<JobCommand, { task: typeof TASKS.ripDisc }>, signal: AbortSignal): Promise<void> {
+    const args: RipJob = { ...cmd.args, job_id: cmd.job_id, raw_dir: toLocal(cmd.args.raw_dir), target_dir: toLocal(cmd.args.target_dir) };
+    const drive = drives.get(args.drive);
+    if (!drive) throw new TaskFailure(`this worker has no drive named "${args.drive}"`);
+    await drives.poll();
+    const loaded = drive.loaded;
+    if (!loaded) throw new TaskFailure(`there is no disc in drive ${args.drive}`);
+    const audio = loaded.disc.type === 'cd';
+    const videoRipper = audio ? null : ctx.ripper;
+    if (!audio && !videoRipper) throw new TaskFailure('this worker has no ripper: install MakeMKV, or lsdvd, dvdbackup and ffmpeg for unencrypted DVDs');
+    emit({ type: 'rip_started', command_id: cmd.id, job_id: cmd.job_id, raw_dir: toShared(args.raw_dir) });
+    const tc = taskContext(cmd, 'rip', signal);
+    const result = videoRipper ? await runRip(args, loaded.source, videoRipper, tc, loaded.disc) : await ripAudioCd(args, loaded.source, tc, ctx.audioTools);
+    // An audio CD in a drive is ejected by abcde itself (its -x option follows auto_eject); images are moved aside here.
+    if (args.auto_eject && (!audio || loaded.source.kind === 'cue')) {
+      await drives.eject(args.drive).catch((err: Error) => tc.log('warn', `auto-eject after the rip failed: ${err.message}`));
+    }
+    if (result.output) {
+      emit({ type: 'job_done', command_id: cmd.id, job_id: cmd.job_id, output_path: toShared(result.output.output_path), files: result.output.files.map(toShared), raw_removed: !args.keep_original });
+    } else {
+      emit({ type: 'rip_done', command_id: cmd.id, job_id: cmd.job_id, raw_dir: toShared(args.raw_dir), files: result.files.map(toShared) });
+    }
+  }
+
+  async function transcode(cmd: Extract<JobCommand, { task: typeof TASKS.transcodeFiles }>, signal: AbortSignal): Promise<void> {
+    const args: TranscodeJob = { ...cmd.args, job_id: cmd.job_id, raw_dir: toLocal(cmd.args.raw_dir), target_dir: toLocal(cmd.args.target_dir), files: cmd.args.files.map(toLocal) };
+    if (ctx.capabilities.tools.HandBrakeCLI === null) throw new TaskFailure(`this worker cannot transcode: ${config.handbrakeCli} was not found`);
+    emit({ type: 'transcode_started', command_id: cmd.id, job_id: cmd.job_id });
+    const result = await runTranscode(args, transcoder, taskContext(cmd, 'transcode', signal), { mediaRoot: config.mediaRoot });
+    emit({ type: 'job_done', command_id: cmd.id, job_id: cmd.job_id, output_path: toShared(result.output_path), files: result.files.map(toShared), raw_removed: result.raw_removed, streams: result.streams, episodes_guessed: result.episodes_guessed });
+  }
+
+  return (cmd, signal) => (cmd.task === TASKS.ripDisc ? rip(cmd, signal) : transcode(cmd, signal));
+}

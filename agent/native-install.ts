@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { NATIVE_CONFIG_KEYS, type Env } from '../shared/config.js';
-import { PS_IS_ADMIN, protectConfigLines, psEncoded, psQuote, registerTaskLines, unregisterTaskLines, WINDOWS } from './windows-task.js';
+import { PS_IS_ADMIN, protectConfigLines, psEncoded, psQuote, registerTaskLines, unregisterTaskLines, WINDOWS } from '../shared/windows-task.js';
 
 /** A refusal of install/uninstall: printed as one plain line, exit code 1 (2 for wrong use). */
 export class InstallError extends Error {

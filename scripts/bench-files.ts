@@ -25,7 +25,7 @@ import {
   type CoordinatorHandle,
   type Job,
 } from '../test/e2e/harness.js';
-import { cleanup, expectStatus, logTime, logTimes, measures, median, ms, newWorld } from './bench-kit.js';
+import { benchScript, cleanup, expectStatus, infoReplayBranch, logTime, logTimes, measures, median, ms, newWorld } from './bench-kit.js';
 
 const RIP_ROUNDS = Number(process.env.BENCH_RIP_ROUNDS) || 3;
 const RIP_MB = 150;
@@ -57,61 +57,48 @@ interface FixedRipper {
  * it takes `seconds` plus its own start.
  */
 export function fixedSpeedRipper(opts: { mb: number; seconds: number; steps: number; fill?: '/dev/zero' | '/dev/urandom' }): FixedRipper {
-  const dir = tempDir('ripwerk-bench-ripper-');
-  cleanup.push(dir);
-  const bin = path.join(dir, 'makemkvcon');
-  const stamps = path.join(dir, 'stamps');
-  const calls = path.join(dir, 'calls');
   const chunk = Math.ceil((opts.mb * 1024 * 1024) / opts.steps);
   const stepUs = Math.round((opts.seconds * 1e6) / opts.steps);
-  fs.writeFileSync(
-    bin,
-    [
-      '#!/bin/bash',
-      `stamps=${JSON.stringify(stamps)}; calls=${JSON.stringify(calls)}; fake=${JSON.stringify(FAKE_MAKEMKVCON)}`,
-      `cache=${JSON.stringify(path.join(dir, 'info-replay'))}`,
-      `chunk=${chunk}; steps=${opts.steps}; step_us=${stepUs}; fill=${opts.fill ?? '/dev/zero'}`,
-      "printf -v joined '%s\\x1f' \"$@\"; printf '%s\\n' \"$joined\" >> \"$calls\"",
-      'args=("$@"); n=${#args[@]}',
-      'case " $* " in',
-      '  *" info "*) echo "info $EPOCHREALTIME" >> "$stamps"',
-      '    if [[ -f "$cache.rc" && "$(<"$cache.args")" == "$*" ]]; then cat "$cache"; rc=$(<"$cache.rc")',
-      '    else "$fake" "$@" > "$cache"; rc=$?; printf "%s" "$*" > "$cache.args"; echo "$rc" > "$cache.rc"; cat "$cache"; fi',
-      '    echo "info-end $EPOCHREALTIME" >> "$stamps"; exit $rc ;;',
-      '  *" mkv "*) ;;',
-      '  *) exec "$fake" "$@" ;;',
-      'esac',
-      'echo "mkv $EPOCHREALTIME" >> "$stamps"',
-      'source=${args[n-3]}; title=${args[n-2]}; dir=${args[n-1]}',
-      'if [[ ! -f "$cache.rc" ]]; then echo "no info replay: run info first" >&2; exit 2; fi',
-      'name=""',
-      'while IFS= read -r line; do',
-      '  if [[ $line == TCOUNT:* ]]; then break; fi',
-      "  printf '%s\\n' \"$line\"",
-      'done < "$cache"',
-      'while IFS= read -r line; do',
-      '  if [[ $line == "TINFO:$title,27,0,"* ]]; then name=${line#*,27,0,\\"}; name=${name%\\"}; break; fi',
-      'done < "$cache"',
-      'if [[ -z $name ]]; then echo "title $title is not on $source" >&2; exit 1; fi',
-      'url="file://$dir"',
-      'printf \'%s\\n\' \'PRGV:0,22279,65536\' \'PRGV:0,0,65536\' \'PRGT:5024,0,"Saving all titles to MKV files"\'',
-      'printf \'MSG:5014,131072,2,"Saving 1 titles into directory %s","Saving %%1 titles into directory %%2","1","%s"\\n\' "$url" "$url"',
-      'printf \'%s\\n\' \'PRGC:5057,0,"Analyzing seamless segments"\' \'PRGV:0,0,65536\' \'PRGV:16384,0,65536\' \'PRGV:49152,0,65536\' \'PRGC:5017,0,"Saving to MKV file"\' \'PRGV:0,0,65536\'',
-      'out="$dir/$name"; : > "$out" || exit 1',
-      'start=${EPOCHREALTIME/./}; prev=0',
-      'for ((i = 1; i <= steps; i++)); do',
-      '  dd if=$fill bs=$chunk count=1 iflag=fullblock status=none >> "$out" || exit 1',
-      '  now=${EPOCHREALTIME/./}; wait_us=$((start + i * step_us - now))',
-      "  if ((wait_us > 0)); then sleep \"$(printf '%d.%06d' $((wait_us / 1000000)) $((wait_us % 1000000)))\"; fi",
-      '  v=$((65536 * i / steps)); printf \'PRGV:%d,%d,65536\\nPRGV:%d,%d,65536\\n\' $v $prev $v $v; prev=$v',
-      'done',
-      'printf \'%s\\n\' \'MSG:5005,128,1,"1 titles saved","%1 titles saved","1"\' \'MSG:5036,260,1,"Copy complete. 1 titles saved.","Copy complete. %1 titles saved.","1"\'',
-      'echo "mkv-end $EPOCHREALTIME" >> "$stamps"',
-      '',
-    ].join('\n'),
-    { mode: 0o755 },
-  );
-  return { bin, stamps, calls };
+  const { file: bin, dir } = benchScript('ripwerk-bench-ripper-', 'makemkvcon', (dir) => [
+    '#!/bin/bash',
+    `stamps=${JSON.stringify(path.join(dir, 'stamps'))}; calls=${JSON.stringify(path.join(dir, 'calls'))}; fake=${JSON.stringify(FAKE_MAKEMKVCON)}`,
+    `cache=${JSON.stringify(path.join(dir, 'info-replay'))}`,
+    `chunk=${chunk}; steps=${opts.steps}; step_us=${stepUs}; fill=${opts.fill ?? '/dev/zero'}`,
+    "printf -v joined '%s\\x1f' \"$@\"; printf '%s\\n' \"$joined\" >> \"$calls\"",
+    'args=("$@"); n=${#args[@]}',
+    'case " $* " in',
+    ...infoReplayBranch(path.join(dir, 'info-replay')),
+    '  *" mkv "*) ;;',
+    '  *) exec "$fake" "$@" ;;',
+    'esac',
+    'echo "mkv $EPOCHREALTIME" >> "$stamps"',
+    'source=${args[n-3]}; title=${args[n-2]}; dir=${args[n-1]}',
+    'if [[ ! -f "$cache.rc" ]]; then echo "no info replay: run info first" >&2; exit 2; fi',
+    'name=""',
+    'while IFS= read -r line; do',
+    '  if [[ $line == TCOUNT:* ]]; then break; fi',
+    "  printf '%s\\n' \"$line\"",
+    'done < "$cache"',
+    'while IFS= read -r line; do',
+    '  if [[ $line == "TINFO:$title,27,0,"* ]]; then name=${line#*,27,0,\\"}; name=${name%\\"}; break; fi',
+    'done < "$cache"',
+    'if [[ -z $name ]]; then echo "title $title is not on $source" >&2; exit 1; fi',
+    'url="file://$dir"',
+    'printf \'%s\\n\' \'PRGV:0,22279,65536\' \'PRGV:0,0,65536\' \'PRGT:5024,0,"Saving all titles to MKV files"\'',
+    'printf \'MSG:5014,131072,2,"Saving 1 titles into directory %s","Saving %%1 titles into directory %%2","1","%s"\\n\' "$url" "$url"',
+    'printf \'%s\\n\' \'PRGC:5057,0,"Analyzing seamless segments"\' \'PRGV:0,0,65536\' \'PRGV:16384,0,65536\' \'PRGV:49152,0,65536\' \'PRGC:5017,0,"Saving to MKV file"\' \'PRGV:0,0,65536\'',
+    'out="$dir/$name"; : > "$out" || exit 1',
+    'start=${EPOCHREALTIME/./}; prev=0',
+    'for ((i = 1; i <= steps; i++)); do',
+    '  dd if=$fill bs=$chunk count=1 iflag=fullblock status=none >> "$out" || exit 1',
+    '  now=${EPOCHREALTIME/./}; wait_us=$((start + i * step_us - now))',
+    "  if ((wait_us > 0)); then sleep \"$(printf '%d.%06d' $((wait_us / 1000000)) $((wait_us % 1000000)))\"; fi",
+    '  v=$((65536 * i / steps)); printf \'PRGV:%d,%d,65536\\nPRGV:%d,%d,65536\\n\' $v $prev $v $v; prev=$v',
+    'done',
+    'printf \'%s\\n\' \'MSG:5005,128,1,"1 titles saved","%1 titles saved","1"\' \'MSG:5036,260,1,"Copy complete. 1 titles saved.","Copy complete. %1 titles saved.","1"\'',
+    'echo "mkv-end $EPOCHREALTIME" >> "$stamps"',
+  ]);
+  return { bin, stamps: path.join(dir, 'stamps'), calls: path.join(dir, 'calls') };
 }
 
 function readStamps(file: string): { kind: string; at: number }[] {

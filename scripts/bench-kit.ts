@@ -5,7 +5,8 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { api, sleep, world, type World } from '../test/e2e/harness.js';
+import path from 'node:path';
+import { api, sleep, tempDir, world, type World } from '../test/e2e/harness.js';
 
 // ------------------------------------------------------------------ results
 
@@ -101,4 +102,27 @@ export async function cpuBusy(windowMs: number): Promise<number> {
   await sleep(windowMs);
   const b = read();
   return b.total > a.total ? 1 - (b.idle - a.idle) / (b.total - a.total) : 0;
+}
+
+/** Writes an executable script `name` into a fresh temp folder (removed after the run); returns both. */
+export function benchScript(prefix: string, name: string, lines: (dir: string) => string[]): { file: string; dir: string } {
+  const dir = tempDir(prefix);
+  cleanup.push(dir);
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, [...lines(dir), ''].join('\n'), { mode: 0o755 });
+  return { file, dir };
+}
+
+/**
+ * Bash `case` branch of a makemkvcon wrapper that answers `info` from a recording: the stand-in
+ * (`$fake`) runs once per argument list and its lines and exit code are replayed after that, so the
+ * measure sees the start-up of a compiled tool, not of a Node stand-in. Stamps `info`/`info-end`.
+ */
+export function infoReplayBranch(cache: string): string[] {
+  return [
+    `  *" info "*) cache=${JSON.stringify(cache)}; echo "info $EPOCHREALTIME" >> "$stamps"`,
+    '    if [[ -f "$cache.rc" && "$(<"$cache.args")" == "$*" ]]; then cat "$cache"; rc=$(<"$cache.rc")',
+    '    else "$fake" "$@" > "$cache"; rc=$?; printf "%s" "$*" > "$cache.args"; echo "$rc" > "$cache.rc"; cat "$cache"; fi',
+    '    echo "info-end $EPOCHREALTIME" >> "$stamps"; exit $rc ;;',
+  ];
 }

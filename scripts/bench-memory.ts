@@ -13,8 +13,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { api, smallMkv, sleep, startAgent, startCoordinator, stopAll, tempDir, type Job, type Proc } from '../test/e2e/harness.js';
-import { cleanup, expectStatus, measures, newWorld, round, rssMb } from './bench-kit.js';
+import { api, smallMkv, sleep, startAgent, startCoordinator, stopAll, type Job, type Proc } from '../test/e2e/harness.js';
+import { benchScript, cleanup, expectStatus, measures, newWorld, round, rssMb } from './bench-kit.js';
 
 const JOBS = Number(process.env.BENCH_MEMORY_JOBS) || 1000;
 const IDLE_BEFORE_MS = 10_000;
@@ -24,26 +24,17 @@ const JOBS_TIMEOUT_MS = 30 * 60_000;
 
 /** HandBrakeCLI whose encode copies the input to the output; every other call is the real tool. */
 function copyingHandbrake(): string {
-  const dir = tempDir('ripwerk-bench-hbcopy-');
-  cleanup.push(dir);
-  const file = path.join(dir, 'HandBrakeCLI');
-  fs.writeFileSync(
-    file,
-    [
-      '#!/bin/sh',
-      'case " $* " in',
-      '  *" --scan "*) exec HandBrakeCLI "$@" ;;',
-      '  *" -i "*" -o "*)',
-      '    in=""; out=""',
-      '    while [ $# -gt 0 ]; do case "$1" in -i) in="$2"; shift ;; -o) out="$2"; shift ;; esac; shift; done',
-      '    exec cp -- "$in" "$out" ;;',
-      'esac',
-      'exec HandBrakeCLI "$@"',
-      '',
-    ].join('\n'),
-    { mode: 0o755 },
-  );
-  return file;
+  return benchScript('ripwerk-bench-hbcopy-', 'HandBrakeCLI', () => [
+    '#!/bin/sh',
+    'case " $* " in',
+    '  *" --scan "*) exec HandBrakeCLI "$@" ;;',
+    '  *" -i "*" -o "*)',
+    '    in=""; out=""',
+    '    while [ $# -gt 0 ]; do case "$1" in -i) in="$2"; shift ;; -o) out="$2"; shift ;; esac; shift; done',
+    '    exec cp -- "$in" "$out" ;;',
+    'esac',
+    'exec HandBrakeCLI "$@"',
+  ]).file;
 }
 
 /** JOBS failed jobs, each with a raw folder holding a link to `mkv`; returns their ids. */

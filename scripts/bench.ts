@@ -26,7 +26,6 @@ import {
   startAgent,
   startCoordinator,
   stopAll,
-  tempDir,
   waitFor,
   waitForDisc,
   waitForStatus,
@@ -36,7 +35,7 @@ import { REPO_DIR } from '../test/fixtures/tools-samples.js';
 import { originalsDir } from '../agent/keep-original.js';
 import { download, rip } from './bench-files.js';
 import { memory } from './bench-memory.js';
-import { cleanup, cpuBusy, expectStatus, failures, logTime, logTimes, measures, median, ms, newWorld, pct, round, rssMb, timedRun, type Measure } from './bench-kit.js';
+import { benchScript, cleanup, cpuBusy, expectStatus, failures, infoReplayBranch, logTime, logTimes, measures, median, ms, newWorld, pct, round, rssMb, timedRun, type Measure } from './bench-kit.js';
 
 const PRESET = 'Very Fast 480p30';
 const TRANSCODE_RUNS = Number(process.env.BENCH_TRANSCODE_RUNS) || 3;
@@ -65,24 +64,16 @@ async function transcode(): Promise<void> {
   const handbrake = execFileSync('bash', ['-c', 'command -v HandBrakeCLI'], { encoding: 'utf8' }).trim();
   if (!handbrake) throw new Error('HandBrakeCLI is not installed');
   const stamps = path.join(w.root, 'hb-stamps');
-  const wrapperDir = tempDir('ripwerk-bench-hb-');
-  cleanup.push(wrapperDir);
-  const wrapper = path.join(wrapperDir, 'HandBrakeCLI');
-  fs.writeFileSync(
-    wrapper,
-    [
-      '#!/bin/bash',
-      `stamps=${JSON.stringify(stamps)}`,
-      `hb=${JSON.stringify(handbrake)}`,
-      'case " $* " in',
-      '  *" --scan "*) ;;',
-      '  *" -i "*) printf "%s\\0" "$@" > "$stamps.args"; echo "start $EPOCHREALTIME" >> "$stamps"; "$hb" "$@"; rc=$?; echo "end $EPOCHREALTIME" >> "$stamps"; exit $rc ;;',
-      'esac',
-      'exec "$hb" "$@"',
-      '',
-    ].join('\n'),
-    { mode: 0o755 },
-  );
+  const { file: wrapper } = benchScript('ripwerk-bench-hb-', 'HandBrakeCLI', () => [
+    '#!/bin/bash',
+    `stamps=${JSON.stringify(stamps)}`,
+    `hb=${JSON.stringify(handbrake)}`,
+    'case " $* " in',
+    '  *" --scan "*) ;;',
+    '  *" -i "*) printf "%s\\0" "$@" > "$stamps.args"; echo "start $EPOCHREALTIME" >> "$stamps"; "$hb" "$@"; rc=$?; echo "end $EPOCHREALTIME" >> "$stamps"; exit $rc ;;',
+    'esac',
+    'exec "$hb" "$@"',
+  ]);
   const c = await startCoordinator(w);
   expectStatus(await api(c.url, 'PUT', '/settings', { keepOriginal: true, transcodePreset: PRESET, autoEject: false, transcodeEnabled: true }), 200, 'PUT /settings');
   const a = await startAgent(w, c.mqttUrl, 'bench', { extra: { HANDBRAKE_CLI: wrapper } });
@@ -165,28 +156,16 @@ async function transcode(): Promise<void> {
 async function latency(): Promise<void> {
   const w = newWorld();
   const stamps = path.join(w.root, 'stamps');
-  const wrapperDir = tempDir('ripwerk-bench-wrap-');
-  cleanup.push(wrapperDir);
-  const wrapper = path.join(wrapperDir, 'makemkvcon');
-  fs.writeFileSync(
-    wrapper,
-    [
-      '#!/bin/bash',
-      `stamps=${JSON.stringify(stamps)}`,
-      `fake=${JSON.stringify(FAKE_MAKEMKVCON)}`,
-      `cache=${JSON.stringify(path.join(wrapperDir, 'info-replay'))}`,
-      'case " $* " in',
-      '  *" mkv "*) echo "mkv $EPOCHREALTIME" >> "$stamps"; exec "$fake" "$@" ;;',
-      '  *" info "*) echo "info $EPOCHREALTIME" >> "$stamps"',
-      '    if [[ -f "$cache.rc" && "$(<"$cache.args")" == "$*" ]]; then cat "$cache"; rc=$(<"$cache.rc")',
-      '    else "$fake" "$@" > "$cache"; rc=$?; printf "%s" "$*" > "$cache.args"; echo "$rc" > "$cache.rc"; cat "$cache"; fi',
-      '    echo "info-end $EPOCHREALTIME" >> "$stamps"; exit $rc ;;',
-      'esac',
-      'exec "$fake" "$@"',
-      '',
-    ].join('\n'),
-    { mode: 0o755 },
-  );
+  const { file: wrapper } = benchScript('ripwerk-bench-wrap-', 'makemkvcon', (dir) => [
+    '#!/bin/bash',
+    `stamps=${JSON.stringify(stamps)}`,
+    `fake=${JSON.stringify(FAKE_MAKEMKVCON)}`,
+    'case " $* " in',
+    '  *" mkv "*) echo "mkv $EPOCHREALTIME" >> "$stamps"; exec "$fake" "$@" ;;',
+    ...infoReplayBranch(path.join(dir, 'info-replay')),
+    'esac',
+    'exec "$fake" "$@"',
+  ]);
   const mkv = smallMkv(1);
   cleanup.push(path.dirname(mkv));
   const c = await startCoordinator(w);

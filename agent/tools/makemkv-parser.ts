@@ -412,26 +412,13 @@ export function uhdFailureReason(codes: readonly number[], exitCode: number | un
   return null;
 }
 
-/** Most messages one rip writes to the job log. */
-export const RIPPER_MESSAGE_LIMIT = 40;
-
 /**
- * Which MakeMKV messages reach the job log: debug traces (1003) and exact repeats are dropped, and at
- * most RIPPER_MESSAGE_LIMIT messages are passed per rip.
+ * The text of a MakeMKV message as the job log gets it, or null for a debug trace (1003) or a blank
+ * line. How many reach the log, and that repeats are dropped, is the rip's rule for every ripper
+ * (messageBudget in agent/rip-task.ts).
  */
-export class RipperMessageLog {
-  private readonly seen = new Set<string>();
-  private passed = 0;
-
-  constructor(private readonly limit: number = RIPPER_MESSAGE_LIMIT) {}
-
-  add(msg: MakemkvMessage): string | null {
-    if (msg.code === MSG_DEBUG) return null;
-    const text = msg.text.trim();
-    if (text === '' || this.seen.has(text)) return null;
-    if (this.passed >= this.limit) return null;
-    this.seen.add(text);
-    this.passed++;
-    return text;
-  }
+export function ripperMessageText(msg: MakemkvMessage): string | null {
+  if (msg.code === MSG_DEBUG) return null;
+  const text = msg.text.trim();
+  return text === '' ? null : text;
 }

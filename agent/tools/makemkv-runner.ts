@@ -6,7 +6,7 @@ import {
   makemkvFatalReason,
   mkvOutcome,
   parseMakemkvInfo,
-  RipperMessageLog,
+  ripperMessageText,
   tokenizeMakemkvLine,
   toMessage,
 } from './makemkv-parser.js';
@@ -48,14 +48,13 @@ function baseArgs(): string[] {
   return ['-r', '--noscan', '--messages=-stdout', '--progress=-same', '--minlength=0'];
 }
 
-/** Calls onMessage for MSG lines the per-run filter lets through. */
+/** Calls onMessage with the text of each MSG line that is not a debug trace. */
 function messageForwarder(onMessage: ((text: string) => void) | undefined): (line: string) => void {
-  const log = new RipperMessageLog();
   return (line) => {
     if (!onMessage) return;
     const record = tokenizeMakemkvLine(line);
     const msg = record ? toMessage(record) : null;
-    const text = msg ? log.add(msg) : null;
+    const text = msg ? ripperMessageText(msg) : null;
     if (text !== null) onMessage(text);
   };
 }
@@ -125,7 +124,7 @@ function ripFailureReason(state: MkvRunState, reason: string | null, result: Too
 
 /**
  * `makemkvcon … mkv <source> <title> <outDir>`: rips one title. Progress is the "Saving to MKV file"
- * bar; messages go through RipperMessageLog. Success needs the outcome rule AND a non-empty MKV
+ * bar; messages go through ripperMessageText (the rip's budget drops repeats and caps them). Success needs the outcome rule AND a non-empty MKV
  * (TINFO 27 of the title, else the newest .mkv written into outDir during the run).
  */
 export async function makemkvRip(bin: string, source: string, titleNumber: number, outDir: string, hooks: MakemkvRipHooks = {}): Promise<RipResult> {

@@ -1,4 +1,4 @@
-import { PS_IS_ADMIN, protectConfigLines, psQuote, registerTaskLines, unregisterTaskLines, WINDOWS } from '../../agent/windows-task.js';
+import { PS_IS_ADMIN, protectConfigLines, psQuote, registerTaskLines, unregisterTaskLines, WINDOWS } from '../../shared/windows-task.js';
 import type { SetupOrigin } from './origin.js';
 
 export const INSTALLER_FILE_NAME = 'install-ripwerk-worker.ps1';

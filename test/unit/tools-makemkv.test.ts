@@ -6,7 +6,7 @@ import {
   mkvOutcome,
   parseMakemkvDuration,
   parseMakemkvInfo,
-  RipperMessageLog,
+  ripperMessageText,
   tokenizeMakemkvLine,
   toMessage,
 } from '../../agent/tools/makemkv-parser.js';
@@ -213,35 +213,17 @@ describe('mkv run reducer', () => {
   });
 });
 
-describe('RipperMessageLog', () => {
-  it('drops debug traces (1003)', () => {
-    const log = new RipperMessageLog();
-    assert.equal(log.add(message(lineWith('makemkv-messages-assorted.txt', 'MSG:1003'))), null);
-    assert.equal(log.add(message(lineWith('makemkv-messages-assorted.txt', 'MSG:1004'))), 'Debug logging enabled, log will be saved as file://<logfile>');
+describe('ripperMessageText', () => {
+  it('drops debug traces (1003) and blank messages, passes the rest trimmed', () => {
+    assert.equal(ripperMessageText(message(lineWith('makemkv-messages-assorted.txt', 'MSG:1003'))), null);
+    assert.equal(ripperMessageText(message(lineWith('makemkv-messages-assorted.txt', 'MSG:1004'))), 'Debug logging enabled, log will be saved as file://<logfile>');
+    assert.equal(ripperMessageText({ code: 5011, flags: 0, text: '   ', params: [] }), null);
+    assert.equal(ripperMessageText({ code: 5011, flags: 0, text: ' Operation successfully completed ', params: [] }), 'Operation successfully completed');
   });
 
-  it('drops exact repeats, even with other flags', () => {
-    const log = new RipperMessageLog();
+  it('passes repeats on: the rip drops them (messageBudget)', () => {
     const [first, second] = sampleLines('makemkv-messages-assorted.txt').filter((l) => l.includes('MEDIUM ERROR:1090'));
-    assert.match(log.add(message(first)) ?? '', /MEDIUM ERROR:1090/);
-    assert.equal(log.add(message(second)), null);
-  });
-
-  it('passes at most 40 messages per rip', () => {
-    const log = new RipperMessageLog();
-    const passed = Array.from({ length: 60 }, (_, i) => log.add({ code: 3025, flags: 0, text: `Title #${i} skipped`, params: [] })).filter(
-      (t) => t !== null,
-    );
-    assert.equal(passed.length, 40);
-    assert.equal(passed[39], 'Title #39 skipped');
-  });
-
-  it('does not count dropped messages against the cap', () => {
-    const log = new RipperMessageLog(2);
-    assert.equal(log.add({ code: 1003, flags: 32, text: 'DEBUG', params: [] }), null);
-    assert.equal(log.add({ code: 5011, flags: 0, text: 'a', params: [] }), 'a');
-    assert.equal(log.add({ code: 5011, flags: 0, text: 'a', params: [] }), null);
-    assert.equal(log.add({ code: 5011, flags: 0, text: 'b', params: [] }), 'b');
-    assert.equal(log.add({ code: 5011, flags: 0, text: 'c', params: [] }), null);
+    assert.match(ripperMessageText(message(first)) ?? '', /MEDIUM ERROR:1090/);
+    assert.match(ripperMessageText(message(second)) ?? '', /MEDIUM ERROR:1090/);
   });
 });

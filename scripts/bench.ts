@@ -35,6 +35,7 @@ import { REPO_DIR } from '../test/fixtures/tools-samples.js';
 import { originalsDir } from '../agent/keep-original.js';
 import { download, rip } from './bench-files.js';
 import { memory } from './bench-memory.js';
+import { scale } from './bench-scale.js';
 import { benchScript, cleanup, cpuBusy, expectStatus, failures, infoReplayBranch, logTime, logTimes, measures, median, ms, newWorld, pct, round, rssMb, timedRun, type Measure } from './bench-kit.js';
 
 const PRESET = 'Very Fast 480p30';
@@ -491,7 +492,7 @@ async function idle(): Promise<void> {
 
 // ------------------------------------------------------------------ main
 
-const ALL: Record<string, () => Promise<void>> = { transcode, latency, joblist, idle, download, rip, memory };
+const ALL: Record<string, () => Promise<void>> = { transcode, latency, joblist, idle, download, rip, memory, scale };
 const wanted = process.argv.slice(2);
 for (const name of wanted) {
   if (!ALL[name]) {

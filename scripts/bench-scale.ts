@@ -1,0 +1,483 @@
+/**
+ * npm run bench -- scale: a house full of workers. 20 real agent processes (no drives, 4 slots
+ * each) and 1,000 transcode jobs queued at once, on the embedded broker and on an external Mosquitto,
+ * then once more with the coordinator SIGKILLed and restarted at 30 % and one agent SIGKILLed (and
+ * restarted 8 s later) at 60 %.
+ *
+ * The queue: 1,000 jobs stored as a failed transcode leaves them (status failed, phase transcode, raw
+ * folder present with one real MKV), then POST /jobs/{id}/retry-transcode for every one while all 20
+ * workers are online: the same enqueueTranscode path a finished rip takes, and what a household does
+ * after fixing a broken encoder ("retry all"). RATE_LIMIT_PER_MINUTE is raised for the bench client.
+ *
+ * The encoder is a bash stand-in (HANDBRAKE_CLI): an encode holds its slot HOLD_MS, printing
+ * HandBrake's --json progress blocks every 100 ms (so it dies of SIGPIPE like HandBrake when its agent
+ * is killed), copies the input to the output, and stamps start and end into an append-only log
+ * (worker, job). --version, --help and --preset-list replay the real HandBrakeCLI's answer recorded
+ * once; ffprobe is a stand-in too, replaying the real ffprobe's answer for the sample file (every raw
+ * file is a copy of it, every output a copy of its input). So the figures are Ripwerk's own cost.
+ *
+ * Figures: jobs lost (did not end, or completed without an encode and an output file), jobs encoded
+ * twice (two finished encodes of one job in the stand-in's log), p99 of the slot idle gap while work
+ * waits (per agent, an encode's end to the next encode's start on the slot it freed, for slots freed
+ * before the last job's first start), coordinator CPU average (utime+stime of /proc/<pid>/stat over
+ * the run), coordinator peak RSS (VmHWM), GET /jobs p99 (sequential requests every 100 ms).
+ */
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { api, freePort, restartAgent, sleep, smallMkv, startAgent, startCoordinator, stopAll, tempDir, waitFor, type AgentHandle, type CoordinatorHandle, type Job, type World } from '../test/e2e/harness.js';
+import { REPO_DIR } from '../test/fixtures/tools-samples.js';
+import { cleanup, failures, measures, median, ms, newWorld, pct } from './bench-kit.js';
+
+const AGENTS = Number(process.env.BENCH_SCALE_AGENTS) || 20;
+const JOBS = Number(process.env.BENCH_SCALE_JOBS) || 1000;
+const HOLD_MS = Number(process.env.BENCH_SCALE_HOLD_MS) || 300;
+const RUN_TIMEOUT_MS = 10 * 60_000;
+const CLK_TCK = 100;
+
+interface Encode {
+  kind: 'start' | 'end';
+  at: number;
+  worker: string;
+  job: string;
+}
+
+// ------------------------------------------------------------------ stand-ins
+
+interface Tools {
+  dir: string;
+  handbrake: string;
+  log: string;
+  sample: string;
+}
+
+/** The HandBrakeCLI and ffprobe stand-ins, with the real tools' answers recorded once. */
+function makeTools(root: string): Tools {
+  const dir = path.join(root, 'tools');
+  fs.mkdirSync(dir, { recursive: true });
+  const sample = smallMkv(1);
+  cleanup.push(path.dirname(sample));
+  const log = path.join(root, 'encodes.log');
+  for (const [name, args] of [['version', ['--version']], ['help', ['--help']], ['preset-list', ['--preset-list']]] as const) {
+    const out = spawnSyncCapture('HandBrakeCLI', [...args]);
+    fs.writeFileSync(path.join(dir, `hb-${name}.out`), out.stdout);
+    fs.writeFileSync(path.join(dir, `hb-${name}.err`), out.stderr);
+    fs.writeFileSync(path.join(dir, `hb-${name}.rc`), String(out.status));
+  }
+  const probeArgs = ['-v', 'error', '-show_entries', 'stream=index,codec_type,codec_name,profile,channels:stream_disposition=default,forced:stream_tags=language:format=duration', '-of', 'json'];
+  fs.writeFileSync(path.join(dir, 'ffprobe.json'), execFileSync('ffprobe', [...probeArgs, sample]));
+  const handbrake = path.join(dir, 'HandBrakeCLI');
+  const steps = Math.max(1, Math.round(HOLD_MS / 100));
+  fs.writeFileSync(
+    handbrake,
+    [
+      '#!/bin/bash',
+      `d=${JSON.stringify(dir)}; log=${JSON.stringify(log)}`,
+      'replay() { cat "$d/hb-$1.out"; cat "$d/hb-$1.err" >&2; exit "$(<"$d/hb-$1.rc")"; }',
+      'case "$1" in --version) replay version;; --help) replay help;; --preset-list) replay preset-list;; esac',
+      'in=; out=; prev=',
+      'for a in "$@"; do case "$prev" in -i) in=$a;; -o) out=$a;; esac; prev=$a; done',
+      'case " $* " in *" --scan "*) exec /usr/bin/HandBrakeCLI "$@";; esac',
+      '[[ -n "$in" && -n "$out" && -f "$in" ]] || { echo "stand-in: no input" >&2; exit 2; }',
+      'job=$(basename "$(dirname "$in")")',
+      'echo "start $EPOCHREALTIME $SCALE_WORKER $job" >> "$log"',
+      `for ((i = 1; i <= ${steps}; i++)); do`,
+      `  printf 'Progress: {\\n    "State": "WORKING",\\n    "Working": {\\n        "Pass": 1,\\n        "PassCount": 1,\\n        "Progress": %s\\n    }\\n}\\n' "$(( (i - 1) * 100 / ${steps} ))e-2"`,
+      `  sleep ${(HOLD_MS / steps / 1000).toFixed(3)}`,
+      'done',
+      'cp "$in" "$out" || exit 3',
+      `printf 'Progress: {\\n    "State": "WORKDONE",\\n    "WorkDone": {\\n        "Error": 0\\n    }\\n}\\n'`,
+      'echo "end $EPOCHREALTIME $SCALE_WORKER $job" >> "$log"',
+      'exit 0',
+      '',
+    ].join('\n'),
+    { mode: 0o755 },
+  );
+  fs.writeFileSync(
+    path.join(dir, 'ffprobe'),
+    ['#!/bin/bash', `[[ -f "\${@: -1}" ]] || { echo "\${@: -1}: No such file or directory" >&2; exit 1; }`, `cat ${JSON.stringify(path.join(dir, 'ffprobe.json'))}`, ''].join('\n'),
+    { mode: 0o755 },
+  );
+  return { dir, handbrake, log, sample };
+}
+
+/** A tool's whole answer (stdout, stderr, exit code), whatever the code. */
+function spawnSyncCapture(bin: string, args: string[]): { stdout: Buffer; stderr: Buffer; status: number } {
+  const r = spawnSync(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+  return { stdout: r.stdout, stderr: r.stderr, status: r.status ?? 1 };
+}
+
+function readEncodes(log: string): Encode[] {
+  if (!fs.existsSync(log)) return [];
+  return fs
+    .readFileSync(log, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.split(' '))
+    .map(([kind, at, worker, job]) => ({ kind: kind as Encode['kind'], at: Number(at) * 1000, worker, job }));
+}
+
+// ------------------------------------------------------------------ broker
+
+interface Mosquitto {
+  url: string;
+  proc: ChildProcess;
+  passwords: Map<string, string>;
+}
+
+/** An external Mosquitto with the ACL of docs/mqtt.md and one user per worker (its node) and the coordinator. */
+async function startMosquitto(users: string[]): Promise<Mosquitto> {
+  // Its own folder under the temp root: Mosquitto drops to its own user, which cannot enter a world's 0700 folder.
+  const dir = tempDir('ripwerk-bench-mosquitto-');
+  cleanup.push(dir);
+  fs.chmodSync(dir, 0o755);
+  const doc = fs.readFileSync(path.join(REPO_DIR, 'docs', 'mqtt.md'), 'utf8');
+  const acl = /```text\n(# Ripwerk ACL for Mosquitto[\s\S]*?)```/.exec(doc)?.[1];
+  if (!acl) throw new Error('docs/mqtt.md holds no Mosquitto ACL');
+  fs.writeFileSync(path.join(dir, 'acl'), acl);
+  const passwords = new Map(users.map((u) => [u, randomUUID()]));
+  fs.writeFileSync(path.join(dir, 'passwd'), [...passwords].map(([u, p]) => `${u}:${p}\n`).join(''));
+  execFileSync('mosquitto_passwd', ['-U', path.join(dir, 'passwd')]);
+  for (const f of ['acl', 'passwd']) fs.chmodSync(path.join(dir, f), 0o644);
+  const port = await freePort();
+  fs.writeFileSync(path.join(dir, 'mosquitto.conf'), `per_listener_settings false\nlistener ${port} 127.0.0.1\nallow_anonymous false\npassword_file ${dir}/passwd\nacl_file ${dir}/acl\npersistence false\nlog_dest none\n`);
+  const proc = spawn('/usr/sbin/mosquitto', ['-c', path.join(dir, 'mosquitto.conf')], { stdio: 'ignore' });
+  await waitFor('mosquitto listening', async () => {
+    const net = await import('node:net');
+    return new Promise<boolean>((resolve) => {
+      const s = net.connect(port, '127.0.0.1', () => {
+        s.end();
+        resolve(true);
+      });
+      s.on('error', () => resolve(false));
+    });
+  }, 10_000, 100);
+  return { url: `mqtt://127.0.0.1:${port}`, proc, passwords };
+}
+
+// ------------------------------------------------------------------ jobs
+
+/** Stores JOBS jobs as a failed transcode leaves them, each with its raw folder holding one real MKV. */
+function seedFailedTranscodes(w: World, dbFile: string, sample: string): string[] {
+  const db = new Database(dbFile);
+  const insert = db.prepare(
+    `INSERT INTO jobs (id, title, status, progress, output_path, target_dir, meta, device, node, transcode_node, error, phase, eta_points,
+                       raw_state, raw_path, raw_size, raw_checked_at, created_at, updated_at, finished_at)
+     VALUES (@id, @title, 'failed', 12, NULL, @target_dir, @meta, NULL, NULL, NULL, @error, 'transcode', '[]',
+             'present', @raw_path, @raw_size, @at, @at, @at, @at)`,
+  );
+  const ids: string[] = [];
+  const size = fs.statSync(sample).size;
+  const t0 = Date.now() - 3600_000;
+  db.transaction(() => {
+    for (let i = 0; i < JOBS; i++) {
+      const id = randomUUID();
+      const rawDir = path.join(w.raw, id);
+      fs.mkdirSync(rawDir);
+      const file = path.join(rawDir, 'title_t01.mkv');
+      fs.copyFileSync(sample, file);
+      insert.run({
+        id,
+        title: `Scale ${String(i).padStart(4, '0')}`,
+        target_dir: path.join(w.media, 'Filme'),
+        meta: JSON.stringify({ rip_fertig: true, raw_files: [file], year: 1990 + (i % 30), main_feature_only: true, disc_type: 'dvd', disc_label: `SCALE_${i}`, fingerprint: id.replace(/-/g, '').slice(0, 16) }),
+        error: 'HandBrake could not encode: exit code 3',
+        raw_path: rawDir,
+        raw_size: size,
+        at: new Date(t0 + i * 1000).toISOString(),
+      });
+      ids.push(id);
+    }
+  })();
+  db.close();
+  return ids;
+}
+
+// ------------------------------------------------------------------ readings
+
+function cpuTicks(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(f[11]) + Number(f[12]); // utime, stime (fields 14 and 15)
+}
+
+function peakRssMb(pid: number): number {
+  const line = fs.readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'));
+  return Number((line ?? '').replace(/\D+/g, '')) / 1024;
+}
+
+/** What a coordinator process cost until now: CPU ticks and peak RSS; kept for a process about to be killed. */
+class CoordinatorCost {
+  ticks = 0;
+  peakMb = 0;
+  private base = 0;
+  constructor(private pid: number) {
+    this.base = cpuTicks(pid);
+  }
+  /** Adds what the current process cost since it was followed; called before it is killed and at the end. */
+  settle(): void {
+    this.ticks += cpuTicks(this.pid) - this.base;
+    this.peakMb = Math.max(this.peakMb, peakRssMb(this.pid));
+  }
+
+  /** Follows the coordinator started after a kill. */
+  follow(next: number): void {
+    this.pid = next;
+    this.base = cpuTicks(next);
+  }
+}
+
+const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+function get(url: string, method = 'GET'): Promise<{ status: number; ms: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const req = http.request(url, { method, agent: keepAlive }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - t0, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Slot idle gaps per agent: an end frees a slot, the agent's next start takes the earliest freed one. */
+function slotGaps(encodes: Encode[], lastFirstStart: number): number[] {
+  const gaps: number[] = [];
+  const byWorker = new Map<string, Encode[]>();
+  for (const e of encodes) byWorker.set(e.worker, [...(byWorker.get(e.worker) ?? []), e]);
+  for (const list of byWorker.values()) {
+    const freed: number[] = [];
+    for (const e of list.sort((a, b) => a.at - b.at || (a.kind === 'end' ? -1 : 1))) {
+      if (e.kind === 'end') freed.push(e.at);
+      else {
+        const from = freed.shift();
+        if (from !== undefined && from < lastFirstStart) gaps.push(e.at - from);
+      }
+    }
+  }
+  return gaps;
+}
+
+// ------------------------------------------------------------------ one run
+
+interface RunResult {
+  label: string;
+  lost: string[];
+  doubled: string[];
+  failed: { id: string; error: string }[];
+  restartedEncodes: number;
+  gaps: number[];
+  cpuCores: number;
+  peakMb: number;
+  listMs: number[];
+  listErrors: number;
+  wallS: number;
+  queueS: number;
+  events: string[];
+}
+
+async function scaleRun(broker: 'embedded' | 'mosquitto', faults: boolean): Promise<RunResult> {
+  const label = `${broker} broker${faults ? ', coordinator killed at 30 %, one agent at 60 %' : ''}`;
+  const w = newWorld();
+  const tools = makeTools(w.root);
+  const names = Array.from({ length: AGENTS }, (_, i) => `w${String(i + 1).padStart(2, '0')}`);
+  const nodes = names.map((n) => `${n}@${os.hostname()}`);
+  let mosq: Mosquitto | null = null;
+  const coordEnv: Record<string, string> = { RATE_LIMIT_PER_MINUTE: '1000000', AGENT_GRACE_SECONDS: '5' };
+  if (broker === 'mosquitto') {
+    mosq = await startMosquitto(['ripwerk-coordinator', ...nodes]);
+    coordEnv.MQTT_URL = mosq.url;
+    coordEnv.RIPWERK_BROKER_SECRET = mosq.passwords.get('ripwerk-coordinator') as string;
+  }
+  try {
+    const first = await startCoordinator(w, coordEnv);
+    await first.proc.kill('SIGTERM');
+    const ids = seedFailedTranscodes(w, path.join(w.root, 'coordinator-data', 'coordinator.sqlite'), tools.sample);
+    const ports = { port: first.port, mqttPort: first.mqttPort };
+    let c: CoordinatorHandle = await startCoordinator(w, coordEnv, ports);
+    const r = await api(c.url, 'PUT', '/settings', { keepOriginal: false, transcodeEnabled: true });
+    if (r.status !== 200) throw new Error(`PUT /settings: HTTP ${r.status} ${r.text.slice(0, 200)}`);
+
+    const agentEnv = (name: string, node: string): Record<string, string> => ({
+      DRIVES: 'auto',
+      HANDBRAKE_CLI: tools.handbrake,
+      PATH: `${tools.dir}:${process.env.PATH ?? ''}`,
+      SCALE_WORKER: name,
+      ...(mosq ? { RIPWERK_BROKER_SECRET: '', MQTT_USERNAME: node, MQTT_PASSWORD: mosq.passwords.get(node) as string } : {}),
+    });
+    const agents: AgentHandle[] = [];
+    for (let i = 0; i < names.length; i += 5) {
+      agents.push(...(await Promise.all(names.slice(i, i + 5).map((n, k) => startAgent(w, c.mqttUrl, n, { extra: agentEnv(n, nodes[i + k]) })))));
+    }
+    await waitFor(`${AGENTS} workers online`, async () => {
+      const caps = await api<{ node: string; online: boolean }[]>(c.url, 'GET', '/capabilities');
+      return caps.body.filter((x) => x.online && nodes.includes(x.node)).length === AGENTS;
+    }, 60_000, 500);
+
+    const events: string[] = [];
+    const cost = new CoordinatorCost(c.proc.child.pid as number);
+    const t0 = Date.now();
+    // GET /jobs sampler: sequential, every 100 ms, for the whole run.
+    let sampling = true;
+    const listMs: number[] = [];
+    let listErrors = 0;
+    const sampler = (async () => {
+      while (sampling) {
+        try {
+          const res = await get(`${c.url}/jobs`);
+          if (res.status === 200) listMs.push(res.ms);
+          else listErrors++;
+        } catch {
+          listErrors++;
+        }
+        await sleep(100);
+      }
+    })();
+
+    // Queue all jobs at once: 50 retry requests in flight.
+    let next = 0;
+    const refused: string[] = [];
+    await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        while (next < ids.length) {
+          const id = ids[next++];
+          const res = await get(`${c.url}/jobs/${id}/retry-transcode`, 'POST');
+          if (res.status !== 202) refused.push(`${id}: HTTP ${res.status} ${res.body.slice(0, 200)}`);
+        }
+      }),
+    );
+    const queueS = (Date.now() - t0) / 1000;
+    if (refused.length) throw new Error(`${refused.length} retry-transcode requests were refused: ${refused.slice(0, 3).join(' | ')}`);
+
+    // Faults at 30 % and 60 % of the jobs encoded; then wait until every job has ended.
+    const doneCount = (): number => new Set(readEncodes(tools.log).filter((e) => e.kind === 'end').map((e) => e.job)).size;
+    let coordinatorKilled = !faults;
+    let agentKilled = !faults;
+    const deadline = Date.now() + RUN_TIMEOUT_MS;
+    let active = ids.length;
+    while (Date.now() < deadline) {
+      const done = doneCount();
+      if (!coordinatorKilled && done >= JOBS * 0.3) {
+        coordinatorKilled = true;
+        cost.settle();
+        await c.proc.kill('SIGKILL');
+        events.push(`coordinator SIGKILLed at ${done} encoded (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+        c = await startCoordinator(w, coordEnv, ports);
+        cost.follow(c.proc.child.pid as number);
+        events.push(`coordinator back at ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      }
+      if (coordinatorKilled && !agentKilled && done >= JOBS * 0.6) {
+        agentKilled = true;
+        const victim = agents[0];
+        await victim.proc.kill('SIGKILL');
+        events.push(`agent ${victim.name} SIGKILLed at ${done} encoded (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+        setTimeout(() => {
+          void restartAgent(victim).then(
+            (back) => {
+              agents[0] = back;
+              events.push(`agent ${victim.name} restarted at ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+            },
+            (err: Error) => events.push(`agent ${victim.name} did not restart: ${err.message}`),
+          );
+        }, 8_000);
+      }
+      if (coordinatorKilled && agentKilled) {
+        const res = await get(`${c.url}/jobs`).catch(() => null);
+        if (res?.status === 200) {
+          const list = JSON.parse(res.body) as Job[];
+          active = list.filter((j) => !['completed', 'failed', 'canceled'].includes(j.status)).length;
+          if (active === 0) break;
+        }
+      }
+      await sleep(500);
+    }
+    const wallS = (Date.now() - t0) / 1000;
+    sampling = false;
+    await sampler;
+    cost.settle();
+    // Late encodes (a resumed task of the restarted agent) would show within its resume delay.
+    await sleep(faults ? 8_000 : 1_000);
+
+    const list = (await api<Job[]>(c.url, 'GET', '/jobs')).body;
+    const encodes = readEncodes(tools.log);
+    const ends = new Map<string, number>();
+    const starts = new Map<string, number>();
+    for (const e of encodes) (e.kind === 'end' ? ends : starts).set(e.job, ((e.kind === 'end' ? ends : starts).get(e.job) ?? 0) + 1);
+    const lost: string[] = [];
+    const failed: { id: string; error: string }[] = [];
+    for (const id of ids) {
+      const j = list.find((x) => x.id === id);
+      if (!j) lost.push(`${id}: gone from GET /jobs`);
+      else if (j.status === 'completed') {
+        const out = j.output_path;
+        const files = out && fs.existsSync(out) ? fs.readdirSync(out).filter((f) => f.endsWith('.mkv')) : [];
+        if (!ends.get(id)) lost.push(`${id}: completed without an encode`);
+        else if (files.length !== 1) lost.push(`${id}: completed with ${files.length} files in ${out}`);
+      } else if (j.status === 'failed' && j.error) failed.push({ id, error: j.error });
+      else lost.push(`${id}: ${j.status} at the end${j.error ? ` (${j.error})` : ''}`);
+    }
+    const doubled = ids.filter((id) => (ends.get(id) ?? 0) > 1).map((id) => `${id}: encoded ${ends.get(id)} times`);
+    const firstStarts = new Map<string, number>();
+    for (const e of encodes) if (e.kind === 'start' && !firstStarts.has(e.job)) firstStarts.set(e.job, e.at);
+    const lastFirstStart = Math.max(...firstStarts.values());
+    return {
+      label,
+      lost,
+      doubled,
+      failed,
+      restartedEncodes: [...starts.values()].reduce((a, n) => a + n - 1, 0),
+      gaps: slotGaps(encodes, lastFirstStart),
+      cpuCores: cost.ticks / CLK_TCK / wallS,
+      peakMb: cost.peakMb,
+      listMs,
+      listErrors,
+      wallS,
+      queueS,
+      events,
+    };
+  } finally {
+    await stopAll();
+    mosq?.proc.kill();
+  }
+}
+
+// ------------------------------------------------------------------ the measure
+
+function record(key: string, r: RunResult, withGap: boolean): void {
+  const tag = `${AGENTS} agents × 4 slots, ${JOBS} transcodes, ${r.label}`;
+  const common = `run ${r.wallS.toFixed(1)} s (all queued after ${r.queueS.toFixed(1)} s); encoder held ${HOLD_MS} ms`;
+  measures.push({ key: `${key}-lost`, name: `scale (${tag}): jobs lost`, value: r.lost.length, unit: 'x', target: 0, detail: `${r.lost.length ? r.lost.slice(0, 5).join('; ') : 'none'}; ${r.failed.length} ended failed${r.failed.length ? `: ${[...new Set(r.failed.map((f) => f.error))].slice(0, 3).join(' | ')}` : ''}; ${r.events.join('; ')}` });
+  measures.push({ key: `${key}-doubled`, name: `scale (${tag}): jobs encoded twice`, value: r.doubled.length, unit: 'x', target: 0, detail: `${r.doubled.length ? r.doubled.slice(0, 5).join('; ') : 'none'}; encodes started again after an interruption: ${r.restartedEncodes}` });
+  if (withGap && r.gaps.length) {
+    measures.push({ key: `${key}-slot-gap`, name: `scale (${tag}): slot idle while work waits, p99`, value: pct(r.gaps, 99), unit: 'ms', target: 100, detail: `p50 ${ms(median(r.gaps))}, max ${ms(Math.max(...r.gaps))}, ${r.gaps.length} gaps; ${common}`, samples: { gap_ms: r.gaps } });
+  }
+  measures.push({ key: `${key}-cpu`, name: `scale (${tag}): coordinator CPU average (cores)`, value: r.cpuCores, unit: 'x', target: 1, detail: `${common}; ${os.cpus().length} CPUs shared with 20 agents and the broker` });
+  measures.push({ key: `${key}-rss`, name: `scale (${tag}): coordinator peak RSS`, value: r.peakMb, unit: 'MB', target: 200, detail: 'VmHWM of the coordinator process(es)' });
+  if (r.listMs.length) {
+    measures.push({ key: `${key}-joblist`, name: `scale (${tag}): GET /jobs p99 during the run`, value: pct(r.listMs, 99), unit: 'ms', target: 20, detail: `p50 ${ms(median(r.listMs))}, ${r.listMs.length} requests, ${r.listErrors} failed (coordinator down)`, samples: { ripwerk_ms: r.listMs } });
+  }
+}
+
+export async function scale(): Promise<void> {
+  const runs: [string, 'embedded' | 'mosquitto', boolean][] = [
+    ['scale-embedded', 'embedded', false],
+    ['scale-mosquitto', 'mosquitto', false],
+    ['scale-faults', 'embedded', true],
+  ];
+  const only = process.env.BENCH_SCALE_RUNS?.split(',');
+  for (const [key, broker, faults] of runs) {
+    if (only && !only.includes(key)) continue;
+    try {
+      record(key, await scaleRun(broker, faults), !faults);
+    } catch (err) {
+      failures.push({ measure: key, error: (err as Error).stack ?? String(err) });
+    }
+  }
+}

@@ -39,6 +39,7 @@ export class CommandTable {
       openCount: db.prepare<[string], { n: number }>(`SELECT COUNT(*) AS n FROM commands WHERE node = ? AND state IN (${OPEN})`),
       openNodes: db.prepare<[], { node: string }>(`SELECT DISTINCT node FROM commands WHERE state IN (${OPEN})`),
       insert: db.prepare<[string, string, string, string, string, string]>(`INSERT INTO commands (id, node, task, job_id, payload, state, created_at) VALUES (?, ?, ?, ?, ?, 'sent', ?)`),
+      unanswered: db.prepare<[string], CommandRow>(`SELECT * FROM commands WHERE state = 'sent' AND created_at < ? ORDER BY created_at`),
       prune: db.prepare<[string]>(`DELETE FROM commands WHERE state IN ('done','superseded') AND created_at < ?`),
     };
   }
@@ -74,6 +75,11 @@ export class CommandTable {
   /** The nodes that hold open work. */
   nodesWithOpenWork(): string[] {
     return this.stmts.openNodes.all().map((r) => r.node);
+  }
+
+  /** Commands sent before `cutoff` that no agent has answered yet (neither accepted nor refused). */
+  unanswered(cutoff: string): CommandRow[] {
+    return this.stmts.unanswered.all(cutoff);
   }
 
   /** Records a rip or transcode as sent and sends it. */

@@ -72,6 +72,11 @@ export class EventIntake {
     const cmd = event.command_id ? commands.get(event.command_id) : undefined;
     const job = event.job_id ? jobs.get(event.job_id) : undefined;
     if (!job) return;
+    if (event.type === 'accepted' && cmd?.state === 'superseded' && cmd.node === node) {
+      // A stale copy the broker kept for the agent while it was away: the work went to another worker.
+      commands.sendCancel(node, job.id, cmd.id);
+      return this.drops.drop(topics.event(node), `accepted for command ${cmd.id} of job ${job.id}, which was given to another worker: canceled`);
+    }
     const refusal = jobEventRefusal(event, node, cmd, job.status) ?? (cmd && rawDirMismatch(event, cmd));
     if (refusal) return this.drops.drop(topics.event(node), refusal);
     if (cmd?.state === 'superseded') {

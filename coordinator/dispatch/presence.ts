@@ -13,6 +13,8 @@ import type { TranscodeQueue } from './transcode-queue.js';
 
 /** An online agent that has not been heard of for this long (and no last will came) counts as offline. */
 const STALE_MS = 30_000;
+/** A job command no agent answered (accepted or refused) for this long goes out again. */
+const UNANSWERED_MS = 10_000;
 
 /**
  * Which agents are there: their retained status, the capability ping with its silence sweep, and the
@@ -34,6 +36,7 @@ export class Presence {
     private readonly graceMs: number,
     private readonly log: Logger,
     private readonly staleMs = STALE_MS,
+    private readonly unansweredMs = UNANSWERED_MS,
   ) {}
 
   /** Agents with open work are offline until they speak: their grace period starts now; the ping goes out every pingMs. */
@@ -72,10 +75,20 @@ export class Presence {
     this.queue.pump();
   }
 
-  /** Capability pings, and agents that went silent without a last will (a broker outage hid it). */
+  /**
+   * Capability pings; agents that went silent without a last will (a broker outage hid it); and
+   * commands an online agent has not answered for `unansweredMs`, sent again. A command published
+   * while the agent's subscription was not yet back at the broker (a restarted embedded broker) is
+   * dropped by the broker; the agent takes a copy it already holds as a redelivery and ignores it.
+   */
   pingAndSweep(): void {
     if (!this.link.connected) return;
     const now = Date.now();
+    for (const cmd of this.commands.unanswered(new Date(now - this.unansweredMs).toISOString())) {
+      if (!this.fleet.get(cmd.node)?.online) continue;
+      this.log.warn(`worker ${cmd.node} has not answered command ${cmd.id} (${cmd.task}) for ${Math.round(this.unansweredMs / 1000)} s or more; sending it again`, cmd.job_id);
+      this.commands.resend(cmd);
+    }
     const since = this.link.connectedSince;
     for (const agent of this.fleet.online()) {
       this.link.sendCommand(agent.node, { id: randomUUID(), task: TASKS.pingWorker, args: {} }, 0);
@@ -119,6 +132,9 @@ export class Presence {
     const seconds = Math.round(this.graceMs / 1000);
     for (const cmd of this.commands.of(node, ['sent', 'accepted'])) {
       this.commands.setState(cmd.id, 'superseded');
+      // Queued in the agent's session behind any copy of the command the broker still holds for it:
+      // when it comes back, that copy is canceled at once instead of running a second time.
+      this.commands.sendCancel(node, cmd.job_id, cmd.id);
       const job = this.jobs.get(cmd.job_id);
       if (!job || !isActive(job.status)) continue;
       if (job.status === 'canceling') {

@@ -23,6 +23,19 @@ describe('EventIntake', () => {
     assert.deepEqual(p.link.acks, [{ node: 'ripper@1', eventId: accepted.event_id }, { node: 'ripper@1', eventId: accepted.event_id }]);
   });
 
+  it('cancels at once a command a returning worker accepts after it was given to another worker', () => {
+    const p = dispatchParts();
+    p.presence.onStatus(onlineStatus('enc@1'));
+    const job = p.transcodingJob('enc@1');
+    const stale = p.link.of(TASKS.transcodeFiles)[0]!;
+    p.commands.setState(stale.id, 'superseded');
+    p.intake.onEvent('enc@1', event('enc@1', 'accepted', { command_id: stale.id, job_id: job.id }));
+    const cancels = p.link.sent.filter((s) => s.cmd.task === TASKS.cancel);
+    assert.deepEqual(cancels.map((s) => [s.node, s.cmd.args]), [['enc@1', { command_id: stale.id }]]);
+    assert.equal(p.commandState(stale.id), 'superseded');
+    assert.equal(p.jobs.logs(job.id).some((l) => /accepted the transcode/.test(l.message)), false, 'the stale acceptance is not the job\'s news');
+  });
+
   it('runs a job through its rip into the transcode queue and on to its end', () => {
     const p = dispatchParts();
     p.presence.onStatus(onlineStatus('ripper@1'));

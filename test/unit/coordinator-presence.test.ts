@@ -32,6 +32,12 @@ describe('Presence', () => {
     await sleep(80);
     assert.deepEqual(p.link.of(TASKS.transcodeFiles).map((s) => s.node), ['enc@1', 'spare@1']);
     assert.equal(p.commandState(first.id), 'superseded');
+    const cancels = p.link.sent.filter((s) => s.cmd.task === TASKS.cancel);
+    assert.deepEqual(
+      cancels.map((s) => [s.node, s.qos, s.cmd.args]),
+      [['enc@1', 1, { command_id: first.id }]],
+      'a cancel waits in the lost worker\'s session behind any copy of the transcode the broker still holds for it',
+    );
     const row = p.jobs.get(job.id);
     assert.equal(row?.status, 'transcoding');
     assert.equal(row?.transcode_node, 'spare@1');
@@ -118,6 +124,24 @@ describe('Presence', () => {
     assert.equal(p.fleet.get('chatty@1')?.online, true);
     assert.equal(p.presence.inGrace('quiet@1'), true);
     assert.equal(p.presence.inGrace('chatty@1'), false, 'no open work: no grace period');
+    p.presence.stop();
+  });
+
+  it('sends a job command again that an online worker has not answered for a while', async () => {
+    const p = dispatchParts({ graceMs: 10_000, unansweredMs: 20 });
+    p.presence.onStatus(onlineStatus('ripper@1'));
+    p.presence.onStatus(onlineStatus('away@1'));
+    const { commandId } = p.rippingJob('ripper@1', 'sent');
+    const answered = p.rippingJob('ripper@1', 'accepted');
+    p.rippingJob('away@1', 'sent');
+    p.presence.onStatus({ node: 'away@1', state: 'offline' });
+    p.presence.pingAndSweep();
+    assert.equal(p.link.of(TASKS.ripDisc).length, 3, 'not yet: the command is young');
+    await sleep(40);
+    p.presence.pingAndSweep();
+    const rips = p.link.of(TASKS.ripDisc);
+    assert.deepEqual(rips.slice(3).map((s) => [s.node, s.id]), [['ripper@1', commandId]], 'only the unanswered one, and only to an online worker');
+    assert.notEqual(answered.commandId, commandId);
     p.presence.stop();
   });
 

@@ -24,8 +24,18 @@ export interface DeviceEntry {
 export class Fleet {
   private readonly agents = new Map<string, AgentEntry>();
   private readonly drives = new Map<string, DeviceEntry>();
+  /** Written on every status and pong of every worker: prepared once. */
+  private readonly stmts;
 
   constructor(private readonly db: Db) {
+    this.stmts = {
+      upsert: db.prepare(
+        `INSERT INTO workers (node, name, host, ip, online, status, capabilities, last_seen) VALUES (@node, @name, @host, @ip, @online, @status, @caps, @seen)
+         ON CONFLICT(node) DO UPDATE SET name = excluded.name, host = COALESCE(excluded.host, host), ip = COALESCE(excluded.ip, ip), online = excluded.online,
+           status = COALESCE(excluded.status, status), capabilities = COALESCE(excluded.capabilities, capabilities), last_seen = COALESCE(excluded.last_seen, last_seen)`,
+      ),
+      pong: db.prepare<[string, string, string]>('UPDATE workers SET capabilities = ?, last_ping = ? WHERE node = ?'),
+    };
     for (const row of db.prepare<[], { node: string; name: string; status: string | null }>('SELECT node, name, status FROM workers').all()) {
       // Everyone is offline from the coordinator's start until it hears from them.
       // A stored status is checked like a fresh one: a row written before the checks existed may hold anything.
@@ -77,13 +87,7 @@ export class Fleet {
     } else if (wasOnline || entry.offlineSince === null) {
       entry.offlineSince = now;
     }
-    this.db
-      .prepare(
-        `INSERT INTO workers (node, name, host, ip, online, status, capabilities, last_seen) VALUES (@node, @name, @host, @ip, @online, @status, @caps, @seen)
-         ON CONFLICT(node) DO UPDATE SET name = excluded.name, host = COALESCE(excluded.host, host), ip = COALESCE(excluded.ip, ip), online = excluded.online,
-           status = COALESCE(excluded.status, status), capabilities = COALESCE(excluded.capabilities, capabilities), last_seen = COALESCE(excluded.last_seen, last_seen)`,
-      )
-      .run({
+    this.stmts.upsert.run({
         node: status.node,
         name: entry.name,
         host: status.host ?? null,
@@ -108,7 +112,7 @@ export class Fleet {
     this.touch(node);
     const a = this.agents.get(node);
     if (a) a.lastPing = Date.now();
-    this.db.prepare('UPDATE workers SET capabilities = ?, last_ping = ? WHERE node = ?').run(JSON.stringify(capabilities), new Date().toISOString(), node);
+    this.stmts.pong.run(JSON.stringify(capabilities), new Date().toISOString(), node);
   }
 
   /** Removes a worker record and its drives (DELETE /workers/{name}). */

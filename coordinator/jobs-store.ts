@@ -250,12 +250,26 @@ export class JobsStore {
     const parts: Buffer[] = [];
     for (const seg of this.segments) {
       if (Buffer.isBuffer(seg)) parts.push(seg);
-      else {
-        const row = this.get(seg.live);
-        parts.push(Buffer.from(row ? JSON.stringify(toView(row, now)) : 'null'));
-      }
+      else parts.push(Buffer.from(this.liveJson(seg.live, now)));
     }
     return Buffer.concat(parts);
+  }
+
+  /**
+   * A live row's JSON. Its view moves with the clock only through the ETA, and whether there is an
+   * ETA depends on the row alone (shared/eta.ts): a row without one (a transcode waiting in the queue,
+   * a phase younger than a minute) is kept until the row is written again (track() drops it), so a
+   * thousand queued transcodes are not read and rendered again for every request.
+   */
+  private liveJson(id: string, now: number): string {
+    const kept = this.jsonCache.get(id);
+    if (kept !== undefined) return kept;
+    const row = this.get(id);
+    if (!row) return 'null';
+    const view = toView(row, now);
+    const json = JSON.stringify(view);
+    if (view.eta_sekunden === null) this.jsonCache.set(id, json);
+    return json;
   }
 
   /**

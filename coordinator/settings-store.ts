@@ -113,12 +113,36 @@ export function validateSetting(name: string, value: unknown): Settings[SettingN
 }
 
 export class SettingsStore {
-  constructor(private readonly db: Db) {}
+  /**
+   * The parsed settings, kept until the next write: they are read on hot paths (every MQTT packet the
+   * embedded broker authorises asks for the Home Assistant prefix, every queued transcode for the
+   * preset), and the table also holds large internal entries (tracks:<device>) skipped on each read.
+   * Every write to the table goes through this store.
+   */
+  private cache: Settings | null = null;
+  private readonly stmts;
 
+  constructor(private readonly db: Db) {
+    this.stmts = {
+      all: db.prepare<[], { key: string; value: string }>('SELECT key, value FROM settings'),
+      getRaw: db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE key = ?'),
+      put: db.prepare<[string, string]>('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
+    };
+  }
+
+  /** Every setting (a copy: the caller may change it; the lists are read-only by their type). */
   all(): Settings {
-    const rows = this.db.prepare<[], { key: string; value: string }>('SELECT key, value FROM settings').all();
+    return { ...this.read() };
+  }
+
+  get<K extends SettingName>(name: K): Settings[K] {
+    return this.read()[name];
+  }
+
+  private read(): Settings {
+    if (this.cache) return this.cache;
     const out: Record<string, unknown> = { ...SETTING_DEFAULTS };
-    for (const row of rows) {
+    for (const row of this.stmts.all.all()) {
       // Internal keys (tracks:<device>, ...) live in the same table but are no settings.
       if (!isSettingName(row.key)) continue;
       try {
@@ -127,23 +151,20 @@ export class SettingsStore {
         out[row.key] = row.value;
       }
     }
-    return out as Settings;
-  }
-
-  get<K extends SettingName>(name: K): Settings[K] {
-    return this.all()[name];
+    this.cache = out as Settings;
+    return this.cache;
   }
 
   set(values: Partial<Settings>): void {
-    const stmt = this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+    this.cache = null;
     this.db.transaction(() => {
-      for (const [k, v] of Object.entries(values)) stmt.run(k, JSON.stringify(v));
+      for (const [k, v] of Object.entries(values)) this.stmts.put.run(k, JSON.stringify(v));
     })();
   }
 
   /** Free-form keys such as tracks:<device>. */
   getRaw(key: string): unknown {
-    const row = this.db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE key = ?').get(key);
+    const row = this.stmts.getRaw.get(key);
     if (!row) return undefined;
     try {
       return JSON.parse(row.value);
@@ -153,7 +174,8 @@ export class SettingsStore {
   }
 
   setRaw(key: string, value: unknown): void {
-    this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, JSON.stringify(value));
+    if (isSettingName(key)) this.cache = null;
+    this.stmts.put.run(key, JSON.stringify(value));
   }
 
   /** The settings as the API shows them: secrets masked, and credentials inside URLs too. */

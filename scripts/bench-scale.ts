@@ -233,7 +233,12 @@ class CoordinatorCost {
 
 const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-function get(url: string, method = 'GET'): Promise<{ status: number; ms: number; body: string }> {
+/**
+ * One request on the keep-alive pool. A kept socket the server closed at the moment it was reused
+ * fails with ECONNRESET before the request reached the server (Node's documented race): that one is
+ * sent again on a fresh socket, as a browser does.
+ */
+function get(url: string, method = 'GET', retried = false): Promise<{ status: number; ms: number; body: string }> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const req = http.request(url, { method, agent: keepAlive }, (res) => {
@@ -242,7 +247,10 @@ function get(url: string, method = 'GET'): Promise<{ status: number; ms: number;
       res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - t0, body: Buffer.concat(chunks).toString('utf8') }));
       res.on('error', reject);
     });
-    req.on('error', reject);
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (!retried && req.reusedSocket && err.code === 'ECONNRESET') get(url, method, true).then(resolve, reject);
+      else reject(err);
+    });
     req.end();
   });
 }

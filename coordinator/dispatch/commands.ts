@@ -36,7 +36,7 @@ export class CommandTable {
       active: db.prepare<[string], CommandRow>(`SELECT * FROM commands WHERE job_id = ? AND state IN (${OPEN}) ORDER BY created_at DESC`),
       others: db.prepare<[string, string], CommandRow>(`SELECT * FROM commands WHERE job_id = ? AND id != ? AND state IN (${OPEN})`),
       setState: db.prepare<[CommandState, string]>('UPDATE commands SET state = ? WHERE id = ?'),
-      openCount: db.prepare<[string], { n: number }>(`SELECT COUNT(*) AS n FROM commands WHERE node = ? AND state IN (${OPEN})`),
+      openByNode: db.prepare<[], { node: string; n: number }>(`SELECT node, COUNT(*) AS n FROM commands WHERE state IN (${OPEN}) GROUP BY node`),
       openNodes: db.prepare<[], { node: string }>(`SELECT DISTINCT node FROM commands WHERE state IN (${OPEN})`),
       insert: db.prepare<[string, string, string, string, string, string]>(`INSERT INTO commands (id, node, task, job_id, payload, state, created_at) VALUES (?, ?, ?, ?, ?, 'sent', ?)`),
       unanswered: db.prepare<[string], CommandRow>(`SELECT * FROM commands WHERE state = 'sent' AND created_at < ? ORDER BY created_at`),
@@ -67,9 +67,9 @@ export class CommandTable {
     this.stmts.setState.run(state, id);
   }
 
-  /** How many rips and transcodes a node holds (sent or accepted). */
-  openCount(node: string): number {
-    return (this.stmts.openCount.get(node) as { n: number }).n;
+  /** How many rips and transcodes each node holds (sent or accepted); nodes holding none are left out. */
+  openCountsByNode(): { node: string; n: number }[] {
+    return this.stmts.openByNode.all();
   }
 
   /** The nodes that hold open work. */

@@ -28,6 +28,8 @@ function rawDirMismatch(event: AgentEvent, cmd: CommandRow): string | null {
  * request it belongs to. A job event acts only when the rules allow it; its handler is in job-events.ts.
  */
 export class EventIntake {
+  private readonly stmts;
+
   constructor(
     private readonly db: Db,
     private readonly link: CommandLink,
@@ -37,14 +39,19 @@ export class EventIntake {
     private readonly keys: () => KeyStore | null,
     private readonly drops: DropLog,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.stmts = {
+      seen: db.prepare<[string], { event_id: string }>('SELECT event_id FROM processed_events WHERE event_id = ?'),
+      record: db.prepare<[string, string]>('INSERT INTO processed_events (event_id, ts) VALUES (?, ?)'),
+    };
+  }
 
   onEvent(node: string, event: AgentEvent): void {
     this.fleet.touch(node);
-    const seen = this.db.prepare<[string], { event_id: string }>('SELECT event_id FROM processed_events WHERE event_id = ?').get(event.event_id);
+    const seen = this.stmts.seen.get(event.event_id);
     if (!seen) {
       this.db.transaction(() => {
-        this.db.prepare('INSERT INTO processed_events (event_id, ts) VALUES (?, ?)').run(event.event_id, new Date().toISOString());
+        this.stmts.record.run(event.event_id, new Date().toISOString());
         this.apply(node, event);
       })();
     }

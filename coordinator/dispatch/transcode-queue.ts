@@ -11,13 +11,17 @@ import type { JobJournal } from './job-journal.js';
 /** A worker that tells no slot count holds this many rips and transcodes at once. */
 const DEFAULT_SLOTS = 4;
 
-interface QueueRow {
+/** Queued rows read per page while slots are free. */
+const PUMP_PAGE = 64;
+
+/** What pump reads of a queued row (the arguments only once it is handed out). */
+interface QueuePageRow {
   id: string;
   job_id: string;
-  args: string;
   preferred_node: string | null;
-  state: 'queued' | 'assigned' | 'done';
-  assigned_node: string | null;
+  created_at: string;
+  /** SQLite's rowid: the order of rows created in the same millisecond. */
+  seq: number;
 }
 
 /**
@@ -26,6 +30,8 @@ interface QueueRow {
  * first, and the freest worker takes it.
  */
 export class TranscodeQueue {
+  private readonly stmts;
+
   constructor(
     private readonly db: Db,
     private readonly jobs: JobsStore,
@@ -35,7 +41,21 @@ export class TranscodeQueue {
     private readonly journal: JobJournal,
     /** The media-server files (nfo, poster) the agent writes for a job. */
     private readonly libraryFor: (job: JobRow) => LibraryInfo | null,
-  ) {}
+  ) {
+    this.stmts = {
+      // Along the index (state, created_at), whose entries end in the rowid: a page costs its rows only.
+      queuedPage: db.prepare<[string, string, number, number], QueuePageRow>(
+        `SELECT id, job_id, preferred_node, created_at, rowid AS seq FROM transcode_queue
+         WHERE state = 'queued' AND (created_at > ? OR (created_at = ? AND rowid > ?)) ORDER BY created_at, rowid LIMIT ?`,
+      ),
+      args: db.prepare<[string], { args: string }>('SELECT args FROM transcode_queue WHERE id = ?'),
+      assign: db.prepare<[string, string, string]>(`UPDATE transcode_queue SET state = 'assigned', assigned_node = ?, assigned_at = ? WHERE id = ?`),
+      isQueued: db.prepare<[string], { id: string }>(`SELECT id FROM transcode_queue WHERE job_id = ? AND state = 'queued'`),
+      endOpen: db.prepare<[string]>(`UPDATE transcode_queue SET state = 'done' WHERE job_id = ? AND state != 'done'`),
+      insert: db.prepare<[string, string, string, string | null, string]>(`INSERT INTO transcode_queue (id, job_id, args, preferred_node, state, created_at) VALUES (?, ?, ?, ?, 'queued', ?)`),
+      requeue: db.prepare<[string]>(`UPDATE transcode_queue SET state = 'queued', assigned_node = NULL, preferred_node = NULL WHERE job_id = ? AND state = 'assigned'`),
+    };
+  }
 
   /** Queues the transcode stage of a job: the chosen node when it is online, else any worker with a free slot. */
   enqueue(jobId: string, rawDir: string, files: string[]): void {
@@ -64,69 +84,92 @@ export class TranscodeQueue {
       },
     };
     const preferred = typeof meta.transcode_node === 'string' && meta.transcode_node ? meta.transcode_node : null;
-    this.db.prepare(`UPDATE transcode_queue SET state = 'done' WHERE job_id = ? AND state != 'done'`).run(jobId);
-    this.db
-      .prepare(`INSERT INTO transcode_queue (id, job_id, args, preferred_node, state, created_at) VALUES (?, ?, ?, ?, 'queued', ?)`)
-      .run(randomUUID(), jobId, JSON.stringify(args), preferred, new Date().toISOString());
+    this.stmts.endOpen.run(jobId);
+    this.stmts.insert.run(randomUUID(), jobId, JSON.stringify(args), preferred, new Date().toISOString());
     this.journal.note(jobId, 'info', preferred ? `transcode queued for ${preferred}` : 'transcode queued for any free worker');
     this.pump();
   }
 
-  /** Hands queued transcodes to workers, oldest first. */
+  /**
+   * Hands queued transcodes to workers, oldest first. Called on every event that may free a slot, so
+   * its cost must not grow with the queue times the fleet: the free slots are counted once (one
+   * query), nothing is read while no slot is free, and the queue is read a page at a time only until
+   * the free slots are used up.
+   */
   pump(): void {
-    const queued = this.db.prepare<[], QueueRow>(`SELECT * FROM transcode_queue WHERE state = 'queued' ORDER BY created_at`).all();
-    for (const row of queued) {
-      let node: string | null = null;
-      if (row.preferred_node && this.canTranscode(row.preferred_node)) {
-        if (this.freeSlots(row.preferred_node) <= 0) continue; // the chosen node is busy: wait for it
-        node = row.preferred_node;
-      } else {
-        const candidates = this.fleet
-          .online()
-          .filter((a) => this.canTranscode(a.node))
-          .map((a) => ({ node: a.node, free: this.freeSlots(a.node) }))
-          .filter((c) => c.free > 0)
-          .sort((a, b) => b.free - a.free || a.node.localeCompare(b.node));
-        node = candidates[0]?.node ?? null;
-      }
-      if (!node) continue;
-      const args = JSON.parse(row.args) as TranscodeArgs;
-      this.db.prepare(`UPDATE transcode_queue SET state = 'assigned', assigned_node = ?, assigned_at = ? WHERE id = ?`).run(node, new Date().toISOString(), row.id);
-      if (row.preferred_node && row.preferred_node !== node) this.journal.note(row.job_id, 'warn', `worker ${row.preferred_node} is offline; the transcode goes to ${node}`);
-      this.jobs.update(row.job_id, { transcode_node: node });
-      this.commands.send(node, { id: randomUUID(), task: TASKS.transcodeFiles, job_id: row.job_id, args });
+    const free = this.freeSlotsByNode();
+    let left = [...free.values()].reduce((a, n) => a + Math.max(0, n), 0);
+    let after: { created_at: string; seq: number } = { created_at: '', seq: -1 };
+    while (left > 0) {
+      const page = this.stmts.queuedPage.all(after.created_at, after.created_at, after.seq, PUMP_PAGE);
+      // One commit for the page's hand-outs instead of one per row.
+      this.db.transaction(() => {
+        for (const row of page) {
+          if (left <= 0) break;
+          const node = this.chooseNode(row, free);
+          if (!node) continue;
+          free.set(node, (free.get(node) ?? 0) - 1);
+          left--;
+          this.assign(row, node);
+        }
+      })();
+      if (page.length < PUMP_PAGE) break;
+      const last = page[page.length - 1];
+      after = { created_at: last.created_at, seq: last.seq };
     }
+  }
+
+  /** The node a queued transcode goes to now: its chosen node while that one is online (or null while it is busy), else the freest worker. */
+  private chooseNode(row: QueuePageRow, free: Map<string, number>): string | null {
+    if (row.preferred_node && free.has(row.preferred_node)) return (free.get(row.preferred_node) ?? 0) > 0 ? row.preferred_node : null;
+    let best: string | null = null;
+    let bestFree = 0;
+    for (const [node, n] of free) {
+      if (n > bestFree || (n === bestFree && n > 0 && best !== null && node < best)) {
+        best = node;
+        bestFree = n;
+      }
+    }
+    return best;
+  }
+
+  private assign(row: QueuePageRow, node: string): void {
+    const args = JSON.parse((this.stmts.args.get(row.id) as { args: string }).args) as TranscodeArgs;
+    this.stmts.assign.run(node, new Date().toISOString(), row.id);
+    if (row.preferred_node && row.preferred_node !== node) this.journal.note(row.job_id, 'warn', `worker ${row.preferred_node} is offline; the transcode goes to ${node}`);
+    this.jobs.update(row.job_id, { transcode_node: node });
+    this.commands.send(node, { id: randomUUID(), task: TASKS.transcodeFiles, job_id: row.job_id, args });
+  }
+
+  /** Free slots of every online worker with an encoder: its slot count minus the rips and transcodes it holds. */
+  private freeSlotsByNode(): Map<string, number> {
+    const open = new Map(this.commands.openCountsByNode().map((r) => [r.node, r.n]));
+    const free = new Map<string, number>();
+    for (const agent of this.fleet.online()) {
+      if ((agent.status?.capabilities?.encoders.length ?? 0) === 0) continue;
+      free.set(agent.node, (agent.status?.slots ?? DEFAULT_SLOTS) - (open.get(agent.node) ?? 0));
+    }
+    return free;
   }
 
   /** Whether the job's transcode still waits in the queue (no worker has it). */
   isQueued(jobId: string): boolean {
-    return this.db.prepare<[string], QueueRow>(`SELECT * FROM transcode_queue WHERE job_id = ? AND state = 'queued'`).get(jobId) !== undefined;
+    return this.stmts.isQueued.get(jobId) !== undefined;
   }
 
   /** The job's transcode stage has ended (finished, failed, canceled or taken over): its rows leave the queue. */
   close(jobId: string): void {
-    this.db.prepare(`UPDATE transcode_queue SET state = 'done' WHERE job_id = ?`).run(jobId);
+    this.stmts.endOpen.run(jobId);
   }
 
   /** A worker holding the job's transcode was lost: the transcode goes back to the shared queue (no preferred node). */
   requeue(jobId: string): void {
-    this.db.prepare(`UPDATE transcode_queue SET state = 'queued', assigned_node = NULL, preferred_node = NULL WHERE job_id = ? AND state = 'assigned'`).run(jobId);
+    this.stmts.requeue.run(jobId);
     this.jobs.update(jobId, { transcode_node: null });
   }
 
   /** Drops ended queue rows created before `cutoff`. */
   prune(cutoff: string): void {
     this.db.prepare(`DELETE FROM transcode_queue WHERE state = 'done' AND created_at < ?`).run(cutoff);
-  }
-
-  /** Slots a worker has free: its slot count minus the rips and transcodes it holds. */
-  private freeSlots(node: string): number {
-    const slots = this.fleet.get(node)?.status?.slots ?? DEFAULT_SLOTS;
-    return slots - this.commands.openCount(node);
-  }
-
-  private canTranscode(node: string): boolean {
-    const agent = this.fleet.get(node);
-    return Boolean(agent?.online && (agent.status?.capabilities?.encoders.length ?? 0) > 0);
   }
 }

@@ -25,16 +25,23 @@ export interface MountRow extends MountSpec {
 export class MountsStore {
   readonly credentialsDir: string;
 
+  private readonly stmts;
+
   constructor(private readonly db: Db, dataDir: string, private readonly clock: () => number = Date.now) {
     this.credentialsDir = path.join(dataDir, 'mount-credentials');
+    // Read for every raw-data probe (the storage targets are searched too): prepared once.
+    this.stmts = {
+      all: db.prepare<[], MountRow>('SELECT * FROM storage_mounts ORDER BY name'),
+      get: db.prepare<[string], MountRow>('SELECT * FROM storage_mounts WHERE name = ?'),
+    };
   }
 
   all(): MountRow[] {
-    return this.db.prepare<[], MountRow>('SELECT * FROM storage_mounts ORDER BY name').all();
+    return this.stmts.all.all();
   }
 
   get(name: string): MountRow | undefined {
-    return this.db.prepare<[string], MountRow>('SELECT * FROM storage_mounts WHERE name = ?').get(name);
+    return this.stmts.get.get(name);
   }
 
   /** Inserts or replaces the mount's details; state and findings stay as they were for an existing row. */

@@ -277,6 +277,41 @@ describe('JobsStore list body', () => {
     assert.equal(list(jobs).find((j) => j.id === 'done')?.status, 'completed');
   });
 
+  it('keeps a live row without an ETA until it is written, and renders rows with an ETA at every request', () => {
+    const { jobs, db, clock } = setup();
+    jobs.create(newJob('queued'));
+    jobs.startPhase('queued', 'transcode', { status: 'transcoding' });
+    jobs.create(newJob('moving'));
+    jobs.update('moving', { status: 'transcoding' });
+    jobs.recordProgress('moving', 'transcode', 0);
+    clock.now += 60_000;
+    jobs.recordProgress('moving', 'transcode', 10);
+    assert.equal(list(jobs).find((j) => j.id === 'queued')?.title, 'T');
+
+    // A write around the store is not seen for the queued row (kept), but is for the row with an ETA (read anew).
+    db.prepare('UPDATE jobs SET title = ?').run('Around');
+    assert.equal(list(jobs).find((j) => j.id === 'queued')?.title, 'T');
+    assert.equal(list(jobs).find((j) => j.id === 'moving')?.title, 'Around');
+    clock.now += 60_000;
+    assert.equal(list(jobs).find((j) => j.id === 'moving')?.eta_sekunden, 1080, 'the ETA follows the clock');
+
+    // Written through the store: read again, and once it has an ETA it is no longer kept.
+    jobs.recordProgress('queued', 'transcode', 0);
+    let queued = list(jobs).find((j) => j.id === 'queued');
+    assert.equal(queued?.title, 'Around');
+    assert.equal(queued?.progress, 0);
+    clock.now += 60_000;
+    jobs.recordProgress('queued', 'transcode', 50);
+    queued = list(jobs).find((j) => j.id === 'queued');
+    assert.equal(queued?.eta_sekunden, 60);
+    clock.now += 30_000;
+    assert.equal(list(jobs).find((j) => j.id === 'queued')?.eta_sekunden, 90);
+    jobs.update('queued', { status: 'completed', progress: 100 });
+    queued = list(jobs).find((j) => j.id === 'queued');
+    assert.equal(queued?.status, 'completed');
+    assert.equal(queued?.eta_sekunden, null);
+  });
+
   it('drops removed jobs and stays valid JSON when empty', () => {
     const { jobs } = setup();
     assert.deepEqual(list(jobs), []);

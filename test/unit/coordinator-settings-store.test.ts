@@ -53,6 +53,17 @@ describe('SettingsStore', () => {
     assert.equal(SETTING_DEFAULTS.workDir, '');
   });
 
+  it('answers from memory between writes, and every write through the store is seen at once', () => {
+    const s = store();
+    assert.equal(s.get('transcodePreset'), 'Fast 1080p30');
+    s.set({ transcodePreset: 'Very Fast 480p30' });
+    assert.equal(s.get('transcodePreset'), 'Very Fast 480p30');
+    s.setRaw('transcodePreset', 'HQ 720p30 Surround');
+    assert.equal(s.all().transcodePreset, 'HQ 720p30 Surround');
+    s.setRaw('tracks:kitchen-sr0', []);
+    assert.equal(s.get('transcodePreset'), 'HQ 720p30 Surround');
+  });
+
   it('keeps free-form keys apart from the settings', () => {
     const s = store();
     assert.equal(s.getRaw('tracks:kitchen-sr0'), undefined);

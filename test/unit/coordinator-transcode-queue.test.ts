@@ -84,6 +84,39 @@ describe('TranscodeQueue', () => {
     assert.deepEqual(p.link.of(TASKS.transcodeFiles).map((s) => s.node), ['chosen@1', 'spare@1']);
   });
 
+  it('reads the queue past a page of transcodes waiting for a busy chosen node, and keeps the order of rows of one millisecond', () => {
+    const p = dispatchParts();
+    p.fleet.applyStatus(onlineStatus('chosen@1', { slots: 1 }));
+    p.rippingJob('chosen@1');
+    const waiting = Array.from({ length: 150 }, () => p.transcodingJob('chosen@1'));
+    assert.deepEqual(p.link.of(TASKS.transcodeFiles), [], 'the chosen node is busy');
+    const free = Array.from({ length: 3 }, () => p.transcodingJob());
+    // All queued rows get the same created_at: the rowid keeps them in the order they came.
+    p.db.prepare(`UPDATE transcode_queue SET created_at = '2024-01-01T00:00:00.000Z'`).run();
+    p.fleet.applyStatus(onlineStatus('spare@1', { slots: 2 }));
+    p.queue.pump();
+    assert.deepEqual(
+      p.link.of(TASKS.transcodeFiles).map((s) => [s.node, s.job_id]),
+      [
+        ['spare@1', free[0].id],
+        ['spare@1', free[1].id],
+      ],
+      'the free worker takes the oldest two not bound to the busy node, behind 150 that wait',
+    );
+    assert.equal(p.queue.isQueued(free[2].id), true);
+    assert.ok(waiting.every((j) => p.queue.isQueued(j.id)));
+  });
+
+  it('counts each worker on its own: one holding more than its slots does not hide another one\'s free slot', () => {
+    const p = dispatchParts();
+    p.fleet.applyStatus(onlineStatus('over@1', { slots: 1 }));
+    p.rippingJob('over@1');
+    p.rippingJob('over@1');
+    p.fleet.applyStatus(onlineStatus('free@1', { slots: 1 }));
+    const job = p.transcodingJob();
+    assert.deepEqual(p.link.of(TASKS.transcodeFiles).map((s) => [s.node, s.job_id]), [['free@1', job.id]]);
+  });
+
   it('builds the transcode arguments from the job and the settings', () => {
     const p = dispatchParts();
     p.settings.set({ keepOriginal: true, audioLanguages: ['deu'] });

@@ -29,7 +29,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { api, freePort, restartAgent, sleep, smallMkv, startAgent, startCoordinator, stopAll, tempDir, waitFor, type AgentHandle, type CoordinatorHandle, type Job, type World } from '../test/e2e/harness.js';
+import { api, freePort, restartAgent, sleep, smallMkv, startAgent, startCoordinator, stopAll, tempDir, waitFor, type AgentHandle, type Proc, type CoordinatorHandle, type Job, type World } from '../test/e2e/harness.js';
 import { REPO_DIR } from '../test/fixtures/tools-samples.js';
 import { cleanup, failures, measures, median, ms, newWorld, pct } from './bench-kit.js';
 
@@ -304,6 +304,8 @@ async function scaleRun(broker: 'embedded' | 'mosquitto', faults: boolean): Prom
     coordEnv.MQTT_URL = mosq.url;
     coordEnv.RIPWERK_BROKER_SECRET = mosq.passwords.get('ripwerk-coordinator') as string;
   }
+  /** The coordinator processes of the run (a second one after the kill). */
+  const coordinators: Proc[] = [];
   try {
     const first = await startCoordinator(w, coordEnv);
     await first.proc.kill('SIGTERM');
@@ -331,6 +333,7 @@ async function scaleRun(broker: 'embedded' | 'mosquitto', faults: boolean): Prom
 
     const events: string[] = [];
     const cost = new CoordinatorCost(c.proc.child.pid as number);
+    coordinators.push(c.proc);
     const t0 = Date.now();
     // GET /jobs sampler: sequential, every 100 ms, for the whole run.
     let sampling = true;
@@ -378,6 +381,7 @@ async function scaleRun(broker: 'embedded' | 'mosquitto', faults: boolean): Prom
         await c.proc.kill('SIGKILL');
         events.push(`coordinator SIGKILLed at ${done} encoded (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
         c = await startCoordinator(w, coordEnv, ports);
+        coordinators.push(c.proc);
         cost.follow(c.proc.child.pid as number);
         events.push(`coordinator back at ${((Date.now() - t0) / 1000).toFixed(1)} s`);
       }
@@ -414,6 +418,12 @@ async function scaleRun(broker: 'embedded' | 'mosquitto', faults: boolean): Prom
     await sleep(faults ? 8_000 : 1_000);
 
     const list = (await api<Job[]>(c.url, 'GET', '/jobs')).body;
+    // Workers the coordinator took for lost (silent past 30 s, or gone past the grace period): their
+    // transcodes went to another worker, which explains a job run twice or a raw folder gone.
+    const coordinatorLines = coordinators.flatMap((p) => p.lines);
+    const silent = coordinatorLines.filter((l) => l.includes('treating it as offline')).length;
+    const lostWorkers = coordinatorLines.filter((l) => l.includes('went offline during the transcode')).length;
+    if (silent || lostWorkers) events.push(`the coordinator took workers for gone ${silent} times (silent past 30 s) and moved ${lostWorkers} transcodes of lost workers`);
     const encodes = readEncodes(tools.log);
     const ends = new Map<string, number>();
     const starts = new Map<string, number>();
@@ -451,6 +461,8 @@ async function scaleRun(broker: 'embedded' | 'mosquitto', faults: boolean): Prom
       events,
     };
   } finally {
+    // With BENCH_CPU_PROFILE the coordinator must end by itself to write its profile.
+    if (process.env.BENCH_CPU_PROFILE) await Promise.all(coordinators.map((p) => p.kill('SIGTERM')));
     await stopAll();
     mosq?.proc.kill();
   }

@@ -7,7 +7,6 @@ import { runService } from '../shared/service.js';
 import { startAgent } from '../agent/agent.js';
 import { openSqliteTaskStore } from '../agent/agent-store.js';
 import { startCoordinator } from './app.js';
-import { startMemoryRelease } from './memory-release.js';
 
 const log = new Logger('coordinator');
 await runService(log, async () => {
@@ -21,11 +20,9 @@ await runService(log, async () => {
     log.child('agent'),
     openSqliteTaskStore,
   );
-  const release = startMemoryRelease(coordinator.ctx.db, log.child('memory'));
   log.info(`Ripwerk is up: API at http://localhost:${coordinator.port}/api (agent ${agent.node})`);
   return {
     async stop() {
-      release.stop();
       await agent.stop();
       await coordinator.stop();
     },

@@ -72,6 +72,9 @@ export class Presence {
       this.log.info(`worker ${status.node} is online`);
       this.handshake.run(status);
     }
+    // Not only on the way back online: an agent that restarted before its last will was seen, or
+    // whose answer was lost, asks again with every status until it has its answer.
+    this.handshake.answerRecovered(status);
     this.queue.pump();
   }
 

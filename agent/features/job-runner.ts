@@ -75,7 +75,7 @@ export class JobRunner implements AgentFeature {
     this.recovered.delete(commandId);
     if (this.recovered.size === 0) this.stopAsking();
     if (ctx.stopping || ctx.store.getTask(commandId)?.state !== 'waiting') return false;
-    ctx.log.info(`resuming ${cmd.task} after a restart: the coordinator confirmed it`, cmd.job_id);
+    ctx.log.info(`resuming the ${cmd.task === TASKS.ripDisc ? 'rip' : 'transcode'} after a restart: the coordinator confirmed it`, cmd.job_id);
     this.submit(cmd);
     ctx.link.publishStatus();
     return true;

@@ -160,6 +160,21 @@ describe('Presence', () => {
     assert.equal(p.jobs.get(job.id)?.status, 'failed', 'back in sight of the broker for a grace period: the silence counts');
   });
 
+  it('after its own (re)connect gives the workers time to reconnect before a short grace period counts', async () => {
+    const p = dispatchParts({ graceMs: 30, settleMs: 250 });
+    p.presence.onStatus(onlineStatus('enc@1'));
+    const job = p.transcodingJob('enc@1');
+    const first = p.link.of(TASKS.transcodeFiles)[0]!;
+    p.link.connectedSince = Date.now(); // the coordinator restarted: every worker is reconnecting
+    p.presence.onStatus({ node: 'enc@1', state: 'offline' });
+    await sleep(120);
+    assert.equal(p.commandState(first.id), 'sent', 'a worker still reconnecting is not lost (its transcode would run twice)');
+    assert.equal(p.jobs.get(job.id)?.transcode_node, 'enc@1');
+    await sleep(300);
+    assert.equal(p.commandState(first.id), 'superseded', 'past the settle time the silence counts');
+    p.presence.stop();
+  });
+
   it('pings the online workers and takes a silent one offline, starting its grace period', async () => {
     const p = dispatchParts({ graceMs: 10_000, staleMs: 20 });
     p.presence.onStatus(onlineStatus('quiet@1'));

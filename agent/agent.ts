@@ -3,7 +3,7 @@ import type { AgentConfig } from '../shared/config.js';
 import { agentNode } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
 import { mapPath, unmapPath } from '../shared/path-map.js';
-import type { Capabilities } from '../shared/protocol.js';
+import type { AgentStatus, Capabilities, RecoveredTask } from '../shared/protocol.js';
 import type { AgentContext, AgentFeature } from './agent-context.js';
 import { probeCapabilities } from './capabilities.js';
 import { DEFAULT_AUDIO_CD_TOOLS } from './cd/audio-cd-ripper.js';
@@ -38,6 +38,11 @@ function mqttLogin(config: AgentConfig, node: string, log: Logger): { username: 
   return { username: node, password: config.brokerSecret };
 }
 
+/** The status with the tasks left from the last run that wait for the coordinator's word (none: the field is left out). */
+function withRecovered(status: AgentStatus, recovered: RecoveredTask[]): AgentStatus {
+  return recovered.length ? { ...status, recovered } : status;
+}
+
 /** Drives from DRIVES=auto: every optical drive of the system device listing (lsblk, else /sys/block/sr*). */
 async function autoDrives(): Promise<AgentConfig['drives']> {
   return (await listPhysicalDrives()).map((d) => ({ kind: 'device' as const, path: d.path }));
@@ -69,7 +74,7 @@ export async function startAgent(config: AgentConfig, log: Logger, openStore: Op
     config.mqttUrl,
     node,
     store,
-    { onCommand: (cmd) => intake.onCommand(cmd), status: () => beacon.status(), drives: () => drives.states(), onKeys: (topic, body) => void keyMaterial.install(topic, body) },
+    { onCommand: (cmd) => intake.onCommand(cmd), status: () => withRecovered(beacon.status(), runner.recoveredTasks()), drives: () => drives.states(), onKeys: (topic, body) => void keyMaterial.install(topic, body) },
     log,
     mqttLogin(config, node, log),
   );
@@ -96,7 +101,7 @@ export async function startAgent(config: AgentConfig, log: Logger, openStore: Op
     stopping: false,
   };
   const keyMaterial = new KeyMaterial(ctx, keys);
-  const runner = new JobRunner(ctx, jobWork(ctx, handbrakeTranscoder(config)), () => keyMaterial.sendDumps());
+  const runner = new JobRunner(ctx, jobWork(ctx, handbrakeTranscoder(config)), () => keyMaterial.sendDumps(), startedAt);
   const intake = new CommandIntake(ctx, runner, new DriveCommands(ctx));
   const beacon = new StatusBeacon(ctx, startedAt);
   const features: AgentFeature[] = [runner, drives, link, beacon];

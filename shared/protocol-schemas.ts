@@ -61,6 +61,7 @@ export const agentStatusSchema = z.looseObject({
   ip: z.optional(shortText),
   slots: z.optional(int(0, 256)),
   tasks: z.optional(list(id, 10_000)),
+  recovered: z.optional(list(z.looseObject({ command_id: id, job_id: id }), 10_000)),
   capabilities: z.optional(capabilitiesSchema),
   started_at: z.optional(timestamp),
   last_seen: z.optional(timestamp),
@@ -208,6 +209,7 @@ export const commandSchema = z.discriminatedUnion('task', [
   z.looseObject({ id, task: z.literal('worker.tasks.scan_tracks'), args: z.looseObject({ drive: id }) }),
   z.looseObject({ id, task: z.literal('worker.tasks.ping_worker'), args: z.record(z.string(), z.never()) }),
   z.looseObject({ id, task: z.literal('worker.tasks.cancel'), job_id: id, args: z.looseObject({ command_id: id }) }),
+  z.looseObject({ id, task: z.literal('worker.tasks.resume'), job_id: id, args: z.looseObject({ command_id: id, started_at: timestamp }) }),
   z.looseObject({ id, task: z.literal('worker.tasks.eject'), args: z.looseObject({ drive: id }) }),
 ]);
 

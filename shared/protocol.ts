@@ -64,6 +64,8 @@ export const TASKS = {
   scanTracks: 'worker.tasks.scan_tracks',
   pingWorker: 'worker.tasks.ping_worker',
   cancel: 'worker.tasks.cancel',
+  /** The coordinator's word that a task an agent recovered after a restart is still its own: run it again. */
+  resume: 'worker.tasks.resume',
   eject: 'worker.tasks.eject',
 } as const;
 export type TaskName = (typeof TASKS)[keyof typeof TASKS];
@@ -94,9 +96,20 @@ export interface AgentStatus {
   slots?: number;
   /** Command ids the agent holds (running, waiting for a slot, or finished with the outcome still in its outbox): the reconnect handshake. */
   tasks?: string[];
+  /**
+   * Tasks a previous run of the agent left unfinished (a subset of `tasks`). None of them runs again
+   * until the coordinator answers with `resume` (still this agent's work) or `cancel` (taken away).
+   */
+  recovered?: RecoveredTask[];
   capabilities?: Capabilities;
   started_at?: string;
   last_seen?: string;
+}
+
+/** A task left from an agent's previous run, waiting for the coordinator's word. */
+export interface RecoveredTask {
+  command_id: string;
+  job_id: string;
 }
 
 export type DiscType = 'dvd' | 'bluray' | 'uhd' | 'cd' | 'unknown';
@@ -299,6 +312,8 @@ export type Command =
   | { id: string; task: typeof TASKS.scanTracks; args: { drive: string } }
   | { id: string; task: typeof TASKS.pingWorker; args: Record<string, never> }
   | { id: string; task: typeof TASKS.cancel; job_id: string; args: { command_id: string } }
+  /** `started_at` echoes the status it answers: a resume meant for an earlier run of the agent is ignored. */
+  | { id: string; task: typeof TASKS.resume; job_id: string; args: { command_id: string; started_at: string } }
   | { id: string; task: typeof TASKS.eject; args: { drive: string } };
 
 export type Phase = 'rip' | 'transcode';

@@ -8,12 +8,13 @@ import type { JobCommand } from './job-work.js';
 /**
  * Every command from the coordinator comes in here: a job command is refused (`rejected` with the
  * reason) or stored once and queued for a slot (`accepted`; a redelivery of a known command id is
- * ignored), a cancel stops the running or waiting task, the rest is answered at once.
+ * ignored), a cancel stops the running or waiting task, a resume lets a task recovered after a
+ * restart run again, the rest is answered at once.
  */
 export class CommandIntake {
   constructor(
     private readonly ctx: AgentContext,
-    private readonly runner: Pick<JobRunner, 'submit' | 'abort'>,
+    private readonly runner: Pick<JobRunner, 'submit' | 'abort' | 'resumeRecovered'>,
     private readonly driveCommands: Pick<DriveCommands, 'handle'>,
   ) {}
 
@@ -21,6 +22,10 @@ export class CommandIntake {
     const { ctx } = this;
     if (ctx.stopping) return;
     if (cmd.task === TASKS.cancel) return this.cancel(cmd);
+    if (cmd.task === TASKS.resume) {
+      this.runner.resumeRecovered(cmd.args.command_id, cmd.args.started_at);
+      return;
+    }
     if (cmd.task !== TASKS.ripDisc && cmd.task !== TASKS.transcodeFiles) {
       void this.driveCommands.handle(cmd);
       return;
@@ -51,7 +56,7 @@ export class CommandIntake {
       ctx.log.info(`${task.task} canceled before it started (command ${target})`, task.job_id ?? undefined);
     }
     const phase: Phase = task?.task === TASKS.transcodeFiles ? 'transcode' : 'rip';
-    ctx.emit({ type: 'job_canceled', command_id: target, job_id: cmd.job_id, phase });
+    ctx.emit({ type: 'job_canceled', command_id: target, job_id: task?.job_id ?? cmd.job_id, phase });
   }
 
   /** Why this worker cannot take the command at all (answered with `rejected` instead of `accepted`), or null. */

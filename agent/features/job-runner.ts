@@ -1,41 +1,93 @@
 import fs from 'node:fs/promises';
 import { killProcessGroup } from '../../shared/process.js';
-import { TASKS, type Phase } from '../../shared/protocol.js';
+import { TASKS, type Phase, type RecoveredTask } from '../../shared/protocol.js';
 import type { AgentContext, AgentFeature } from '../agent-context.js';
 import { removeRawFolderWithoutMedia } from '../raw-folder.js';
-import type { TaskRow } from '../task-store.js';
+import { OUTCOME_EVENTS, type TaskRow, type TaskState } from '../task-store.js';
 import type { JobCommand, JobWork } from './job-work.js';
 
 const PRUNE_AFTER_MS = 7 * 24 * 3600_000;
-export const RESUME_DELAY_MS = 5_000;
+/** While recovered tasks wait for the coordinator's word, the agent asks again (its status) this often. */
+export const ASK_AGAIN_MS = 10_000;
 
 /**
  * Runs job commands in the slots: state in the store, the outcome as an event (done, failed with the
  * reason, canceled). At start it takes over what a previous run left: a rip cannot resume (its disc
- * state is gone) and is failed; a transcode starts over after `resumeDelayMs`, so a cancel for work the
- * coordinator gave to another worker meanwhile arrives first.
+ * state is gone) and is failed; every other task waits until the coordinator says it is still this
+ * agent's work (`resume`, answering the `recovered` list of the status) or takes it away (`cancel`).
+ * Waiting for that word instead of a fixed delay is what keeps a job from running twice: while the
+ * agent was away the coordinator may have given the work to another worker, and a resumed copy would
+ * remove the raw folder under it. Without an answer (no broker, no coordinator) the task stays stored
+ * and listed, and runs once the coordinator confirms it.
  */
 export class JobRunner implements AgentFeature {
   private readonly controllers = new Map<string, AbortController>();
-  private resumeTimer: NodeJS.Timeout | null = null;
+  /** Tasks from the previous run, waiting for the coordinator's word. */
+  private readonly recovered = new Map<string, JobCommand>();
+  private askTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly ctx: AgentContext,
     private readonly work: JobWork,
     /** After every rip: AACS dumps the ripper wrote go to the coordinator. */
     private readonly afterRip: () => Promise<void>,
-    private readonly resumeDelayMs = RESUME_DELAY_MS,
+    /** This run's `started_at`, as the status says it: a resume answering an earlier run's status is ignored. */
+    private readonly startedAt: string,
+    private readonly askAgainMs = ASK_AGAIN_MS,
   ) {}
 
   async start(): Promise<void> {
-    const { store } = this.ctx;
+    const { store, log } = this.ctx;
     store.pruneTasks(PRUNE_AFTER_MS);
-    const resumable = await this.recover(store.tasksIn(['waiting', 'running']));
-    this.resumeTimer = setTimeout(() => this.resume(resumable), this.resumeDelayMs);
+    for (const cmd of await this.recover(store.tasksIn(['waiting', 'running']))) this.recovered.set(cmd.id, cmd);
+    if (this.recovered.size === 0) return;
+    log.info(`${this.recovered.size} task(s) left from the last run wait for the coordinator to confirm them`);
+    // The status lists them on every connect; asking again covers an answer lost on the way.
+    this.askTimer = setInterval(() => {
+      if (this.recoveredTasks().length) this.ctx.link.publishStatus();
+      else this.stopAsking();
+    }, this.askAgainMs);
+    this.askTimer.unref();
+  }
+
+  /** The tasks of the previous run still waiting for the coordinator's word (the status's `recovered`). */
+  recoveredTasks(): RecoveredTask[] {
+    for (const id of this.recovered.keys()) {
+      // A cancel ends a recovered task in the store (command intake): it no longer waits.
+      if (this.ctx.store.getTask(id)?.state !== 'waiting') this.recovered.delete(id);
+    }
+    return [...this.recovered.values()].map((cmd) => ({ command_id: cmd.id, job_id: cmd.job_id }));
+  }
+
+  /**
+   * The coordinator's word that a recovered task is still this agent's: it is queued for a slot and
+   * starts over. False when there is nothing to resume (not recovered, already answered, or the
+   * answer belongs to an earlier run of this agent, whose tasks the coordinator may have taken away since).
+   */
+  resumeRecovered(commandId: string, startedAt: string): boolean {
+    const { ctx } = this;
+    const cmd = this.recovered.get(commandId);
+    if (!cmd) return false;
+    if (startedAt !== this.startedAt) {
+      ctx.log.info(`ignoring a resume of command ${commandId} that answers an earlier run of this agent`, cmd.job_id);
+      return false;
+    }
+    this.recovered.delete(commandId);
+    if (this.recovered.size === 0) this.stopAsking();
+    if (ctx.stopping || ctx.store.getTask(commandId)?.state !== 'waiting') return false;
+    ctx.log.info(`resuming the ${cmd.task === TASKS.ripDisc ? 'rip' : 'transcode'} after a restart: the coordinator confirmed it`, cmd.job_id);
+    this.submit(cmd);
+    ctx.link.publishStatus();
+    return true;
+  }
+
+  private stopAsking(): void {
+    if (this.askTimer) clearInterval(this.askTimer);
+    this.askTimer = null;
   }
 
   stop(): void {
-    if (this.resumeTimer) clearTimeout(this.resumeTimer);
+    this.stopAsking();
     for (const c of this.controllers.values()) c.abort();
   }
 
@@ -93,12 +145,30 @@ export class JobRunner implements AgentFeature {
     }
   }
 
+  /** The end state of each task whose outcome event waits in the outbox (the last run ended it, then stopped before it stored that). */
+  private outcomesInOutbox(): Map<string, TaskState> {
+    const ends = new Map<string, TaskState>();
+    for (const { payload } of this.ctx.store.pendingEvents()) {
+      const event = JSON.parse(payload) as { type?: string; command_id?: string };
+      if (!event.command_id || !event.type || !OUTCOME_EVENTS.has(event.type)) continue;
+      ends.set(event.command_id, event.type === 'job_failed' ? 'failed' : event.type === 'job_canceled' ? 'canceled' : 'done');
+    }
+    return ends;
+  }
+
   private async recover(rows: TaskRow[]): Promise<JobCommand[]> {
     const { store, log } = this.ctx;
     const resumable: JobCommand[] = [];
+    const outcomes = rows.length ? this.outcomesInOutbox() : new Map<string, TaskState>();
     for (const row of rows) {
       if (row.pid) await killProcessGroup(row.pid, 1000);
       const cmd = JSON.parse(row.payload) as JobCommand;
+      const ended = outcomes.get(row.id);
+      if (ended) {
+        // Finished, its outcome on its way: running it again would redo (or undo) finished work.
+        store.setTaskState(row.id, ended);
+        continue;
+      }
       if (row.state === 'running' && cmd.task === TASKS.ripDisc) {
         store.setTaskState(row.id, 'interrupted');
         await this.removeRaw(cmd.args.raw_dir);
@@ -110,13 +180,5 @@ export class JobRunner implements AgentFeature {
       resumable.push(cmd);
     }
     return resumable;
-  }
-
-  private resume(cmds: JobCommand[]): void {
-    for (const cmd of cmds) {
-      if (this.ctx.stopping || this.ctx.store.getTask(cmd.id)?.state !== 'waiting') continue;
-      this.ctx.log.info(`resuming ${cmd.task} after a restart`, cmd.job_id);
-      this.submit(cmd);
-    }
   }
 }

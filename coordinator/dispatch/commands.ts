@@ -98,6 +98,11 @@ export class CommandTable {
     this.link.sendCommand(node, { id: randomUUID(), task: TASKS.cancel, job_id: jobId, args: { command_id: commandId } });
   }
 
+  /** Tells a node that restarted that the command `commandId` it recovered is still its work (answers its status of `startedAt`). */
+  sendResume(node: string, jobId: string, commandId: string, startedAt: string): void {
+    this.link.sendCommand(node, { id: randomUUID(), task: TASKS.resume, job_id: jobId, args: { command_id: commandId, started_at: startedAt } });
+  }
+
   /** Drops finished commands created before `cutoff`. */
   prune(cutoff: string): void {
     this.stmts.prune.run(cutoff);

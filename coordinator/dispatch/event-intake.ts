@@ -3,10 +3,10 @@ import path from 'node:path';
 import type { Db } from '../../shared/sqlite.js';
 import type { Logger } from '../../shared/log.js';
 import type { DropLog } from '../../shared/drop-log.js';
-import { TASKS, topics, type AgentEvent } from '../../shared/protocol.js';
+import { topics, type AgentEvent } from '../../shared/protocol.js';
 import type { Fleet } from '../fleet.js';
 import type { KeyStore } from '../key-store.js';
-import { jobEventRefusal } from '../event-rules.js';
+import { jobEventRefusal, supersededResultCounts } from '../event-rules.js';
 import type { CommandRow } from './commands.js';
 import type { DriveRequests } from './drive-requests.js';
 import { handleJobEvent, isJobEvent, type JobEventParts } from './job-events.js';
@@ -84,12 +84,12 @@ export class EventIntake {
       commands.sendCancel(node, job.id, cmd.id);
       return this.drops.drop(topics.event(node), `accepted for command ${cmd.id} of job ${job.id}, which was given to another worker: canceled`);
     }
-    const refusal = jobEventRefusal(event, node, cmd, job.status) ?? (cmd && rawDirMismatch(event, cmd));
+    const refusal = jobEventRefusal(event, node, cmd, job.status, job.phase) ?? (cmd && rawDirMismatch(event, cmd));
     if (refusal) return this.drops.drop(topics.event(node), refusal);
     if (cmd?.state === 'superseded') {
       // Work taken away from this agent: only a finished transcode still counts, if nobody finished it meanwhile.
-      if (event.type !== 'job_done' || cmd.task !== TASKS.transcodeFiles || job.status !== 'transcoding') return;
-      this.withdrawOthers(job.id, cmd.id);
+      if (!supersededResultCounts(event, cmd, job.status, job.phase)) return;
+      this.withdrawOthers(job.id, cmd.id, job.status === 'failed');
     }
     handleJobEvent(this.parts, { node, job, cmd, event });
   }
@@ -105,14 +105,14 @@ export class EventIntake {
     );
   }
 
-  /** A late result of a superseded command won: the newer attempt of the job is stopped. */
-  private withdrawOthers(jobId: string, winner: string): void {
+  /** A late result of a superseded command won: the newer attempt of the job is stopped (or had failed already). */
+  private withdrawOthers(jobId: string, winner: string, newerFailed: boolean): void {
     const { commands, queue, journal } = this.parts;
     queue.close(jobId);
     for (const other of commands.othersOpen(jobId, winner)) {
       commands.setState(other.id, 'superseded');
       commands.sendCancel(other.node, jobId, other.id);
     }
-    journal.note(jobId, 'info', 'the first worker finished the transcode after all; the second attempt is stopped');
+    journal.note(jobId, 'info', newerFailed ? 'the first worker finished the transcode after all; the second attempt had failed: its files complete the job' : 'the first worker finished the transcode after all; the second attempt is stopped');
   }
 }

@@ -48,6 +48,28 @@ export class Handshake {
     }
   }
 
+  /**
+   * Answers the tasks an agent that restarted left from its last run (its status's `recovered`; on
+   * every status that lists them, so an answer lost on the way is given again): `resume` for work that
+   * is still this agent's (its command open, its job active and not being canceled), `cancel` for
+   * the rest (superseded or done, taken away while the agent was gone, or unknown). The resume names
+   * the status's `started_at`, so a copy the broker delivers to a later run of the agent counts for nothing.
+   */
+  answerRecovered(status: AgentStatus): void {
+    for (const { command_id: id, job_id: jobId } of status.recovered ?? []) {
+      const cmd = this.commands.get(id);
+      const job = cmd ? this.jobs.get(cmd.job_id) : undefined;
+      const open = cmd?.node === status.node && cmd.job_id === jobId && (cmd.state === 'sent' || cmd.state === 'accepted');
+      if (open && job && isActive(job.status) && job.status !== 'canceling') {
+        this.commands.sendResume(status.node, jobId, id, status.started_at ?? '');
+        this.journal.note(jobId, 'info', `worker ${status.node} restarted and runs the ${cmd.task === TASKS.ripDisc ? 'rip' : 'transcode'} again from the start`);
+        continue;
+      }
+      this.commands.sendCancel(status.node, jobId, id);
+      if (cmd?.job_id === jobId && job) this.journal.note(jobId, 'info', `worker ${status.node} restarted holding command ${id}, which is no longer its work: canceled there`);
+    }
+  }
+
   private reconcile(node: string, ids: string[]): void {
     const holds = new Set(this.fleet.get(node)?.status?.tasks ?? []);
     for (const id of ids) {

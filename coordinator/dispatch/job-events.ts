@@ -85,7 +85,8 @@ export const JOB_EVENT_HANDLERS: { [T in JobEventType]: JobEventHandler<T> } = {
     queue.close(job.id);
     journal.finish(
       job.id,
-      { status: 'completed', progress: 100, output_path: event.output_path, raw_state: event.raw_removed ? 'absent' : 'present', raw_checked_at: new Date().toISOString() },
+      // error: null, since a late finish of a superseded transcode may complete a job a newer attempt failed.
+      { status: 'completed', progress: 100, error: null, output_path: event.output_path, raw_state: event.raw_removed ? 'absent' : 'present', raw_checked_at: new Date().toISOString() },
       `finished: ${event.files.length} file(s) in ${event.output_path}${event.raw_removed ? '; raw data removed' : '; raw data kept'}`,
     );
     journal.recordHistory(job);

@@ -15,6 +15,14 @@ import type { TranscodeQueue } from './transcode-queue.js';
 const STALE_MS = 30_000;
 /** A job command no agent answered (accepted or refused) for this long goes out again. */
 const UNANSWERED_MS = 10_000;
+/**
+ * After the coordinator (re)connects to the broker its agents must reconnect too, and a reconnect
+ * storm takes a while: in the scale bench's fault run 20 workers on a busy 2-core host were back 6 to
+ * 14 s after the coordinator's restart. No grace period runs out before this long after the connect
+ * (nor before a whole grace period): with a short AGENT_GRACE_SECONDS, live workers were declared
+ * lost, their transcodes given to others while they finished them and removed the raw folders.
+ */
+const SETTLE_MS = 30_000;
 
 /**
  * Which agents are there: their retained status, the capability ping with its silence sweep, and the
@@ -37,6 +45,7 @@ export class Presence {
     private readonly log: Logger,
     private readonly staleMs = STALE_MS,
     private readonly unansweredMs = UNANSWERED_MS,
+    private readonly settleMs = SETTLE_MS,
   ) {}
 
   /** Agents with open work are offline until they speak: their grace period starts now; the ping goes out every pingMs. */
@@ -72,6 +81,9 @@ export class Presence {
       this.log.info(`worker ${status.node} is online`);
       this.handshake.run(status);
     }
+    // Not only on the way back online: an agent that restarted before its last will was seen, or
+    // whose answer was lost, asks again with every status until it has its answer.
+    this.handshake.answerRecovered(status);
     this.queue.pump();
   }
 
@@ -108,9 +120,10 @@ export class Presence {
         guarded(this.log, `the grace period of ${node}`, () => {
           this.graceTimers.delete(node);
           if (this.fleet.get(node)?.online) return;
-          // While we cannot see the broker ourselves (or just got it back) silence proves nothing: wait on.
+          // While we cannot see the broker ourselves (or just got it back, and the agents are still
+          // reconnecting) silence proves nothing: wait on.
           const since = this.link.connectedSince;
-          if (since === null || Date.now() - since < this.graceMs) {
+          if (since === null || Date.now() - since < Math.max(this.graceMs, this.settleMs)) {
             this.startGrace(node);
             return;
           }

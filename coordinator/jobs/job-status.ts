@@ -50,7 +50,8 @@ export const TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
   running: ['transcoding', 'canceling', 'failed', 'completed', 'canceled'],
   transcoding: ['canceling', 'failed', 'completed', 'canceled'],
   canceling: ['failed', 'completed', 'canceled'],
-  failed: ['transcoding'],
+  // failed → completed: a transcode taken away from a worker that finishes after the newer attempt failed (event-rules.ts).
+  failed: ['transcoding', 'completed'],
   completed: [],
   canceled: ['transcoding'],
 };

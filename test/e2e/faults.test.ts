@@ -167,6 +167,29 @@ describe('faults never leave a job stuck or lose its data', () => {
     assert.equal(fs.readdirSync(path.join(w.media, 'Filme')).length, 1);
   });
 
+  it('a worker killed mid-transcode and back within the grace period runs the transcode again only once the coordinator confirms it', async () => {
+    const w = world();
+    const c = await startCoordinator(w, { AGENT_GRACE_SECONDS: '120' });
+    await api(c.url, 'PUT', '/settings', { transcodePreset: 'Very Fast 480p30' });
+    const a = await startAgent(w, c.mqttUrl, 'keller', { extra: { HANDBRAKE_CLI: slowHandbrake(6) } });
+    insertDisc(a.driveDir, dvdImage('COMEBACK', [8]));
+    const device = await waitForDisc(c.url, a);
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device });
+    assert.equal(created.status, 201, created.text);
+    await waitFor('transcode started', async () => (await jobLogs(c.url, created.body.id)).some((l) => /transcode started/.test(l.message)));
+
+    await a.proc.kill('SIGKILL');
+    const back = await restartAgent(a);
+    await back.proc.waitForLine(/task\(s\) left from the last run wait for the coordinator to confirm them/);
+    await back.proc.waitForLine(/resuming the transcode after a restart: the coordinator confirmed it/, 30_000);
+    const done = await waitForStatus(c.url, created.body.id, ['completed'], 90_000);
+    assert.equal(done.transcode_node, a.node);
+    const logs = await jobLogs(c.url, created.body.id);
+    assert.ok(logs.some((l) => /worker keller@\S+ restarted and runs the transcode again from the start/.test(l.message)));
+    assert.equal(logs.filter((l) => /^finished:/.test(l.message)).length, 1, 'the job ended exactly once');
+    assert.deepEqual(fs.readdirSync(path.join(w.media, 'Filme')), ['Comeback']);
+  });
+
   it('a 20 s outage of a Mosquitto broker loses no event', async () => {
     const w = world();
     const mqttPort = await freePort();

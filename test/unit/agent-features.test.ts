@@ -20,6 +20,8 @@ const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-agent-features-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
 const quiet = new Logger('test', true);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** The agent run's started_at, as its status says it. */
+const STARTED = '2026-11-26T02:00:00.000Z';
 
 interface Harness {
   ctx: AgentContext;
@@ -86,15 +88,28 @@ function ripCommand(h: Harness, id: string): Extract<Command, { task: typeof TAS
 const types = (events: AgentEvent[]): string[] => events.map((e) => e.type);
 
 describe('agent feature: command intake', () => {
-  const fakeRunner = (): { submitted: string[]; aborted: string[]; running: Set<string>; submit(cmd: JobCommand): void; abort(id: string): boolean } => {
+  const fakeRunner = (): {
+    submitted: string[];
+    aborted: string[];
+    resumed: [string, string][];
+    running: Set<string>;
+    submit(cmd: JobCommand): void;
+    abort(id: string): boolean;
+    resumeRecovered(id: string, startedAt: string): boolean;
+  } => {
     const r = {
       submitted: [] as string[],
       aborted: [] as string[],
+      resumed: [] as [string, string][],
       running: new Set<string>(),
       submit: (cmd: JobCommand) => void r.submitted.push(cmd.id),
       abort: (id: string) => {
         r.aborted.push(id);
         return r.running.has(id);
+      },
+      resumeRecovered: (id: string, startedAt: string) => {
+        r.resumed.push([id, startedAt]);
+        return true;
       },
     };
     return r;
@@ -153,6 +168,14 @@ describe('agent feature: command intake', () => {
     assert.equal(h.events.length, 2, 'the runner answers for a running task');
   });
 
+  it('hands a resume to the runner, stores nothing and answers nothing itself', () => {
+    const h = harness();
+    const runner = fakeRunner();
+    new CommandIntake(h.ctx, runner, noDriveCommands).onCommand({ id: 'x3', task: TASKS.resume, job_id: 'job-t9', args: { command_id: 't9', started_at: STARTED } });
+    assert.deepEqual(runner.resumed, [['t9', STARTED]]);
+    assert.deepEqual([h.events.length, runner.submitted.length, h.store.getTask('x3')], [0, 0, undefined]);
+  });
+
   it('takes nothing once the agent stops', () => {
     const h = harness();
     const runner = fakeRunner();
@@ -178,6 +201,7 @@ describe('agent feature: job runner', () => {
         if (how === 'wait') await new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
       },
       async () => undefined,
+      STARTED,
     );
     for (const id of outcomes.keys()) {
       const cmd = transcodeCommand(h, id);
@@ -195,7 +219,7 @@ describe('agent feature: job runner', () => {
     assert.equal(canceled?.command_id, 'slow');
   });
 
-  it('at start fails a rip the last run left running, and resumes a waiting transcode after the delay', async () => {
+  it('at start fails a rip the last run left running; a transcode it left runs only once the coordinator confirms it', async () => {
     const h = harness();
     const rip = ripCommand(h, 'rip1');
     const tc = transcodeCommand(h, 'tc1');
@@ -203,23 +227,80 @@ describe('agent feature: job runner', () => {
     h.store.addTask(rip);
     h.store.setTaskState('rip1', 'running');
     h.store.addTask(tc);
+    h.store.setTaskState('tc1', 'running');
     const ran: string[] = [];
-    const runner = new JobRunner(h.ctx, async (cmd) => void ran.push(cmd.id), async () => undefined, 30);
+    const runner = new JobRunner(h.ctx, async (cmd) => void ran.push(cmd.id), async () => undefined, STARTED, 20);
     await runner.start();
     assert.equal(h.store.getTask('rip1')?.state, 'interrupted');
     assert.equal(fs.existsSync(rip.args.raw_dir), false, "the interrupted rip's raw folder is removed");
     const failed = h.events.find((e) => e.type === 'job_failed') as Extract<AgentEvent, { type: 'job_failed' }>;
     assert.match(failed.reason, /the worker stopped during the rip/);
-    assert.deepEqual(ran, [], 'nothing runs before the resume delay');
     await sleep(100);
+    // The coordinator may have given the transcode to another worker while this one was away: a copy
+    // resumed on its own would remove the raw folder under that worker (the scale bench's fault run).
+    assert.deepEqual(ran, [], 'nothing runs without the coordinator\'s word, however long it takes');
+    assert.equal(h.store.getTask('tc1')?.state, 'waiting', 'the task is kept, not lost');
+    assert.deepEqual(runner.recoveredTasks(), [{ command_id: 'tc1', job_id: 'job-tc1' }], 'the status asks for it');
+    assert.equal(runner.resumeRecovered('tc1', '2026-11-20T08:00:00.000Z'), false, 'a resume that answered an earlier run of the agent counts for nothing');
+    assert.equal(runner.resumeRecovered('tc1', STARTED), true);
+    assert.equal(runner.resumeRecovered('tc1', STARTED), false, 'a second resume runs nothing twice');
+    await sleep(20);
     assert.deepEqual(ran, ['tc1']);
     assert.equal(h.store.getTask('tc1')?.state, 'done');
+    assert.deepEqual(runner.recoveredTasks(), []);
+    runner.stop();
+  });
+
+  it('asks again while the coordinator does not answer (a broker outage), and drops a recovered task the coordinator cancels', async () => {
+    const h = harness();
+    let asked = 0;
+    const ctx: AgentContext = { ...h.ctx, link: { publishStatus: () => void asked++ } };
+    for (const id of ['k1', 'k2']) h.store.addTask(transcodeCommand(h, id));
+    const ran: string[] = [];
+    const runner = new JobRunner(ctx, async (cmd) => void ran.push(cmd.id), async () => undefined, STARTED, 20);
+    await runner.start();
+    await sleep(90);
+    assert.ok(asked >= 2, `the status went out again while nobody answered (${asked} times)`);
+    const intake = new CommandIntake(ctx, runner, { handle: async () => assert.fail('no drive command expected') });
+    intake.onCommand({ id: 'x4', task: TASKS.cancel, job_id: 'job-k1', args: { command_id: 'k1' } });
+    assert.equal(h.store.getTask('k1')?.state, 'canceled');
+    assert.deepEqual(runner.recoveredTasks(), [{ command_id: 'k2', job_id: 'job-k2' }], 'the canceled task no longer waits');
+    intake.onCommand({ id: 'x5', task: TASKS.resume, job_id: 'job-k1', args: { command_id: 'k1', started_at: STARTED } });
+    intake.onCommand({ id: 'x6', task: TASKS.resume, job_id: 'job-k2', args: { command_id: 'k2', started_at: STARTED } });
+    await sleep(20);
+    assert.deepEqual(ran, ['k2'], 'a canceled task does not come back with a late resume');
+    assert.deepEqual(
+      h.events.map((e) => [e.type, e.command_id, e.job_id]),
+      [['job_canceled', 'k1', 'job-k1']],
+    );
+    const before = asked;
+    await sleep(60);
+    assert.ok(asked - before <= 1, 'with every task answered it stops asking');
+    runner.stop();
+  });
+
+  it('does not run again a task whose outcome the last run had already put in the outbox', async () => {
+    const h = harness();
+    const tc = transcodeCommand(h, 'fin1');
+    h.store.addTask(tc);
+    h.store.setTaskState('fin1', 'running');
+    // The last run finished it (raw folder removed, job_done stored) and stopped before it marked the task done.
+    h.store.enqueueEvent({ type: 'job_done', command_id: 'fin1', job_id: 'job-fin1', output_path: '/m/Heat (1995)', files: ['/m/Heat (1995)/Heat (1995).mkv'], raw_removed: true });
+    const ran: string[] = [];
+    const runner = new JobRunner(h.ctx, async (cmd) => void ran.push(cmd.id), async () => undefined, STARTED, 20);
+    await runner.start();
+    assert.equal(h.store.getTask('fin1')?.state, 'done');
+    assert.deepEqual(runner.recoveredTasks(), []);
+    assert.equal(runner.resumeRecovered('fin1', STARTED), false);
+    await sleep(30);
+    assert.deepEqual(ran, []);
+    assert.ok(h.store.heldTaskIds().includes('fin1'), 'still listed until its outcome is acknowledged');
     runner.stop();
   });
 
   it('stops quietly: a job aborted by the stop writes no outcome', async () => {
     const h = harness();
-    const runner = new JobRunner(h.ctx, (_cmd, signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))), async () => undefined);
+    const runner = new JobRunner(h.ctx, (_cmd, signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))), async () => undefined, STARTED);
     const cmd = transcodeCommand(h, 'q1');
     h.store.addTask(cmd);
     runner.submit(cmd);

@@ -36,6 +36,40 @@ describe('EventIntake', () => {
     assert.equal(p.jobs.logs(job.id).some((l) => /accepted the transcode/.test(l.message)), false, 'the stale acceptance is not the job\'s news');
   });
 
+  it('completes with a late job_done of the first worker a job whose second attempt failed for the raw folder the first one removed', () => {
+    const p = dispatchParts();
+    p.presence.onStatus(onlineStatus('enc@1'));
+    const job = p.transcodingJob('enc@1');
+    p.jobs.update(job.id, { phase: 'transcode' });
+    const first = p.link.of(TASKS.transcodeFiles)[0]!;
+    // enc@1 went away with it finished, its job_done still in its outbox; the transcode went to spare@1.
+    p.presence.onStatus({ node: 'enc@1', state: 'offline' });
+    p.commands.setState(first.id, 'superseded');
+    p.queue.requeue(job.id);
+    p.presence.onStatus(onlineStatus('spare@1'));
+    const second = p.link.of(TASKS.transcodeFiles)[1]!;
+    assert.equal(second.node, 'spare@1');
+    p.intake.onEvent('spare@1', event('spare@1', 'job_failed', { command_id: second.id, job_id: job.id, phase: 'transcode', reason: `the raw file /raw/${job.id}/title_t00.mkv is missing` }));
+    assert.equal(p.jobs.get(job.id)?.status, 'failed');
+    p.intake.onEvent('enc@1', event('enc@1', 'job_done', { command_id: first.id, job_id: job.id, output_path: '/media/movies/Film', files: ['/media/movies/Film/Film.mkv'], raw_removed: true }));
+    const row = p.jobs.get(job.id);
+    assert.equal(row?.status, 'completed', 'its files are written: encoding the job again would do it twice');
+    assert.equal(row?.error, null);
+    assert.equal(row?.output_path, '/media/movies/Film');
+    assert.equal(row?.raw_state, 'absent');
+    assert.equal(p.commandState(first.id), 'done');
+    assert.ok(p.jobs.logs(job.id).some((l) => /the second attempt had failed/.test(l.message)));
+    // A job that failed in its rip stage (retry-rip after the transcode) is not completed by an old transcode.
+    const q = dispatchParts();
+    q.presence.onStatus(onlineStatus('enc@1'));
+    const other = q.transcodingJob('enc@1');
+    const old = q.link.of(TASKS.transcodeFiles)[0]!;
+    q.commands.setState(old.id, 'superseded');
+    q.jobs.update(other.id, { status: 'failed', phase: 'rip' });
+    q.intake.onEvent('enc@1', event('enc@1', 'job_done', { command_id: old.id, job_id: other.id, output_path: '/media/movies/Old', files: ['/media/movies/Old/Old.mkv'], raw_removed: true }));
+    assert.equal(q.jobs.get(other.id)?.status, 'failed');
+  });
+
   it('runs a job through its rip into the transcode queue and on to its end', () => {
     const p = dispatchParts();
     p.presence.onStatus(onlineStatus('ripper@1'));

@@ -80,6 +80,56 @@ describe('Presence', () => {
     assert.deepEqual(cancels[0]?.cmd, { id: cancels[0]?.cmd.id, task: TASKS.cancel, job_id: job.id, args: { command_id: commandId } });
   });
 
+  it('answers the tasks a restarted worker recovered: resume for what is still its work, cancel for what went to another worker', async () => {
+    const p = dispatchParts({ graceMs: 30 });
+    p.presence.onStatus(onlineStatus('enc@1'));
+    const kept = p.transcodingJob('enc@1');
+    const given = p.transcodingJob('enc@1');
+    const [keptCmd, givenCmd] = p.link.of(TASKS.transcodeFiles);
+    p.commands.setState(keptCmd!.id, 'accepted');
+    p.commands.setState(givenCmd!.id, 'superseded');
+    const startedAt = '2026-11-26T02:30:00.000Z';
+    const recovered = [
+      { command_id: keptCmd!.id, job_id: kept.id },
+      { command_id: givenCmd!.id, job_id: given.id },
+      { command_id: 'c-unknown', job_id: 'j-unknown' },
+    ];
+    p.presence.onStatus({ node: 'enc@1', state: 'offline' });
+    p.presence.onStatus(onlineStatus('enc@1', { tasks: recovered.map((r) => r.command_id), recovered, started_at: startedAt }));
+    const answers = () => p.link.sent.filter((s) => s.cmd.task === TASKS.resume || s.cmd.task === TASKS.cancel).map((s) => [s.node, s.cmd.task, 'job_id' in s.cmd ? s.cmd.job_id : null, s.cmd.args]);
+    const once = [
+      ['enc@1', TASKS.resume, kept.id, { command_id: keptCmd!.id, started_at: startedAt }],
+      ['enc@1', TASKS.cancel, given.id, { command_id: givenCmd!.id }],
+      ['enc@1', TASKS.cancel, 'j-unknown', { command_id: 'c-unknown' }],
+    ];
+    // The handshake's own cancel for the superseded one comes first; every recovered task gets its answer.
+    assert.deepEqual(answers().slice(1), once);
+    // Asked again (the worker was online all along, or the answer got lost): answered again.
+    p.presence.onStatus(onlineStatus('enc@1', { tasks: [keptCmd!.id], recovered: recovered.slice(0, 1), started_at: startedAt }));
+    assert.deepEqual(answers().slice(-1), once.slice(0, 1));
+    assert.equal(p.commandState(keptCmd!.id), 'accepted');
+    assert.equal(p.jobs.get(kept.id)?.status, 'transcoding');
+    await sleep(60);
+    assert.equal(p.commandState(keptCmd!.id), 'accepted', 'the grace period was cleared: the resumed work stays');
+    p.presence.stop();
+  });
+
+  it('cancels, never resumes, a recovered transcode that went to the shared queue while its worker was away', async () => {
+    const p = dispatchParts({ graceMs: 30 });
+    p.presence.onStatus(onlineStatus('enc@1'));
+    const job = p.transcodingJob('enc@1');
+    const first = p.link.of(TASKS.transcodeFiles)[0]!;
+    p.commands.setState(first.id, 'accepted');
+    p.presence.onStatus({ node: 'enc@1', state: 'offline' });
+    p.presence.onStatus(onlineStatus('spare@1'));
+    await sleep(80);
+    assert.equal(p.commandState(first.id), 'superseded');
+    p.presence.onStatus(onlineStatus('enc@1', { tasks: [first.id], recovered: [{ command_id: first.id, job_id: job.id }], started_at: '2026-11-26T02:31:00.000Z' }));
+    assert.deepEqual(p.link.of(TASKS.resume), [], 'the work is spare@1\'s now');
+    assert.ok(p.link.sent.filter((s) => s.node === 'enc@1' && s.cmd.task === TASKS.cancel).length >= 1);
+    p.presence.stop();
+  });
+
   it('fails accepted work the returning worker no longer holds, after the reconnect check', async () => {
     const p = dispatchParts({ graceMs: 1000, reconcileMs: 20 });
     p.presence.onStatus(onlineStatus('ripper@1'));
@@ -108,6 +158,21 @@ describe('Presence', () => {
     assert.equal(p.jobs.get(job.id)?.status, 'running', 'just reconnected: a full grace period first');
     await sleep(300);
     assert.equal(p.jobs.get(job.id)?.status, 'failed', 'back in sight of the broker for a grace period: the silence counts');
+  });
+
+  it('after its own (re)connect gives the workers time to reconnect before a short grace period counts', async () => {
+    const p = dispatchParts({ graceMs: 30, settleMs: 250 });
+    p.presence.onStatus(onlineStatus('enc@1'));
+    const job = p.transcodingJob('enc@1');
+    const first = p.link.of(TASKS.transcodeFiles)[0]!;
+    p.link.connectedSince = Date.now(); // the coordinator restarted: every worker is reconnecting
+    p.presence.onStatus({ node: 'enc@1', state: 'offline' });
+    await sleep(120);
+    assert.equal(p.commandState(first.id), 'sent', 'a worker still reconnecting is not lost (its transcode would run twice)');
+    assert.equal(p.jobs.get(job.id)?.transcode_node, 'enc@1');
+    await sleep(300);
+    assert.equal(p.commandState(first.id), 'superseded', 'past the settle time the silence counts');
+    p.presence.stop();
   });
 
   it('pings the online workers and takes a silent one offline, starting its grace period', async () => {

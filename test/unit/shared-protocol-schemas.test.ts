@@ -30,6 +30,17 @@ describe('MQTT message schemas', () => {
     assert.deepEqual(good.ok && (good.value as Record<string, unknown>).future_field, { x: 1 });
   });
 
+  it('passes the recovered tasks of a restarted agent and the resume that answers them; refuses them malformed', () => {
+    const recovered = [{ command_id: 'c1', job_id: 'j1' }];
+    const status = parseMessage(agentStatusSchema, json({ node: 'a@h', state: 'online', tasks: ['c1'], recovered, started_at: '2026-11-26T02:00:00.000Z' }));
+    assert.deepEqual(status.ok && status.value.recovered, recovered);
+    assert.equal(parseMessage(agentStatusSchema, json({ node: 'a@h', state: 'online', recovered: ['c1'] })).ok, false);
+    const resume = { id: 'r1', task: TASKS.resume, job_id: 'j1', args: { command_id: 'c1', started_at: '2026-11-26T02:00:00.000Z' } };
+    const parsed = parseMessage(commandSchema, json(resume));
+    assert.deepEqual(parsed.ok && parsed.value, resume);
+    assert.equal(parseMessage(commandSchema, json({ ...resume, args: { command_id: 'c1' } })).ok, false, 'a resume names the run it answers');
+  });
+
   it('keeps the language fields and stream options of a transcode command', () => {
     const cmd = {
       id: 'c1',

@@ -209,10 +209,10 @@ describe('RawDataFinder.refresh and candidates', () => {
 describe('RawDataFinder.sweep', () => {
   it('probes every failed, canceled and completed-with-raw-data job, page by page, and no other', async () => {
     const { rawDir, jobs, finder } = setup();
-    // 150 jobs: more than two probe batches. Every third failed job still has its raw folder.
+    // 450 jobs, 270 of them due: two probe processes (256 jobs each at most) over five pages of 64. Every third failed job still has its raw folder.
     const kinds = ['failed', 'canceled', 'completed-present', 'completed-absent', 'pending'] as const;
     const expected = new Map<string, string | null>();
-    for (let i = 0; i < 150; i++) {
+    for (let i = 0; i < 450; i++) {
       const id = `job-${String(i).padStart(3, '0')}`;
       const kind = kinds[i % kinds.length];
       jobs.create({ id, title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: {} });
@@ -228,10 +228,10 @@ describe('RawDataFinder.sweep', () => {
     await finder.sweep();
     for (const [id, state] of expected) assert.equal(jobs.get(id)?.raw_state ?? null, state, id);
     // completed-absent and pending jobs are not probed: 3 of every 5 are.
-    assert.equal(finder.lastSweep?.jobs, 90);
+    assert.equal(finder.lastSweep?.jobs, 270);
     assert.equal(finder.lastSweep?.present, [...expected.values()].filter((s) => s === 'present').length);
     // A second sweep sees only what is still due: the failed and canceled jobs, and no completed one any more.
     await finder.sweep();
-    assert.equal(finder.lastSweep?.jobs, 60);
+    assert.equal(finder.lastSweep?.jobs, 180);
   });
 });

@@ -29,8 +29,9 @@ const realOrNull = (p: string): Promise<string | null> => fs.realpath(p).catch((
  * Every async fs call is a round trip through libuv's thread pool, and each waits for a core twice:
  * on a busy two-core host that waiting, not the calls, was most of what a download cost before its
  * first byte. The three real paths do not depend on each other, so they are asked for at once, and
- * the folder's real path is not asked for a second time; the post-open check stays as it was.
- * Nothing is opened before all three real paths are judged.
+ * the folder's real path is not asked for a second time; after the open, the kernel's path of the
+ * file and its fstat come together (openInside). Nothing is opened before all three real paths are
+ * judged.
  */
 export async function openJobFile(mediaRoot: string, outputPath: string | null, name: string): Promise<OpenedJobFile> {
   if (!outputPath) throw new HttpError(404, 'the job has no output yet');
@@ -52,12 +53,9 @@ export async function openJobFile(mediaRoot: string, outputPath: string | null, 
   // Checked again after opening: a folder swapped for a link meanwhile does not lead the download out.
   const opened = await openInside(realDir, realFile);
   if (!opened) throw outside;
-  try {
-    const st = await opened.handle.stat();
-    if (!st.isFile()) throw new HttpError(404, `"${name}" is not a file`);
-    return { handle: opened.handle, size: st.size, mtime: st.mtime, close: () => opened.close() };
-  } catch (err) {
+  if (!opened.stat.isFile()) {
     await opened.close();
-    throw err;
+    throw new HttpError(404, `"${name}" is not a file`);
   }
+  return { handle: opened.handle, size: opened.stat.size, mtime: opened.stat.mtime, close: () => opened.close() };
 }

@@ -112,16 +112,18 @@ export class RawDataFinder {
   /**
    * Probes several jobs' candidate folders in one child process with the hard time limit; null when
    * it did not finish in time (a hanging mount), so the caller can tell the slow one apart.
+   * `background`: the sweep's probe, run at the lowest CPU priority.
    */
-  async probeMany(groups: string[][]): Promise<Probe[] | null> {
+  async probeMany(groups: string[][], background = false): Promise<Probe[] | null> {
     // An empty argument ends a job's list: candidates are absolute paths, never empty.
     const args = groups.flatMap((dirs) => [...dirs.filter((d) => d !== ''), '']);
     try {
       // runTool stops the whole process group at the limit: a du stuck on a dead mount included.
-      // Lowest priority: the probe and its find/du leave the cores to the API. The limit grows with the
-      // batch (a slow disk answers 256 jobs more slowly than 64), a single job keeps PROBE_TIMEOUT_MS.
+      // The background sweep's probe and its find/du run at the lowest priority and leave the cores to
+      // the API; a probe someone waits for (raw data of one job, delete, retry) does not. The limit
+      // grows with the batch (a slow disk answers 256 jobs more slowly than 64), one job keeps PROBE_TIMEOUT_MS.
       const timeoutMs = PROBE_TIMEOUT_MS * Math.max(1, Math.ceil(groups.length / SWEEP_PAGE));
-      const result = await runTool('sh', ['-c', PROBE_SCRIPT, 'probe', ...args], { timeoutMs, captureStdout: true, lowPriority: true });
+      const result = await runTool('sh', ['-c', PROBE_SCRIPT, 'probe', ...args], { timeoutMs, captureStdout: true, lowPriority: background });
       if (result.exitCode !== 0) return null;
       return parseProbeOutput(result.stdout, groups.length);
     } catch {
@@ -178,7 +180,7 @@ export class RawDataFinder {
       if (batch.length === 0) break;
       jobs += batch.length;
       const shared = this.sharedRoots();
-      const found = await this.probeMany(batch.map((job) => this.candidates(job, shared)));
+      const found = await this.probeMany(batch.map((job) => this.candidates(job, shared)), true);
       const results: RawFinding[] = [];
       if (found) {
         for (let k = 0; k < batch.length; k += STORE_SLICE) {

@@ -1,4 +1,4 @@
-import { constants } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
@@ -95,6 +95,8 @@ export interface OpenedFile {
   path: string;
   /** The opened file itself: reading from it reads the checked file. */
   handle: FileHandle;
+  /** fstat of the opened file (its type, size and time). */
+  stat: Stats;
   close(): Promise<void>;
 }
 
@@ -103,23 +105,35 @@ export interface OpenedFile {
  * inside `realDir` (a real path). A share user could swap a folder for a symbolic link between an
  * earlier check and the open; this check comes after the open, so the race is gone. Null when the
  * file cannot be opened or the opened one lies elsewhere. Where the kernel does not report the path
- * (not Linux), the earlier check has to do and `file` is handed back.
+ * (not Linux), the earlier check has to do and `file` is handed back. The fstat of the opened file
+ * is asked for together with its path: each async call is a round trip through the thread pool, and
+ * a download waits for them one after another before its first byte. A failing fstat is thrown.
  */
 export async function openInside(realDir: string, file: string): Promise<OpenedFile | null> {
   if (process.platform !== 'linux') {
     const handle = await fs.open(file, 'r').catch(() => null);
-    return handle && { path: file, handle, close: () => handle.close() };
+    if (!handle) return null;
+    const stat = await handle.stat().catch(async (err: unknown) => {
+      await handle.close();
+      throw err;
+    });
+    return { path: file, handle, stat, close: () => handle.close() };
   }
   // Non-blocking: a FIFO swapped in must not hang the open; on a regular file the flag changes nothing.
   const handle = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => null);
   if (!handle) return null;
   const fdPath = `/proc/self/fd/${handle.fd}`;
-  const opened = await fs.readlink(fdPath).catch(() => null);
-  if (opened === null || opened === realDir || !isWithin(realDir, opened, '/')) {
+  const [opened, stat] = await Promise.allSettled([fs.readlink(fdPath), handle.stat()]);
+  const real = opened.status === 'fulfilled' ? opened.value : null;
+  if (real === null || real === realDir || !isWithin(realDir, real, '/')) {
     await handle.close();
     return null;
   }
-  return { path: fdPath, handle, close: () => handle.close() };
+  if (stat.status === 'rejected') {
+    await handle.close();
+    throw stat.reason;
+  }
+  return { path: fdPath, handle, stat: stat.value, close: () => handle.close() };
 }
 
 /**

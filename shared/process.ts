@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import type { Readable } from 'node:stream';
@@ -39,6 +40,12 @@ export interface RunToolOptions {
   env?: Record<string, string>;
   /** Keep the whole stdout text in the result (for short outputs such as scans). */
   captureStdout?: boolean;
+  /**
+   * Run the tool at the lowest CPU priority (nice 19), for background checks that must not take the
+   * cores from the service itself. Processes the tool starts inherit it, and so does its disk
+   * priority (Linux derives a best-effort I/O priority from the nice value: 19 is the lowest).
+   */
+  lowPriority?: boolean;
 }
 
 export interface ToolResult {
@@ -89,6 +96,19 @@ export async function killProcessGroup(pid: number, graceMs: number = KILL_GRACE
     process.kill(-pid, 'SIGKILL');
   } catch {
     return;
+  }
+}
+
+/**
+ * Sets a started tool to nice 19. spawn() returns once the tool is executing, before it has done
+ * much, so what it starts later (find, du) is niced as well. A tool already gone, or a platform that
+ * refuses, just runs at normal priority: the priority is a courtesy, never a reason to fail.
+ */
+function lowerPriority(pid: number): void {
+  try {
+    os.setPriority(pid, os.constants.priority.PRIORITY_LOW);
+  } catch {
+    // ESRCH (ended already) or EACCES: nothing to do.
   }
 }
 
@@ -150,6 +170,7 @@ export async function runTool(bin: string, args: string[], opts: RunToolOptions 
   const onAbort = (): void => stop('canceled');
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   const timer = opts.timeoutMs ? setTimeout(() => stop('timeout'), opts.timeoutMs) : undefined;
+  if (child.pid !== undefined && opts.lowPriority) lowerPriority(child.pid);
   if (child.pid !== undefined) opts.onSpawn?.(child.pid);
 
   let stdout = '';

@@ -4,9 +4,10 @@ import { Router, type Request } from 'express';
 import type { JobDetail } from '../../shared/api-types.js';
 import { toCsv } from '../../shared/csv.js';
 import { parseLanguageList } from '../../shared/languages.js';
-import { checkMediaPath, isBareFileName, openInside, realPathWithin } from '../../shared/media-paths.js';
+import { checkMediaPath, isBareFileName, realPathWithin } from '../../shared/media-paths.js';
 import type { AppContext } from '../context.js';
 import { sendOpenedFile } from '../file-download.js';
+import { openJobFile } from '../job-file.js';
 import { HttpError, objectBody } from '../http.js';
 import { createRipJob } from '../rip-jobs.js';
 import { metaLanguages, outputTarget, parseMeta, toView, type JobRow } from '../jobs-store.js';
@@ -166,24 +167,15 @@ export function jobsRouter(ctx: AppContext): Router {
   });
 
   router.get('/jobs/:id/files/:name', async (req, res) => {
-    const dir = await outputDir(job(req));
     const name = String(req.params.name);
-    if (!isBareFileName(name) || name === '..') throw new HttpError(400, 'the file name must be a bare name: no slash, no .., no leading dot');
-    const found = await realPathWithin([dir], path.join(dir, name));
-    if (found.kind === 'missing') throw new HttpError(404, `no file "${name}" inside the output folder`);
-    if (found.kind === 'outside') throw new HttpError(403, `"${name}" leads outside the output folder through a symbolic link: refused`);
-    // Checked again after opening: a folder swapped for a link meanwhile does not lead the download out.
-    const opened = await openInside(dir, found.path);
-    if (!opened) throw new HttpError(403, `"${name}" leads outside the output folder through a symbolic link: refused`);
+    const file = await openJobFile(config.mediaRoot, job(req).output_path, name);
     try {
-      const st = await opened.handle.stat();
-      if (!st.isFile()) throw new HttpError(404, `"${name}" is not a file`);
       res.type(path.extname(name) || 'application/octet-stream');
       res.setHeader('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(name)}`);
       res.setHeader('Cache-Control', 'public, max-age=0');
-      await sendOpenedFile(req, res, { handle: opened.handle, size: st.size, mtime: st.mtime });
+      await sendOpenedFile(req, res, file);
     } finally {
-      await opened.close();
+      await file.close();
     }
   });
 

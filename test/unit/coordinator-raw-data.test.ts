@@ -207,12 +207,30 @@ describe('RawDataFinder.refresh and candidates', () => {
 });
 
 describe('RawDataFinder.sweep', () => {
+  it('runs the sweep\'s probes at the lowest CPU priority, but not a probe someone waits for', async () => {
+    const { dir, rawDir, jobs, finder } = setup();
+    const id = 'job-nice';
+    jobs.create({ id, title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: {} });
+    jobs.update(id, { status: 'failed', raw_state: 'present', raw_path: path.join(rawDir, id) });
+    fs.mkdirSync(path.join(rawDir, id));
+    fs.writeFileSync(path.join(rawDir, id, 'title_t00.mkv'), 'v');
+    // The fake du notes the priority it runs at: what the probe's find and du get.
+    const seen = path.join(dir, 'nice');
+    const du = `nice >> '${seen}'; printf "7\\t%s\\n" "$3"`;
+    await withFakeDu(dir, du, () => finder.sweep());
+    const row = jobs.get(id);
+    assert.ok(row);
+    assert.deepEqual([row.raw_state, row.raw_size], ['present', 7]);
+    await withFakeDu(dir, du, () => finder.refresh(row));
+    assert.deepEqual(fs.readFileSync(seen, 'utf8').trim().split('\n'), ['19', String(os.getPriority())]);
+  });
+
   it('probes every failed, canceled and completed-with-raw-data job, page by page, and no other', async () => {
     const { rawDir, jobs, finder } = setup();
-    // 150 jobs: more than two probe batches. Every third failed job still has its raw folder.
+    // 450 jobs, 270 of them due: two probe processes (256 jobs each at most) over five pages of 64. Every third failed job still has its raw folder.
     const kinds = ['failed', 'canceled', 'completed-present', 'completed-absent', 'pending'] as const;
     const expected = new Map<string, string | null>();
-    for (let i = 0; i < 150; i++) {
+    for (let i = 0; i < 450; i++) {
       const id = `job-${String(i).padStart(3, '0')}`;
       const kind = kinds[i % kinds.length];
       jobs.create({ id, title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: {} });
@@ -228,10 +246,10 @@ describe('RawDataFinder.sweep', () => {
     await finder.sweep();
     for (const [id, state] of expected) assert.equal(jobs.get(id)?.raw_state ?? null, state, id);
     // completed-absent and pending jobs are not probed: 3 of every 5 are.
-    assert.equal(finder.lastSweep?.jobs, 90);
+    assert.equal(finder.lastSweep?.jobs, 270);
     assert.equal(finder.lastSweep?.present, [...expected.values()].filter((s) => s === 'present').length);
     // A second sweep sees only what is still due: the failed and canceled jobs, and no completed one any more.
     await finder.sweep();
-    assert.equal(finder.lastSweep?.jobs, 60);
+    assert.equal(finder.lastSweep?.jobs, 180);
   });
 });

@@ -206,6 +206,8 @@ describe('realPathWithin and openInside', () => {
     const ok = await openInside(heat, path.join(heat, 'Heat.mkv'));
     assert.ok(ok);
     assert.equal(await fs.readFile(ok.path, 'utf8'), 'video', 'the returned path names the opened file');
+    assert.ok(ok.stat.isFile());
+    assert.equal(ok.stat.size, 5, 'the stat is the opened file\'s');
     await ok.close();
     // What a swap between check and open looks like to the open: the folder is a link by then.
     assert.equal(await openInside(heat, path.join(base, 'media', 'Filme', 'Evil', 'shadow')), null);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import os from 'node:os';
 import { describe, it } from 'node:test';
 import { runTool, ToolError } from '../../shared/process.js';
 
@@ -22,6 +23,15 @@ describe('runTool', () => {
   it('passes extra environment on top of its own', async () => {
     const result = await runTool('sh', ['-c', 'echo "$RIPWERK_T:${PATH:+path}"'], { captureStdout: true, env: { RIPWERK_T: 'x' } });
     assert.equal(result.stdout, 'x:path\n');
+  });
+
+  it('runs a background tool and what it starts at the lowest CPU priority when asked', async () => {
+    // The inner sh is started after the priority was set: it shows what find and du of a probe get.
+    const script = 'sleep 0.3; sh -c nice';
+    const low = await runTool('sh', ['-c', script], { captureStdout: true, lowPriority: true });
+    assert.equal(low.stdout, '19\n');
+    const normal = await runTool('sh', ['-c', script], { captureStdout: true });
+    assert.equal(normal.stdout, `${os.getPriority()}\n`);
   });
 
   it('says plainly when the tool is not installed', async () => {

@@ -11,7 +11,9 @@
  *
  * The encoder is a bash stand-in (HANDBRAKE_CLI): an encode holds its slot HOLD_MS, printing
  * HandBrake's --json progress blocks every 100 ms (so it dies of SIGPIPE like HandBrake when its agent
- * is killed), copies the input to the output, and stamps start and end into an append-only log
+ * is killed) and waiting with bash's own timed read instead of a sleep process (80 slots forking a
+ * sleep ten times a second kept the kernel of a 2-core host half busy), copies the input to the
+ * output, and stamps start and end into an append-only log
  * (worker, job). --version, --help and --preset-list replay the real HandBrakeCLI's answer recorded
  * once; ffprobe is a stand-in too, replaying the real ffprobe's answer for the sample file (every raw
  * file is a copy of it, every output a copy of its input). So the figures are Ripwerk's own cost.
@@ -70,6 +72,7 @@ function makeTools(root: string): Tools {
   }
   const probeArgs = ['-v', 'error', '-show_entries', 'stream=index,codec_type,codec_name,profile,channels:stream_disposition=default,forced:stream_tags=language:format=duration', '-of', 'json'];
   fs.writeFileSync(path.join(dir, 'ffprobe.json'), execFileSync('ffprobe', [...probeArgs, sample]));
+  execFileSync('mkfifo', [path.join(dir, 'idle.fifo')]);
   const handbrake = path.join(dir, 'HandBrakeCLI');
   const steps = Math.max(1, Math.round(HOLD_MS / 100));
   fs.writeFileSync(
@@ -83,11 +86,13 @@ function makeTools(root: string): Tools {
       'for a in "$@"; do case "$prev" in -i) in=$a;; -o) out=$a;; esac; prev=$a; done',
       'case " $* " in *" --scan "*) exec /usr/bin/HandBrakeCLI "$@";; esac',
       '[[ -n "$in" && -n "$out" && -f "$in" ]] || { echo "stand-in: no input" >&2; exit 2; }',
-      'job=$(basename "$(dirname "$in")")',
+      'p=${in%/*}; job=${p##*/}',
+      // The wait is a read with a time limit on a FIFO nobody writes to: no sleep process per step.
+      `exec 3<>${JSON.stringify(path.join(dir, 'idle.fifo'))}`,
       'echo "start $EPOCHREALTIME $SCALE_WORKER $job" >> "$log"',
       `for ((i = 1; i <= ${steps}; i++)); do`,
       `  printf 'Progress: {\\n    "State": "WORKING",\\n    "Working": {\\n        "Pass": 1,\\n        "PassCount": 1,\\n        "Progress": %s\\n    }\\n}\\n' "$(( (i - 1) * 100 / ${steps} ))e-2"`,
-      `  sleep ${(HOLD_MS / steps / 1000).toFixed(3)}`,
+      `  read -r -t ${(HOLD_MS / steps / 1000).toFixed(3)} -u 3 _`,
       'done',
       'cp "$in" "$out" || exit 3',
       `printf 'Progress: {\\n    "State": "WORKDONE",\\n    "WorkDone": {\\n        "Error": 0\\n    }\\n}\\n'`,
@@ -99,7 +104,7 @@ function makeTools(root: string): Tools {
   );
   fs.writeFileSync(
     path.join(dir, 'ffprobe'),
-    ['#!/bin/bash', `[[ -f "\${@: -1}" ]] || { echo "\${@: -1}: No such file or directory" >&2; exit 1; }`, `cat ${JSON.stringify(path.join(dir, 'ffprobe.json'))}`, ''].join('\n'),
+    ['#!/bin/bash', `[[ -f "\${@: -1}" ]] || { echo "\${@: -1}: No such file or directory" >&2; exit 1; }`, `while IFS= read -r l; do printf '%s\\n' "$l"; done < ${JSON.stringify(path.join(dir, 'ffprobe.json'))}`, ''].join('\n'),
     { mode: 0o755 },
   );
   return { dir, handbrake, log, sample };

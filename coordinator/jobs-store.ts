@@ -240,11 +240,11 @@ export class JobsStore {
   }
 
   /**
-   * GET /jobs body. The ordered id list and every row's JSON are kept in memory and changed by the
+   * GET /jobs body, in pieces (the route writes them one after the other). The ordered id list and every row's JSON are kept in memory and changed by the
    * writes above, so a request reads no rows. The finished rows between processing/transcoding jobs
    * are kept as ready buffers; only the live rows are rendered anew (their ETA moves with the clock).
    */
-  listBody(): Buffer {
+  listParts(): Buffer[] {
     if (!this.segments) this.segments = this.buildSegments();
     const now = this.clock();
     const parts: Buffer[] = [];
@@ -252,7 +252,7 @@ export class JobsStore {
       if (Buffer.isBuffer(seg)) parts.push(seg);
       else parts.push(Buffer.from(this.liveJson(seg.live, now)));
     }
-    return Buffer.concat(parts);
+    return parts;
   }
 
   /**

@@ -47,7 +47,7 @@ function row(overrides: Partial<JobRow> = {}): JobRow {
 }
 
 function list(jobs: JobsStore): Job[] {
-  return JSON.parse(jobs.listBody().toString('utf8')) as Job[];
+  return JSON.parse(Buffer.concat(jobs.listParts()).toString('utf8')) as Job[];
 }
 
 const newJob = (id: string, title = 'T') => ({ id, title, target_dir: '/media/Filme', device: 'kitchen-sr0', node: 'kitchen@host', meta: { year: 2001 } });

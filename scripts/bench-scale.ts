@@ -21,7 +21,7 @@
  * Figures: jobs lost (did not end, or completed without an encode and an output file), jobs encoded
  * twice (two finished encodes of one job in the stand-in's log), p99 of the slot idle gap while work
  * waits (per agent, an encode's end to the next encode's start on the slot it freed, for slots freed
- * before the last job's first start), coordinator CPU average (utime+stime of /proc/<pid>/stat over
+ * after every job was queued and before the last job's first start), coordinator CPU average (utime+stime of /proc/<pid>/stat over
  * the run), coordinator peak RSS (VmHWM), GET /jobs p99 (sequential requests every 100 ms).
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -260,8 +260,12 @@ function get(url: string, method = 'GET', retried = false): Promise<{ status: nu
   });
 }
 
-/** Slot idle gaps per agent: an end frees a slot, the agent's next start takes the earliest freed one. */
-function slotGaps(encodes: Encode[], lastFirstStart: number): number[] {
+/**
+ * Slot idle gaps per agent: an end frees a slot, the agent's next start takes the earliest freed one.
+ * Counted for slots freed while work was waiting: after the last retry request was answered (before,
+ * a slot may have waited for the bench to queue the next job) and before the last job's first start.
+ */
+function slotGaps(encodes: Encode[], allQueuedAt: number, lastFirstStart: number): number[] {
   const gaps: number[] = [];
   const byWorker = new Map<string, Encode[]>();
   for (const e of encodes) byWorker.set(e.worker, [...(byWorker.get(e.worker) ?? []), e]);
@@ -271,7 +275,7 @@ function slotGaps(encodes: Encode[], lastFirstStart: number): number[] {
       if (e.kind === 'end') freed.push(e.at);
       else {
         const from = freed.shift();
-        if (from !== undefined && from < lastFirstStart) gaps.push(e.at - from);
+        if (from !== undefined && from >= allQueuedAt && from < lastFirstStart) gaps.push(e.at - from);
       }
     }
   }
@@ -311,6 +315,7 @@ async function scaleRun(broker: 'embedded' | 'mosquitto', faults: boolean): Prom
   }
   /** The coordinator processes of the run (a second one after the kill). */
   const coordinators: Proc[] = [];
+  const agents: AgentHandle[] = [];
   try {
     const first = await startCoordinator(w, coordEnv);
     await first.proc.kill('SIGTERM');
@@ -327,7 +332,6 @@ async function scaleRun(broker: 'embedded' | 'mosquitto', faults: boolean): Prom
       SCALE_WORKER: name,
       ...(mosq ? { RIPWERK_BROKER_SECRET: '', MQTT_USERNAME: node, MQTT_PASSWORD: mosq.passwords.get(node) as string } : {}),
     });
-    const agents: AgentHandle[] = [];
     for (let i = 0; i < names.length; i += 5) {
       agents.push(...(await Promise.all(names.slice(i, i + 5).map((n, k) => startAgent(w, c.mqttUrl, n, { extra: agentEnv(n, nodes[i + k]) })))));
     }
@@ -456,7 +460,7 @@ async function scaleRun(broker: 'embedded' | 'mosquitto', faults: boolean): Prom
       doubled,
       failed,
       restartedEncodes: [...starts.values()].reduce((a, n) => a + n - 1, 0),
-      gaps: slotGaps(encodes, lastFirstStart),
+      gaps: slotGaps(encodes, t0 + queueS * 1000, lastFirstStart),
       cpuCores: cost.ticks / CLK_TCK / wallS,
       peakMb: cost.peakMb,
       listMs,
@@ -467,7 +471,7 @@ async function scaleRun(broker: 'embedded' | 'mosquitto', faults: boolean): Prom
     };
   } finally {
     // With BENCH_CPU_PROFILE the coordinator must end by itself to write its profile.
-    if (process.env.BENCH_CPU_PROFILE) await Promise.all(coordinators.map((p) => p.kill('SIGTERM')));
+    if (process.env.BENCH_CPU_PROFILE) await Promise.all([...coordinators, ...(process.env.BENCH_CPU_PROFILE_AGENTS === '1' ? agents.map((a) => a.proc) : [])].map((p) => p.kill('SIGTERM')));
     await stopAll();
     mosq?.proc.kill();
   }

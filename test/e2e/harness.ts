@@ -147,10 +147,14 @@ export function sleep(ms: number): Promise<void> {
 export const NODE_FLAGS = ['--max-semi-space-size=2'];
 const NODE_ENV_SETTINGS = { MALLOC_ARENA_MAX: '2' };
 
-/** BENCH_CPU_PROFILE=<dir>: the coordinator writes a V8 CPU profile there when it ends (SIGTERM), for `npm run bench -- scale`. */
+/**
+ * BENCH_CPU_PROFILE=<dir>: the coordinator (and with BENCH_CPU_PROFILE_AGENTS=1 every agent) writes a V8
+ * CPU profile there when it ends (SIGTERM), for `npm run bench -- scale`.
+ */
 function profileFlags(name: string): string[] {
   const dir = process.env.BENCH_CPU_PROFILE;
-  return name === 'coordinator' && dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+  const wanted = name === 'coordinator' || (process.env.BENCH_CPU_PROFILE_AGENTS === '1' && name !== 'coordinator');
+  return wanted && dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
 }
 
 function startNode(name: string, script: string, env: Record<string, string>): Proc {

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type { Logger } from '../shared/log.js';
 import { RAW_MEDIA_EXTENSIONS } from '../shared/raw-media.js';
-import { runTool } from '../shared/process.js';
 import type { JobRow, JobsStore, RawState } from './jobs-store.js';
+import { ProbeShellPool } from './probe-shell.js';
 import { parseMeta } from './jobs-store.js';
 import type { SettingsStore } from './settings-store.js';
 
@@ -20,42 +20,43 @@ export interface RawFinding {
 const MEDIA_TEST = RAW_MEDIA_EXTENSIONS.map((ext) => `-iname '*.${ext}'`).join(' -o ');
 
 /**
- * One probe process for many jobs. Arguments: each job's candidate folders followed by "". A
- * candidate counts only when it is a folder holding at least one video or audio file (an empty
- * folder left by a rip that failed before writing is no raw data). For job number i it prints
- * "i<TAB>absent" when no candidate counts, "i<TAB><bytes><TAB><dir>" for the first that does (du
- * prints its total even when it could not read everything below: the folder is there), or
+ * The probe shell's script (coordinator/probe-shell.ts): per request, each job's candidate folders
+ * followed by "". A candidate counts only when it is a folder holding at least one video or audio
+ * file (an empty folder left by a rip that failed before writing is no raw data). For job number i it
+ * prints "i<TAB>absent" when no candidate counts, "i<TAB><bytes><TAB><dir>" for the first that does
+ * (du prints its total even when it could not read everything below: the folder is there), or
  * "i<TAB>unclear" when du measured nothing or find could not look into a folder.
  */
 const PROBE_SCRIPT = [
-  'i=0; found=0; unclear=0',
-  'for d in "$@"; do',
-  '  if [ -z "$d" ]; then',
-  '    if [ "$found" = 0 ]; then if [ "$unclear" = 1 ]; then printf "%s\\tunclear\\n" "$i"; else printf "%s\\tabsent\\n" "$i"; fi; fi',
-  '    i=$((i+1)); found=0; unclear=0; continue',
-  '  fi',
-  '  [ "$found" = 1 ] && continue',
-  '  case "$d" in /*) ;; *) continue ;; esac',
-  '  if [ -d "$d" ]; then',
+  'while IFS= read -r -d "" seq; do',
+  '  i=0; found=0; unclear=0',
+  '  while IFS= read -r -d "" d && [ "$d" != . ]; do',
+  '    if [ -z "$d" ]; then',
+  '      if [ "$found" = 0 ]; then if [ "$unclear" = 1 ]; then printf "%s\\tunclear\\n" "$i"; else printf "%s\\tabsent\\n" "$i"; fi; fi',
+  '      i=$((i+1)); found=0; unclear=0; continue',
+  '    fi',
+  '    [ "$found" = 1 ] && continue',
+  '    case "$d" in /*) ;; *) continue ;; esac',
+  '    if [ -d "$d" ]; then',
   // -H and -D: a candidate that is a link is looked through, so it is reported and the routes refuse it (403).
-  `    media=$(find -H "$d" -type f \\( ${MEDIA_TEST} \\) -print -quit 2>/dev/null); st=$?`,
-  '    if [ -z "$media" ]; then [ "$st" = 0 ] || unclear=1; continue; fi',
-  '    found=1; out=$(du -sbD -- "$d" 2>/dev/null)',
-  '    if [ -n "$out" ]; then printf "%s\\t%s\\n" "$i" "$out"; else printf "%s\\tunclear\\n" "$i"; fi',
-  '  fi',
+  `      media=$(find -H "$d" -type f \\( ${MEDIA_TEST} \\) -print -quit 2>/dev/null </dev/null); st=$?`,
+  '      if [ -z "$media" ]; then [ "$st" = 0 ] || unclear=1; continue; fi',
+  '      found=1; out=$(du -sbD -- "$d" 2>/dev/null </dev/null)',
+  '      if [ -n "$out" ]; then printf "%s\\t%s\\n" "$i" "$out"; else printf "%s\\tunclear\\n" "$i"; fi',
+  '    fi',
+  '  done',
+  '  printf "end\\t%s\\n" "$seq"',
   'done',
-  'exit 0',
 ].join('\n');
 
 /** Jobs read per page of the background sweep (one short synchronous query each). */
 const SWEEP_PAGE = 64;
-/**
- * Jobs per probe process in the background sweep. Starting a process holds the event loop until the
- * child has been forked and has exec'd: on a busy two-core host that was 5 to 40 ms per probe, the
- * largest part of what the sweep cost GET /jobs. 256 jobs (four pages) per process start it a quarter
- * as often; their arguments stay far below the kernel's limit (a few hundred bytes per job).
- */
+/** Jobs per request to the sweep's probe shell (four pages): a few hundred bytes per job. */
 const SWEEP_BATCH = 4 * SWEEP_PAGE;
+/** A probe shell with nothing to do this long ends; the sweep's comes back every REFRESH_MS. */
+const SHELL_IDLE_MS = 2 * REFRESH_MS;
+/** Probes someone waits for (raw data of a job, delete, retry) run in up to this many shells at once. */
+const FOREGROUND_SHELLS = 4;
 /** Answers stored per SQLite transaction; the event loop is let go between them. */
 const STORE_SLICE = 16;
 
@@ -87,6 +88,14 @@ function yieldToLoop(): Promise<void> {
  */
 export class RawDataFinder {
   private timer: NodeJS.Timeout | null = null;
+  /**
+   * The probes run in long-lived shells (coordinator/probe-shell.ts), not a process each: the sweep's
+   * one at the lowest CPU priority, so find and du leave the cores to the API, and up to
+   * FOREGROUND_SHELLS at normal priority for probes someone waits for, so a busy host cannot starve
+   * those into their time limit and one slow probe does not hold up the others.
+   */
+  private readonly background = new ProbeShellPool({ script: PROBE_SCRIPT, max: 1, lowPriority: true, idleMs: SHELL_IDLE_MS });
+  private readonly foreground = new ProbeShellPool({ script: PROBE_SCRIPT, max: FOREGROUND_SHELLS, lowPriority: false, idleMs: SHELL_IDLE_MS });
 
   constructor(
     private readonly jobs: JobsStore,
@@ -110,25 +119,17 @@ export class RawDataFinder {
   }
 
   /**
-   * Probes several jobs' candidate folders in one child process with the hard time limit; null when
-   * it did not finish in time (a hanging mount), so the caller can tell the slow one apart.
-   * `background`: the sweep's probe, run at the lowest CPU priority.
+   * Probes several jobs' candidate folders in one request with the hard time limit; null when it did
+   * not finish in time (a hanging mount: its shell is stopped, find and du included), so the caller
+   * can tell the slow one apart. `background`: the sweep's probe.
    */
   async probeMany(groups: string[][], background = false): Promise<Probe[] | null> {
-    // An empty argument ends a job's list: candidates are absolute paths, never empty.
-    const args = groups.flatMap((dirs) => [...dirs.filter((d) => d !== ''), '']);
-    try {
-      // runTool stops the whole process group at the limit: a du stuck on a dead mount included.
-      // The background sweep's probe and its find/du run at the lowest priority and leave the cores to
-      // the API; a probe someone waits for (raw data of one job, delete, retry) does not. The limit
-      // grows with the batch (a slow disk answers 256 jobs more slowly than 64), one job keeps PROBE_TIMEOUT_MS.
-      const timeoutMs = PROBE_TIMEOUT_MS * Math.max(1, Math.ceil(groups.length / SWEEP_PAGE));
-      const result = await runTool('sh', ['-c', PROBE_SCRIPT, 'probe', ...args], { timeoutMs, captureStdout: true, lowPriority: background });
-      if (result.exitCode !== 0) return null;
-      return parseProbeOutput(result.stdout, groups.length);
-    } catch {
-      return null;
-    }
+    // An empty field ends a job's list: candidates are absolute paths, never empty.
+    const fields = groups.flatMap((dirs) => [...dirs.filter((d) => d !== ''), '']);
+    // The limit grows with the batch (a slow disk answers 256 jobs more slowly than 64), one job keeps PROBE_TIMEOUT_MS.
+    const timeoutMs = PROBE_TIMEOUT_MS * Math.max(1, Math.ceil(groups.length / SWEEP_PAGE));
+    const answer = await (background ? this.background : this.foreground).run(fields, timeoutMs);
+    return answer === null ? null : parseProbeOutput(answer, groups.length);
   }
 
   async probe(dirs: string[]): Promise<Probe> {
@@ -212,8 +213,11 @@ export class RawDataFinder {
     this.timer = setTimeout(loop, REFRESH_MS);
   }
 
+  /** Ends the sweep and the probe shells; a probe still running answers unclear. */
   stop(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    this.background.close();
+    this.foreground.close();
   }
 }

@@ -1,0 +1,187 @@
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import os from 'node:os';
+import type { Readable, Writable } from 'node:stream';
+
+/**
+ * Long-lived bash processes that answer probe requests one after another, so the coordinator does
+ * not start a process per probe. Starting a child holds Node's event loop until the child has been
+ * forked and has exec'd, and on a busy two-core host that was 16 to 40 ms per start, paid by every API
+ * request waiting behind it (the raw-data sweep, a burst of "transcode again"). A shell forks its
+ * find and du itself, outside the coordinator.
+ *
+ * A request is written to the shell's stdin as NUL-terminated fields: a sequence number, the
+ * request's fields, then a field ".". The script reads them with `read -r -d ''` (no field holds a
+ * NUL, and "." is never one of its fields) and ends its answer with the line "end<TAB><sequence>".
+ * A request that does not answer within its time limit (a hanging network mount) stops the shell's
+ * whole process group and answers null; the next request starts a new shell.
+ */
+export interface ProbeShellOptions {
+  /** The bash script: reads requests from stdin as above, answers on stdout. */
+  script: string;
+  /** At most this many shells answer at once; further requests wait for one. */
+  max: number;
+  /** Nice 19 for the shells and everything they start (find and du inherit it). */
+  lowPriority: boolean;
+  /** A shell that had nothing to do this long ends (its stdin is closed). */
+  idleMs: number;
+}
+
+interface Pending {
+  fields: string[];
+  timeoutMs: number;
+  resolve: (answer: string | null) => void;
+}
+
+type ShellProcess = ChildProcessByStdio<Writable, Readable, null>;
+
+/** One bash process; answers one request at a time. */
+class Shell {
+  private readonly child: ShellProcess;
+  private partial = '';
+  private seq = 0;
+  private current: { seq: number; lines: string[]; resolve: (answer: string | null) => void; timer: NodeJS.Timeout } | null = null;
+  private idleTimer: NodeJS.Timeout | null = null;
+  private dead = false;
+  /** Its stdin is closed after idling: it ends and takes no more requests. */
+  private retiring = false;
+
+  constructor(
+    script: string,
+    private readonly opts: ProbeShellOptions,
+    private readonly onGone: (shell: Shell) => void,
+  ) {
+    // Its own process group, so a timed-out request stops the find or du it is waiting for too.
+    this.child = spawn('bash', ['-c', script, 'probe-shell'], { detached: true, stdio: ['pipe', 'pipe', 'ignore'] });
+    // The handles never keep the coordinator alive: a request in flight does that with its timer.
+    this.child.unref();
+    for (const s of [this.child.stdin, this.child.stdout] as unknown as { unref?: () => void }[]) s.unref?.();
+    if (opts.lowPriority && this.child.pid !== undefined) {
+      try {
+        os.setPriority(this.child.pid, os.constants.priority.PRIORITY_LOW);
+      } catch {
+        // Ended already, or not allowed: the priority is a courtesy.
+      }
+    }
+    this.child.stdout.setEncoding('utf8');
+    this.child.stdout.on('data', (chunk: string) => this.onData(chunk));
+    // A shell that died reports EPIPE on its stdin; 'close' below settles the request.
+    this.child.stdin.on('error', () => undefined);
+    this.child.on('error', () => this.gone());
+    this.child.on('close', () => this.gone());
+  }
+
+  /** Ready for a request now. */
+  get available(): boolean {
+    return this.current === null && !this.dead && !this.retiring;
+  }
+
+  run(fields: string[], timeoutMs: number, resolve: (answer: string | null) => void): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+    const seq = ++this.seq;
+    const timer = setTimeout(() => this.stop(), timeoutMs);
+    this.current = { seq, lines: [], resolve, timer };
+    const frame = [String(seq), ...fields.map((f) => f.replaceAll('\0', '')), '.'].map((f) => `${f}\0`).join('');
+    this.child.stdin.write(frame);
+  }
+
+  /** Stops the shell and everything it started; a request in flight answers null. */
+  stop(): void {
+    const pid = this.child.pid;
+    if (!this.dead && pid !== undefined) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    }
+    this.gone();
+  }
+
+  private onData(chunk: string): void {
+    const text = this.partial + chunk;
+    const lines = text.split('\n');
+    this.partial = lines.pop() ?? '';
+    for (const line of lines) {
+      const cur = this.current;
+      if (!cur) continue;
+      if (line === `end\t${cur.seq}`) this.finish(cur.lines.join('\n') + (cur.lines.length ? '\n' : ''));
+      else cur.lines.push(line);
+    }
+  }
+
+  private finish(answer: string | null): void {
+    const cur = this.current;
+    if (!cur) return;
+    clearTimeout(cur.timer);
+    this.current = null;
+    if (!this.dead) {
+      this.idleTimer = setTimeout(() => {
+        this.retiring = true;
+        this.child.stdin.end();
+      }, this.opts.idleMs);
+      this.idleTimer.unref();
+    }
+    cur.resolve(answer);
+  }
+
+  private gone(): void {
+    if (this.dead) return;
+    this.dead = true;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.finish(null);
+    this.onGone(this);
+  }
+}
+
+/** A few shells for one kind of probe, started when needed and ended when idle. */
+export class ProbeShellPool {
+  private readonly shells: Shell[] = [];
+  private readonly queue: Pending[] = [];
+  private closed = false;
+
+  constructor(private readonly opts: ProbeShellOptions) {}
+
+  /** The shell's answer (stdout without the end line), or null on a timeout or a shell that died. */
+  run(fields: string[], timeoutMs: number): Promise<string | null> {
+    if (this.closed) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      this.queue.push({ fields, timeoutMs, resolve });
+      this.next();
+    });
+  }
+
+  /** How many shells are running now (for tests and the health view). */
+  get size(): number {
+    return this.shells.length;
+  }
+
+  /** Stops every shell; waiting requests answer null. */
+  close(): void {
+    this.closed = true;
+    for (const p of this.queue.splice(0)) p.resolve(null);
+    for (const s of [...this.shells]) s.stop();
+  }
+
+  private next(): void {
+    while (this.queue.length > 0) {
+      let shell = this.shells.find((s) => s.available);
+      if (!shell && this.shells.length < this.opts.max) {
+        shell = new Shell(this.opts.script, this.opts, (gone) => this.forget(gone));
+        this.shells.push(shell);
+      }
+      if (!shell) return;
+      const p = this.queue.shift() as Pending;
+      shell.run(p.fields, p.timeoutMs, (answer) => {
+        p.resolve(answer);
+        this.next();
+      });
+    }
+  }
+
+  private forget(shell: Shell): void {
+    const i = this.shells.indexOf(shell);
+    if (i >= 0) this.shells.splice(i, 1);
+    if (!this.closed) this.next();
+  }
+}

@@ -1,0 +1,160 @@
+import assert from 'node:assert/strict';
+import os from 'node:os';
+import { describe, it } from 'node:test';
+import { ProbeShellPool } from '../../coordinator/probe-shell.js';
+
+/**
+ * A test script speaking the probe shell's framing: per field it answers "<pid> <nice> <length>:<field>"
+ * (newlines and tabs in a field shown as \n and \t); a field "hang" starts a sleep that never ends on its
+ * own and waits for it, as a du on a dead network mount would.
+ */
+const ECHO_SCRIPT = [
+  'while IFS= read -r -d "" seq; do',
+  '  while IFS= read -r -d "" f && [ "$f" != . ]; do',
+  '    if [ "$f" = hang ]; then sleep 300 </dev/null; fi',
+  '    shown=${f//$\'\\n\'/\\\\n}; shown=${shown//$\'\\t\'/\\\\t}',
+  '    printf "%s %s %s:%s\\n" "$$" "$(nice)" "${#f}" "$shown"',
+  '  done',
+  '  printf "end\\t%s\\n" "$seq"',
+  'done',
+].join('\n');
+
+function pool(opts: Partial<{ max: number; lowPriority: boolean; idleMs: number }> = {}): ProbeShellPool {
+  return new ProbeShellPool({ script: ECHO_SCRIPT, max: 2, lowPriority: false, idleMs: 60_000, ...opts });
+}
+
+function pidOf(answer: string | null): number {
+  assert.ok(answer, 'an answer');
+  return Number(answer.split(' ')[0]);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(what: string, check: () => boolean, ms = 3000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('ProbeShellPool (long-lived probe shells)', () => {
+  it('answers request after request from one shell: no process per probe', async () => {
+    const p = pool();
+    try {
+      const pids = [];
+      for (let i = 0; i < 5; i++) pids.push(pidOf(await p.run([`/x/${i}`], 2000)));
+      assert.equal(new Set(pids).size, 1, `one shell answered all five: ${pids.join(', ')}`);
+      assert.equal(p.size, 1);
+    } finally {
+      p.close();
+    }
+  });
+
+  it('passes every field exactly: spaces, tabs, newlines, quotes, a leading dash, empty fields', async () => {
+    const p = pool();
+    try {
+      const fields = ['/a b/c', '/tab\there', '/new\nline', `/q'u"o$te`, '-- -x', '', '/last'];
+      const answer = await p.run(fields, 2000);
+      assert.ok(answer);
+      const lines = answer.trimEnd().split('\n').map((l) => l.split(' ').slice(2).join(' '));
+      assert.deepEqual(lines, ['6:/a b/c', '9:/tab\\there', '9:/new\\nline', '9:/q\'u"o$te', '5:-- -x', '0:', '5:/last']);
+    } finally {
+      p.close();
+    }
+  });
+
+  it('runs up to max shells at once and queues the rest', async () => {
+    const p = pool({ max: 2 });
+    try {
+      const answers = await Promise.all([1, 2, 3, 4, 5, 6].map((i) => p.run([`/j${i}`], 3000)));
+      const pids = new Set(answers.map(pidOf));
+      assert.ok(pids.size >= 1 && pids.size <= 2, `at most two shells: ${[...pids].join(', ')}`);
+      assert.ok(p.size <= 2);
+      answers.forEach((a, i) => assert.match(a ?? '', new RegExp(`:/j${i + 1}\\n$`)));
+    } finally {
+      p.close();
+    }
+  });
+
+  it('stops a hanging request at its limit with everything it started, and the next request gets a new shell', async () => {
+    const p = pool({ max: 1 });
+    try {
+      const first = pidOf(await p.run(['/ok'], 2000));
+      const started = Date.now();
+      const hung = await p.run(['hang'], 300);
+      const took = Date.now() - started;
+      assert.equal(hung, null);
+      assert.ok(took >= 290 && took < 2000, `answered null after ${took} ms`);
+      // The shell and its sleep (same process group) are gone.
+      await until('the hung shell to be gone', () => !alive(first));
+      let sleeping = true;
+      await until('its sleep to be gone', () => {
+        try {
+          process.kill(-first, 0);
+        } catch {
+          sleeping = false;
+        }
+        return !sleeping;
+      });
+      const next = pidOf(await p.run(['/after'], 2000));
+      assert.notEqual(next, first);
+    } finally {
+      p.close();
+    }
+  });
+
+  it('answers null when its shell is killed from outside, and carries on with a new one', async () => {
+    const p = pool({ max: 1 });
+    try {
+      const first = pidOf(await p.run(['/ok'], 2000));
+      const pending = p.run(['hang'], 10_000);
+      await new Promise((r) => setTimeout(r, 100));
+      process.kill(-first, 'SIGKILL');
+      assert.equal(await pending, null);
+      assert.notEqual(pidOf(await p.run(['/again'], 2000)), first);
+    } finally {
+      p.close();
+    }
+  });
+
+  it('ends a shell that had nothing to do for idleMs', async () => {
+    const p = pool({ idleMs: 100 });
+    try {
+      const pid = pidOf(await p.run(['/ok'], 2000));
+      assert.equal(p.size, 1);
+      await until('the idle shell to end', () => p.size === 0 && !alive(pid));
+      assert.notEqual(pidOf(await p.run(['/back'], 2000)), pid);
+    } finally {
+      p.close();
+    }
+  });
+
+  it('runs a low-priority pool at nice 19 and a normal one at the coordinator\'s own priority', async () => {
+    const low = pool({ lowPriority: true });
+    const normal = pool();
+    try {
+      assert.equal((await low.run(['/x'], 2000))?.split(' ')[1], '19');
+      assert.equal((await normal.run(['/x'], 2000))?.split(' ')[1], String(os.getPriority()));
+    } finally {
+      low.close();
+      normal.close();
+    }
+  });
+
+  it('answers null to requests in flight and waiting when closed, and to any later one', async () => {
+    const p = pool({ max: 1 });
+    const inFlight = p.run(['hang'], 10_000);
+    const waiting = p.run(['/queued'], 10_000);
+    await new Promise((r) => setTimeout(r, 100));
+    p.close();
+    assert.deepEqual(await Promise.all([inFlight, waiting, p.run(['/late'], 1000)]), [null, null, null]);
+  });
+});

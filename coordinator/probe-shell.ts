@@ -1,4 +1,4 @@
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 
@@ -9,20 +9,22 @@ import type { Readable, Writable } from 'node:stream';
  * request waiting behind it (the raw-data sweep, a burst of "transcode again"). A shell forks its
  * find and du itself, outside the coordinator.
  *
- * A request is written to the shell's stdin as NUL-terminated fields: a sequence number, the
- * request's fields, then a field ".". The script reads them with `read -r -d ''` (no field holds a
- * NUL, and "." is never one of its fields) and ends its answer with the line "end<TAB><sequence>".
+ * A request is written to the shell's file descriptor 3 as NUL-terminated fields: a sequence number,
+ * the request's fields, then a field ".". The script reads them with `read -r -d '' -u 3` (no field
+ * holds a NUL, and "." is never one of its fields) and ends its answer with the line
+ * "end<TAB><sequence>". Not stdin: Node's pipes are socket pairs, and bash takes a socket on stdin for
+ * a remote shell and runs the user's ~/.bashrc (even with --norc); stdin is /dev/null.
  * A request that does not answer within its time limit (a hanging network mount) stops the shell's
  * whole process group and answers null; the next request starts a new shell.
  */
 export interface ProbeShellOptions {
-  /** The bash script: reads requests from stdin as above, answers on stdout. */
+  /** The bash script: reads requests from file descriptor 3 as above, answers on stdout. */
   script: string;
   /** At most this many shells answer at once; further requests wait for one. */
   max: number;
   /** Nice 19 for the shells and everything they start (find and du inherit it). */
   lowPriority: boolean;
-  /** A shell that had nothing to do this long ends (its stdin is closed). */
+  /** A shell that had nothing to do this long ends (its request channel is closed). */
   idleMs: number;
 }
 
@@ -32,11 +34,11 @@ interface Pending {
   resolve: (answer: string | null) => void;
 }
 
-type ShellProcess = ChildProcessByStdio<Writable, Readable, null>;
-
 /** One bash process; answers one request at a time. */
 class Shell {
-  private readonly child: ShellProcess;
+  private readonly child: ChildProcess;
+  private readonly requests: Writable;
+  private readonly answers: Readable;
   private partial = '';
   private seq = 0;
   private current: { seq: number; lines: string[]; resolve: (answer: string | null) => void; timer: NodeJS.Timeout } | null = null;
@@ -51,10 +53,14 @@ class Shell {
     private readonly onGone: (shell: Shell) => void,
   ) {
     // Its own process group, so a timed-out request stops the find or du it is waiting for too.
-    this.child = spawn('bash', ['-c', script, 'probe-shell'], { detached: true, stdio: ['pipe', 'pipe', 'ignore'] });
+    // No BASH_ENV or ENV either: nothing of the service user's shell set-up runs in it.
+    const { BASH_ENV: _bashEnv, ENV: _env, ...env } = process.env;
+    this.child = spawn('bash', ['-c', script, 'probe-shell'], { detached: true, stdio: ['ignore', 'pipe', 'ignore', 'pipe'], env });
+    this.requests = this.child.stdio[3] as Writable;
+    this.answers = this.child.stdout as Readable;
     // The handles never keep the coordinator alive: a request in flight does that with its timer.
     this.child.unref();
-    for (const s of [this.child.stdin, this.child.stdout] as unknown as { unref?: () => void }[]) s.unref?.();
+    for (const s of [this.requests, this.answers] as unknown as { unref?: () => void }[]) s.unref?.();
     if (opts.lowPriority && this.child.pid !== undefined) {
       try {
         os.setPriority(this.child.pid, os.constants.priority.PRIORITY_LOW);
@@ -62,10 +68,10 @@ class Shell {
         // Ended already, or not allowed: the priority is a courtesy.
       }
     }
-    this.child.stdout.setEncoding('utf8');
-    this.child.stdout.on('data', (chunk: string) => this.onData(chunk));
-    // A shell that died reports EPIPE on its stdin; 'close' below settles the request.
-    this.child.stdin.on('error', () => undefined);
+    this.answers.setEncoding('utf8');
+    this.answers.on('data', (chunk: string) => this.onData(chunk));
+    // A shell that died reports EPIPE on the request channel; 'close' below settles the request.
+    this.requests.on('error', () => undefined);
     this.child.on('error', () => this.gone());
     this.child.on('close', () => this.gone());
   }
@@ -82,7 +88,7 @@ class Shell {
     const timer = setTimeout(() => this.stop(), timeoutMs);
     this.current = { seq, lines: [], resolve, timer };
     const frame = [String(seq), ...fields.map((f) => f.replaceAll('\0', '')), '.'].map((f) => `${f}\0`).join('');
-    this.child.stdin.write(frame);
+    this.requests.write(frame);
   }
 
   /** Stops the shell and everything it started; a request in flight answers null. */
@@ -118,7 +124,7 @@ class Shell {
     if (!this.dead) {
       this.idleTimer = setTimeout(() => {
         this.retiring = true;
-        this.child.stdin.end();
+        this.requests.end();
       }, this.opts.idleMs);
       this.idleTimer.unref();
     }

@@ -28,9 +28,9 @@ const MEDIA_TEST = RAW_MEDIA_EXTENSIONS.map((ext) => `-iname '*.${ext}'`).join('
  * "i<TAB>unclear" when du measured nothing or find could not look into a folder.
  */
 const PROBE_SCRIPT = [
-  'while IFS= read -r -d "" seq; do',
+  'while IFS= read -r -d "" -u 3 seq; do',
   '  i=0; found=0; unclear=0',
-  '  while IFS= read -r -d "" d && [ "$d" != . ]; do',
+  '  while IFS= read -r -d "" -u 3 d && [ "$d" != . ]; do',
   '    if [ -z "$d" ]; then',
   '      if [ "$found" = 0 ]; then if [ "$unclear" = 1 ]; then printf "%s\\tunclear\\n" "$i"; else printf "%s\\tabsent\\n" "$i"; fi; fi',
   '      i=$((i+1)); found=0; unclear=0; continue',
@@ -39,9 +39,9 @@ const PROBE_SCRIPT = [
   '    case "$d" in /*) ;; *) continue ;; esac',
   '    if [ -d "$d" ]; then',
   // -H and -D: a candidate that is a link is looked through, so it is reported and the routes refuse it (403).
-  `      media=$(find -H "$d" -type f \\( ${MEDIA_TEST} \\) -print -quit 2>/dev/null </dev/null); st=$?`,
+  `      media=$(find -H "$d" -type f \\( ${MEDIA_TEST} \\) -print -quit 2>/dev/null 3<&-); st=$?`,
   '      if [ -z "$media" ]; then [ "$st" = 0 ] || unclear=1; continue; fi',
-  '      found=1; out=$(du -sbD -- "$d" 2>/dev/null </dev/null)',
+  '      found=1; out=$(du -sbD -- "$d" 2>/dev/null 3<&-)',
   '      if [ -n "$out" ]; then printf "%s\\t%s\\n" "$i" "$out"; else printf "%s\\tunclear\\n" "$i"; fi',
   '    fi',
   '  done',

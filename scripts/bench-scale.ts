@@ -210,6 +210,43 @@ function cpuTicks(pid: number): number {
   return Number(f[11]) + Number(f[12]); // utime, stime (fields 14 and 15)
 }
 
+/** An agent's own CPU ticks and those of the tools it started and reaped (the stand-ins). */
+function ownAndChildTicks(pid: number): { own: number; children: number } {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { own: Number(f[11]) + Number(f[12]), children: Number(f[13]) + Number(f[14]) };
+  } catch {
+    return { own: 0, children: 0 };
+  }
+}
+
+/** Busy ticks of the whole host (all CPUs): user, nice, system, irq, softirq, steal of /proc/stat. */
+function hostBusyTicks(): number {
+  const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return f[0] + f[1] + f[2] + f[5] + f[6] + f[7];
+}
+
+/**
+ * Where the host's CPU went over a run, per job: the whole host, the agents' own work and the tools
+ * they started (the stand-ins). With the slots' demand far above what the host can start, the slot
+ * gap is the host's, not the queue's: this shows by how much.
+ */
+class HostCost {
+  private readonly host0 = hostBusyTicks();
+  private readonly agents0: { own: number; children: number }[];
+  constructor(private readonly pids: number[]) {
+    this.agents0 = pids.map(ownAndChildTicks);
+  }
+  /** Per job in ms of CPU. Read before the agents are stopped. */
+  perJobMs(jobs: number): { host: number; agents: number; tools: number } {
+    const now = this.pids.map(ownAndChildTicks);
+    const sum = (k: 'own' | 'children'): number => now.reduce((a, t, i) => a + Math.max(0, t[k] - this.agents0[i][k]), 0);
+    const perJob = (ticks: number): number => ((ticks / CLK_TCK) * 1000) / jobs;
+    return { host: perJob(hostBusyTicks() - this.host0), agents: perJob(sum('own')), tools: perJob(sum('children')) };
+  }
+}
+
 function peakRssMb(pid: number): number {
   const line = fs.readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'));
   return Number((line ?? '').replace(/\D+/g, '')) / 1024;
@@ -292,6 +329,8 @@ interface RunResult {
   restartedEncodes: number;
   gaps: number[];
   cpuCores: number;
+  /** ms of CPU per job: the whole host, the agents themselves, the tools they started. */
+  cpuPerJob: { host: number; agents: number; tools: number };
   peakMb: number;
   listMs: number[];
   listErrors: number;
@@ -342,6 +381,7 @@ async function scaleRun(broker: 'embedded' | 'mosquitto', faults: boolean): Prom
 
     const events: string[] = [];
     const cost = new CoordinatorCost(c.proc.child.pid as number);
+    const hostCost = new HostCost(agents.map((a) => a.proc.child.pid as number));
     coordinators.push(c.proc);
     const t0 = Date.now();
     // GET /jobs sampler: sequential, every 100 ms, for the whole run.
@@ -423,6 +463,7 @@ async function scaleRun(broker: 'embedded' | 'mosquitto', faults: boolean): Prom
     sampling = false;
     await sampler;
     cost.settle();
+    const cpuPerJob = hostCost.perJobMs(JOBS);
     // Late encodes (a resumed task of the restarted agent) would show within its resume delay.
     await sleep(faults ? 8_000 : 1_000);
 
@@ -462,6 +503,7 @@ async function scaleRun(broker: 'embedded' | 'mosquitto', faults: boolean): Prom
       restartedEncodes: [...starts.values()].reduce((a, n) => a + n - 1, 0),
       gaps: slotGaps(encodes, t0 + queueS * 1000, lastFirstStart),
       cpuCores: cost.ticks / CLK_TCK / wallS,
+      cpuPerJob,
       peakMb: cost.peakMb,
       listMs,
       listErrors,
@@ -485,7 +527,11 @@ function record(key: string, r: RunResult, withGap: boolean): void {
   measures.push({ key: `${key}-lost`, name: `scale (${tag}): jobs lost`, value: r.lost.length, unit: 'x', target: 0, detail: `${r.lost.length ? r.lost.slice(0, 5).join('; ') : 'none'}; ${r.failed.length} ended failed${r.failed.length ? `: ${[...new Set(r.failed.map((f) => f.error))].slice(0, 3).join(' | ')}` : ''}; ${r.events.join('; ')}` });
   measures.push({ key: `${key}-doubled`, name: `scale (${tag}): jobs encoded twice`, value: r.doubled.length, unit: 'x', target: 0, detail: `${r.doubled.length ? r.doubled.slice(0, 5).join('; ') : 'none'}; encodes started again after an interruption: ${r.restartedEncodes}` });
   if (withGap && r.gaps.length) {
-    measures.push({ key: `${key}-slot-gap`, name: `scale (${tag}): slot idle while work waits, p99`, value: pct(r.gaps, 99), unit: 'ms', target: 100, detail: `p50 ${ms(median(r.gaps))}, max ${ms(Math.max(...r.gaps))}, ${r.gaps.length} gaps; ${common}`, samples: { gap_ms: r.gaps } });
+    const c = r.cpuPerJob;
+    const coordinatorMs = (r.cpuCores * r.wallS * 1000) / JOBS;
+    const cores = os.cpus().length;
+    const bound = `host CPU per job ${c.host.toFixed(0)} ms (agents ${c.agents.toFixed(0)}, the tools they started ${c.tools.toFixed(0)}, coordinator ${coordinatorMs.toFixed(0)}): ${cores} cores finish at most ${((cores * 1000) / c.host).toFixed(1)} jobs/s, the ${AGENTS * 4} slots would take ${((AGENTS * 4 * 1000) / HOLD_MS).toFixed(0)}/s`;
+    measures.push({ key: `${key}-slot-gap`, name: `scale (${tag}): slot idle while work waits, p99`, value: pct(r.gaps, 99), unit: 'ms', target: 100, detail: `p50 ${ms(median(r.gaps))}, max ${ms(Math.max(...r.gaps))}, ${r.gaps.length} gaps; ${common}; ${bound}`, samples: { gap_ms: r.gaps } });
   }
   measures.push({ key: `${key}-cpu`, name: `scale (${tag}): coordinator CPU average (cores)`, value: r.cpuCores, unit: 'x', target: 1, detail: `${common}; ${os.cpus().length} CPUs shared with 20 agents and the broker` });
   measures.push({ key: `${key}-rss`, name: `scale (${tag}): coordinator peak RSS`, value: r.peakMb, unit: 'MB', target: 200, detail: 'VmHWM of the coordinator process(es)' });

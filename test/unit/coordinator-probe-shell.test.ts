@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { ProbeShellPool } from '../../coordinator/probe-shell.js';
 
@@ -9,9 +11,9 @@ import { ProbeShellPool } from '../../coordinator/probe-shell.js';
  * own and waits for it, as a du on a dead network mount would.
  */
 const ECHO_SCRIPT = [
-  'while IFS= read -r -d "" seq; do',
-  '  while IFS= read -r -d "" f && [ "$f" != . ]; do',
-  '    if [ "$f" = hang ]; then sleep 300 </dev/null; fi',
+  'while IFS= read -r -d "" -u 3 seq; do',
+  '  while IFS= read -r -d "" -u 3 f && [ "$f" != . ]; do',
+  '    if [ "$f" = hang ]; then sleep 300 3<&-; fi',
   '    shown=${f//$\'\\n\'/\\\\n}; shown=${shown//$\'\\t\'/\\\\t}',
   '    printf "%s %s %s:%s\\n" "$$" "$(nice)" "${#f}" "$shown"',
   '  done',
@@ -146,6 +148,30 @@ describe('ProbeShellPool (long-lived probe shells)', () => {
     } finally {
       low.close();
       normal.close();
+    }
+  });
+
+  it('runs none of the service user\'s shell set-up (~/.bashrc, BASH_ENV), as under systemd', async () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-probe-home-'));
+    const marker = path.join(home, 'sourced');
+    fs.writeFileSync(path.join(home, '.bashrc'), `touch '${marker}-bashrc'\n`);
+    fs.writeFileSync(path.join(home, 'env.sh'), `touch '${marker}-bash-env'\n`);
+    const saved = { HOME: process.env.HOME, SHLVL: process.env.SHLVL, BASH_ENV: process.env.BASH_ENV };
+    // A service has no SHLVL: bash then runs ~/.bashrc when it takes its stdin for a remote shell's.
+    process.env.HOME = home;
+    delete process.env.SHLVL;
+    process.env.BASH_ENV = path.join(home, 'env.sh');
+    const p = pool();
+    try {
+      assert.ok(await p.run(['/x'], 5000));
+      assert.deepEqual(fs.readdirSync(home).filter((f) => f.startsWith('sourced')), []);
+    } finally {
+      p.close();
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+      fs.rmSync(home, { recursive: true, force: true });
     }
   });
 

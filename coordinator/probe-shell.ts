@@ -1,6 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import os from 'node:os';
 import type { Readable, Writable } from 'node:stream';
+import { setNice } from '../shared/process.js';
+
+/** Nice 19: the lowest CPU priority, and with it the lowest best-effort disk priority. */
+const LOWEST_PRIORITY = 19;
 
 /**
  * Long-lived bash processes that answer probe requests one after another, so the coordinator does
@@ -61,13 +64,7 @@ class Shell {
     // The handles never keep the coordinator alive: a request in flight does that with its timer.
     this.child.unref();
     for (const s of [this.requests, this.answers] as unknown as { unref?: () => void }[]) s.unref?.();
-    if (opts.lowPriority && this.child.pid !== undefined) {
-      try {
-        os.setPriority(this.child.pid, os.constants.priority.PRIORITY_LOW);
-      } catch {
-        // Ended already, or not allowed: the priority is a courtesy.
-      }
-    }
+    if (opts.lowPriority && this.child.pid !== undefined) setNice(this.child.pid, LOWEST_PRIORITY);
     this.answers.setEncoding('utf8');
     this.answers.on('data', (chunk: string) => this.onData(chunk));
     // A shell that died reports EPIPE on the request channel; 'close' below settles the request.

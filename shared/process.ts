@@ -41,11 +41,11 @@ export interface RunToolOptions {
   /** Keep the whole stdout text in the result (for short outputs such as scans). */
   captureStdout?: boolean;
   /**
-   * Run the tool at the lowest CPU priority (nice 19), for background checks that must not take the
-   * cores from the service itself. Processes the tool starts inherit it, and so does its disk
-   * priority (Linux derives a best-effort I/O priority from the nice value: 19 is the lowest).
+   * Run the tool at this nice value (1-19; 0 or none: the service's own), for work that must leave
+   * the cores to the API and to the household's other services on the host. Processes the tool starts
+   * inherit it, and so does its disk priority (Linux derives a best-effort I/O priority from it).
    */
-  lowPriority?: boolean;
+  nice?: number;
 }
 
 export interface ToolResult {
@@ -100,13 +100,14 @@ export async function killProcessGroup(pid: number, graceMs: number = KILL_GRACE
 }
 
 /**
- * Sets a started tool to nice 19. spawn() returns once the tool is executing, before it has done
- * much, so what it starts later (find, du) is niced as well. A tool already gone, or a platform that
- * refuses, just runs at normal priority: the priority is a courtesy, never a reason to fail.
+ * Sets a started process to a nice value. spawn() returns once the process is executing, before it
+ * has done much, so what it starts later (find, du, HandBrake's own threads) gets it as well. A
+ * process already gone, or a platform that refuses, runs at normal priority: the priority is a
+ * courtesy, never a reason to fail.
  */
-function lowerPriority(pid: number): void {
+export function setNice(pid: number, nice: number): void {
   try {
-    os.setPriority(pid, os.constants.priority.PRIORITY_LOW);
+    os.setPriority(pid, nice);
   } catch {
     // ESRCH (ended already) or EACCES: nothing to do.
   }
@@ -170,7 +171,7 @@ export async function runTool(bin: string, args: string[], opts: RunToolOptions 
   const onAbort = (): void => stop('canceled');
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   const timer = opts.timeoutMs ? setTimeout(() => stop('timeout'), opts.timeoutMs) : undefined;
-  if (child.pid !== undefined && opts.lowPriority) lowerPriority(child.pid);
+  if (child.pid !== undefined && opts.nice) setNice(child.pid, opts.nice);
   if (child.pid !== undefined) opts.onSpawn?.(child.pid);
 
   let stdout = '';

@@ -25,11 +25,13 @@ describe('runTool', () => {
     assert.equal(result.stdout, 'x:path\n');
   });
 
-  it('runs a background tool and what it starts at the lowest CPU priority when asked', async () => {
-    // The inner sh is started after the priority was set: it shows what find and du of a probe get.
+  it('runs a tool and what it starts at the nice value asked for', async () => {
+    // The inner sh is started after the priority was set: it shows what a tool's own children get.
     const script = 'sleep 0.3; sh -c nice';
-    const low = await runTool('sh', ['-c', script], { captureStdout: true, lowPriority: true });
+    const low = await runTool('sh', ['-c', script], { captureStdout: true, nice: 19 });
     assert.equal(low.stdout, '19\n');
+    const ten = await runTool('sh', ['-c', script], { captureStdout: true, nice: 10 });
+    assert.equal(ten.stdout, `${Math.max(10, os.getPriority())}\n`);
     const normal = await runTool('sh', ['-c', script], { captureStdout: true });
     assert.equal(normal.stdout, `${os.getPriority()}\n`);
   });

@@ -287,11 +287,26 @@ export interface Reply<T = unknown> {
   headers: Headers;
 }
 
+/**
+ * A kept-alive socket the server closed (its keep-alive timeout) at the moment fetch reused it fails
+ * with "other side closed" before the request reached the server: Node's documented race, seen on a
+ * loaded host. A GET or HEAD is sent once more, as a browser does; nothing else is repeated.
+ */
+function reusedSocketClosed(err: unknown): boolean {
+  const cause = (err as { cause?: { code?: string } }).cause;
+  return cause?.code === 'UND_ERR_SOCKET' || cause?.code === 'ECONNRESET';
+}
+
 export async function api<T = unknown>(base: string, method: string, p: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> {
-  const res = await fetch(`${base}${p}`, {
-    method,
-    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  const send = (): Promise<Response> =>
+    fetch(`${base}${p}`, {
+      method,
+      headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+  const res = await send().catch((err: unknown) => {
+    if ((method === 'GET' || method === 'HEAD') && reusedSocketClosed(err)) return send();
+    throw err;
   });
   const text = await res.text();
   let parsed: unknown = text;

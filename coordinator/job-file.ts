@@ -48,11 +48,12 @@ export async function openJobFile(mediaRoot: string, outputPath: string | null, 
   if (realRoot === null || !within(realRoot, realDir)) throw new HttpError(403, `the output folder ${check.path} leads outside ${mediaRoot} through a symbolic link: refused`);
   if (!bare) throw new HttpError(400, 'the file name must be a bare name: no slash, no .., no leading dot');
   if (realFile === null) throw new HttpError(404, `no file "${name}" inside the output folder`);
-  const outside = new HttpError(403, `"${name}" leads outside the output folder through a symbolic link: refused`);
-  if (!within(realDir, realFile)) throw outside;
+  // Made only when it is thrown: an Error records its stack when it is made, and most downloads need none.
+  const outside = (): HttpError => new HttpError(403, `"${name}" leads outside the output folder through a symbolic link: refused`);
+  if (!within(realDir, realFile)) throw outside();
   // Checked again after opening: a folder swapped for a link meanwhile does not lead the download out.
   const opened = await openInside(realDir, realFile);
-  if (!opened) throw outside;
+  if (!opened) throw outside();
   if (!opened.stat.isFile()) {
     await opened.close();
     throw new HttpError(404, `"${name}" is not a file`);

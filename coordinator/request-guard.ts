@@ -68,6 +68,29 @@ export function hostAllowed(header: string | undefined, allowed: readonly string
   return allowed.includes('*') || allowed.includes(host);
 }
 
+/** How many Host headers hostCheck remembers its answer for: a client sends the same one every time. */
+export const HOST_MEMO_SIZE = 64;
+
+/**
+ * hostAllowed for a fixed list, remembering its answer for the last few Host headers: the answer
+ * depends on nothing else, and parsing the header (an IPv6 test among it) costs every request. When
+ * full, the memo starts over, so a client sending ever new names cannot make it grow.
+ */
+export function hostCheck(allowed: readonly string[]): (header: string | undefined) => boolean {
+  const list = [...allowed];
+  const memo = new Map<string, boolean>();
+  return (header) => {
+    if (header === undefined) return true;
+    let ok = memo.get(header);
+    if (ok === undefined) {
+      ok = hostAllowed(header, list);
+      if (memo.size >= HOST_MEMO_SIZE) memo.clear();
+      memo.set(header, ok);
+    }
+    return ok;
+  };
+}
+
 /** The reason a state-changing request is refused as coming from another site, or null when it may pass. */
 export function crossSiteReason(headers: { origin?: string; host?: string; secFetchSite?: string }): string | null {
   const site = headers.secFetchSite?.trim().toLowerCase();
@@ -121,10 +144,12 @@ export function requestGuard(allowedHosts: readonly string[], log: Logger): Requ
     }
     sendText(res, status, reason);
   };
+  const headers = Object.entries(SECURITY_HEADERS);
+  const hostOk = hostCheck(allowedHosts);
   return (req, res, next) => {
-    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+    for (const [name, value] of headers) res.setHeader(name, value);
     const host = req.headers.host;
-    if (!hostAllowed(host, allowedHosts)) {
+    if (!hostOk(host)) {
       refuse(res, 403, `refused: this Ripwerk does not answer to the host name ${quoted(host ?? '')}; add it to ALLOWED_HOSTS if it is yours`, 'host');
       return;
     }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { contentTypeRefusal, crossSiteReason, hostAllowed, hostOf, quoted, SECURITY_HEADERS } from '../../coordinator/request-guard.js';
+import { contentTypeRefusal, crossSiteReason, HOST_MEMO_SIZE, hostAllowed, hostCheck, hostOf, quoted, SECURITY_HEADERS } from '../../coordinator/request-guard.js';
 import { ConfigError, defaultAllowedHosts, readCoordinatorConfig } from '../../shared/config.js';
 
 const ALLOWED = defaultAllowedHosts('heimserver');
@@ -36,6 +36,19 @@ describe('the Host header (DNS rebinding)', () => {
     assert.equal(hostAllowed('192.168.1.10:8080', names), true);
     assert.equal(hostAllowed('evil.example', ['*']), true);
     assert.throws(() => readCoordinatorConfig({ ALLOWED_HOSTS: 'http://nas:8080' }), ConfigError);
+  });
+
+  it('answers a remembered Host header as hostAllowed does, asked again and again, with a bounded memo', () => {
+    const list = [...ALLOWED];
+    const check = hostCheck(list);
+    list.push('evil.example'); // the list is the one at creation
+    const headers = ['localhost:8080', 'evil.example', '127.0.0.1:8080', '[::1]:8080', 'nas', '', 'a b', 'HEIMSERVER.fritz.box:8080', undefined];
+    for (let round = 0; round < 3; round++) {
+      for (const h of headers) assert.equal(check(h), h === undefined ? true : hostAllowed(h, ALLOWED), String(h));
+    }
+    // Ever new names: still the right answers, also for the first ones once the memo started over.
+    for (let i = 0; i < HOST_MEMO_SIZE * 3; i++) assert.equal(check(`n${i}.evil.example`), false);
+    for (const h of headers) assert.equal(check(h), h === undefined ? true : hostAllowed(h, ALLOWED), String(h));
   });
 
   it('defaults to localhost, the host name and its home-network forms', () => {

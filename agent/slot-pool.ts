@@ -13,10 +13,13 @@ export class SlotPool {
     return this.running;
   }
 
-  /** Queues work; it starts when a slot is free. */
-  submit(id: string, start: () => Promise<void>): void {
+  /** Queues work; it starts when a slot is free. True when it started at once (a slot was free), false when it waits. */
+  submit(id: string, start: () => Promise<void>): boolean {
+    // The queue is pumped empty whenever a slot frees, so a free slot means nothing waits ahead of this work.
+    const startsNow = this.running < this.size;
     this.waiting.push({ id, start });
     this.pump();
+    return startsNow;
   }
 
   /** Drops work that has not started yet; returns true when it was waiting. */

@@ -39,8 +39,8 @@ export class CommandIntake {
     if (!ctx.store.addTask(cmd)) return; // a redelivery of a command we hold or finished
     ctx.log.info(`accepted ${cmd.task} (command ${cmd.id})`, cmd.job_id);
     ctx.emit({ type: 'accepted', command_id: cmd.id, job_id: cmd.job_id });
-    ctx.link.publishStatus();
-    this.runner.submit(cmd);
+    // A task that starts at once is in the status its run publishes; one that waits for a slot is published here.
+    if (!this.runner.submit(cmd)) ctx.link.publishStatus();
   }
 
   private cancel(cmd: Extract<Command, { task: typeof TASKS.cancel }>): void {

@@ -76,8 +76,7 @@ export class JobRunner implements AgentFeature {
     if (this.recovered.size === 0) this.stopAsking();
     if (ctx.stopping || ctx.store.getTask(commandId)?.state !== 'waiting') return false;
     ctx.log.info(`resuming the ${cmd.task === TASKS.ripDisc ? 'rip' : 'transcode'} after a restart: the coordinator confirmed it`, cmd.job_id);
-    this.submit(cmd);
-    ctx.link.publishStatus();
+    if (!this.submit(cmd)) ctx.link.publishStatus();
     return true;
   }
 
@@ -91,9 +90,12 @@ export class JobRunner implements AgentFeature {
     for (const c of this.controllers.values()) c.abort();
   }
 
-  /** Puts a stored command into the queue of slots. */
-  submit(cmd: JobCommand): void {
-    this.ctx.pool.submit(cmd.id, () => this.run(cmd));
+  /**
+   * Puts a stored command into the queue of slots. True when it started at once: its run has published
+   * the status already. False when it waits for a slot: the caller publishes the status with it waiting.
+   */
+  submit(cmd: JobCommand): boolean {
+    return this.ctx.pool.submit(cmd.id, () => this.run(cmd));
   }
 
   /** Aborts the command when it is running; false when it is not. */

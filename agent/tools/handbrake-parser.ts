@@ -35,8 +35,9 @@ export class HandbrakeJsonCollector {
     if (!m) return null;
     this.label = m[1];
     this.buffer = [m[2]];
-    const oneLine = tryParse(m[2]);
-    if (oneLine === undefined) return null;
+    // Only a line that closes its object can be a whole block: parsing every `Label: {` start threw a
+    // SyntaxError (with its stack) per progress block.
+    if (!m[2].trimEnd().endsWith('}') || tryParse(m[2]) === undefined) return null;
     return this.finish();
   }
 

@@ -93,7 +93,9 @@ describe('agent feature: command intake', () => {
     aborted: string[];
     resumed: [string, string][];
     running: Set<string>;
-    submit(cmd: JobCommand): void;
+    /** What submit answers: true, the task started at once (its run published the status); false, it waits for a slot. */
+    startsAtOnce: boolean;
+    submit(cmd: JobCommand): boolean;
     abort(id: string): boolean;
     resumeRecovered(id: string, startedAt: string): boolean;
   } => {
@@ -102,7 +104,11 @@ describe('agent feature: command intake', () => {
       aborted: [] as string[],
       resumed: [] as [string, string][],
       running: new Set<string>(),
-      submit: (cmd: JobCommand) => void r.submitted.push(cmd.id),
+      startsAtOnce: false,
+      submit: (cmd: JobCommand) => {
+        r.submitted.push(cmd.id);
+        return r.startsAtOnce;
+      },
       abort: (id: string) => {
         r.aborted.push(id);
         return r.running.has(id);
@@ -127,6 +133,38 @@ describe('agent feature: command intake', () => {
     assert.equal(h.events[0].job_id, 'job-c1');
     assert.deepEqual(runner.submitted, ['c1']);
     assert.equal(h.store.getTask('c1')?.state, 'waiting');
+  });
+
+  it('publishes the status for a task that waits for a slot; one that started at once was published by its run', () => {
+    const h = harness();
+    let published = 0;
+    const ctx: AgentContext = { ...h.ctx, link: { publishStatus: () => void published++ } };
+    const runner = fakeRunner();
+    const intake = new CommandIntake(ctx, runner, noDriveCommands);
+    intake.onCommand(transcodeCommand(h, 'waits'));
+    assert.equal(published, 1);
+    runner.startsAtOnce = true;
+    intake.onCommand(transcodeCommand(h, 'starts'));
+    assert.equal(published, 1);
+    assert.deepEqual(runner.submitted, ['waits', 'starts']);
+  });
+
+  it('with the real runner, a command taken into a free slot publishes one status (running), one that waits one (waiting)', async () => {
+    const h = harness({ slots: 1 });
+    const statuses: string[][] = [];
+    const ctx: AgentContext = { ...h.ctx, link: { publishStatus: () => void statuses.push(h.store.tasksIn(['waiting', 'running']).map((t) => `${t.id} ${t.state}`)) } };
+    let finish = (): void => undefined;
+    const runner = new JobRunner(ctx, () => new Promise<void>((resolve) => (finish = resolve)), async () => undefined, STARTED);
+    const intake = new CommandIntake(ctx, runner, noDriveCommands);
+    intake.onCommand(transcodeCommand(h, 'first'));
+    assert.deepEqual(statuses, [['first running']]);
+    intake.onCommand(transcodeCommand(h, 'second'));
+    assert.deepEqual(statuses, [['first running'], ['first running', 'second waiting']]);
+    finish();
+    await sleep(10);
+    assert.deepEqual(statuses.slice(2), [['second waiting'], ['second running']], 'the end of the first and the start of the second');
+    finish();
+    await sleep(10);
   });
 
   it('refuses what the worker cannot do, with the reason, and stores nothing', () => {
@@ -229,7 +267,9 @@ describe('agent feature: job runner', () => {
     h.store.addTask(tc);
     h.store.setTaskState('tc1', 'running');
     const ran: string[] = [];
-    const runner = new JobRunner(h.ctx, async (cmd) => void ran.push(cmd.id), async () => undefined, STARTED, 20);
+    let published = 0;
+    const ctx: AgentContext = { ...h.ctx, link: { publishStatus: () => void published++ } };
+    const runner = new JobRunner(ctx, async (cmd) => void ran.push(cmd.id), async () => undefined, STARTED, 20);
     await runner.start();
     assert.equal(h.store.getTask('rip1')?.state, 'interrupted');
     assert.equal(fs.existsSync(rip.args.raw_dir), false, "the interrupted rip's raw folder is removed");
@@ -242,7 +282,9 @@ describe('agent feature: job runner', () => {
     assert.equal(h.store.getTask('tc1')?.state, 'waiting', 'the task is kept, not lost');
     assert.deepEqual(runner.recoveredTasks(), [{ command_id: 'tc1', job_id: 'job-tc1' }], 'the status asks for it');
     assert.equal(runner.resumeRecovered('tc1', '2026-11-20T08:00:00.000Z'), false, 'a resume that answered an earlier run of the agent counts for nothing');
+    const statusesBefore = published;
     assert.equal(runner.resumeRecovered('tc1', STARTED), true);
+    assert.equal(published - statusesBefore, 1, 'one status: the resumed run publishes it as it starts');
     assert.equal(runner.resumeRecovered('tc1', STARTED), false, 'a second resume runs nothing twice');
     await sleep(20);
     assert.deepEqual(ran, ['tc1']);

@@ -46,6 +46,14 @@ function harness(size: number) {
 }
 
 describe('SlotPool', () => {
+  it('tells whether submitted work started at once or waits for a slot', () => {
+    const pool = new SlotPool(1);
+    const never = (): Promise<void> => new Promise<void>(() => undefined);
+    assert.equal(pool.submit('a', never), true);
+    assert.equal(pool.submit('b', never), false);
+    assert.deepEqual([pool.busy, pool.withdraw('b')], [1, true]);
+  });
+
   it('never runs more than its size and starts waiting work in submission order', async () => {
     const h = harness(2);
     for (const id of ['a', 'b', 'c', 'd', 'e']) h.submit(id);

@@ -84,6 +84,14 @@ for (const impl of IMPLEMENTATIONS) {
         store.tasksIn(['done']).map((t) => t.id),
         ['cmd-2'],
       );
+      store.addTask(ripCommand('cmd-3'));
+      assert.deepEqual(
+        store
+          .tasksIn(['waiting', 'done'])
+          .map((t) => t.id)
+          .sort(),
+        ['cmd-2', 'cmd-3'],
+      );
       store.close();
     });
 
@@ -222,3 +230,29 @@ for (const impl of IMPLEMENTATIONS) {
     });
   });
 }
+
+describe('AgentStore (SQLite) statements', () => {
+  it('prepares its statements once when it opens, not on every call', () => {
+    const store = new AgentStore(path.join(root, `agent-${++n}.sqlite`), 'node-a');
+    let prepared = 0;
+    const prepare = store.db.prepare.bind(store.db);
+    store.db.prepare = ((sql: string) => {
+      prepared++;
+      return prepare(sql);
+    }) as typeof store.db.prepare;
+    store.addTask(ripCommand('cmd-1'));
+    store.getTask('cmd-1');
+    store.setTaskState('cmd-1', 'running', 42);
+    store.setTaskPid('cmd-1', 43);
+    const event = store.enqueueEvent({ type: 'log', command_id: 'cmd-1', level: 'info', message: 'a' });
+    store.enqueueEvent({ type: 'progress', command_id: 'cmd-1', job_id: 'job-1', phase: 'rip', progress: 5 }, 'progress:cmd-1');
+    store.heldTaskIds();
+    store.tasksIn(['running', 'done']);
+    store.pendingEvents();
+    store.ackEvents([event.event_id]);
+    store.outboxSize();
+    store.pruneTasks(1000);
+    assert.equal(prepared, 0);
+    store.close();
+  });
+});

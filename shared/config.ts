@@ -74,6 +74,12 @@ export interface AgentConfig {
   makemkvDataDir: string;
   pathMap: PathMapEntry[];
   slots: number;
+  /**
+   * The nice value the encoder runs at (ENCODER_NICE, 0-19, default 10): an encode takes every core
+   * it can get, and the API, the web UI and the household's other services on the same host (a media
+   * server streaming, say) go first. On an otherwise idle host the encode is just as fast.
+   */
+  encoderNice: number;
   /** The coordinator's broker secret (RIPWERK_BROKER_SECRET): the legacy way in, used only without own credentials. */
   brokerSecret: string | null;
   /**
@@ -107,6 +113,15 @@ function positiveInt(env: Env, name: string, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n <= 0) throw new ConfigError(`${name} must be a positive whole number, got "${raw}"`);
+  return n;
+}
+
+/** A nice value from 0 (the service's own priority) to 19 (the lowest). */
+function niceValue(env: Env, name: string, fallback: number): number {
+  const raw = (env[name] ?? '').trim();
+  if (raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 19) throw new ConfigError(`${name} must be a nice value from 0 (normal priority) to 19 (lowest), got "${raw}"`);
   return n;
 }
 
@@ -299,6 +314,7 @@ export function readAgentConfig(env: Env, embeddedMqttUrl?: string): AgentConfig
     makemkvDataDir: makemkvDataDir(env),
     pathMap,
     slots: 4,
+    encoderNice: niceValue(env, 'ENCODER_NICE', 10),
     brokerSecret: (env.RIPWERK_BROKER_SECRET ?? '').trim() || null,
     mqttCredentials: credentials,
     native: false,
@@ -306,7 +322,7 @@ export function readAgentConfig(env: Env, embeddedMqttUrl?: string): AgentConfig
 }
 
 /** The variables a native worker's config file (worker.json) may hold; the same names as in the environment. */
-export const NATIVE_CONFIG_KEYS = ['MQTT_URL', 'MQTT_USERNAME', 'MQTT_PASSWORD', 'RIPWERK_BROKER_SECRET', 'WORKER_NAME', 'DATA_DIR', 'HANDBRAKE_CLI', 'RIPWERK_PATH_MAP', 'MEDIA_ROOT', 'RAW_DIR'] as const;
+export const NATIVE_CONFIG_KEYS = ['MQTT_URL', 'MQTT_USERNAME', 'MQTT_PASSWORD', 'RIPWERK_BROKER_SECRET', 'WORKER_NAME', 'DATA_DIR', 'HANDBRAKE_CLI', 'ENCODER_NICE', 'RIPWERK_PATH_MAP', 'MEDIA_ROOT', 'RAW_DIR'] as const;
 
 /** Where a native worker keeps its state unless DATA_DIR says otherwise: %ProgramData%\Ripwerk on Windows, ~/.ripwerk-worker elsewhere. */
 export function nativeDefaultDataDir(env: Env, platform: NodeJS.Platform = process.platform): string {

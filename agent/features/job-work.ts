@@ -15,9 +15,10 @@ export type JobCommand = Extract<Command, { task: typeof TASKS.ripDisc | typeof 
 export type JobWork = (cmd: JobCommand, signal: AbortSignal) => Promise<void>;
 
 /** HandBrakeCLI as the transcoder; streams are listed by ffprobe, by HandBrake's scan where ffprobe is missing. */
-export function handbrakeTranscoder(config: Pick<AgentConfig, 'handbrakeCli'>): Transcoder {
+export function handbrakeTranscoder(config: Pick<AgentConfig, 'handbrakeCli' | 'encoderNice'>): Transcoder {
   return {
-    transcode: (input, output, preset, hooks) => handbrakeTranscode(config.handbrakeCli, input, output, preset, { ...hooks, timeoutMs: 24 * 3600_000 }),
+    // The encode at ENCODER_NICE: the API and the host's other services go first (README: Configuration).
+    transcode: (input, output, preset, hooks) => handbrakeTranscode(config.handbrakeCli, input, output, preset, { ...hooks, timeoutMs: 24 * 3600_000, nice: config.encoderNice }),
     // ffprobe answers in a tenth of HandBrake's start-up; a host without it (a native worker) asks HandBrake.
     scan: async (input, signal) => {
       try {

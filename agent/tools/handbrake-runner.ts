@@ -21,6 +21,8 @@ export interface HandbrakeHooks {
   timeoutMs?: number;
   /** Arguments after the preset: the stream selection (-a, -E, -s …) overrides the preset's. */
   streamArgs?: string[];
+  /** The encoder's nice value (ENCODER_NICE); 0 or none: the agent's own priority. */
+  nice?: number;
 }
 
 export interface HandbrakeOptions {
@@ -46,6 +48,7 @@ export async function handbrakeTranscode(bin: string, input: string, output: str
       signal: hooks.signal,
       onSpawn: hooks.onSpawn,
       timeoutMs: hooks.timeoutMs,
+      nice: hooks.nice,
       onStdoutLine: (line) => {
         const block = collector.push(line);
         if (!block) return;

@@ -20,7 +20,7 @@ export interface WorkerRoots {
  * credentials left empty (POST /api/workers/{name}/credentials gives them); never the broker secret.
  */
 export function packageConfig(origin: SetupOrigin, roots: WorkerRoots): string {
-  return `${JSON.stringify({ MQTT_URL: origin.mqttUrl, MQTT_USERNAME: '', MQTT_PASSWORD: '', WORKER_NAME: '', HANDBRAKE_CLI: '', RIPWERK_PATH_MAP: '', MEDIA_ROOT: roots.mediaRoot, RAW_DIR: roots.rawDir }, null, 2)}\n`;
+  return `${JSON.stringify({ MQTT_URL: origin.mqttUrl, MQTT_USERNAME: '', MQTT_PASSWORD: '', WORKER_NAME: '', HANDBRAKE_CLI: '', ENCODER_NICE: '', RIPWERK_PATH_MAP: '', MEDIA_ROOT: roots.mediaRoot, RAW_DIR: roots.rawDir }, null, 2)}\n`;
 }
 
 function packageJson(version: string): string {
@@ -79,6 +79,8 @@ Open config/worker.json in a text editor:
   MQTT_PASSWORD          the "password" of the credentials (step 3)
   WORKER_NAME            a name for this computer (letters, digits, . _ -); empty: the host name
   HANDBRAKE_CLI          path of HandBrakeCLI; empty: HandBrakeCLI from the PATH
+  ENCODER_NICE           the encoder's priority, 0 (normal) to 19 (lowest); empty: 10, below normal,
+                         so the computer stays usable while it encodes
   RIPWERK_PATH_MAP       see above; empty: the paths are the same here
   MEDIA_ROOT, RAW_DIR    the coordinator's folders, filled in already: the worker refuses every
                          path outside them and outside the coordinator side of RIPWERK_PATH_MAP

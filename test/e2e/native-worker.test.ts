@@ -71,6 +71,7 @@ describe('native worker from the worker-setup zip: registers as native, transcod
     assert.equal(config.MQTT_PASSWORD, '');
     assert.equal(config.MEDIA_ROOT, w.media);
     assert.equal(config.RAW_DIR, w.raw);
+    assert.equal(config.ENCODER_NICE, '', 'the encoder priority is there to set; empty means the default, 10');
     const pkg = JSON.parse(fs.readFileSync(path.join(home, 'package.json'), 'utf8')) as { main: string; engines: { node: string } };
     assert.equal(pkg.main, 'ripwerk-worker.cjs');
     assert.equal(pkg.engines.node, '>=20.19');

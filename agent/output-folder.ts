@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { folderName, safeName, seasonFolder, withCollisionSuffix } from '../shared/output-name.js';
@@ -128,4 +130,143 @@ export async function removeIfEmpty(dir: string): Promise<void> {
   } catch {
     /* already gone or not empty */
   }
+}
+
+/** What identifies one written file: the same file system entry (dev, ino), unchanged since (size, mtime). */
+export interface FileIdentity {
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+/** One output a transcode claimed; `identity` once its encoder finished it. */
+export interface LedgerEntry {
+  path: string;
+  identity?: FileIdentity;
+}
+
+interface LedgerContent {
+  job_id: string;
+  files: LedgerEntry[];
+  /** The folders the outputs are in, removed again when nothing is left in them. */
+  dirs: string[];
+  /** Every encode ended and the run went on to remove (or move away) the raw files: nothing could redo them. */
+  raw_released?: boolean;
+}
+
+/** The ledger file of a command in the agent's data folder (its name hashed: a command id is the coordinator's text). */
+export function outputLedgerFile(dataDir: string, commandId: string): string {
+  return path.join(dataDir, 'outputs', `${createHash('sha256').update(commandId).digest('hex').slice(0, 32)}.json`);
+}
+
+/**
+ * What a transcode wrote into MEDIA_ROOT, kept in the agent's data folder while the transcode runs and
+ * until its outcome is stored (the job runner discards it then). An agent that dies in between finds
+ * it at its restart: if the coordinator cancels the leftover task (the encode went to another worker,
+ * which may have written the same path), removeOwnOutputs removes exactly the files this run finished,
+ * each only while it is still the very file written then. Written synchronously: an entry is on disk
+ * before the encoder starts, its identity right after the encoder ended.
+ */
+export class OutputLedger {
+  constructor(
+    readonly file: string,
+    private readonly jobId: string,
+  ) {}
+
+  private read(): LedgerContent {
+    try {
+      return JSON.parse(fsSync.readFileSync(this.file, 'utf8')) as LedgerContent;
+    } catch {
+      return { job_id: this.jobId, files: [], dirs: [] };
+    }
+  }
+
+  /** Best effort: a ledger that cannot be written only means nothing is cleaned up after a crash (nothing is removed that it does not list). */
+  private write(content: LedgerContent): void {
+    try {
+      fsSync.mkdirSync(path.dirname(this.file), { recursive: true });
+      const tmp = `${this.file}.tmp`;
+      fsSync.writeFileSync(tmp, JSON.stringify(content));
+      fsSync.renameSync(tmp, this.file);
+    } catch {
+      /* see above */
+    }
+  }
+
+  /** An output name this run picked (in `dir`), before anything is written to it. */
+  claimed(file: string, dirs: string[]): void {
+    const content = this.read();
+    if (!content.files.some((f) => f.path === file)) content.files.push({ path: file });
+    for (const d of dirs) if (!content.dirs.includes(d)) content.dirs.push(d);
+    this.write(content);
+  }
+
+  /** The output is finished: its identity is recorded (a file that cannot be read stays without one). */
+  written(file: string): void {
+    let st: fsSync.Stats;
+    try {
+      st = fsSync.statSync(file);
+    } catch {
+      return;
+    }
+    const content = this.read();
+    const identity: FileIdentity = { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs };
+    const entry = content.files.find((f) => f.path === file);
+    if (entry) entry.identity = identity;
+    else content.files.push({ path: file, identity });
+    this.write(content);
+  }
+
+  /**
+   * Every encode ended and the raw files are about to be removed or moved to the originals: from now
+   * on the outputs may be the job's only encode (no other worker can redo it), so they are never removed.
+   */
+  releasingRaw(): void {
+    const content = this.read();
+    content.raw_released = true;
+    this.write(content);
+  }
+
+  /** The outcome is stored (or the outputs removed): nothing to clean up after a restart. */
+  discard(): void {
+    fsSync.rmSync(this.file, { force: true });
+    fsSync.rmSync(`${this.file}.tmp`, { force: true });
+  }
+}
+
+/** Whether the file at `file` is still the one recorded: same entry, same size and time of the last change. */
+async function isSameFile(file: string, id: FileIdentity): Promise<boolean> {
+  const st = await fs.lstat(file).catch(() => null);
+  return st !== null && st.isFile() && st.dev === id.dev && st.ino === id.ino && st.size === id.size && st.mtimeMs === id.mtimeMs;
+}
+
+/**
+ * Removes the outputs a ledger lists as finished by its run, then the folders it lists that are empty
+ * now, then the ledger. Only files that are provably that run's own go: each must still be the very
+ * file recorded when its writer ended (another worker's result at the same path is a different file,
+ * or the same one rewritten: either way it stays). An output without a recorded identity (an encode
+ * cut off before it ended) stays too: the run cannot tell its half-written file from another
+ * worker's file that took the name later. And nothing goes once the run had released its raw files:
+ * then no other worker could redo the encode, and these files may be the job's only one.
+ */
+export async function removeOwnOutputs(ledgerFile: string): Promise<{ removed: string[]; keptAfterRawReleased: boolean }> {
+  let content: LedgerContent;
+  try {
+    content = JSON.parse(await fs.readFile(ledgerFile, 'utf8')) as LedgerContent;
+  } catch {
+    return { removed: [], keptAfterRawReleased: false };
+  }
+  const removed: string[] = [];
+  if (!content.raw_released) {
+    for (const entry of content.files ?? []) {
+      if (!entry.identity || !(await isSameFile(entry.path, entry.identity))) continue;
+      await fs.rm(entry.path, { force: true });
+      removed.push(entry.path);
+    }
+    // Deepest first: a subfolder (extras) before the folder holding it.
+    for (const dir of [...(content.dirs ?? [])].sort((a, b) => b.length - a.length)) await removeIfEmpty(dir);
+  }
+  await fs.rm(ledgerFile, { force: true });
+  return { removed, keptAfterRawReleased: content.raw_released === true };
 }

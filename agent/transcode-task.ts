@@ -4,7 +4,7 @@ import type { AudioStream, FileStreams, SubtitleStream, TranscodeJob } from '../
 import { describeOutput } from '../shared/library-files.js';
 import { keepOriginals, originalsDir, type MoveOps } from './keep-original.js';
 import { libraryNames } from './library-names.js';
-import { claimFileName, planOutput, releaseFileName, removeIfEmpty } from './output-folder.js';
+import { claimFileName, planOutput, releaseFileName, removeIfEmpty, type OutputLedger } from './output-folder.js';
 import { ProgressThrottle } from './progress-throttle.js';
 import { handbrakeStreamArgs, planStreams } from './stream-selection.js';
 import type { TaskContext } from './rip-task.js';
@@ -107,8 +107,12 @@ async function moveOriginals(args: TranscodeJob, outputDir: string, to: KeepOrig
  * worker.tasks.transcode_files: one encoder run per raw file into the output folder; progress is the
  * encoder's own percentage, shared across the files (task N of M). The raw dir is removed only after
  * every file succeeded; with keepOriginal the raw files are first moved into MEDIA_ROOT/Originale.
+ * `ledger` (the agent's record of this command's outputs, output-folder.ts): each output is entered
+ * before its encoder starts and gets its identity once finished, and the release of the raw files is
+ * noted before it happens, so that an agent that dies before its outcome is stored can remove exactly
+ * its own files when the coordinator cancels the leftover task (and keeps them once nothing could redo them).
  */
-export async function runTranscode(args: TranscodeJob, transcoder: Transcoder, ctx: TaskContext, originals?: KeepOriginalsTo): Promise<TranscodeResult> {
+export async function runTranscode(args: TranscodeJob, transcoder: Transcoder, ctx: TaskContext, originals?: KeepOriginalsTo, ledger?: OutputLedger): Promise<TranscodeResult> {
   for (const file of args.files) {
     const st = await fs.stat(file).catch(() => null);
     if (!st?.isFile()) throw new TaskFailure(`the raw file ${file} is missing: retry the rip`);
@@ -128,6 +132,7 @@ export async function runTranscode(args: TranscodeJob, transcoder: Transcoder, c
       const name = await claimFileName(dir, naming.names[i].name);
       const dest = path.join(dir, name);
       claimed.push(dest);
+      ledger?.claimed(dest, [...new Set([dir, plan.dir])]);
       try {
         const streamArgs = await streamArgsFor(file, args, scan, ctx);
         ctx.log('info', `transcoding ${path.basename(file)} (${i + 1} of ${args.files.length}) with preset "${args.preset}" to ${dest}`);
@@ -140,6 +145,7 @@ export async function runTranscode(args: TranscodeJob, transcoder: Transcoder, c
       } finally {
         releaseFileName(dir, name);
       }
+      ledger?.written(dest);
       written.push(dest);
       const found = await outputStreams(dest, transcoder, ctx);
       if (found) streams.push(found);
@@ -148,11 +154,13 @@ export async function runTranscode(args: TranscodeJob, transcoder: Transcoder, c
     await Promise.all(claimed.map((f) => fs.rm(f, { force: true })));
     for (const subdir of new Set(naming.names.map((n) => n.subdir).filter(Boolean))) await removeIfEmpty(path.join(plan.dir, subdir));
     await removeIfEmpty(plan.dir);
+    ledger?.discard();
     throw err;
   }
   throttle.update(100);
   throttle.flush();
   let rawRemoved = false;
+  if (!args.keep_original || originals) ledger?.releasingRaw();
   if (!args.keep_original) {
     await fs.rm(args.raw_dir, { recursive: true, force: true });
     rawRemoved = true;

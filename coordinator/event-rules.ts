@@ -1,5 +1,5 @@
 import { TASKS, type AgentEvent, type Phase } from '../shared/protocol.js';
-import { EVENT_STATUSES, type JobStatus } from './jobs/job-status.js';
+import { EVENT_STATUSES, isActive, type JobStatus } from './jobs/job-status.js';
 
 /** The command row an agent's job event refers to (the fields the rules look at). */
 export interface EventCommand {
@@ -40,4 +40,16 @@ export function jobEventRefusal(event: AgentEvent, node: string, cmd: EventComma
   if (!stage) return `${event.type} for a command that is no rip or transcode`;
   if (!rules[stage].includes(jobStatus)) return `${event.type} of the ${stage} is no valid transition for a job that is ${jobStatus}`;
   return null;
+}
+
+/**
+ * Whether a job's end is told to the household (webhook) and acted on (library refresh): its first end
+ * (the job was active before) always; an end of a job that had ended already only with a different
+ * outcome. That is a job that failed in its transcode stage and is completed after all by the late
+ * job_done of a superseded transcode (supersededResultCounts): its "failed" went out and cannot be
+ * taken back, so its "completed" goes out too, and the library is refreshed for it. The same outcome
+ * is never told twice.
+ */
+export function endNoticeDue(before: JobStatus | undefined, after: JobStatus): boolean {
+  return before === undefined || isActive(before) || before !== after;
 }

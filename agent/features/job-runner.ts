@@ -1,7 +1,9 @@
+import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import { killProcessGroup } from '../../shared/process.js';
 import { TASKS, type Phase, type RecoveredTask } from '../../shared/protocol.js';
 import type { AgentContext, AgentFeature } from '../agent-context.js';
+import { outputLedgerFile, removeOwnOutputs } from '../output-folder.js';
 import { removeRawFolderWithoutMedia } from '../raw-folder.js';
 import { OUTCOME_EVENTS, type TaskRow, type TaskState } from '../task-store.js';
 import type { JobCommand, JobWork } from './job-work.js';
@@ -25,6 +27,8 @@ export class JobRunner implements AgentFeature {
   /** Tasks from the previous run, waiting for the coordinator's word. */
   private readonly recovered = new Map<string, JobCommand>();
   private askTimer: NodeJS.Timeout | null = null;
+  /** Recovered transcodes the coordinator confirmed: their earlier run's files go before they start over. */
+  private readonly startOver = new Set<string>();
 
   constructor(
     private readonly ctx: AgentContext,
@@ -52,9 +56,13 @@ export class JobRunner implements AgentFeature {
 
   /** The tasks of the previous run still waiting for the coordinator's word (the status's `recovered`). */
   recoveredTasks(): RecoveredTask[] {
-    for (const id of this.recovered.keys()) {
+    for (const [id, cmd] of this.recovered) {
       // A cancel ends a recovered task in the store (command intake): it no longer waits.
-      if (this.ctx.store.getTask(id)?.state !== 'waiting') this.recovered.delete(id);
+      const state = this.ctx.store.getTask(id)?.state;
+      if (state === 'waiting') continue;
+      this.recovered.delete(id);
+      // Taken away: the files its last run finished before the agent died go (the encode is redone elsewhere).
+      if (state === 'canceled' && cmd.task === TASKS.transcodeFiles) void this.removeOwnOutputs(cmd, 'its transcode was canceled after the restart');
     }
     return [...this.recovered.values()].map((cmd) => ({ command_id: cmd.id, job_id: cmd.job_id }));
   }
@@ -76,6 +84,7 @@ export class JobRunner implements AgentFeature {
     if (this.recovered.size === 0) this.stopAsking();
     if (ctx.stopping || ctx.store.getTask(commandId)?.state !== 'waiting') return false;
     ctx.log.info(`resuming the ${cmd.task === TASKS.ripDisc ? 'rip' : 'transcode'} after a restart: the coordinator confirmed it`, cmd.job_id);
+    if (cmd.task === TASKS.transcodeFiles) this.startOver.add(cmd.id);
     if (!this.submit(cmd)) ctx.link.publishStatus();
     return true;
   }
@@ -105,6 +114,28 @@ export class JobRunner implements AgentFeature {
     return running !== undefined;
   }
 
+  /** The ledger of a transcode's outputs (output-folder.ts). */
+  private ledgerFile(cmd: JobCommand): string {
+    return outputLedgerFile(this.ctx.config.dataDir, cmd.id);
+  }
+
+  /**
+   * Removes what an earlier run of this transcode wrote and finished before the agent died (only files
+   * that are provably its own, see removeOwnOutputs), so that it neither stays behind next to the
+   * encode redone elsewhere nor pushes a resumed run into a second folder.
+   */
+  private async removeOwnOutputs(cmd: JobCommand, why: string): Promise<void> {
+    // Most resumed transcodes had written nothing yet: no ledger, nothing to wait for.
+    if (cmd.task !== TASKS.transcodeFiles || !existsSync(this.ledgerFile(cmd))) return;
+    try {
+      const { removed, keptAfterRawReleased } = await removeOwnOutputs(this.ledgerFile(cmd));
+      if (keptAfterRawReleased) this.ctx.log.warn(`${why}: the files its run before the restart had written are kept, as that run had removed the raw files after its encodes: they may be the only encode of this job`, cmd.job_id);
+      else if (removed.length) this.ctx.log.info(`${why}: removed ${removed.length} file(s) its run before the restart had written: ${removed.join(', ')}`, cmd.job_id);
+    } catch (err) {
+      this.ctx.log.warn(`the files of an earlier run of command ${cmd.id} were not cleaned up: ${(err as Error).message}`, cmd.job_id);
+    }
+  }
+
   /** Deletes a job's raw folder, only ever inside this worker's folders. */
   private async removeRaw(dir: string): Promise<void> {
     const refusal = this.ctx.roots.rawDirRefusal(dir);
@@ -122,6 +153,7 @@ export class JobRunner implements AgentFeature {
     const phase: Phase = cmd.task === TASKS.ripDisc ? 'rip' : 'transcode';
     let final: 'done' | 'failed' | 'canceled' = 'done';
     try {
+      if (this.startOver.delete(cmd.id)) await this.removeOwnOutputs(cmd, 'the transcode starts over after a restart');
       await this.work(cmd, controller.signal);
     } catch (err) {
       if (ctx.stopping) return;
@@ -142,6 +174,8 @@ export class JobRunner implements AgentFeature {
       this.controllers.delete(cmd.id);
       if (!ctx.stopping) {
         store.setTaskState(cmd.id, final);
+        // Its outcome is stored: its files are the job's now (or were removed on failure).
+        if (cmd.task === TASKS.transcodeFiles && existsSync(this.ledgerFile(cmd))) await fs.rm(this.ledgerFile(cmd), { force: true }).catch(() => undefined);
         link.publishStatus();
       }
     }
@@ -169,6 +203,7 @@ export class JobRunner implements AgentFeature {
       if (ended) {
         // Finished, its outcome on its way: running it again would redo (or undo) finished work.
         store.setTaskState(row.id, ended);
+        if (cmd.task === TASKS.transcodeFiles && existsSync(this.ledgerFile(cmd))) await fs.rm(this.ledgerFile(cmd), { force: true }).catch(() => undefined);
         continue;
       }
       if (row.state === 'running' && cmd.task === TASKS.ripDisc) {

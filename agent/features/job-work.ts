@@ -7,6 +7,7 @@ import { runRip, TaskFailure, type TaskContext } from '../rip-task.js';
 import { ffprobeStreams } from '../tools/ffprobe-runner.js';
 import { handbrakeScan, handbrakeTranscode } from '../tools/handbrake-runner.js';
 import { runTranscode, type Transcoder } from '../transcode-task.js';
+import { OutputLedger, outputLedgerFile } from '../output-folder.js';
 
 /** A command that becomes a stored task in a slot: a rip or a transcode. */
 export type JobCommand = Extract<Command, { task: typeof TASKS.ripDisc | typeof TASKS.transcodeFiles }>;
@@ -73,7 +74,8 @@ export function jobWork(ctx: AgentContext, transcoder: Transcoder): JobWork {
     const args: TranscodeJob = { ...cmd.args, job_id: cmd.job_id, raw_dir: toLocal(cmd.args.raw_dir), target_dir: toLocal(cmd.args.target_dir), files: cmd.args.files.map(toLocal) };
     if (ctx.capabilities.tools.HandBrakeCLI === null) throw new TaskFailure(`this worker cannot transcode: ${config.handbrakeCli} was not found`);
     emit({ type: 'transcode_started', command_id: cmd.id, job_id: cmd.job_id });
-    const result = await runTranscode(args, transcoder, taskContext(cmd, 'transcode', signal), { mediaRoot: config.mediaRoot });
+    const ledger = new OutputLedger(outputLedgerFile(config.dataDir, cmd.id), cmd.job_id); // what it writes, for a cleanup after a crash (job-runner.ts)
+    const result = await runTranscode(args, transcoder, taskContext(cmd, 'transcode', signal), { mediaRoot: config.mediaRoot }, ledger);
     emit({ type: 'job_done', command_id: cmd.id, job_id: cmd.job_id, output_path: toShared(result.output_path), files: result.files.map(toShared), raw_removed: result.raw_removed, streams: result.streams, episodes_guessed: result.episodes_guessed });
   }
 

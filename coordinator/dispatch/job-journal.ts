@@ -1,6 +1,7 @@
 import type { Db } from '../../shared/sqlite.js';
 import type { Logger } from '../../shared/log.js';
 import { parseMeta, type JobRow, type JobsStore } from '../jobs-store.js';
+import { endNoticeDue } from '../event-rules.js';
 
 /**
  * What the dispatcher's parts write about a job besides its status: its log lines (in the job and in
@@ -22,10 +23,18 @@ export class JobJournal {
     this.log[level](message, jobId);
   }
 
-  /** Ends a job with the given fields (its status among them) and tells the end hook. */
+  /**
+   * Ends a job with the given fields (its status among them) and tells the end hook, unless the job had
+   * ended with that very outcome already (endNoticeDue: no household hears the same outcome twice).
+   */
   finish(jobId: string, fields: Partial<JobRow>, message: string): void {
+    const before = this.jobs.get(jobId)?.status;
     const row = this.jobs.update(jobId, { ...fields, finished_at: new Date().toISOString() });
     this.note(jobId, fields.status === 'failed' ? 'error' : 'info', message);
+    if (row && !endNoticeDue(before, row.status)) {
+      this.log.info(`the job had ended ${row.status} already: no second notice`, jobId);
+      return;
+    }
     if (row) {
       try {
         this.onEnd(row);

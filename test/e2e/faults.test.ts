@@ -114,6 +114,40 @@ describe('faults never leave a job stuck or lose its data', () => {
     assert.equal((await job(c.url, second.body.id)).status, 'completed');
   });
 
+  it('a worker that dies after its encode but before storing job_done removes its own files once its leftover task is canceled, never the redone encode', async () => {
+    const w = world();
+    const c = await startCoordinator(w, { AGENT_GRACE_SECONDS: '4' });
+    await api(c.url, 'PUT', '/settings', { transcodePreset: 'Very Fast 480p30' });
+    const ripper = await startAgent(w, c.mqttUrl, 'flur');
+    // The scan of the finished output (ffprobe on a file under MEDIA_ROOT) kills the agent: its encode
+    // is finished and in its ledger, its raw folder still there, its job_done not stored yet.
+    const bin = fs.mkdtempSync(path.join(w.root, 'bin-'));
+    fs.writeFileSync(path.join(bin, 'ffprobe'), `#!/bin/sh\ncase "$*" in *"${w.media}"*) kill -9 $PPID; exit 1;; esac\nexec /usr/bin/ffprobe "$@"\n`, { mode: 0o755 });
+    const dying = await startAgent(w, c.mqttUrl, 'stirbt', { drive: false, extra: { PATH: `${bin}:${process.env.PATH ?? ''}` } });
+    await waitFor('stirbt online', async () => (await api<Worker[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.name === 'stirbt' && x.online));
+    insertDisc(ripper.driveDir, dvdImage('LEFTOVER', [8]));
+    const device = await waitForDisc(c.url, ripper);
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device, transcode_node: 'stirbt' });
+    assert.equal(created.status, 201, created.text);
+    const films = path.join(w.media, 'Filme');
+    const own = path.join(films, 'Leftover', 'Leftover.mkv');
+    await waitFor('the dying worker\'s encode', async () => !dying.proc.alive && fs.existsSync(own), 90_000);
+
+    const done = await waitForStatus(c.url, created.body.id, ['completed'], 120_000);
+    assert.equal(done.transcode_node, ripper.node, 'the encode was redone by the other worker');
+    assert.notEqual(done.output_path, path.dirname(own));
+    assert.deepEqual(fs.readdirSync(films).sort(), ['Leftover', path.basename(done.output_path ?? '')].sort(), 'two folders while the dead worker is away');
+
+    const back = await restartAgent({ ...dying, env: { ...dying.env, PATH: process.env.PATH ?? '' } });
+    await back.proc.waitForLine(/its transcode was canceled after the restart: removed 1 file\(s\)/, 30_000);
+    assert.deepEqual(fs.readdirSync(films), [path.basename(done.output_path ?? '')], 'only the job\'s result is left');
+    assert.ok(fs.readdirSync(done.output_path ?? '').some((f) => f.endsWith('.mkv')));
+    await sleep(12_000); // the agent asks again every 10 s until its answer arrived
+    const logs = await jobLogs(c.url, created.body.id);
+    assert.equal(logs.filter((l) => /restarted holding command .*: canceled there/.test(l.message)).length, 1, 'the cancel is logged once');
+    assert.equal((await job(c.url, created.body.id)).status, 'completed');
+  });
+
   it('cancel stops the whole process tree of a hanging ripper', async () => {
     const w = world();
     const c = await startCoordinator(w);

@@ -9,6 +9,7 @@ import { CommandIntake } from '../../agent/features/command-intake.js';
 import { JobRunner } from '../../agent/features/job-runner.js';
 import type { JobCommand } from '../../agent/features/job-work.js';
 import { JsonTaskStore } from '../../agent/json-task-store.js';
+import { OutputLedger, outputLedgerFile } from '../../agent/output-folder.js';
 import { PathRoots } from '../../agent/path-roots.js';
 import { SlotPool } from '../../agent/slot-pool.js';
 import type { TaskStore } from '../../agent/task-store.js';
@@ -318,6 +319,85 @@ describe('agent feature: job runner', () => {
     const before = asked;
     await sleep(60);
     assert.ok(asked - before <= 1, 'with every task answered it stops asking');
+    runner.stop();
+  });
+
+  it('removes the files a canceled leftover transcode had finished before the agent died, never the ones another worker wrote', async () => {
+    const h = harness();
+    const tc = transcodeCommand(h, 'died1');
+    h.store.addTask(tc);
+    h.store.setTaskState('died1', 'running');
+    // The last run's encoder finished, then the agent died before job_done was stored.
+    const folder = path.join(h.media, 'Filme', 'Heat (1995)');
+    fs.mkdirSync(folder, { recursive: true });
+    const own = path.join(folder, 'Heat (1995).mkv');
+    const ledger = new OutputLedger(outputLedgerFile(h.ctx.config.dataDir, 'died1'), 'job-died1');
+    ledger.claimed(own, [folder]);
+    fs.writeFileSync(own, 'encoded before the crash');
+    ledger.written(own);
+    // The coordinator gave the transcode to another worker, which wrote into its own folder (and removed the raw folder).
+    const theirs = path.join(h.media, 'Filme', 'Heat (1995) [job-died]', 'Heat (1995).mkv');
+    fs.mkdirSync(path.dirname(theirs), { recursive: true });
+    fs.writeFileSync(theirs, 'the redone encode');
+    const ran: string[] = [];
+    const runner = new JobRunner(h.ctx, async (cmd) => void ran.push(cmd.id), async () => undefined, STARTED, 20);
+    await runner.start();
+    assert.ok(fs.existsSync(own), 'nothing goes before the coordinator has spoken');
+    const intake = new CommandIntake(h.ctx, runner, { handle: async () => assert.fail('no drive command expected') });
+    intake.onCommand({ id: 'c1', task: TASKS.cancel, job_id: 'job-died1', args: { command_id: 'died1' } });
+    assert.deepEqual(runner.recoveredTasks(), []);
+    for (let i = 0; i < 100 && fs.existsSync(ledger.file); i++) await sleep(10);
+    assert.equal(fs.existsSync(own), false, 'its own finished file is gone');
+    assert.equal(fs.existsSync(folder), false, 'with the folder it emptied');
+    assert.equal(fs.readFileSync(theirs, 'utf8'), 'the redone encode');
+    assert.equal(fs.existsSync(ledger.file), false);
+    assert.deepEqual(ran, []);
+    runner.stop();
+  });
+
+  it('keeps the files a canceled leftover transcode had finished once it had removed its raw files: they may be the only encode', async () => {
+    const h = harness();
+    const tc = transcodeCommand(h, 'noraw1');
+    h.store.addTask(tc);
+    h.store.setTaskState('noraw1', 'running');
+    const folder = path.join(h.media, 'Filme', 'Heat (1995)');
+    fs.mkdirSync(folder, { recursive: true });
+    const own = path.join(folder, 'Heat (1995).mkv');
+    const ledger = new OutputLedger(outputLedgerFile(h.ctx.config.dataDir, 'noraw1'), 'job-noraw1');
+    ledger.claimed(own, [folder]);
+    fs.writeFileSync(own, 'encoded before the crash, raw folder removed after it');
+    ledger.written(own);
+    ledger.releasingRaw();
+    const runner = new JobRunner(h.ctx, async () => undefined, async () => undefined, STARTED, 20);
+    await runner.start();
+    new CommandIntake(h.ctx, runner, { handle: async () => assert.fail('no drive command expected') }).onCommand({ id: 'c2', task: TASKS.cancel, job_id: 'job-noraw1', args: { command_id: 'noraw1' } });
+    assert.deepEqual(runner.recoveredTasks(), []);
+    for (let i = 0; i < 100 && fs.existsSync(ledger.file); i++) await sleep(10);
+    assert.equal(fs.existsSync(ledger.file), false);
+    assert.equal(fs.readFileSync(own, 'utf8'), 'encoded before the crash, raw folder removed after it');
+    runner.stop();
+  });
+
+  it('a resumed transcode first removes what its run before the restart had finished, so it starts over in the same folder', async () => {
+    const h = harness();
+    const tc = transcodeCommand(h, 'again1');
+    h.store.addTask(tc);
+    h.store.setTaskState('again1', 'running');
+    const folder = path.join(h.media, 'Filme', 'Heat (1995)');
+    fs.mkdirSync(folder, { recursive: true });
+    const own = path.join(folder, 'Heat (1995).mkv');
+    const ledger = new OutputLedger(outputLedgerFile(h.ctx.config.dataDir, 'again1'), 'job-again1');
+    ledger.claimed(own, [folder]);
+    fs.writeFileSync(own, 'encoded before the crash');
+    ledger.written(own);
+    const seen: boolean[] = [];
+    const runner = new JobRunner(h.ctx, async () => void seen.push(fs.existsSync(own)), async () => undefined, STARTED, 20);
+    await runner.start();
+    assert.equal(runner.resumeRecovered('again1', STARTED), true);
+    for (let i = 0; i < 100 && h.store.getTask('again1')?.state !== 'done'; i++) await sleep(10);
+    assert.deepEqual(seen, [false], 'the old file was gone when the work started');
+    assert.equal(h.store.getTask('again1')?.state, 'done');
+    assert.equal(fs.existsSync(ledger.file), false, 'with its outcome stored the ledger goes');
     runner.stop();
   });
 

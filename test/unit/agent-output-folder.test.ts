@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { claimFileName, freeFileName, moveFile, outputFileName, planOutput, releaseFileName, removeIfEmpty, type OutputTarget } from '../../agent/output-folder.js';
+import { claimFileName, freeFileName, moveFile, OutputLedger, outputFileName, outputLedgerFile, planOutput, releaseFileName, removeIfEmpty, removeOwnOutputs, type OutputTarget } from '../../agent/output-folder.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-output-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -243,5 +243,112 @@ describe('removeIfEmpty', () => {
     await removeIfEmpty(path.join(dir, 'missing'));
     assert.equal(fs.existsSync(empty), false);
     assert.equal(fs.existsSync(path.join(full, 'f')), true);
+  });
+});
+
+describe('the output ledger of a transcode and removeOwnOutputs', () => {
+  const later = (file: string) => {
+    // A later change than the one recorded, whatever the file system's time resolution.
+    const t = new Date(Date.now() + 5000);
+    fs.utimesSync(file, t, t);
+  };
+
+  it('removes after a crash only the files its run finished and that are still those very files', async () => {
+    const media = target();
+    const data = target();
+    const ledger = new OutputLedger(outputLedgerFile(data, 'cmd-1'), 'job-1');
+    const mine = path.join(media, 'Heat (1995)');
+    const extras = path.join(mine, 'extras');
+    fs.mkdirSync(extras, { recursive: true });
+    // Finished by this run: removed.
+    const own = path.join(mine, 'Heat (1995) - t01.mkv');
+    ledger.claimed(own, [mine]);
+    fs.writeFileSync(own, 'encoded by this run');
+    ledger.written(own);
+    const ownExtra = path.join(extras, 'Heat (1995) - t02.mkv');
+    ledger.claimed(ownExtra, [extras, mine]);
+    fs.writeFileSync(ownExtra, 'extra');
+    ledger.written(ownExtra);
+    // Cut off before its encoder ended: no identity, so it cannot be told from another worker's file; kept.
+    const partial = path.join(mine, 'Heat (1995) - t03.mkv');
+    ledger.claimed(partial, [mine]);
+    fs.writeFileSync(partial, 'half');
+    // Finished by this run, then removed, and another worker wrote the same name: kept.
+    const replaced = path.join(mine, 'Heat (1995) - t04.mkv');
+    ledger.claimed(replaced, [mine]);
+    fs.writeFileSync(replaced, 'mine');
+    ledger.written(replaced);
+    fs.rmSync(replaced);
+    fs.writeFileSync(replaced, 'the other worker\'s');
+    // Finished by this run, then written over in place (same file, new content): kept.
+    const rewritten = path.join(mine, 'Heat (1995) - t05.mkv');
+    ledger.claimed(rewritten, [mine]);
+    fs.writeFileSync(rewritten, 'mine');
+    ledger.written(rewritten);
+    fs.writeFileSync(rewritten, 'theirs');
+    later(rewritten);
+    // The encode redone elsewhere, in its own folder: never listed, never touched.
+    const other = path.join(media, 'Heat (1995) [job-1]');
+    fs.mkdirSync(other);
+    fs.writeFileSync(path.join(other, 'Heat (1995).mkv'), 'the job\'s result');
+
+    assert.ok(fs.existsSync(ledger.file));
+    const { removed } = await removeOwnOutputs(ledger.file);
+    assert.deepEqual(removed.sort(), [ownExtra, own].sort());
+    assert.deepEqual(fs.readdirSync(mine).sort(), ['Heat (1995) - t03.mkv', 'Heat (1995) - t04.mkv', 'Heat (1995) - t05.mkv']);
+    assert.equal(fs.existsSync(extras), false, 'the emptied extras folder goes');
+    assert.equal(fs.readFileSync(replaced, 'utf8'), 'the other worker\'s');
+    assert.equal(fs.readFileSync(rewritten, 'utf8'), 'theirs');
+    assert.equal(fs.readFileSync(path.join(other, 'Heat (1995).mkv'), 'utf8'), 'the job\'s result');
+    assert.equal(fs.existsSync(ledger.file), false, 'the ledger goes too');
+    assert.deepEqual(await removeOwnOutputs(ledger.file), { removed: [], keptAfterRawReleased: false }, 'a second call (or a command without a ledger) removes nothing');
+  });
+
+  it('removes the folder its own files were in once they are gone, and keeps one another job writes into', async () => {
+    const media = target();
+    const data = target();
+    const mine = path.join(media, 'Ronin (1998)');
+    fs.mkdirSync(mine);
+    const ledger = new OutputLedger(outputLedgerFile(data, 'cmd-2'), 'job-2');
+    const own = path.join(mine, 'Ronin (1998).mkv');
+    ledger.claimed(own, [mine]);
+    fs.writeFileSync(own, 'x');
+    ledger.written(own);
+    assert.deepEqual((await removeOwnOutputs(ledger.file)).removed, [own]);
+    assert.equal(fs.existsSync(mine), false);
+
+    const season = path.join(media, 'Show', 'Season 01');
+    fs.mkdirSync(season, { recursive: true });
+    const l2 = new OutputLedger(outputLedgerFile(data, 'cmd-3'), 'job-3');
+    const ep = path.join(season, 'Show - S01E01.mkv');
+    l2.claimed(ep, [season]);
+    fs.writeFileSync(ep, 'x');
+    l2.written(ep);
+    fs.writeFileSync(path.join(season, 'Show - S01E02.mkv'), 'another disc of the season');
+    assert.deepEqual((await removeOwnOutputs(l2.file)).removed, [ep]);
+    assert.deepEqual(fs.readdirSync(season), ['Show - S01E02.mkv']);
+  });
+
+  it('removes nothing once its run had released the raw files: its encode may be the only one', async () => {
+    const media = target();
+    const data = target();
+    const mine = path.join(media, 'Alien (1979)');
+    fs.mkdirSync(mine);
+    const ledger = new OutputLedger(outputLedgerFile(data, 'cmd-4'), 'job-4');
+    const own = path.join(mine, 'Alien (1979).mkv');
+    ledger.claimed(own, [mine]);
+    fs.writeFileSync(own, 'x');
+    ledger.written(own);
+    ledger.releasingRaw();
+    assert.deepEqual(await removeOwnOutputs(ledger.file), { removed: [], keptAfterRawReleased: true });
+    assert.ok(fs.existsSync(own));
+    assert.equal(fs.existsSync(ledger.file), false);
+  });
+
+  it('names the ledger after a hash of the command id, inside the data folder whatever the id holds', () => {
+    const file = outputLedgerFile('/var/lib/ripwerk', '../../etc/passwd');
+    assert.equal(path.dirname(file), '/var/lib/ripwerk/outputs');
+    assert.match(path.basename(file), /^[0-9a-f]{32}\.json$/);
+    assert.notEqual(outputLedgerFile('/d', 'a'), outputLedgerFile('/d', 'b'));
   });
 });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { TaskFailure, type TaskContext } from '../../agent/rip-task.js';
 import { runTranscode, type Transcoder } from '../../agent/transcode-task.js';
+import { OutputLedger } from '../../agent/output-folder.js';
 import type { TranscodeJob } from '../../shared/protocol.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-transcode-'));
@@ -160,6 +161,30 @@ describe('runTranscode', () => {
     assert.equal(transcoder.calls.length, 2, 'the third file is not started');
     assert.equal(fs.existsSync(path.join(args.target_dir, 'Heat (1995)')), false, 'no outputs and no empty folder are left');
     assert.deepEqual(fs.readdirSync(args.raw_dir).sort(), ['title_t01.mkv', 'title_t02.mkv', 'title_t03.mkv']);
+  });
+
+  it('enters each output in the ledger before its encoder starts and its identity once it ended; a failure leaves no ledger', async () => {
+    const args = setup(2);
+    const ledger = new OutputLedger(path.join(root, `ledger-${n}.json`), args.job_id);
+    const seen: unknown[] = [];
+    const transcoder = fakeTranscoder();
+    const encode = transcoder.transcode.bind(transcoder);
+    transcoder.transcode = async (input, output, preset, hooks) => {
+      // What an agent killed now would find: this output claimed, without an identity yet.
+      seen.push(JSON.parse(fs.readFileSync(ledger.file, 'utf8')).files.find((f: { path: string }) => f.path === output));
+      return encode(input, output, preset, hooks);
+    };
+    const result = await runTranscode(args, transcoder, context().ctx, undefined, ledger);
+    assert.deepEqual(seen, result.files.map((f) => ({ path: f })));
+    const recorded = JSON.parse(fs.readFileSync(ledger.file, 'utf8')) as { files: { path: string; identity?: { ino: number; size: number } }[]; dirs: string[]; raw_released?: boolean };
+    assert.equal(recorded.raw_released, true, 'the raw dir was removed: from then on the outputs may be the only encode');
+    assert.deepEqual(recorded.files.map((f) => [f.path, f.identity?.ino, f.identity?.size]), result.files.map((f) => [f, fs.statSync(f).ino, fs.statSync(f).size]));
+    assert.deepEqual(recorded.dirs, [result.output_path]);
+
+    const failing = setup(1);
+    const l2 = new OutputLedger(path.join(root, `ledger-${n}.json`), failing.job_id);
+    await assert.rejects(runTranscode(failing, fakeTranscoder('title_t01.mkv'), context().ctx, undefined, l2));
+    assert.equal(fs.existsSync(l2.file), false, 'its outputs were removed on the spot');
   });
 
   it('refuses missing raw files with a plain reason before encoding anything', async () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { TASKS, type AgentEvent } from '../../shared/protocol.js';
+import { endNoticeDue } from '../../coordinator/event-rules.js';
 import { dispatchParts, onlineStatus } from '../fixtures/dispatch-parts.js';
 
 type Body<T extends AgentEvent['type']> = Omit<Extract<AgentEvent, { type: T }>, 'event_id' | 'node' | 'ts' | 'type'>;
@@ -59,6 +60,10 @@ describe('EventIntake', () => {
     assert.equal(row?.raw_state, 'absent');
     assert.equal(p.commandState(first.id), 'done');
     assert.ok(p.jobs.logs(job.id).some((l) => /the second attempt had failed/.test(l.message)));
+    // What the household is told: the failure (it went out when it happened), then the completion once,
+    // with the finished row (so the library refresh runs for it); a resent job_done tells nothing more.
+    assert.deepEqual(p.ended.map((r) => [r.id, r.status]), [[job.id, 'failed'], [job.id, 'completed']]);
+    assert.equal(p.ended[1]?.output_path, '/media/movies/Film');
     // A job that failed in its rip stage (retry-rip after the transcode) is not completed by an old transcode.
     const q = dispatchParts();
     q.presence.onStatus(onlineStatus('enc@1'));
@@ -68,6 +73,26 @@ describe('EventIntake', () => {
     q.jobs.update(other.id, { status: 'failed', phase: 'rip' });
     q.intake.onEvent('enc@1', event('enc@1', 'job_done', { command_id: old.id, job_id: other.id, output_path: '/media/movies/Old', files: ['/media/movies/Old/Old.mkv'], raw_removed: true }));
     assert.equal(q.jobs.get(other.id)?.status, 'failed');
+  });
+
+  it('tells a job end once per outcome: a failure corrected by a late finish is told, the same outcome twice never', () => {
+    assert.equal(endNoticeDue('transcoding', 'completed'), true, 'the first end');
+    assert.equal(endNoticeDue('canceling', 'canceled'), true);
+    assert.equal(endNoticeDue('running', 'failed'), true);
+    assert.equal(endNoticeDue(undefined, 'failed'), true);
+    assert.equal(endNoticeDue('failed', 'completed'), true, 'completed after all: the failure notice cannot be taken back, the completion must be told');
+    assert.equal(endNoticeDue('failed', 'failed'), false);
+    assert.equal(endNoticeDue('completed', 'completed'), false);
+    assert.equal(endNoticeDue('canceled', 'canceled'), false);
+    const p = dispatchParts();
+    p.presence.onStatus(onlineStatus('enc@1'));
+    const job = p.transcodingJob('enc@1');
+    p.journal.finish(job.id, { status: 'failed', error: 'first' }, 'failed once');
+    p.journal.finish(job.id, { status: 'failed', error: 'again' }, 'failed again');
+    p.journal.finish(job.id, { status: 'completed', error: null }, 'completed after all');
+    p.journal.finish(job.id, { status: 'completed', error: null }, 'completed twice');
+    assert.deepEqual(p.ended.map((r) => r.status), ['failed', 'completed']);
+    assert.ok(p.logs.some((e) => /had ended completed already: no second notice/.test(e.message)));
   });
 
   it('runs a job through its rip into the transcode queue and on to its end', () => {

@@ -202,14 +202,13 @@ export class OutputLedger {
     this.write(content);
   }
 
-  /** The output is finished: its identity is recorded (a file that cannot be read stays without one). */
-  written(file: string): void {
-    let st: fsSync.Stats;
-    try {
-      st = fsSync.statSync(file);
-    } catch {
-      return;
-    }
+  /**
+   * The output is finished: its identity is recorded (a file that cannot be read stays without one).
+   * The stat is asynchronous: the output lies in MEDIA_ROOT, which may be a network share that hangs.
+   */
+  async written(file: string): Promise<void> {
+    const st = await fs.stat(file).catch(() => null);
+    if (!st) return;
     const content = this.read();
     const identity: FileIdentity = { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs };
     const entry = content.files.find((f) => f.path === file);

@@ -145,7 +145,7 @@ export async function runTranscode(args: TranscodeJob, transcoder: Transcoder, c
       } finally {
         releaseFileName(dir, name);
       }
-      ledger?.written(dest);
+      await ledger?.written(dest);
       written.push(dest);
       const found = await outputStreams(dest, transcoder, ctx);
       if (found) streams.push(found);

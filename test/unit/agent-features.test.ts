@@ -334,7 +334,7 @@ describe('agent feature: job runner', () => {
     const ledger = new OutputLedger(outputLedgerFile(h.ctx.config.dataDir, 'died1'), 'job-died1');
     ledger.claimed(own, [folder]);
     fs.writeFileSync(own, 'encoded before the crash');
-    ledger.written(own);
+    await ledger.written(own);
     // The coordinator gave the transcode to another worker, which wrote into its own folder (and removed the raw folder).
     const theirs = path.join(h.media, 'Filme', 'Heat (1995) [job-died]', 'Heat (1995).mkv');
     fs.mkdirSync(path.dirname(theirs), { recursive: true });
@@ -366,7 +366,7 @@ describe('agent feature: job runner', () => {
     const ledger = new OutputLedger(outputLedgerFile(h.ctx.config.dataDir, 'noraw1'), 'job-noraw1');
     ledger.claimed(own, [folder]);
     fs.writeFileSync(own, 'encoded before the crash, raw folder removed after it');
-    ledger.written(own);
+    await ledger.written(own);
     ledger.releasingRaw();
     const runner = new JobRunner(h.ctx, async () => undefined, async () => undefined, STARTED, 20);
     await runner.start();
@@ -389,7 +389,7 @@ describe('agent feature: job runner', () => {
     const ledger = new OutputLedger(outputLedgerFile(h.ctx.config.dataDir, 'again1'), 'job-again1');
     ledger.claimed(own, [folder]);
     fs.writeFileSync(own, 'encoded before the crash');
-    ledger.written(own);
+    await ledger.written(own);
     const seen: boolean[] = [];
     const runner = new JobRunner(h.ctx, async () => void seen.push(fs.existsSync(own)), async () => undefined, STARTED, 20);
     await runner.start();

@@ -264,11 +264,11 @@ describe('the output ledger of a transcode and removeOwnOutputs', () => {
     const own = path.join(mine, 'Heat (1995) - t01.mkv');
     ledger.claimed(own, [mine]);
     fs.writeFileSync(own, 'encoded by this run');
-    ledger.written(own);
+    await ledger.written(own);
     const ownExtra = path.join(extras, 'Heat (1995) - t02.mkv');
     ledger.claimed(ownExtra, [extras, mine]);
     fs.writeFileSync(ownExtra, 'extra');
-    ledger.written(ownExtra);
+    await ledger.written(ownExtra);
     // Cut off before its encoder ended: no identity, so it cannot be told from another worker's file; kept.
     const partial = path.join(mine, 'Heat (1995) - t03.mkv');
     ledger.claimed(partial, [mine]);
@@ -277,14 +277,14 @@ describe('the output ledger of a transcode and removeOwnOutputs', () => {
     const replaced = path.join(mine, 'Heat (1995) - t04.mkv');
     ledger.claimed(replaced, [mine]);
     fs.writeFileSync(replaced, 'mine');
-    ledger.written(replaced);
+    await ledger.written(replaced);
     fs.rmSync(replaced);
     fs.writeFileSync(replaced, 'the other worker\'s');
     // Finished by this run, then written over in place (same file, new content): kept.
     const rewritten = path.join(mine, 'Heat (1995) - t05.mkv');
     ledger.claimed(rewritten, [mine]);
     fs.writeFileSync(rewritten, 'mine');
-    ledger.written(rewritten);
+    await ledger.written(rewritten);
     fs.writeFileSync(rewritten, 'theirs');
     later(rewritten);
     // The encode redone elsewhere, in its own folder: never listed, never touched.
@@ -313,7 +313,7 @@ describe('the output ledger of a transcode and removeOwnOutputs', () => {
     const own = path.join(mine, 'Ronin (1998).mkv');
     ledger.claimed(own, [mine]);
     fs.writeFileSync(own, 'x');
-    ledger.written(own);
+    await ledger.written(own);
     assert.deepEqual((await removeOwnOutputs(ledger.file)).removed, [own]);
     assert.equal(fs.existsSync(mine), false);
 
@@ -323,7 +323,7 @@ describe('the output ledger of a transcode and removeOwnOutputs', () => {
     const ep = path.join(season, 'Show - S01E01.mkv');
     l2.claimed(ep, [season]);
     fs.writeFileSync(ep, 'x');
-    l2.written(ep);
+    await l2.written(ep);
     fs.writeFileSync(path.join(season, 'Show - S01E02.mkv'), 'another disc of the season');
     assert.deepEqual((await removeOwnOutputs(l2.file)).removed, [ep]);
     assert.deepEqual(fs.readdirSync(season), ['Show - S01E02.mkv']);
@@ -338,7 +338,7 @@ describe('the output ledger of a transcode and removeOwnOutputs', () => {
     const own = path.join(mine, 'Alien (1979).mkv');
     ledger.claimed(own, [mine]);
     fs.writeFileSync(own, 'x');
-    ledger.written(own);
+    await ledger.written(own);
     ledger.releasingRaw();
     assert.deepEqual(await removeOwnOutputs(ledger.file), { removed: [], keptAfterRawReleased: true });
     assert.ok(fs.existsSync(own));

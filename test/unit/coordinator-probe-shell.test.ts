@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { ProbeShellPool } from '../../coordinator/probe-shell.js';
+import { alive } from '../fixtures/process-alive.js';
 
 /**
  * A test script speaking the probe shell's framing: per field it answers "<pid> <nice> <length>:<field>"
@@ -28,15 +29,6 @@ function pool(opts: Partial<{ max: number; lowPriority: boolean; idleMs: number 
 function pidOf(answer: string | null): number {
   assert.ok(answer, 'an answer');
   return Number(answer.split(' ')[0]);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function until(what: string, check: () => boolean, ms = 3000): Promise<void> {
@@ -97,15 +89,7 @@ describe('ProbeShellPool (long-lived probe shells)', () => {
       assert.ok(took >= 290 && took < 2000, `answered null after ${took} ms`);
       // The shell and its sleep (same process group) are gone.
       await until('the hung shell to be gone', () => !alive(first));
-      let sleeping = true;
-      await until('its sleep to be gone', () => {
-        try {
-          process.kill(-first, 0);
-        } catch {
-          sleeping = false;
-        }
-        return !sleeping;
-      });
+      await until('its sleep to be gone', () => !alive(-first));
       const next = pidOf(await p.run(['/after'], 2000));
       assert.notEqual(next, first);
     } finally {

@@ -2,15 +2,7 @@ import assert from 'node:assert/strict';
 import os from 'node:os';
 import { describe, it } from 'node:test';
 import { runTool, ToolError } from '../../shared/process.js';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { alive } from '../fixtures/process-alive.js';
 
 describe('runTool', () => {
   it('gives the exit code, the whole stdout when asked, the stderr tail and the lines as they come', async () => {

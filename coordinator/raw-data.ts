@@ -56,7 +56,7 @@ const SWEEP_BATCH = 4 * SWEEP_PAGE;
 /** A probe shell with nothing to do this long ends; the sweep's comes back every REFRESH_MS. */
 const SHELL_IDLE_MS = 2 * REFRESH_MS;
 /** Probes someone waits for (raw data of a job, delete, retry) run in up to this many shells at once. */
-const FOREGROUND_SHELLS = 4;
+const FOREGROUND_SHELLS = 16;
 /** Answers stored per SQLite transaction; the event loop is let go between them. */
 const STORE_SLICE = 16;
 

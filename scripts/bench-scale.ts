@@ -9,7 +9,8 @@
  * workers are online: the same enqueueTranscode path a finished rip takes, and what a household does
  * after fixing a broken encoder ("retry all"). RATE_LIMIT_PER_MINUTE is raised for the bench client.
  *
- * The encoder is a bash stand-in (HANDBRAKE_CLI): an encode holds its slot HOLD_MS, printing
+ * The encoder is a bash stand-in (HANDBRAKE_CLI): it waits at a gate until every job is queued (the
+ * first 80 hold their slots meanwhile), then an encode holds its slot HOLD_MS, printing
  * HandBrake's --json progress blocks every 100 ms (so it dies of SIGPIPE like HandBrake when its agent
  * is killed) and waiting with bash's own timed read instead of a sleep process (80 slots forking a
  * sleep ten times a second kept the kernel of a 2-core host half busy), copies the input to the
@@ -89,6 +90,8 @@ function makeTools(root: string): Tools {
       'p=${in%/*}; job=${p##*/}',
       // The wait is a read with a time limit on a FIFO nobody writes to: no sleep process per step.
       `exec 3<>${JSON.stringify(path.join(dir, 'idle.fifo'))}`,
+      // The gate: the first encodes wait until every job is queued (the bench then creates "go").
+      'until [[ -e "$d/go" ]]; do read -r -t 0.05 -u 3 _; done',
       'echo "start $EPOCHREALTIME $SCALE_WORKER $job" >> "$log"',
       `for ((i = 1; i <= ${steps}; i++)); do`,
       `  printf 'Progress: {\\n    "State": "WORKING",\\n    "Working": {\\n        "Pass": 1,\\n        "PassCount": 1,\\n        "Progress": %s\\n    }\\n}\\n' "$(( (i - 1) * 100 / ${steps} ))e-2"`,
@@ -381,7 +384,6 @@ async function scaleRun(broker: 'embedded' | 'mosquitto', faults: boolean): Prom
 
     const events: string[] = [];
     const cost = new CoordinatorCost(c.proc.child.pid as number);
-    const hostCost = new HostCost(agents.map((a) => a.proc.child.pid as number));
     coordinators.push(c.proc);
     const t0 = Date.now();
     // GET /jobs sampler: sequential, every 100 ms, for the whole run.
@@ -413,8 +415,13 @@ async function scaleRun(broker: 'embedded' | 'mosquitto', faults: boolean): Prom
         }
       }),
     );
-    const queueS = (Date.now() - t0) / 1000;
     if (refused.length) throw new Error(`${refused.length} retry-transcode requests were refused: ${refused.slice(0, 3).join(' | ')}`);
+    // Open the gate: until now the first 80 encodes waited in the stand-in (the slots taken), so from
+    // here all 1,000 are queued at once. Queued while the workers took them, the run was only as fast
+    // as the retry requests, and no slot ever had work waiting.
+    fs.writeFileSync(path.join(tools.dir, 'go'), '');
+    const queueS = (Date.now() - t0) / 1000;
+    const hostCost = new HostCost(agents.map((a) => a.proc.child.pid as number));
 
     // Faults at 30 % and 60 % of the jobs encoded; then wait until every job has ended.
     const doneCount = (): number => new Set(readEncodes(tools.log).filter((e) => e.kind === 'end').map((e) => e.job)).size;

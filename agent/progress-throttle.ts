@@ -1,6 +1,9 @@
 /**
- * Passes progress on at most every `minMs` or when it moved by `minStep` points, so a tool printing
- * hundreds of updates a second does not flood the outbox. Values below 1 % are passed on as they are.
+ * Passes progress on at most once every `minMs` (the first value at once; a value arriving inside the
+ * interval is held, sent with the first update after it, and by flush at the end). The bound is in
+ * time, not in points: a task sends about one progress message a second however fast its tool runs,
+ * so the coordinator's load grows with the number of running tasks, not with their speed (a short
+ * encode printing 1 % steps used to send a hundred messages in a few seconds).
  */
 export class ProgressThrottle {
   private lastSent = -1;
@@ -10,15 +13,15 @@ export class ProgressThrottle {
   constructor(
     private readonly send: (pct: number) => void,
     private readonly minMs = 1000,
-    private readonly minStep = 1,
     private readonly clock: () => number = Date.now,
   ) {}
 
   update(pct: number): void {
     const value = Math.max(0, Math.min(100, pct));
     const now = this.clock();
-    if (this.lastSent < 0 || value - this.lastSent >= this.minStep || now - this.lastAt >= this.minMs) {
-      this.emit(value, now);
+    if (this.lastSent < 0 || now - this.lastAt >= this.minMs) {
+      if (value !== this.lastSent) this.emit(value, now);
+      else this.pending = null;
     } else {
       this.pending = value;
     }
@@ -26,6 +29,7 @@ export class ProgressThrottle {
 
   flush(): void {
     if (this.pending !== null && this.pending !== this.lastSent) this.emit(this.pending, this.clock());
+    this.pending = null;
   }
 
   private emit(value: number, now: number): void {

@@ -13,6 +13,8 @@ export interface TaskContext {
   progress(pct: number): void;
   log(level: 'info' | 'warn' | 'error', message: string): void;
   onSpawn(pid: number): void;
+  /** Progress goes out at most this often (ms); 1000 unless set (tests set 0 to see every value). */
+  progressEveryMs?: number;
 }
 
 export class TaskFailure extends Error {}
@@ -90,7 +92,7 @@ export async function runRip(args: RipJob, source: DiscSource, ripper: Ripper, c
   await checkFreeSpace(args.raw_dir, disc?.size_bytes || selected.reduce((sum, t) => sum + t.size_bytes, 0));
   ctx.log('info', `ripping ${selected.length} title(s) (${selected.map((t) => t.number).join(', ')}) with ${ripper.name} into ${args.raw_dir}`);
 
-  const throttle = new ProgressThrottle(ctx.progress);
+  const throttle = new ProgressThrottle(ctx.progress, ctx.progressEveryMs);
   const totalSeconds = selected.reduce((sum, t) => sum + Math.max(t.seconds, 1), 0);
   let doneSeconds = 0;
   const files: string[] = [];

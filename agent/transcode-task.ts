@@ -120,7 +120,7 @@ export async function runTranscode(args: TranscodeJob, transcoder: Transcoder, c
   const plan = await planOutput({ ...args });
   const scan = scanner(transcoder, ctx.signal);
   const naming = await libraryNames(args, plan, async (file) => (await scan(file)).seconds, ctx);
-  const throttle = new ProgressThrottle(ctx.progress);
+  const throttle = new ProgressThrottle(ctx.progress, ctx.progressEveryMs);
   const written: string[] = [];
   const streams: FileStreams[] = [];
   /** Every output this run picked (names that were free), the one being encoded included: removed again on failure. */

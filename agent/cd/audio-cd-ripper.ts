@@ -105,7 +105,7 @@ async function ripCueImage(file: string, args: RipJob, dir: string, ctx: TaskCon
   const { sheet, bin, totalFrames } = await readCue(file);
   const spans = chosen(trackSpans(sheet, totalFrames), args.titles);
   const format = sheet.fileType === 'MOTOROLA' ? 's16be' : 's16le';
-  const throttle = new ProgressThrottle(ctx.progress);
+  const throttle = new ProgressThrottle(ctx.progress, ctx.progressEveryMs);
   for (const [i, span] of spans.entries()) {
     const track = sheet.tracks.find((t) => t.number === span.number);
     const album = args.album;
@@ -159,7 +159,7 @@ async function ripDevice(device: string, args: RipJob, dir: string, ctx: TaskCon
   const config = path.join(args.raw_dir, 'abcde.conf');
   await fs.writeFile(config, abcdeConfig(outputDir, wavDir));
   const progress = createAbcdeProgress(total);
-  const throttle = new ProgressThrottle(ctx.progress);
+  const throttle = new ProgressThrottle(ctx.progress, ctx.progressEveryMs);
   const lines: string[] = [];
   const onLine = (line: string): void => {
     lines.push(line);

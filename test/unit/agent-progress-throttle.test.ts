@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ProgressThrottle } from '../../agent/progress-throttle.js';
 
-function setup(minMs = 1000, minStep = 1) {
+function setup(minMs = 1000) {
   let now = 1_000_000;
   const sent: number[] = [];
-  const throttle = new ProgressThrottle((pct) => sent.push(pct), minMs, minStep, () => now);
+  const throttle = new ProgressThrottle((pct) => sent.push(pct), minMs, () => now);
   return {
     throttle,
     sent,
@@ -35,29 +35,42 @@ describe('ProgressThrottle', () => {
     assert.deepEqual(sent, [10, 10.9]);
   });
 
-  it('passes a step of minStep or more at once, even inside the interval', () => {
+  it('holds big steps inside the interval too: a fast tool sends one value a second', () => {
     const { throttle, sent, advance } = setup();
-    throttle.update(10);
-    advance(1);
-    throttle.update(11);
-    advance(1);
-    throttle.update(11.99);
-    advance(1);
-    throttle.update(13.5);
-    assert.deepEqual(sent, [10, 11, 13.5]);
+    // A short encode printing a whole point every 10 ms: 100 updates in one second.
+    for (let pct = 0; pct < 100; pct++) {
+      throttle.update(pct);
+      advance(10);
+    }
+    assert.deepEqual(sent, [0]);
+    throttle.update(100);
+    assert.deepEqual(sent, [0, 100], 'the first update after the interval goes out');
   });
 
-  it('honours its own interval and step', () => {
-    const { throttle, sent, advance } = setup(5000, 10);
+  it('honours its own interval', () => {
+    const { throttle, sent, advance } = setup(5000);
     throttle.update(0);
     advance(4999);
-    throttle.update(9.9);
+    throttle.update(50);
     assert.deepEqual(sent, [0]);
     advance(1);
-    throttle.update(9.95);
-    assert.deepEqual(sent, [0, 9.95]);
-    throttle.update(19.95);
-    assert.deepEqual(sent, [0, 9.95, 19.95]);
+    throttle.update(60);
+    assert.deepEqual(sent, [0, 60]);
+    throttle.update(70);
+    assert.deepEqual(sent, [0, 60]);
+  });
+
+  it('does not send the same value again after the interval', () => {
+    const { throttle, sent, advance } = setup();
+    throttle.update(40);
+    advance(100);
+    throttle.update(41);
+    advance(1000);
+    throttle.update(40);
+    throttle.flush();
+    assert.deepEqual(sent, [40], 'the held 41 was overtaken by 40, the value already sent');
+    throttle.update(42);
+    assert.deepEqual(sent, [40, 42], 'a new value after the interval goes out at once');
   });
 
   it('flush sends the held value once, and nothing when nothing is held', () => {

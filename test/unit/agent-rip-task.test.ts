@@ -117,6 +117,7 @@ function context() {
   const ctx: TaskContext = {
     signal: new AbortController().signal,
     progress: (pct) => progress.push(pct),
+    progressEveryMs: 0,
     log: (_level, message) => logs.push(message),
     onSpawn: (pid) => pids.push(pid),
   };

@@ -15,6 +15,11 @@ export interface TaskContext {
   onSpawn(pid: number): void;
   /** Progress goes out at most this often (ms); 1000 unless set (tests set 0 to see every value). */
   progressEveryMs?: number;
+  /**
+   * The task's last encoder run has ended: its slot is free for the next task while it checks and
+   * describes its output (the scan of the written files, moving originals, the nfo).
+   */
+  encoderDone?(): void;
 }
 
 export class TaskFailure extends Error {}

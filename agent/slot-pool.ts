@@ -1,7 +1,10 @@
-/** A fixed number of slots; work waits in order for a free one. */
+/**
+ * A fixed number of slots; work waits in order for a free one. Work holds its slot until it ends or
+ * gives it back earlier (the `release` it is started with: a transcode once its encoder is done).
+ */
 export class SlotPool {
   private running = 0;
-  private readonly waiting: { id: string; start: () => Promise<void> }[] = [];
+  private readonly waiting: { id: string; start: (release: () => void) => Promise<void> }[] = [];
 
   constructor(readonly size: number) {}
 
@@ -14,7 +17,7 @@ export class SlotPool {
   }
 
   /** Queues work; it starts when a slot is free. True when it started at once (a slot was free), false when it waits. */
-  submit(id: string, start: () => Promise<void>): boolean {
+  submit(id: string, start: (release: () => void) => Promise<void>): boolean {
     // The queue is pumped empty whenever a slot frees, so a free slot means nothing waits ahead of this work.
     const startsNow = this.running < this.size;
     this.waiting.push({ id, start });
@@ -32,22 +35,24 @@ export class SlotPool {
 
   private pump(): void {
     while (this.running < this.size && this.waiting.length > 0) {
-      const next = this.waiting.shift() as { id: string; start: () => Promise<void> };
+      const next = this.waiting.shift() as { id: string; start: (release: () => void) => Promise<void> };
       this.running++;
+      let held = true;
+      const release = (): void => {
+        if (!held) return;
+        held = false;
+        this.running--;
+        this.pump();
+      };
       // The work reports its own failures; a rejection (or a start that throws at once) must still
       // free the slot and must not surface as an unhandled rejection that ends the agent.
       let work: Promise<void>;
       try {
-        work = next.start();
+        work = next.start(release);
       } catch (err) {
         work = Promise.reject(err);
       }
-      void work
-        .catch(() => undefined)
-        .finally(() => {
-          this.running--;
-          this.pump();
-        });
+      void work.catch(() => undefined).finally(release);
     }
   }
 }

@@ -145,6 +145,7 @@ export async function runTranscode(args: TranscodeJob, transcoder: Transcoder, c
       } finally {
         releaseFileName(dir, name);
       }
+      if (i === args.files.length - 1) ctx.encoderDone?.();
       await ledger?.written(dest);
       written.push(dest);
       const found = await outputStreams(dest, transcoder, ctx);

@@ -163,4 +163,9 @@ export const coordinatorMigrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    name: 'commands: a transcode whose encoder has finished no longer holds its slot',
+    up: `ALTER TABLE commands ADD COLUMN encoded INTEGER NOT NULL DEFAULT 0;`,
+  },
 ];

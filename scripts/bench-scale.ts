@@ -10,7 +10,11 @@
  * after fixing a broken encoder ("retry all"). RATE_LIMIT_PER_MINUTE is raised for the bench client.
  *
  * The encoder is a bash stand-in (HANDBRAKE_CLI): it waits at a gate until every job is queued (the
- * first 80 hold their slots meanwhile), then an encode holds its slot HOLD_MS, printing
+ * first 80 hold their slots meanwhile), then an encode holds its slot for a time fixed per job, from
+ * 0.5 to 1.5 times HOLD_MS (taken from the first four hex digits of the job id, so a rerun holds as
+ * long; the mean is HOLD_MS). Encodes of one length would all end in the same second after the common
+ * gate, 80 slots freeing at once, a wave no household sees: the gap would measure how long the host
+ * takes for 80 job changes at once, not how long a freed slot idles. While it holds it prints
  * HandBrake's --json progress blocks every 200 ms as the real one does (so it dies of SIGPIPE like HandBrake when its agent
  * is killed) and waiting with bash's own timed read instead of a sleep process (80 slots forking a
  * sleep ten times a second kept the kernel of a 2-core host half busy), copies the input to the
@@ -77,7 +81,6 @@ function makeTools(root: string): Tools {
   fs.writeFileSync(path.join(dir, 'ffprobe.json'), execFileSync('ffprobe', [...probeArgs, sample]));
   execFileSync('mkfifo', [path.join(dir, 'idle.fifo')]);
   const handbrake = path.join(dir, 'HandBrakeCLI');
-  const steps = Math.max(1, Math.round(HOLD_MS / PROGRESS_EVERY_MS));
   fs.writeFileSync(
     handbrake,
     [
@@ -95,9 +98,13 @@ function makeTools(root: string): Tools {
       // The gate: the first encodes wait until every job is queued (the bench then creates "go").
       'until [[ -e "$d/go" ]]; do read -r -t 0.05 -u 3 _; done',
       'echo "start $EPOCHREALTIME $SCALE_WORKER $job" >> "$log"',
-      `for ((i = 1; i <= ${steps}; i++)); do`,
-      `  printf 'Progress: {\\n    "State": "WORKING",\\n    "Working": {\\n        "Pass": 1,\\n        "PassCount": 1,\\n        "Progress": %s\\n    }\\n}\\n' "$(( (i - 1) * 100 / ${steps} ))e-2"`,
-      `  read -r -t ${(HOLD_MS / steps / 1000).toFixed(3)} -u 3 _`,
+      // This job's hold in ms: HOLD_MS × (0.5 + h/65536), h the job id's first four hex digits.
+      `hold=$(( ${HOLD_MS} / 2 + ${HOLD_MS} * 16#\${job:0:4} / 65536 ))`,
+      `steps=$(( hold / ${PROGRESS_EVERY_MS} )); (( steps > 0 )) || steps=1; every=$(( hold / steps ))`,
+      'printf -v every "%d.%03d" $(( every / 1000 )) $(( every % 1000 ))',
+      'for ((i = 1; i <= steps; i++)); do',
+      `  printf 'Progress: {\\n    "State": "WORKING",\\n    "Working": {\\n        "Pass": 1,\\n        "PassCount": 1,\\n        "Progress": %s\\n    }\\n}\\n' "$(( (i - 1) * 100 / steps ))e-2"`,
+      '  read -r -t "$every" -u 3 _',
       'done',
       'cp "$in" "$out" || exit 3',
       `printf 'Progress: {\\n    "State": "WORKDONE",\\n    "WorkDone": {\\n        "Error": 0\\n    }\\n}\\n'`,
@@ -532,7 +539,7 @@ async function scaleRun(broker: 'embedded' | 'mosquitto', faults: boolean): Prom
 
 function record(key: string, r: RunResult, withGap: boolean): void {
   const tag = `${AGENTS} agents × 4 slots, ${JOBS} transcodes, ${r.label}`;
-  const common = `run ${r.wallS.toFixed(1)} s (all queued after ${r.queueS.toFixed(1)} s); encoder held ${HOLD_MS} ms`;
+  const common = `run ${r.wallS.toFixed(1)} s (all queued after ${r.queueS.toFixed(1)} s); encoder held ${HOLD_MS / 2}-${(HOLD_MS * 3) / 2} ms (mean ${HOLD_MS})`;
   measures.push({ key: `${key}-lost`, name: `scale (${tag}): jobs lost`, value: r.lost.length, unit: 'x', target: 0, detail: `${r.lost.length ? r.lost.slice(0, 5).join('; ') : 'none'}; ${r.failed.length} ended failed${r.failed.length ? `: ${[...new Set(r.failed.map((f) => f.error))].slice(0, 3).join(' | ')}` : ''}; ${r.events.join('; ')}` });
   measures.push({ key: `${key}-doubled`, name: `scale (${tag}): jobs encoded twice`, value: r.doubled.length, unit: 'x', target: 0, detail: `${r.doubled.length ? r.doubled.slice(0, 5).join('; ') : 'none'}; encodes started again after an interruption: ${r.restartedEncodes}` });
   if (withGap && r.gaps.length) {

@@ -104,7 +104,7 @@ export class JobRunner implements AgentFeature {
    * the status already. False when it waits for a slot: the caller publishes the status with it waiting.
    */
   submit(cmd: JobCommand): boolean {
-    return this.ctx.pool.submit(cmd.id, () => this.run(cmd));
+    return this.ctx.pool.submit(cmd.id, (release) => this.run(cmd, release));
   }
 
   /** Aborts the command when it is running; false when it is not. */
@@ -143,7 +143,8 @@ export class JobRunner implements AgentFeature {
     await fs.rm(this.ctx.toLocal(dir), { recursive: true, force: true }).catch(() => undefined);
   }
 
-  async run(cmd: JobCommand): Promise<void> {
+  /** Runs a command in its slot; `release` gives the slot back before the end (the pool's, see SlotPool). */
+  async run(cmd: JobCommand, release: () => void = () => undefined): Promise<void> {
     const { ctx } = this;
     const { store, log, link } = ctx;
     const controller = new AbortController();
@@ -154,7 +155,7 @@ export class JobRunner implements AgentFeature {
     let final: 'done' | 'failed' | 'canceled' = 'done';
     try {
       if (this.startOver.delete(cmd.id)) await this.removeOwnOutputs(cmd, 'the transcode starts over after a restart');
-      await this.work(cmd, controller.signal);
+      await this.work(cmd, controller.signal, release);
     } catch (err) {
       if (ctx.stopping) return;
       if (controller.signal.aborted) {

@@ -15,6 +15,8 @@ export interface CommandRow {
   job_id: string;
   payload: string;
   state: CommandState;
+  /** 1 once a transcode's encoder has finished (transcode_encoded): the command no longer takes a slot. */
+  encoded: number;
 }
 
 const OPEN = `'sent','accepted'`;
@@ -36,7 +38,9 @@ export class CommandTable {
       active: db.prepare<[string], CommandRow>(`SELECT * FROM commands WHERE job_id = ? AND state IN (${OPEN}) ORDER BY created_at DESC`),
       others: db.prepare<[string, string], CommandRow>(`SELECT * FROM commands WHERE job_id = ? AND id != ? AND state IN (${OPEN})`),
       setState: db.prepare<[CommandState, string]>('UPDATE commands SET state = ? WHERE id = ?'),
-      openByNode: db.prepare<[], { node: string; n: number }>(`SELECT node, COUNT(*) AS n FROM commands WHERE state IN (${OPEN}) GROUP BY node`),
+      // A transcode whose encoder has finished (transcode_encoded) is still open, but its slot is free.
+      slotsByNode: db.prepare<[], { node: string; n: number }>(`SELECT node, COUNT(*) AS n FROM commands WHERE state IN (${OPEN}) AND encoded = 0 GROUP BY node`),
+      setEncoded: db.prepare<[number, string]>('UPDATE commands SET encoded = ? WHERE id = ?'),
       openNodes: db.prepare<[], { node: string }>(`SELECT DISTINCT node FROM commands WHERE state IN (${OPEN})`),
       insert: db.prepare<[string, string, string, string, string, string]>(`INSERT INTO commands (id, node, task, job_id, payload, state, created_at) VALUES (?, ?, ?, ?, ?, 'sent', ?)`),
       unanswered: db.prepare<[string], CommandRow>(`SELECT * FROM commands WHERE state = 'sent' AND created_at < ? ORDER BY created_at`),
@@ -67,9 +71,18 @@ export class CommandTable {
     this.stmts.setState.run(state, id);
   }
 
-  /** How many rips and transcodes each node holds (sent or accepted); nodes holding none are left out. */
-  openCountsByNode(): { node: string; n: number }[] {
-    return this.stmts.openByNode.all();
+  /**
+   * How many slots of each node its rips and transcodes take: the open ones (sent or accepted) but
+   * transcodes whose encoder has finished, which only check and describe their output now. Nodes
+   * taking none are left out.
+   */
+  slotCountsByNode(): { node: string; n: number }[] {
+    return this.stmts.slotsByNode.all();
+  }
+
+  /** Marks whether the command's encoder has finished (its slot is free) or runs (again). */
+  setEncoded(id: string, encoded: boolean): void {
+    this.stmts.setEncoded.run(encoded ? 1 : 0, id);
   }
 
   /** The nodes that hold open work. */

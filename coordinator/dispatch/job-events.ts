@@ -68,10 +68,17 @@ export const JOB_EVENT_HANDLERS: { [T in JobEventType]: JobEventHandler<T> } = {
     journal.note(job.id, 'info', `rip started on ${node} into ${event.raw_dir}`);
   },
   rip_done: ripDone,
-  transcode_started({ jobs, journal }, { node, job }) {
+  transcode_started({ jobs, commands, journal }, { node, job, cmd }) {
+    // A transcode run again (an agent that resumed it after a restart) takes its slot again.
+    if (cmd?.encoded) commands.setEncoded(cmd.id, false);
     if (job.status !== 'canceling') jobs.startPhase(job.id, 'transcode', { status: 'transcoding', transcode_node: node });
     else jobs.update(job.id, { transcode_node: node });
     journal.note(job.id, 'info', `transcode started on ${node}`);
+  },
+  transcode_encoded({ commands, queue }, { cmd }) {
+    if (!cmd) return;
+    commands.setEncoded(cmd.id, true);
+    queue.pump();
   },
   job_done({ jobs, commands, queue, journal }, { job, cmd, event }) {
     if (cmd) commands.setState(cmd.id, 'done');

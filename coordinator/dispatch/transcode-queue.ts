@@ -141,13 +141,13 @@ export class TranscodeQueue {
     this.commands.send(node, { id: randomUUID(), task: TASKS.transcodeFiles, job_id: row.job_id, args });
   }
 
-  /** Free slots of every online worker with an encoder: its slot count minus the rips and transcodes it holds. */
+  /** Free slots of every online worker with an encoder: its slot count minus the rips and transcodes that take one. */
   private freeSlotsByNode(): Map<string, number> {
-    const open = new Map(this.commands.openCountsByNode().map((r) => [r.node, r.n]));
+    const taken = new Map(this.commands.slotCountsByNode().map((r) => [r.node, r.n]));
     const free = new Map<string, number>();
     for (const agent of this.fleet.online()) {
       if ((agent.status?.capabilities?.encoders.length ?? 0) === 0) continue;
-      free.set(agent.node, (agent.status?.slots ?? DEFAULT_SLOTS) - (open.get(agent.node) ?? 0));
+      free.set(agent.node, (agent.status?.slots ?? DEFAULT_SLOTS) - (taken.get(agent.node) ?? 0));
     }
     return free;
   }

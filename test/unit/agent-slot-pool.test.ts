@@ -110,6 +110,40 @@ describe('SlotPool', () => {
     assert.equal(h.pool.busy, 0);
   });
 
+  it('lets work give its slot back before it ends, once: the next starts while it finishes', async () => {
+    const pool = new SlotPool(1);
+    const started: string[] = [];
+    const finish = gate();
+    const rest = gate();
+    let giveBack!: () => void;
+    pool.submit('encoded', async (release) => {
+      started.push('encoded');
+      giveBack = release;
+      await finish.promise;
+    });
+    pool.submit('next', async () => {
+      started.push('next');
+      await rest.promise;
+    });
+    pool.submit('third', async () => {
+      started.push('third');
+    });
+    assert.deepEqual(started, ['encoded']);
+    giveBack();
+    assert.deepEqual(started, ['encoded', 'next'], 'the slot went to the next at once');
+    assert.equal(pool.busy, 1);
+    giveBack();
+    finish.resolve();
+    await settle();
+    assert.deepEqual(started, ['encoded', 'next'], 'neither a second release nor the end of released work frees a slot again');
+    assert.equal(pool.busy, 1);
+    rest.resolve();
+    await settle();
+    assert.deepEqual(started, ['encoded', 'next', 'third']);
+    await settle();
+    assert.equal(pool.busy, 0);
+  });
+
   it('frees the slot of work that fails, and the next one starts', async () => {
     const h = harness(1);
     h.submit('bad');

@@ -107,6 +107,43 @@ describe('runTranscode', () => {
     assert.deepEqual(progress, [25, 50, 75, 100]);
   });
 
+  it('gives its slot back once, after the last encode and before its output is scanned or the raw files go', async () => {
+    const args = setup(2);
+    const steps: string[] = [];
+    const transcoder: Transcoder = {
+      async scan(input) {
+        steps.push(`scan ${path.basename(input)}`);
+        return { seconds: 60, audio: [], subtitles: [] };
+      },
+      async transcode(input, output, _preset, hooks) {
+        steps.push(`encode ${path.basename(input)}`);
+        hooks.onProgress(100);
+        fs.writeFileSync(output, 'encoded');
+      },
+    };
+    const { ctx } = context();
+    let rawThere: boolean | null = null;
+    ctx.encoderDone = () => {
+      steps.push('slot free');
+      rawThere = fs.existsSync(args.raw_dir);
+    };
+    await runTranscode(args, transcoder, ctx);
+    const last = steps.slice(steps.indexOf('encode title_t02.mkv'));
+    assert.deepEqual(last.slice(0, 2), ['encode title_t02.mkv', 'slot free']);
+    assert.match(last[2] ?? '', /^scan Heat \(1995\) - .*\.mkv$/, 'the scan of the written file comes after');
+    assert.equal(steps.filter((x) => x === 'slot free').length, 1);
+    assert.equal(rawThere, true);
+  });
+
+  it('keeps its slot when an encode fails', async () => {
+    const args = setup(2);
+    const { ctx } = context();
+    let freed = 0;
+    ctx.encoderDone = () => freed++;
+    await assert.rejects(runTranscode(args, fakeTranscoder('title_t02.mkv', { 'title_t01.mkv': 60, 'title_t02.mkv': 60 }), ctx), /encoder died/);
+    assert.equal(freed, 0, 'the pool frees it when the task ends');
+  });
+
   it('gives a single file the folder name and keeps the raw dir with keep_original', async () => {
     const args = setup(1, { keep_original: true });
     const result = await runTranscode(args, fakeTranscoder(), context().ctx);

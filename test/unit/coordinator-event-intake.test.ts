@@ -24,6 +24,40 @@ describe('EventIntake', () => {
     assert.deepEqual(p.link.acks, [{ node: 'ripper@1', eventId: accepted.event_id }, { node: 'ripper@1', eventId: accepted.event_id }]);
   });
 
+  it('frees the slot of a transcode whose encoder is done, hands it the next transcode, and takes the slot again when the transcode starts over', () => {
+    const p = dispatchParts();
+    p.presence.onStatus(onlineStatus('enc@1', { slots: 1 }));
+    const first = p.transcodingJob();
+    const second = p.transcodingJob();
+    const cmd = p.link.of(TASKS.transcodeFiles)[0]!;
+    assert.deepEqual(p.link.of(TASKS.transcodeFiles).map((s) => s.job_id), [first.id], 'one slot: the second waits');
+    p.intake.onEvent('enc@1', event('enc@1', 'accepted', { command_id: cmd.id, job_id: first.id }));
+    p.intake.onEvent('enc@1', event('enc@1', 'transcode_started', { command_id: cmd.id, job_id: first.id }));
+    p.intake.onEvent('enc@1', event('enc@1', 'transcode_encoded', { command_id: cmd.id, job_id: first.id }));
+    assert.deepEqual(p.link.of(TASKS.transcodeFiles).map((s) => s.job_id), [first.id, second.id], 'the encoder of the first is done: its slot takes the second');
+    assert.equal(p.commandState(cmd.id), 'accepted', 'the first is still open until its job_done');
+    assert.equal(p.jobs.get(first.id)?.status, 'transcoding');
+    // The agent restarted and runs the first again: it takes a slot once more, so nothing more is handed out.
+    const third = p.transcodingJob();
+    p.intake.onEvent('enc@1', event('enc@1', 'transcode_started', { command_id: cmd.id, job_id: first.id }));
+    const next = p.link.of(TASKS.transcodeFiles)[1]!;
+    p.intake.onEvent('enc@1', event('enc@1', 'job_done', { command_id: next.id, job_id: second.id, output_path: '/media/movies/B', files: ['/media/movies/B/B.mkv'], raw_removed: true }));
+    assert.deepEqual(p.link.of(TASKS.transcodeFiles).map((s) => s.job_id), [first.id, second.id], 'the rerun holds the only slot: the third waits');
+    assert.deepEqual(p.queueRows(third.id).map((r) => r.state), ['queued']);
+  });
+
+  it('ignores transcode_encoded of a transcode taken away from its worker', () => {
+    const p = dispatchParts();
+    p.presence.onStatus(onlineStatus('enc@1', { slots: 1 }));
+    const job = p.transcodingJob();
+    const cmd = p.link.of(TASKS.transcodeFiles)[0]!;
+    p.commands.setState(cmd.id, 'superseded');
+    p.queue.requeue(job.id);
+    p.presence.onStatus(onlineStatus('spare@1', { slots: 1 }));
+    p.intake.onEvent('enc@1', event('enc@1', 'transcode_encoded', { command_id: cmd.id, job_id: job.id }));
+    assert.equal(p.commands.get(cmd.id)?.encoded, 0);
+  });
+
   it('cancels at once a command a returning worker accepts after it was given to another worker', () => {
     const p = dispatchParts();
     p.presence.onStatus(onlineStatus('enc@1'));

@@ -15,9 +15,11 @@
  * long; the mean is HOLD_MS). Encodes of one length would all end in the same second after the common
  * gate, 80 slots freeing at once, a wave no household sees: the gap would measure how long the host
  * takes for 80 job changes at once, not how long a freed slot idles. While it holds it prints
- * HandBrake's --json progress blocks every 200 ms as the real one does (so it dies of SIGPIPE like HandBrake when its agent
- * is killed) and waiting with bash's own timed read instead of a sleep process (80 slots forking a
- * sleep ten times a second kept the kernel of a 2-core host half busy), copies the input to the
+ * HandBrake's --json progress blocks every 200 ms as the real one does, into a 4096-byte buffer that
+ * it writes when full, as the real one's stdio does into a pipe (so the agent reads a piece about every
+ * 3 s, and the stand-in dies of SIGPIPE like HandBrake when its agent is killed), waiting with bash's
+ * own timed read instead of a sleep process (80 slots forking a sleep ten times a second kept the
+ * kernel of a 2-core host half busy). Then it copies the input to the
  * output, and stamps start and end into an append-only log
  * (worker, job). --version, --help and --preset-list replay the real HandBrakeCLI's answer recorded
  * once; ffprobe is a stand-in too, replaying the real ffprobe's answer for the sample file (every raw
@@ -102,12 +104,16 @@ function makeTools(root: string): Tools {
       `hold=$(( ${HOLD_MS} / 2 + ${HOLD_MS} * 16#\${job:0:4} / 65536 ))`,
       `steps=$(( hold / ${PROGRESS_EVERY_MS} )); (( steps > 0 )) || steps=1; every=$(( hold / steps ))`,
       'printf -v every "%d.%03d" $(( every / 1000 )) $(( every % 1000 ))',
+      // Written in 4096-byte pieces, as the real one's stdio buffer writes into a pipe (all at the end of a short encode).
+      'buf=',
       'for ((i = 1; i <= steps; i++)); do',
-      `  printf 'Progress: {\\n    "State": "WORKING",\\n    "Working": {\\n        "Pass": 1,\\n        "PassCount": 1,\\n        "Progress": %s\\n    }\\n}\\n' "$(( (i - 1) * 100 / steps ))e-2"`,
+      `  printf -v block 'Progress: {\\n    "State": "WORKING",\\n    "Working": {\\n        "Pass": 1,\\n        "PassCount": 1,\\n        "Progress": %s\\n    }\\n}\\n' "$(( (i - 1) * 100 / steps ))e-2"`,
+      '  buf+=$block',
+      '  if (( ${#buf} >= 4096 )); then printf %s "${buf:0:4096}"; buf=${buf:4096}; fi',
       '  read -r -t "$every" -u 3 _',
       'done',
       'cp "$in" "$out" || exit 3',
-      `printf 'Progress: {\\n    "State": "WORKDONE",\\n    "WorkDone": {\\n        "Error": 0\\n    }\\n}\\n'`,
+      `printf '%sProgress: {\\n    "State": "WORKDONE",\\n    "WorkDone": {\\n        "Error": 0\\n    }\\n}\\n' "$buf"`,
       'echo "end $EPOCHREALTIME $SCALE_WORKER $job" >> "$log"',
       'exit 0',
       '',

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { api, sleep, tempDir, world, type World } from '../test/e2e/harness.js';
+import { api, Proc, sleep, tempDir, world, type World } from '../test/e2e/harness.js';
 
 // ------------------------------------------------------------------ results
 
@@ -125,4 +125,12 @@ export function infoReplayBranch(cache: string): string[] {
     '    else "$fake" "$@" > "$cache"; rc=$?; printf "%s" "$*" > "$cache.args"; echo "$rc" > "$cache.rc"; cat "$cache"; fi',
     '    echo "info-end $EPOCHREALTIME" >> "$stamps"; exit $rc ;;',
   ];
+}
+
+/** A plain Node server sending a fixed body: what HTTP alone costs for a body of that size. */
+export async function bareHttpServer(bodyFile: string): Promise<{ url: string; proc: Proc }> {
+  const code = `const b=require('fs').readFileSync(${JSON.stringify(bodyFile)});require('http').createServer((q,s)=>{s.setHeader('content-type','application/json; charset=utf-8');s.end(b)}).listen(0,'127.0.0.1',function(){console.log('port '+this.address().port)})`;
+  const proc = new Proc('bare-http', spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'pipe'] }));
+  const line = await proc.waitForLine(/^port \d+$/);
+  return { url: `http://127.0.0.1:${line.split(' ')[1]}/`, proc };
 }

@@ -36,7 +36,7 @@ import { originalsDir } from '../agent/keep-original.js';
 import { download, rip } from './bench-files.js';
 import { memory } from './bench-memory.js';
 import { scale } from './bench-scale.js';
-import { benchScript, cleanup, cpuBusy, expectStatus, failures, infoReplayBranch, logTime, logTimes, measures, median, ms, newWorld, pct, round, rssMb, timedRun, type Measure } from './bench-kit.js';
+import { bareHttpServer, benchScript, cleanup, cpuBusy, expectStatus, failures, infoReplayBranch, logTime, logTimes, measures, median, ms, newWorld, pct, round, rssMb, timedRun, type Measure } from './bench-kit.js';
 
 const PRESET = 'Very Fast 480p30';
 const TRANSCODE_RUNS = Number(process.env.BENCH_TRANSCODE_RUNS) || 3;
@@ -320,14 +320,6 @@ function seedJobs(dbFile: string): void {
     }
   })();
   db.close();
-}
-
-/** A plain Node server sending a fixed body: what HTTP alone costs for a body of that size. */
-async function bareHttpServer(bodyFile: string): Promise<{ url: string; proc: Proc }> {
-  const code = `const b=require('fs').readFileSync(${JSON.stringify(bodyFile)});require('http').createServer((q,s)=>{s.setHeader('content-type','application/json; charset=utf-8');s.end(b)}).listen(0,'127.0.0.1',function(){console.log('port '+this.address().port)})`;
-  const proc = new Proc('bare-http', spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'pipe'] }));
-  const line = await proc.waitForLine(/^port \d+$/);
-  return { url: `http://127.0.0.1:${line.split(' ')[1]}/`, proc };
 }
 
 async function sampleGets(url: string, n: number): Promise<number[]> {

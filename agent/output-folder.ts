@@ -241,8 +241,8 @@ async function isSameFile(file: string, id: FileIdentity): Promise<boolean> {
 }
 
 /**
- * Removes the outputs a ledger lists as finished by its run, then the folders it lists that are empty
- * now, then the ledger. Only files that are provably that run's own go: each must still be the very
+ * Removes the outputs a ledger lists as finished by its run, then the folders it lists that held one of
+ * them and are empty now, then the ledger. Only files that are provably that run's own go: each must still be the very
  * file recorded when its writer ended (another worker's result at the same path is a different file,
  * or the same one rewritten: either way it stays). An output without a recorded identity (an encode
  * cut off before it ended) stays too: the run cannot tell its half-written file from another
@@ -263,8 +263,12 @@ export async function removeOwnOutputs(ledgerFile: string): Promise<{ removed: s
       await fs.rm(entry.path, { force: true });
       removed.push(entry.path);
     }
-    // Deepest first: a subfolder (extras) before the folder holding it.
-    for (const dir of [...(content.dirs ?? [])].sort((a, b) => b.length - a.length)) await removeIfEmpty(dir);
+    // Only folders that held a file removed here, deepest first (a subfolder, extras, before the
+    // folder holding it). A folder left empty without one (the encode was cut off before its encoder
+    // wrote) stays: the worker that took the job over reuses an empty folder of its name, and may be
+    // encoding into it right now.
+    const held = (dir: string): boolean => removed.some((f) => f.startsWith(`${dir}${path.sep}`));
+    for (const dir of (content.dirs ?? []).filter(held).sort((a, b) => b.length - a.length)) await removeIfEmpty(dir);
   }
   await fs.rm(ledgerFile, { force: true });
   return { removed, keptAfterRawReleased: content.raw_released === true };

@@ -113,12 +113,15 @@ async function moveOriginals(args: TranscodeJob, outputDir: string, to: KeepOrig
  * its own files when the coordinator cancels the leftover task (and keeps them once nothing could redo them).
  */
 export async function runTranscode(args: TranscodeJob, transcoder: Transcoder, ctx: TaskContext, originals?: KeepOriginalsTo, ledger?: OutputLedger): Promise<TranscodeResult> {
+  const scan = scanner(transcoder, ctx.signal);
+  // The first file's scan runs while the output folder is planned: the encoder starts that much sooner
+  // (its slot idles meanwhile). A failed scan is reported where it is awaited (streamArgsFor).
+  if (args.files.length > 0) scan(args.files[0]).catch(() => undefined);
   for (const file of args.files) {
     const st = await fs.stat(file).catch(() => null);
     if (!st?.isFile()) throw new TaskFailure(`the raw file ${file} is missing: retry the rip`);
   }
   const plan = await planOutput({ ...args });
-  const scan = scanner(transcoder, ctx.signal);
   const naming = await libraryNames(args, plan, async (file) => (await scan(file)).seconds, ctx);
   const throttle = new ProgressThrottle(ctx.progress, ctx.progressEveryMs);
   const written: string[] = [];

@@ -329,6 +329,19 @@ describe('the output ledger of a transcode and removeOwnOutputs', () => {
     assert.deepEqual(fs.readdirSync(season), ['Show - S01E02.mkv']);
   });
 
+  it('keeps an empty folder none of its removed files was in: the worker that took the job over may be encoding into it', async () => {
+    const media = target();
+    const data = target();
+    const folder = path.join(media, 'Brazil (1985)');
+    fs.mkdirSync(folder);
+    const ledger = new OutputLedger(outputLedgerFile(data, 'cmd-5'), 'job-5');
+    // Killed before its encoder wrote anything; the other worker reuses the empty folder and its
+    // encoder has not created its file yet.
+    ledger.claimed(path.join(folder, 'Brazil (1985).mkv'), [folder]);
+    assert.deepEqual(await removeOwnOutputs(ledger.file), { removed: [], keptAfterRawReleased: false });
+    assert.ok(fs.existsSync(folder));
+  });
+
   it('removes nothing once its run had released the raw files: its encode may be the only one', async () => {
     const media = target();
     const data = target();

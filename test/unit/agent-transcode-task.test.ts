@@ -135,6 +135,22 @@ describe('runTranscode', () => {
     assert.equal(rawThere, true);
   });
 
+  it('scans the first raw file while it plans the output folder', async () => {
+    const args = setup(1);
+    const folderAtScan: boolean[] = [];
+    const transcoder: Transcoder = {
+      async scan(input) {
+        if (input.startsWith(args.raw_dir)) folderAtScan.push(fs.existsSync(path.join(args.target_dir, 'Heat (1995)')));
+        return { seconds: 60, audio: [], subtitles: [] };
+      },
+      async transcode(_input, output) {
+        fs.writeFileSync(output, 'encoded');
+      },
+    };
+    await runTranscode(args, transcoder, context().ctx);
+    assert.deepEqual(folderAtScan, [false], 'one scan of the raw file, started before the folder was made');
+  });
+
   it('keeps its slot when an encode fails', async () => {
     const args = setup(2);
     const { ctx } = context();

@@ -241,13 +241,14 @@ async function isSameFile(file: string, id: FileIdentity): Promise<boolean> {
 }
 
 /**
- * Removes the outputs a ledger lists as finished by its run, then the folders it lists that held one of
- * them and are empty now, then the ledger. Only files that are provably that run's own go: each must still be the very
- * file recorded when its writer ended (another worker's result at the same path is a different file,
- * or the same one rewritten: either way it stays). An output without a recorded identity (an encode
- * cut off before it ended) stays too: the run cannot tell its half-written file from another
- * worker's file that took the name later. And nothing goes once the run had released its raw files:
- * then no other worker could redo the encode, and these files may be the job's only one.
+ * Removes the outputs a ledger lists as finished by its run, then the folders it lists that held one
+ * of them and are empty now, then the ledger. Only files that are provably that run's own go: each
+ * must still be the very file recorded when its writer ended (another worker's result at the same
+ * path is a different file, or the same one rewritten: either way it stays). An output without a
+ * recorded identity (an encode cut off before it ended) stays too: the run cannot tell its
+ * half-written file from another worker's file that took the name later. And nothing goes once the
+ * run had released its raw files: then no other worker could redo the encode, and these files may be
+ * the job's only one.
  */
 export async function removeOwnOutputs(ledgerFile: string): Promise<{ removed: string[]; keptAfterRawReleased: boolean }> {
   let content: LedgerContent;

@@ -12,8 +12,10 @@ import { OutputLedger, outputLedgerFile } from '../output-folder.js';
 /** A command that becomes a stored task in a slot: a rip or a transcode. */
 export type JobCommand = Extract<Command, { task: typeof TASKS.ripDisc | typeof TASKS.transcodeFiles }>;
 
-/** Runs one job command to its end; throws on failure, and when the signal aborts. */
-/** Runs a command; `releaseSlot` gives its slot back early (a transcode whose encoder is done). */
+/**
+ * Runs one job command to its end; throws on failure, and when the signal aborts. `releaseSlot` gives
+ * its slot back before the end (a transcode whose encoder is done).
+ */
 export type JobWork = (cmd: JobCommand, signal: AbortSignal, releaseSlot: () => void) => Promise<void>;
 
 /** HandBrakeCLI as the transcoder; streams are listed by ffprobe, by HandBrake's scan where ffprobe is missing. */

@@ -119,6 +119,11 @@ export class JobRunner implements AgentFeature {
     return outputLedgerFile(this.ctx.config.dataDir, cmd.id);
   }
 
+  /** Drops a transcode's ledger once its outcome is stored: nothing of it is cleaned up after a restart. */
+  private async dropLedger(cmd: JobCommand): Promise<void> {
+    if (cmd.task === TASKS.transcodeFiles && existsSync(this.ledgerFile(cmd))) await fs.rm(this.ledgerFile(cmd), { force: true }).catch(() => undefined);
+  }
+
   /**
    * Removes what an earlier run of this transcode wrote and finished before the agent died (only files
    * that are provably its own, see removeOwnOutputs), so that it neither stays behind next to the
@@ -176,7 +181,7 @@ export class JobRunner implements AgentFeature {
       if (!ctx.stopping) {
         store.setTaskState(cmd.id, final);
         // Its outcome is stored: its files are the job's now (or were removed on failure).
-        if (cmd.task === TASKS.transcodeFiles && existsSync(this.ledgerFile(cmd))) await fs.rm(this.ledgerFile(cmd), { force: true }).catch(() => undefined);
+        await this.dropLedger(cmd);
         link.publishStatus();
       }
     }
@@ -204,7 +209,7 @@ export class JobRunner implements AgentFeature {
       if (ended) {
         // Finished, its outcome on its way: running it again would redo (or undo) finished work.
         store.setTaskState(row.id, ended);
-        if (cmd.task === TASKS.transcodeFiles && existsSync(this.ledgerFile(cmd))) await fs.rm(this.ledgerFile(cmd), { force: true }).catch(() => undefined);
+        await this.dropLedger(cmd);
         continue;
       }
       if (row.state === 'running' && cmd.task === TASKS.ripDisc) {

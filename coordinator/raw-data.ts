@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Logger } from '../shared/log.js';
-import { RAW_MEDIA_EXTENSIONS } from '../shared/raw-media.js';
+import { RAW_MEDIA_EXTENSIONS, TRANSCODE_INPUT_EXTENSIONS } from '../shared/raw-media.js';
 import type { JobRow, JobsStore, RawState } from './jobs-store.js';
 import { ProbeShellPool } from './probe-shell.js';
 import { parseMeta } from './jobs-store.js';
@@ -18,17 +18,26 @@ export interface RawFinding {
 
 /** find's test for a raw media file (shared/raw-media.ts): `-iname '*.mkv' -o -iname '*.m2ts' …`. */
 const MEDIA_TEST = RAW_MEDIA_EXTENSIONS.map((ext) => `-iname '*.${ext}'`).join(' -o ');
+/** The locate mode's globs below "$d" (nocaseglob): `"$d"/*.mkv "$d"/*.mp4 …`. */
+const INPUT_GLOBS = TRANSCODE_INPUT_EXTENSIONS.map((ext) => `"$d"/*.${ext}`).join(' ');
 
 /**
- * The probe shell's script (coordinator/probe-shell.ts): per request, each job's candidate folders
- * followed by "". A candidate counts only when it is a folder holding at least one video or audio
+ * The probe shell's script (coordinator/probe-shell.ts): per request, a mode, then each job's
+ * candidate folders followed by "".
+ *
+ * Mode "measure": a candidate counts only when it is a folder holding at least one video or audio
  * file (an empty folder left by a rip that failed before writing is no raw data). For job number i it
  * prints "i<TAB>absent" when no candidate counts, "i<TAB><bytes><TAB><dir>" for the first that does
  * (du prints its total even when it could not read everything below: the folder is there), or
  * "i<TAB>unclear" when du measured nothing or find could not look into a folder.
+ *
+ * Mode "locate" (what "transcode again" needs): the first candidate holding a video file directly in
+ * it, found with the shell's own globbing, so no process is started (find and du cost about 10 ms of
+ * host CPU each to start): "i<TAB>-<TAB><dir>", or "i<TAB>absent".
  */
 const PROBE_SCRIPT = [
-  'while IFS= read -r -d "" -u 3 seq; do',
+  'shopt -s nullglob nocaseglob',
+  'while IFS= read -r -d "" -u 3 seq && IFS= read -r -d "" -u 3 mode; do',
   '  i=0; found=0; unclear=0',
   '  while IFS= read -r -d "" -u 3 d && [ "$d" != . ]; do',
   '    if [ -z "$d" ]; then',
@@ -37,7 +46,11 @@ const PROBE_SCRIPT = [
   '    fi',
   '    [ "$found" = 1 ] && continue',
   '    case "$d" in /*) ;; *) continue ;; esac',
-  '    if [ -d "$d" ]; then',
+  '    if [ -d "$d" ] && [ "$mode" = locate ]; then',
+  // nullglob: no match leaves the list empty. Globbing starts no process.
+  `      inputs=(${INPUT_GLOBS})`,
+  '      if [ "${#inputs[@]}" -gt 0 ]; then found=1; printf "%s\\t-\\t%s\\n" "$i" "$d"; fi',
+  '    elif [ -d "$d" ]; then',
   // -H and -D: a candidate that is a link is looked through, so it is reported and the routes refuse it (403).
   `      media=$(find -H "$d" -type f \\( ${MEDIA_TEST} \\) -print -quit 2>/dev/null 3<&-); st=$?`,
   '      if [ -z "$media" ]; then [ "$st" = 0 ] || unclear=1; continue; fi',
@@ -67,11 +80,11 @@ const UNCLEAR: Probe = { state: 'unclear', path: null, size: null };
 export function parseProbeOutput(stdout: string, count: number): Probe[] {
   const out: Probe[] = Array.from({ length: count }, () => UNCLEAR);
   for (const line of stdout.split('\n')) {
-    const m = /^(\d+)\t(absent|unclear|(\d+)\t(.*))$/.exec(line);
+    const m = /^(\d+)\t(absent|unclear|(\d+|-)\t(.*))$/.exec(line);
     if (!m || Number(m[1]) >= count) continue;
     const i = Number(m[1]);
     if (m[2] === 'absent') out[i] = { state: 'absent', path: null, size: null };
-    else if (m[3] !== undefined) out[i] = { state: 'present', path: m[4], size: Number(m[3]) };
+    else if (m[3] !== undefined) out[i] = { state: 'present', path: m[4], size: m[3] === '-' ? null : Number(m[3]) };
   }
   return out;
 }
@@ -123,9 +136,9 @@ export class RawDataFinder {
    * not finish in time (a hanging mount: its shell is stopped, find and du included), so the caller
    * can tell the slow one apart. `background`: the sweep's probe.
    */
-  async probeMany(groups: string[][], background = false): Promise<Probe[] | null> {
+  async probeMany(groups: string[][], background = false, mode: 'measure' | 'locate' = 'measure'): Promise<Probe[] | null> {
     // An empty field ends a job's list: candidates are absolute paths, never empty.
-    const fields = groups.flatMap((dirs) => [...dirs.filter((d) => d !== ''), '']);
+    const fields = [mode, ...groups.flatMap((dirs) => [...dirs.filter((d) => d !== ''), ''])];
     // The limit grows with the batch (a slow disk answers 256 jobs more slowly than 64), one job keeps PROBE_TIMEOUT_MS.
     const timeoutMs = PROBE_TIMEOUT_MS * Math.max(1, Math.ceil(groups.length / SWEEP_PAGE));
     const answer = await (background ? this.background : this.foreground).run(fields, timeoutMs);
@@ -139,6 +152,22 @@ export class RawDataFinder {
   /** Probes one job and stores the answer; "unclear" keeps the last known answer. */
   async refresh(job: JobRow): Promise<RawFinding> {
     return this.store(job, await this.probe(this.candidates(job)));
+  }
+
+  /**
+   * Where "transcode again" finds the job's video files: the first candidate folder with a video file
+   * directly in it, looked up by the shell's globbing without starting a process (a burst of retries
+   * started two per job before: find and du). The folder is stored as the job's raw data; its size
+   * is kept when it is the folder already known, else left to the next sweep. When no candidate has
+   * one, the full probe answers, so a folder with only audio files or only subfolders is told apart
+   * from no raw data as before; a lookup that ran into the time limit answers unclear at once.
+   */
+  async locate(job: JobRow): Promise<RawFinding> {
+    const answer = await this.probeMany([this.candidates(job)], false, 'locate');
+    const found = answer?.[0] ?? UNCLEAR;
+    if (found.state === 'absent') return this.refresh(job);
+    const known = found.path === job.raw_path && job.raw_state === 'present';
+    return this.store(job, found.state === 'present' ? { ...found, size: known ? job.raw_size : null } : found);
   }
 
   private store(job: JobRow, found: Probe): RawFinding {

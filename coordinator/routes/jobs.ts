@@ -5,6 +5,7 @@ import type { JobDetail } from '../../shared/api-types.js';
 import { toCsv } from '../../shared/csv.js';
 import { parseLanguageList } from '../../shared/languages.js';
 import { checkMediaPath, isBareFileName, realPathWithin } from '../../shared/media-paths.js';
+import { isTranscodeInput } from '../../shared/raw-media.js';
 import type { AppContext } from '../context.js';
 import { sendOpenedFile } from '../file-download.js';
 import { openJobFile } from '../job-file.js';
@@ -194,11 +195,11 @@ export function jobsRouter(ctx: AppContext): Router {
   router.post('/jobs/:id/retry-transcode', async (req, res) => {
     const row = job(req);
     if (!isRetryable(row.status)) throw new HttpError(409, `only a failed or canceled job can be transcoded again (this one is ${apiStatus(row.status)})`);
-    const finding = await ctx.raw.refresh(row);
+    const finding = await ctx.raw.locate(row);
     if (finding.state !== 'present' || !finding.path) throw new HttpError(409, 'no raw data of this job was found: retry the rip instead');
     const rawDir = finding.path;
     await checkRawFolder(row, rawDir);
-    const files = (await fs.promises.readdir(rawDir)).filter((n) => /\.(mkv|mp4|m4v|ts|mpg|vob)$/i.test(n) && !n.startsWith('.')).sort().map((n) => path.join(rawDir, n));
+    const files = (await fs.promises.readdir(rawDir)).filter((n) => isTranscodeInput(n) && !n.startsWith('.')).sort().map((n) => path.join(rawDir, n));
     if (files.length === 0) throw new HttpError(409, `the raw folder ${rawDir} holds no video files: retry the rip instead`);
     jobs.startPhase(row.id, 'transcode', { status: 'transcoding', error: null, finished_at: null, output_path: null });
     jobs.updateMeta(row.id, { rip_fertig: true });

@@ -25,11 +25,11 @@ function setup() {
   return { dir, rawDir, jobs, settings, finder };
 }
 
-/** Runs fn with a fake `du` first on PATH. */
-async function withFakeDu<T>(dir: string, script: string, fn: () => Promise<T>): Promise<T> {
+/** Runs fn with fake tools (name → shell script) first on PATH. */
+async function withFakeTools<T>(dir: string, tools: Record<string, string>, fn: () => Promise<T>): Promise<T> {
   const bin = path.join(dir, 'bin');
   fs.mkdirSync(bin, { recursive: true });
-  fs.writeFileSync(path.join(bin, 'du'), `#!/bin/sh\n${script}\n`, { mode: 0o755 });
+  for (const [name, script] of Object.entries(tools)) fs.writeFileSync(path.join(bin, name), `#!/bin/sh\n${script}\n`, { mode: 0o755 });
   const oldPath = process.env.PATH;
   process.env.PATH = `${bin}:${oldPath}`;
   try {
@@ -62,6 +62,56 @@ describe('RawDataFinder.probeMany (one process for a sweep batch)', () => {
       { state: 'present', path: '/r/j', size: 512 },
       { state: 'unclear', path: null, size: null },
     ]);
+    // The locate mode's answer: a folder without its size.
+    assert.deepEqual(parseProbeOutput('0\t-\t/r/j k\n', 1), [{ state: 'present', path: '/r/j k', size: null }]);
+  });
+});
+
+describe('RawDataFinder.locate (what "transcode again" needs)', () => {
+  /** Fake find and du that leave a mark when run: locate must start neither for a folder with videos. */
+  const marking = (dir: string) => ({ find: `touch ${JSON.stringify(path.join(dir, 'find-ran'))}; exit 1`, du: `touch ${JSON.stringify(path.join(dir, 'du-ran'))}; exit 1` });
+
+  it('finds the folder with a video file directly in it without starting find or du, and stores it', async () => {
+    const { dir, rawDir, jobs, finder } = setup();
+    const job = jobs.create({ id: 'job-l1', title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: {} });
+    // A glob character and a space in the path must be taken as they are.
+    const odd = path.join(dir, 'work [1] *');
+    fs.mkdirSync(path.join(odd, 'job-l1'), { recursive: true });
+    fs.writeFileSync(path.join(odd, 'job-l1', 'TITLE_T00.MKV'), 'v');
+    jobs.updateMeta('job-l1', { work_dir: odd });
+    fs.mkdirSync(path.join(rawDir, 'job-l1'));
+    fs.writeFileSync(path.join(rawDir, 'job-l1', 'abcde.conf'), 'x');
+    const found = await withFakeTools(dir, marking(dir), () => finder.locate(jobs.get(job.id) as NonNullable<ReturnType<typeof jobs.get>>));
+    assert.deepEqual([found.state, found.path, found.size_bytes], ['present', path.join(odd, 'job-l1'), null]);
+    assert.equal(fs.existsSync(path.join(dir, 'find-ran')), false, 'find was started');
+    assert.equal(fs.existsSync(path.join(dir, 'du-ran')), false, 'du was started');
+    assert.deepEqual([jobs.get(job.id)?.raw_state, jobs.get(job.id)?.raw_path], ['present', path.join(odd, 'job-l1')]);
+  });
+
+  it('keeps the size measured before when the folder is the one known', async () => {
+    const { rawDir, jobs, finder } = setup();
+    jobs.create({ id: 'job-l2', title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: {} });
+    fs.mkdirSync(path.join(rawDir, 'job-l2'));
+    fs.writeFileSync(path.join(rawDir, 'job-l2', 'a.ts'), Buffer.alloc(4096));
+    const measured = await finder.refresh(jobs.get('job-l2') as NonNullable<ReturnType<typeof jobs.get>>);
+    assert.ok((measured.size_bytes ?? 0) >= 4096);
+    const found = await finder.locate(jobs.get('job-l2') as NonNullable<ReturnType<typeof jobs.get>>);
+    assert.deepEqual([found.state, found.path, found.size_bytes], ['present', path.join(rawDir, 'job-l2'), measured.size_bytes]);
+    assert.equal(jobs.get('job-l2')?.raw_size, measured.size_bytes);
+  });
+
+  it('answers as the full probe when no folder has a video directly in it (audio only, videos in a subfolder, nothing)', async () => {
+    const { rawDir, jobs, finder } = setup();
+    for (const [id, file] of [['job-a', '01 - Song.flac'], ['job-b', 'BDMV/STREAM/00000.m2ts']] as const) {
+      jobs.create({ id, title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: {} });
+      fs.mkdirSync(path.dirname(path.join(rawDir, id, file)), { recursive: true });
+      fs.writeFileSync(path.join(rawDir, id, file), 'a');
+      const found = await finder.locate(jobs.get(id) as NonNullable<ReturnType<typeof jobs.get>>);
+      assert.deepEqual([found.state, found.path], ['present', path.join(rawDir, id)], id);
+      assert.ok(found.size_bytes !== null && found.size_bytes > 0, `${id}: measured by du`);
+    }
+    jobs.create({ id: 'job-c', title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: {} });
+    assert.equal((await finder.locate(jobs.get('job-c') as NonNullable<ReturnType<typeof jobs.get>>)).state, 'absent');
   });
 });
 
@@ -150,7 +200,7 @@ describe('RawDataFinder.probe', () => {
     const job = path.join(rawDir, 'job-5');
     fs.mkdirSync(job);
     fs.writeFileSync(path.join(job, 'a.mkv'), 'v');
-    const found = await withFakeDu(dir, 'echo "du: cannot read directory: Input/output error" >&2; exit 1', () => finder.probe([job]));
+    const found = await withFakeTools(dir, { du: 'echo "du: cannot read directory: Input/output error" >&2; exit 1' }, () => finder.probe([job]));
     assert.equal(found.state, 'unclear');
   });
 
@@ -159,7 +209,7 @@ describe('RawDataFinder.probe', () => {
     const job = path.join(rawDir, 'job-6');
     fs.mkdirSync(job);
     fs.writeFileSync(path.join(job, 'a.mkv'), 'v');
-    const found = await withFakeDu(dir, 'printf "12345\\t%s\\n" "$3"; echo "du: cannot read x: Permission denied" >&2; exit 1', () => finder.probe([job]));
+    const found = await withFakeTools(dir, { du: 'printf "12345\\t%s\\n" "$3"; echo "du: cannot read x: Permission denied" >&2; exit 1' }, () => finder.probe([job]));
     assert.deepEqual(found, { state: 'present', path: job, size: 12345 });
   });
 });
@@ -217,11 +267,11 @@ describe('RawDataFinder.sweep', () => {
     // The fake du notes the priority it runs at: what the probe's find and du get.
     const seen = path.join(dir, 'nice');
     const du = `nice >> '${seen}'; printf "7\\t%s\\n" "$3"`;
-    await withFakeDu(dir, du, () => finder.sweep());
+    await withFakeTools(dir, { du }, () => finder.sweep());
     const row = jobs.get(id);
     assert.ok(row);
     assert.deepEqual([row.raw_state, row.raw_size], ['present', 7]);
-    await withFakeDu(dir, du, () => finder.refresh(row));
+    await withFakeTools(dir, { du }, () => finder.refresh(row));
     assert.deepEqual(fs.readFileSync(seen, 'utf8').trim().split('\n'), ['19', String(os.getPriority())]);
   });
 

@@ -5,6 +5,7 @@ import { describeOutput } from '../shared/library-files.js';
 import { keepOriginals, originalsDir, type MoveOps } from './keep-original.js';
 import { libraryNames } from './library-names.js';
 import { claimFileName, planOutput, releaseFileName, removeIfEmpty, type OutputLedger } from './output-folder.js';
+import { EndingWatch } from './ending-watch.js';
 import { ProgressThrottle } from './progress-throttle.js';
 import { handbrakeStreamArgs, planStreams } from './stream-selection.js';
 import type { TaskContext } from './rip-task.js';
@@ -139,10 +140,14 @@ export async function runTranscode(args: TranscodeJob, transcoder: Transcoder, c
       try {
         const streamArgs = await streamArgsFor(file, args, scan, ctx);
         ctx.log('info', `transcoding ${path.basename(file)} (${i + 1} of ${args.files.length}) with preset "${args.preset}" to ${dest}`);
+        const ending = i === args.files.length - 1 && ctx.encoderEnding ? new EndingWatch(ctx.encoderEnding) : null;
         await transcoder.transcode(file, dest, args.preset, {
           signal: ctx.signal,
           onSpawn: ctx.onSpawn,
-          onProgress: (pct) => throttle.update(((i + pct / 100) / args.files.length) * 100),
+          onProgress: (pct) => {
+            throttle.update(((i + pct / 100) / args.files.length) * 100);
+            ending?.update(pct);
+          },
           streamArgs,
         });
       } finally {

@@ -168,4 +168,9 @@ export const coordinatorMigrations: Migration[] = [
     name: 'commands: a transcode whose encoder has finished no longer holds its slot',
     up: `ALTER TABLE commands ADD COLUMN encoded INTEGER NOT NULL DEFAULT 0;`,
   },
+  {
+    version: 8,
+    name: 'commands: a transcode whose encoder ends within seconds may have its successor sent ahead',
+    up: `ALTER TABLE commands ADD COLUMN ending INTEGER NOT NULL DEFAULT 0;`,
+  },
 ];

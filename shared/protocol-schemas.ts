@@ -118,6 +118,7 @@ export const agentEventSchema = z.discriminatedUnion('type', [
   z.looseObject({ ...eventBase, type: z.literal('rip_started'), raw_dir: pathText }),
   z.looseObject({ ...eventBase, type: z.literal('rip_done'), raw_dir: pathText, files: fileList }),
   z.looseObject({ ...eventBase, type: z.literal('transcode_started') }),
+  z.looseObject({ ...eventBase, type: z.literal('transcode_ending') }),
   z.looseObject({ ...eventBase, type: z.literal('transcode_encoded') }),
   z.looseObject({
     ...eventBase,

@@ -335,6 +335,8 @@ export type AgentEvent = EventBase &
     | { type: 'rip_started'; raw_dir: string }
     | { type: 'rip_done'; raw_dir: string; files: string[] }
     | { type: 'transcode_started' }
+    /** The transcode's last encoder run is expected to end within seconds: its successor may be sent ahead. */
+    | { type: 'transcode_ending' }
     /** The transcode's last encoder run has ended: its slot is free while it checks and describes its output. */
     | { type: 'transcode_encoded' }
     | { type: 'job_done'; output_path: string; files: string[]; raw_removed: boolean; streams?: FileStreams[]; episodes_guessed?: boolean }

@@ -80,6 +80,7 @@ export function jobWork(ctx: AgentContext, transcoder: Transcoder): JobWork {
     const ledger = new OutputLedger(outputLedgerFile(config.dataDir, cmd.id), cmd.job_id); // what it writes, for a cleanup after a crash (job-runner.ts)
     const tc: TaskContext = {
       ...taskContext(cmd, 'transcode', signal),
+      encoderEnding: () => emit({ type: 'transcode_ending', command_id: cmd.id, job_id: cmd.job_id }),
       encoderDone: () => {
         // The coordinator counts the slot free and hands out the next transcode while this one finishes.
         emit({ type: 'transcode_encoded', command_id: cmd.id, job_id: cmd.job_id });

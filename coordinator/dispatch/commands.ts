@@ -17,6 +17,8 @@ export interface CommandRow {
   state: CommandState;
   /** 1 once a transcode's encoder has finished (transcode_encoded): the command no longer takes a slot. */
   encoded: number;
+  /** 1 once a transcode's last encoder run is expected to end within seconds (transcode_ending). */
+  ending: number;
 }
 
 const OPEN = `'sent','accepted'`;
@@ -39,8 +41,12 @@ export class CommandTable {
       others: db.prepare<[string, string], CommandRow>(`SELECT * FROM commands WHERE job_id = ? AND id != ? AND state IN (${OPEN})`),
       setState: db.prepare<[CommandState, string]>('UPDATE commands SET state = ? WHERE id = ?'),
       // A transcode whose encoder has finished (transcode_encoded) is still open, but its slot is free.
-      slotsByNode: db.prepare<[], { node: string; n: number }>(`SELECT node, COUNT(*) AS n FROM commands WHERE state IN (${OPEN}) AND encoded = 0 GROUP BY node`),
-      setEncoded: db.prepare<[number, string]>('UPDATE commands SET encoded = ? WHERE id = ?'),
+      slotsByNode: db.prepare<[], { node: string; n: number; ending: number }>(
+        `SELECT node, COUNT(*) AS n, SUM(ending) AS ending FROM commands WHERE state IN (${OPEN}) AND encoded = 0 GROUP BY node`,
+      ),
+      // Finished or run again: either way it is no longer about to end.
+      setEncoded: db.prepare<[number, string]>('UPDATE commands SET encoded = ?, ending = 0 WHERE id = ?'),
+      setEnding: db.prepare<[string]>('UPDATE commands SET ending = 1 WHERE id = ?'),
       openNodes: db.prepare<[], { node: string }>(`SELECT DISTINCT node FROM commands WHERE state IN (${OPEN})`),
       insert: db.prepare<[string, string, string, string, string, string]>(`INSERT INTO commands (id, node, task, job_id, payload, state, created_at) VALUES (?, ?, ?, ?, ?, 'sent', ?)`),
       unanswered: db.prepare<[string], CommandRow>(`SELECT * FROM commands WHERE state = 'sent' AND created_at < ? ORDER BY created_at`),
@@ -73,16 +79,22 @@ export class CommandTable {
 
   /**
    * How many slots of each node its rips and transcodes take: the open ones (sent or accepted) but
-   * transcodes whose encoder has finished, which only check and describe their output now. Nodes
-   * taking none are left out.
+   * transcodes whose encoder has finished, which only check and describe their output now; `ending`:
+   * how many of them are transcodes whose encoder is about to end (transcode_ending). Nodes taking
+   * none are left out.
    */
-  slotCountsByNode(): { node: string; n: number }[] {
+  slotCountsByNode(): { node: string; n: number; ending: number }[] {
     return this.stmts.slotsByNode.all();
   }
 
-  /** Marks whether the command's encoder has finished (its slot is free) or runs (again). */
+  /** Marks whether the command's encoder has finished (its slot is free) or runs (again); either way it is no longer ending. */
   setEncoded(id: string, encoded: boolean): void {
     this.stmts.setEncoded.run(encoded ? 1 : 0, id);
+  }
+
+  /** Marks a transcode whose last encoder run is expected to end within seconds. */
+  setEnding(id: string): void {
+    this.stmts.setEnding.run(id);
   }
 
   /** The nodes that hold open work. */

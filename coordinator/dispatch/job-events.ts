@@ -70,10 +70,15 @@ export const JOB_EVENT_HANDLERS: { [T in JobEventType]: JobEventHandler<T> } = {
   rip_done: ripDone,
   transcode_started({ jobs, commands, journal }, { node, job, cmd }) {
     // A transcode run again (an agent that resumed it after a restart) takes its slot again.
-    if (cmd?.encoded) commands.setEncoded(cmd.id, false);
+    if (cmd?.encoded || cmd?.ending) commands.setEncoded(cmd.id, false);
     if (job.status !== 'canceling') jobs.startPhase(job.id, 'transcode', { status: 'transcoding', transcode_node: node });
     else jobs.update(job.id, { transcode_node: node });
     journal.note(job.id, 'info', `transcode started on ${node}`);
+  },
+  transcode_ending({ commands, queue }, { cmd }) {
+    if (!cmd || cmd.ending || cmd.encoded) return;
+    commands.setEnding(cmd.id);
+    queue.pump();
   },
   transcode_encoded({ commands, queue }, { cmd }) {
     if (!cmd) return;

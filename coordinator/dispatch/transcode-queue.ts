@@ -141,9 +141,15 @@ export class TranscodeQueue {
     this.commands.send(node, { id: randomUUID(), task: TASKS.transcodeFiles, job_id: row.job_id, args });
   }
 
-  /** Free slots of every online worker with an encoder: its slot count minus the rips and transcodes that take one. */
+  /**
+   * Free slots of every online worker with an encoder: its slot count minus the rips and transcodes
+   * that take one, plus one for each transcode whose encoder is about to end (transcode_ending). That
+   * one's successor is sent ahead and waits in the agent for the slot, which it takes the moment the
+   * encoder ends, without a round trip through the coordinator. It waits seconds at most, so no other
+   * worker would have started it sooner by much.
+   */
   private freeSlotsByNode(): Map<string, number> {
-    const taken = new Map(this.commands.slotCountsByNode().map((r) => [r.node, r.n]));
+    const taken = new Map(this.commands.slotCountsByNode().map((r) => [r.node, r.n - r.ending]));
     const free = new Map<string, number>();
     for (const agent of this.fleet.online()) {
       if ((agent.status?.capabilities?.encoders.length ?? 0) === 0) continue;

@@ -69,6 +69,7 @@ export const EVENT_STATUSES: Readonly<Record<string, Readonly<Record<'rip' | 'tr
   rip_started: { rip: STAGE_STATUSES.rip, transcode: [] },
   rip_done: { rip: STAGE_STATUSES.rip, transcode: [] },
   transcode_started: { rip: [], transcode: STAGE_STATUSES.transcode },
+  transcode_ending: { rip: [], transcode: STAGE_STATUSES.transcode },
   transcode_encoded: { rip: [], transcode: STAGE_STATUSES.transcode },
   // A rip that is the last stage (no transcode, audio CDs) ends with job_done itself.
   job_done: STAGE_STATUSES,

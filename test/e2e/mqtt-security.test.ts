@@ -190,6 +190,7 @@ describe('MQTT trust boundaries (embedded broker)', () => {
             ['rip_started', { raw_dir: '/tmp' }],
             ['rip_done', { raw_dir: '/etc', files: ['/etc/passwd'] }],
             ['transcode_started', {}],
+            ['transcode_ending', {}],
             ['transcode_encoded', {}],
             ['job_done', { output_path: '/etc', files: [], raw_removed: true }],
             ['job_failed', { phase: 'transcode', reason: 'r' }],

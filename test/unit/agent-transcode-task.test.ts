@@ -135,6 +135,28 @@ describe('runTranscode', () => {
     assert.equal(rawThere, true);
   });
 
+  it('says once, during the last file\'s encode and before the slot is free, that the encoder is about to end', async () => {
+    const args = setup(2);
+    const steps: string[] = [];
+    const transcoder: Transcoder = {
+      async scan() {
+        return { seconds: 60, audio: [], subtitles: [] };
+      },
+      async transcode(input, output, _preset, hooks) {
+        steps.push(`encode ${path.basename(input)}`);
+        // Each run reports progress at once: at that rate every run is about to end.
+        for (const pct of [50, 99, 100]) hooks.onProgress(pct);
+        steps.push(`encoded ${path.basename(input)}`);
+        fs.writeFileSync(output, 'encoded');
+      },
+    };
+    const { ctx } = context();
+    ctx.encoderEnding = () => steps.push('ending');
+    ctx.encoderDone = () => steps.push('slot free');
+    await runTranscode(args, transcoder, ctx);
+    assert.deepEqual(steps, ['encode title_t01.mkv', 'encoded title_t01.mkv', 'encode title_t02.mkv', 'ending', 'encoded title_t02.mkv', 'slot free']);
+  });
+
   it('scans the first raw file while it plans the output folder', async () => {
     const args = setup(1);
     const folderAtScan: boolean[] = [];

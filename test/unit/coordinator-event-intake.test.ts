@@ -46,6 +46,46 @@ describe('EventIntake', () => {
     assert.deepEqual(p.queueRows(third.id).map((r) => r.state), ['queued']);
   });
 
+  it('sends the successor of a transcode whose encoder is about to end ahead, one per ending encoder, and counts it as a slot once it runs', () => {
+    const p = dispatchParts();
+    p.presence.onStatus(onlineStatus('enc@1', { slots: 2 }));
+    const [a, b, c, d, e] = [p.transcodingJob(), p.transcodingJob(), p.transcodingJob(), p.transcodingJob(), p.transcodingJob()];
+    const sentJobs = () => p.link.of(TASKS.transcodeFiles).map((s) => s.job_id);
+    assert.deepEqual(sentJobs(), [a.id, b.id], 'two slots');
+    const [cmdA, cmdB] = p.link.of(TASKS.transcodeFiles);
+    for (const [cmd, job] of [[cmdA, a], [cmdB, b]] as const) {
+      p.intake.onEvent('enc@1', event('enc@1', 'accepted', { command_id: cmd!.id, job_id: job.id }));
+      p.intake.onEvent('enc@1', event('enc@1', 'transcode_started', { command_id: cmd!.id, job_id: job.id }));
+    }
+    const ending = event('enc@1', 'transcode_ending', { command_id: cmdA!.id, job_id: a.id });
+    p.intake.onEvent('enc@1', ending);
+    p.intake.onEvent('enc@1', ending);
+    assert.deepEqual(sentJobs(), [a.id, b.id, c.id], 'A ends within seconds: C is sent ahead, once');
+    assert.equal(p.commands.get(cmdA!.id)?.ending, 1);
+    // A's encoder ends: C takes its slot on the agent, and counts as taking one here; nothing more goes out.
+    p.intake.onEvent('enc@1', event('enc@1', 'transcode_encoded', { command_id: cmdA!.id, job_id: a.id }));
+    assert.deepEqual(sentJobs(), [a.id, b.id, c.id]);
+    // B is about to end: D is sent ahead. B is run again after a restart instead: it is no longer ending.
+    p.intake.onEvent('enc@1', event('enc@1', 'transcode_ending', { command_id: cmdB!.id, job_id: b.id }));
+    assert.deepEqual(sentJobs(), [a.id, b.id, c.id, d.id]);
+    p.intake.onEvent('enc@1', event('enc@1', 'transcode_started', { command_id: cmdB!.id, job_id: b.id }));
+    assert.equal(p.commands.get(cmdB!.id)?.ending, 0);
+    p.queue.pump();
+    assert.deepEqual(sentJobs(), [a.id, b.id, c.id, d.id], 'B, C and D hold the two slots and the one sent ahead: E waits');
+    assert.deepEqual(p.queueRows(e.id).map((r) => r.state), ['queued']);
+  });
+
+  it('ignores transcode_ending of a transcode taken away from its worker', () => {
+    const p = dispatchParts();
+    p.presence.onStatus(onlineStatus('enc@1', { slots: 1 }));
+    const job = p.transcodingJob();
+    const cmd = p.link.of(TASKS.transcodeFiles)[0]!;
+    p.commands.setState(cmd.id, 'superseded');
+    p.queue.requeue(job.id);
+    p.intake.onEvent('enc@1', event('enc@1', 'transcode_ending', { command_id: cmd.id, job_id: job.id }));
+    assert.equal(p.commands.get(cmd.id)?.ending, 0);
+  });
+
   it('ignores transcode_encoded of a transcode taken away from its worker', () => {
     const p = dispatchParts();
     p.presence.onStatus(onlineStatus('enc@1', { slots: 1 }));

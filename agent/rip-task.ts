@@ -20,6 +20,8 @@ export interface TaskContext {
    * describes its output (the scan of the written files, moving originals, the nfo).
    */
   encoderDone?(): void;
+  /** Waits for the task's slot; called once its preparation is done, right before its first encoder run. */
+  takeSlot?(): Promise<void>;
   /** The task's last encoder run is expected to end within seconds (ending-watch.ts): its successor may be sent ahead. */
   encoderEnding?(): void;
 }

@@ -25,6 +25,28 @@ export class SlotPool {
     return startsNow;
   }
 
+  /**
+   * Waits in order for a free slot, for work that prepares before it takes one (a transcode checks its
+   * files, plans its output folder and scans its first file first). Resolves with the slot's release;
+   * an abort while it waits withdraws it and rejects.
+   */
+  take(id: string, signal: AbortSignal): Promise<() => void> {
+    return new Promise((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason as Error);
+      const onAbort = (): void => {
+        if (this.withdraw(id)) reject(signal.reason as Error);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.submit(id, (release) => new Promise<void>((done) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(() => {
+          release();
+          done();
+        });
+      }));
+    });
+  }
+
   /** Drops work that has not started yet; returns true when it was waiting. */
   withdraw(id: string): boolean {
     const i = this.waiting.findIndex((w) => w.id === id);

@@ -139,6 +139,8 @@ export async function runTranscode(args: TranscodeJob, transcoder: Transcoder, c
       ledger?.claimed(dest, [...new Set([dir, plan.dir])]);
       try {
         const streamArgs = await streamArgsFor(file, args, scan, ctx);
+        // All is ready: a slot that frees starts this encoder at once.
+        if (i === 0) await ctx.takeSlot?.();
         ctx.log('info', `transcoding ${path.basename(file)} (${i + 1} of ${args.files.length}) with preset "${args.preset}" to ${dest}`);
         const ending = i === args.files.length - 1 && ctx.encoderEnding ? new EndingWatch(ctx.encoderEnding) : null;
         await transcoder.transcode(file, dest, args.preset, {

@@ -6,7 +6,7 @@ import type { AgentContext, AgentFeature } from '../agent-context.js';
 import { outputLedgerFile, removeOwnOutputs } from '../output-folder.js';
 import { removeRawFolderWithoutMedia } from '../raw-folder.js';
 import { OUTCOME_EVENTS, type TaskRow, type TaskState } from '../task-store.js';
-import type { JobCommand, JobWork } from './job-work.js';
+import type { JobCommand, JobWork, TaskSlot } from './job-work.js';
 
 const PRUNE_AFTER_MS = 7 * 24 * 3600_000;
 /** While recovered tasks wait for the coordinator's word, the agent asks again (its status) this often. */
@@ -102,8 +102,16 @@ export class JobRunner implements AgentFeature {
   /**
    * Puts a stored command into the queue of slots. True when it started at once: its run has published
    * the status already. False when it waits for a slot: the caller publishes the status with it waiting.
+   * A transcode starts at once but waits as well: it prepares (checks its raw files, plans its output
+   * folder, scans its first file) and then waits for its slot (TaskSlot.take), so that a slot that
+   * frees starts its encoder without delay. The coordinator sends one ahead of a slot that is about
+   * to free (transcode_ending).
    */
   submit(cmd: JobCommand): boolean {
+    if (cmd.task === TASKS.transcodeFiles) {
+      void this.run(cmd);
+      return false;
+    }
     return this.ctx.pool.submit(cmd.id, (release) => this.run(cmd, release));
   }
 
@@ -148,19 +156,34 @@ export class JobRunner implements AgentFeature {
     await fs.rm(this.ctx.toLocal(dir), { recursive: true, force: true }).catch(() => undefined);
   }
 
-  /** Runs a command in its slot; `release` gives the slot back before the end (the pool's, see SlotPool). */
-  async run(cmd: JobCommand, release: () => void = () => undefined): Promise<void> {
+  /**
+   * Runs a command: `held`, the release of the slot it was started in (a rip); without it the work
+   * takes its slot itself once prepared (a transcode). The task counts as running once it has its slot.
+   */
+  private async run(cmd: JobCommand, held?: () => void): Promise<void> {
     const { ctx } = this;
     const { store, log, link } = ctx;
     const controller = new AbortController();
     this.controllers.set(cmd.id, controller);
-    store.setTaskState(cmd.id, 'running');
-    link.publishStatus();
+    let release = held;
+    const running = (): void => {
+      store.setTaskState(cmd.id, 'running');
+      link.publishStatus();
+    };
+    const slot: TaskSlot = {
+      take: async () => {
+        if (release) return;
+        release = await ctx.pool.take(cmd.id, controller.signal);
+        running();
+      },
+      release: () => release?.(),
+    };
+    if (held) running();
     const phase: Phase = cmd.task === TASKS.ripDisc ? 'rip' : 'transcode';
     let final: 'done' | 'failed' | 'canceled' = 'done';
     try {
       if (this.startOver.delete(cmd.id)) await this.removeOwnOutputs(cmd, 'the transcode starts over after a restart');
-      await this.work(cmd, controller.signal, release);
+      await this.work(cmd, controller.signal, slot);
     } catch (err) {
       if (ctx.stopping) return;
       if (controller.signal.aborted) {
@@ -184,6 +207,7 @@ export class JobRunner implements AgentFeature {
         await this.dropLedger(cmd);
         link.publishStatus();
       }
+      slot.release();
     }
   }
 

@@ -13,10 +13,16 @@ import { OutputLedger, outputLedgerFile } from '../output-folder.js';
 export type JobCommand = Extract<Command, { task: typeof TASKS.ripDisc | typeof TASKS.transcodeFiles }>;
 
 /**
- * Runs one job command to its end; throws on failure, and when the signal aborts. `releaseSlot` gives
- * its slot back before the end (a transcode whose encoder is done).
+ * A task's slot (job-runner.ts): a rip has it when it starts; a transcode takes it once prepared, right
+ * before its first encoder run, and gives it back when its last one is done, before the end of the task.
  */
-export type JobWork = (cmd: JobCommand, signal: AbortSignal, releaseSlot: () => void) => Promise<void>;
+export interface TaskSlot {
+  take(): Promise<void>;
+  release(): void;
+}
+
+/** Runs one job command to its end; throws on failure, and when the signal aborts. */
+export type JobWork = (cmd: JobCommand, signal: AbortSignal, slot: TaskSlot) => Promise<void>;
 
 /** HandBrakeCLI as the transcoder; streams are listed by ffprobe, by HandBrake's scan where ffprobe is missing. */
 export function handbrakeTranscoder(config: Pick<AgentConfig, 'handbrakeCli' | 'encoderNice'>): Transcoder {
@@ -73,23 +79,26 @@ export function jobWork(ctx: AgentContext, transcoder: Transcoder): JobWork {
     }
   }
 
-  async function transcode(cmd: Extract<JobCommand, { task: typeof TASKS.transcodeFiles }>, signal: AbortSignal, releaseSlot: () => void): Promise<void> {
+  async function transcode(cmd: Extract<JobCommand, { task: typeof TASKS.transcodeFiles }>, signal: AbortSignal, slot: TaskSlot): Promise<void> {
     const args: TranscodeJob = { ...cmd.args, job_id: cmd.job_id, raw_dir: toLocal(cmd.args.raw_dir), target_dir: toLocal(cmd.args.target_dir), files: cmd.args.files.map(toLocal) };
     if (ctx.capabilities.tools.HandBrakeCLI === null) throw new TaskFailure(`this worker cannot transcode: ${config.handbrakeCli} was not found`);
-    emit({ type: 'transcode_started', command_id: cmd.id, job_id: cmd.job_id });
     const ledger = new OutputLedger(outputLedgerFile(config.dataDir, cmd.id), cmd.job_id); // what it writes, for a cleanup after a crash (job-runner.ts)
     const tc: TaskContext = {
       ...taskContext(cmd, 'transcode', signal),
+      takeSlot: async () => {
+        await slot.take();
+        emit({ type: 'transcode_started', command_id: cmd.id, job_id: cmd.job_id });
+      },
       encoderEnding: () => emit({ type: 'transcode_ending', command_id: cmd.id, job_id: cmd.job_id }),
       encoderDone: () => {
         // The coordinator counts the slot free and hands out the next transcode while this one finishes.
         emit({ type: 'transcode_encoded', command_id: cmd.id, job_id: cmd.job_id });
-        releaseSlot();
+        slot.release();
       },
     };
     const result = await runTranscode(args, transcoder, tc, { mediaRoot: config.mediaRoot }, ledger);
     emit({ type: 'job_done', command_id: cmd.id, job_id: cmd.job_id, output_path: toShared(result.output_path), files: result.files.map(toShared), raw_removed: result.raw_removed, streams: result.streams, episodes_guessed: result.episodes_guessed });
   }
 
-  return (cmd, signal, releaseSlot) => (cmd.task === TASKS.ripDisc ? rip(cmd, signal) : transcode(cmd, signal, releaseSlot));
+  return (cmd, signal, slot) => (cmd.task === TASKS.ripDisc ? rip(cmd, signal) : transcode(cmd, signal, slot));
 }

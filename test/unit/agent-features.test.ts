@@ -150,22 +150,76 @@ describe('agent feature: command intake', () => {
     assert.deepEqual(runner.submitted, ['waits', 'starts']);
   });
 
-  it('with the real runner, a command taken into a free slot publishes one status (running), one that waits one (waiting)', async () => {
+  it('with the real runner, a rip taken into a free slot publishes one status (running), one that waits one (waiting)', async () => {
     const h = harness({ slots: 1 });
     const statuses: string[][] = [];
     const ctx: AgentContext = { ...h.ctx, link: { publishStatus: () => void statuses.push(h.store.tasksIn(['waiting', 'running']).map((t) => `${t.id} ${t.state}`)) } };
     let finish = (): void => undefined;
     const runner = new JobRunner(ctx, () => new Promise<void>((resolve) => (finish = resolve)), async () => undefined, STARTED);
-    const intake = new CommandIntake(ctx, runner, noDriveCommands);
-    intake.onCommand(transcodeCommand(h, 'first'));
+    // As the command intake does (a rip needs a drive, which this harness has not).
+    const take = (id: string): void => {
+      const cmd = ripCommand(h, id);
+      h.store.addTask(cmd);
+      if (!runner.submit(cmd)) ctx.link.publishStatus();
+    };
+    take('first');
     assert.deepEqual(statuses, [['first running']]);
-    intake.onCommand(transcodeCommand(h, 'second'));
+    take('second');
     assert.deepEqual(statuses, [['first running'], ['first running', 'second waiting']]);
     finish();
     await sleep(10);
     assert.deepEqual(statuses.slice(2), [['second waiting'], ['second running']], 'the end of the first and the start of the second');
     finish();
     await sleep(10);
+  });
+
+  it('with the real runner, a transcode prepares at once and counts as running once it takes its slot, which it gets the moment the one before gives it back', async () => {
+    const h = harness({ slots: 1 });
+    const statuses: string[][] = [];
+    const ctx: AgentContext = { ...h.ctx, link: { publishStatus: () => void statuses.push(h.store.tasksIn(['waiting', 'running']).map((t) => `${t.id} ${t.state}`)) } };
+    const steps: string[] = [];
+    const releases = new Map<string, () => void>();
+    const runner = new JobRunner(
+      ctx,
+      async (cmd, _signal, slot) => {
+        steps.push(`${cmd.id} prepared`);
+        await slot.take();
+        steps.push(`${cmd.id} encodes`);
+        await new Promise<void>((resolve) => releases.set(cmd.id, resolve));
+        slot.release(); // the encoder is done: the slot goes before the task ends
+        steps.push(`${cmd.id} encoded`);
+        await new Promise<void>((resolve) => releases.set(cmd.id, resolve));
+      },
+      async () => undefined,
+      STARTED,
+    );
+    const intake = new CommandIntake(ctx, runner, noDriveCommands);
+    intake.onCommand(transcodeCommand(h, 'first'));
+    await sleep(5);
+    intake.onCommand(transcodeCommand(h, 'second'));
+    await sleep(5);
+    assert.deepEqual(steps, ['first prepared', 'first encodes', 'second prepared'], 'the second prepares while the first holds the only slot');
+    assert.deepEqual(statuses, [['first waiting'], ['first running'], ['first running', 'second waiting']]);
+    releases.get('first')?.();
+    await sleep(5);
+    assert.deepEqual(steps.slice(3), ['first encoded', 'second encodes'], 'the first gives its slot back: the second encodes while the first still finishes');
+    assert.deepEqual(statuses.slice(3), [['first running', 'second running']]);
+    releases.get('first')?.();
+    await sleep(5);
+    assert.equal(h.store.getTask('first')?.state, 'done');
+    // A transcode canceled while it waits for its slot ends canceled, and leaves the slot to the next.
+    intake.onCommand(transcodeCommand(h, 'third'));
+    await sleep(5);
+    intake.onCommand({ id: 'x9', task: TASKS.cancel, job_id: 'job-third', args: { command_id: 'third' } });
+    await sleep(5);
+    assert.equal(h.store.getTask('third')?.state, 'canceled');
+    assert.ok(h.events.some((e) => e.type === 'job_canceled' && e.command_id === 'third'));
+    assert.equal(ctx.pool.busy, 1, 'only the second holds the slot');
+    releases.get('second')?.();
+    await sleep(5);
+    releases.get('second')?.();
+    await sleep(5);
+    assert.equal(ctx.pool.busy, 0);
   });
 
   it('refuses what the worker cannot do, with the reason, and stores nothing', () => {
@@ -422,7 +476,15 @@ describe('agent feature: job runner', () => {
 
   it('stops quietly: a job aborted by the stop writes no outcome', async () => {
     const h = harness();
-    const runner = new JobRunner(h.ctx, (_cmd, signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))), async () => undefined, STARTED);
+    const runner = new JobRunner(
+      h.ctx,
+      async (_cmd, signal, slot) => {
+        await slot.take();
+        await new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
+      },
+      async () => undefined,
+      STARTED,
+    );
     const cmd = transcodeCommand(h, 'q1');
     h.store.addTask(cmd);
     runner.submit(cmd);

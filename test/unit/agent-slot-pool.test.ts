@@ -173,4 +173,30 @@ describe('SlotPool', () => {
     assert.deepEqual(started, ['sync-throw', 'after']);
     assert.equal(pool.busy, 0);
   });
+
+  it('take: waits in order for a slot and gives it back with the release it resolves with; an abort while waiting withdraws it', async () => {
+    const pool = new SlotPool(1);
+    const order: string[] = [];
+    const first = await pool.take('a', new AbortController().signal);
+    const aborted = new AbortController();
+    const b = pool.take('b', aborted.signal).then(() => order.push('b'), () => order.push('b aborted'));
+    const c = pool.take('c', new AbortController().signal).then((release) => {
+      order.push('c');
+      return release;
+    });
+    await settle();
+    assert.deepEqual([order, pool.busy], [[], 1]);
+    aborted.abort();
+    first();
+    first(); // idempotent
+    const releaseC = await c;
+    await b;
+    assert.deepEqual(order, ['b aborted', 'c']);
+    assert.equal(pool.busy, 1);
+    releaseC();
+    await settle();
+    assert.equal(pool.busy, 0);
+    await assert.rejects(pool.take('d', AbortSignal.abort()), 'an aborted signal takes nothing');
+    assert.equal(pool.busy, 0);
+  });
 });

@@ -157,6 +157,33 @@ describe('runTranscode', () => {
     assert.deepEqual(steps, ['encode title_t01.mkv', 'encoded title_t01.mkv', 'encode title_t02.mkv', 'ending', 'encoded title_t02.mkv', 'slot free']);
   });
 
+  it('takes its slot once, when all is ready for the first encode; a task that fails before never takes one', async () => {
+    const args = setup(2);
+    const steps: string[] = [];
+    const transcoder: Transcoder = {
+      async scan(input) {
+        steps.push(`scan ${path.basename(input)}`);
+        return { seconds: 60, audio: [], subtitles: [] };
+      },
+      async transcode(input, output) {
+        steps.push(`encode ${path.basename(input)}`);
+        fs.writeFileSync(output, 'encoded');
+      },
+    };
+    const { ctx } = context();
+    ctx.takeSlot = async () => void steps.push('slot');
+    await runTranscode(args, transcoder, ctx);
+    assert.deepEqual(steps.slice(0, steps.indexOf('encode title_t01.mkv') + 1).filter((x) => !x.startsWith('scan title_t02')), ['scan title_t01.mkv', 'slot', 'encode title_t01.mkv']);
+    assert.equal(steps.filter((x) => x === 'slot').length, 1);
+    const missing = setup(1);
+    fs.rmSync(missing.files[0]);
+    let took = 0;
+    const failing = context().ctx;
+    failing.takeSlot = async () => void took++;
+    await assert.rejects(runTranscode(missing, transcoder, failing), /is missing/);
+    assert.equal(took, 0);
+  });
+
   it('scans the first raw file while it plans the output folder', async () => {
     const args = setup(1);
     const folderAtScan: boolean[] = [];

@@ -18,8 +18,8 @@ export interface RawFinding {
 
 /** find's test for a raw media file (shared/raw-media.ts): `-iname '*.mkv' -o -iname '*.m2ts' …`. */
 const MEDIA_TEST = RAW_MEDIA_EXTENSIONS.map((ext) => `-iname '*.${ext}'`).join(' -o ');
-/** The locate mode's globs below "$d" (nocaseglob): `"$d"/*.mkv "$d"/*.mp4 …`. */
-const INPUT_GLOBS = TRANSCODE_INPUT_EXTENSIONS.map((ext) => `"$d"/*.${ext}`).join(' ');
+/** Globs for files directly in "$d" (nocaseglob): `"$d"/*.mkv "$d"/*.mp4 …`. */
+const globsIn = (extensions: readonly string[]): string => extensions.map((ext) => `"$d"/*.${ext}`).join(' ');
 
 /**
  * The probe shell's script (coordinator/probe-shell.ts): per request, a mode, then each job's
@@ -29,7 +29,9 @@ const INPUT_GLOBS = TRANSCODE_INPUT_EXTENSIONS.map((ext) => `"$d"/*.${ext}`).joi
  * file (an empty folder left by a rip that failed before writing is no raw data). For job number i it
  * prints "i<TAB>absent" when no candidate counts, "i<TAB><bytes><TAB><dir>" for the first that does
  * (du prints its total even when it could not read everything below: the folder is there), or
- * "i<TAB>unclear" when du measured nothing or find could not look into a folder.
+ * "i<TAB>unclear" when du measured nothing or find could not look into a folder. A media file directly
+ * in the folder is found by the shell's globbing; find runs only for one deeper (a DVD's VIDEO_TS, a
+ * Blu-ray's BDMV/STREAM), so the usual raw folder costs one process (du) instead of two.
  *
  * Mode "locate" (what "transcode again" needs): the first candidate holding a video file directly in
  * it, found with the shell's own globbing, so no process is started (find and du cost about 10 ms of
@@ -37,6 +39,9 @@ const INPUT_GLOBS = TRANSCODE_INPUT_EXTENSIONS.map((ext) => `"$d"/*.${ext}`).joi
  */
 const PROBE_SCRIPT = [
   'shopt -s nullglob nocaseglob',
+  // media= the first of its arguments that is a file and no link (as find -type f), else empty. A
+  // function, not $(…): no subshell. Globbing starts no process either.
+  'first_file() { media=; local f; for f; do if [ -f "$f" ] && [ ! -L "$f" ]; then media=$f; return; fi; done; }',
   'while IFS= read -r -d "" -u 3 seq && IFS= read -r -d "" -u 3 mode; do',
   '  i=0; found=0; unclear=0',
   '  while IFS= read -r -d "" -u 3 d && [ "$d" != . ]; do',
@@ -47,12 +52,13 @@ const PROBE_SCRIPT = [
   '    [ "$found" = 1 ] && continue',
   '    case "$d" in /*) ;; *) continue ;; esac',
   '    if [ -d "$d" ] && [ "$mode" = locate ]; then',
-  // nullglob: no match leaves the list empty. Globbing starts no process.
-  `      inputs=(${INPUT_GLOBS})`,
-  '      if [ "${#inputs[@]}" -gt 0 ]; then found=1; printf "%s\\t-\\t%s\\n" "$i" "$d"; fi',
+  `      first_file ${globsIn(TRANSCODE_INPUT_EXTENSIONS)}`,
+  '      if [ -n "$media" ]; then found=1; printf "%s\\t-\\t%s\\n" "$i" "$d"; fi',
   '    elif [ -d "$d" ]; then',
+  // A media file directly in the folder needs no find; one deeper (VIDEO_TS, BDMV/STREAM) does.
+  `      first_file ${globsIn(RAW_MEDIA_EXTENSIONS)}; st=0`,
   // -H and -D: a candidate that is a link is looked through, so it is reported and the routes refuse it (403).
-  `      media=$(find -H "$d" -type f \\( ${MEDIA_TEST} \\) -print -quit 2>/dev/null 3<&-); st=$?`,
+  `      [ -n "$media" ] || { media=$(find -H "$d" -type f \\( ${MEDIA_TEST} \\) -print -quit 2>/dev/null 3<&-); st=$?; }`,
   '      if [ -z "$media" ]; then [ "$st" = 0 ] || unclear=1; continue; fi',
   '      found=1; out=$(du -sbD -- "$d" 2>/dev/null 3<&-)',
   '      if [ -n "$out" ]; then printf "%s\\t%s\\n" "$i" "$out"; else printf "%s\\tunclear\\n" "$i"; fi',

@@ -179,6 +179,24 @@ describe('RawDataFinder.probe', () => {
     assert.equal((await finder.probe([empty, configOnly, later])).path, configOnly);
   });
 
+  it('finds a media file directly in the folder without starting find; a link to one does not count, as with find -type f', async () => {
+    const { dir, rawDir, finder } = setup();
+    const job = path.join(rawDir, 'job-top');
+    fs.mkdirSync(job);
+    fs.writeFileSync(path.join(job, 'Title_T00.MKV'), Buffer.alloc(2048));
+    const marker = path.join(dir, 'find-ran');
+    const found = await withFakeTools(dir, { find: `touch ${JSON.stringify(marker)}; exit 1` }, () => finder.probe([job]));
+    assert.equal(found.state, 'present');
+    assert.ok((found.size ?? 0) >= 2048, 'du still measures the folder');
+    assert.equal(fs.existsSync(marker), false, 'find was started');
+    // A new finder: the shell of this one keeps the fake find it was started with.
+    const other = setup();
+    const linked = path.join(other.rawDir, 'job-link');
+    fs.mkdirSync(linked);
+    fs.symlinkSync(path.join(job, 'Title_T00.MKV'), path.join(linked, 'a.mkv'));
+    assert.equal((await other.finder.probe([linked])).state, 'absent');
+  });
+
   it('answers unclear, not absent, when find cannot look into the folder', async () => {
     const { dir, rawDir, finder } = setup();
     const job = path.join(rawDir, 'job-f');

@@ -17,4 +17,6 @@ mkdir -p "$DATA_DIR" "$MEDIA_ROOT" "$RAW_DIR"
 if [[ "$DRIVES" == image:* ]]; then mkdir -p "${DRIVES#image:}"; fi
 # The same memory settings as the systemd units: see systemd/ripwerk.service.
 export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
+export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-131072}"
+export MALLOC_TRIM_THRESHOLD_="${MALLOC_TRIM_THRESHOLD_:-131072}"
 exec node --max-semi-space-size=2 dist/coordinator/cli-all-in-one.js

@@ -145,7 +145,7 @@ export function sleep(ms: number): Promise<void> {
 
 /** The V8 flags and memory settings the systemd units and scripts/start.sh run Ripwerk with, so tests and the bench see the same process. */
 export const NODE_FLAGS = ['--max-semi-space-size=2'];
-const NODE_ENV_SETTINGS = { MALLOC_ARENA_MAX: '2' };
+const NODE_ENV_SETTINGS = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_TRIM_THRESHOLD_: '131072' };
 
 /**
  * BENCH_CPU_PROFILE=<dir>: the coordinator (and with BENCH_CPU_PROFILE_AGENTS=1 every agent) writes a V8

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { TaskFailure, type TaskContext } from '../../agent/rip-task.js';
-import { runTranscode, type Transcoder } from '../../agent/transcode-task.js';
+import { runTranscode, type TranscodeHooks, type Transcoder } from '../../agent/transcode-task.js';
 import { OutputLedger } from '../../agent/output-folder.js';
 import type { TranscodeJob } from '../../shared/protocol.js';
 
@@ -79,6 +79,22 @@ function setup(fileCount: number, overrides: Partial<TranscodeJob> = {}): Transc
   };
 }
 
+
+/** A transcoder that notes its scans and encodes in `steps` ("scan x", "encode x", "encoded x"); `during` runs inside each encode. */
+function steppingTranscoder(steps: string[], during: (hooks: TranscodeHooks) => void = () => undefined): Transcoder {
+  return {
+    async scan(input) {
+      steps.push(`scan ${path.basename(input)}`);
+      return { seconds: 60, audio: [], subtitles: [] };
+    },
+    async transcode(input, output, _preset, hooks) {
+      steps.push(`encode ${path.basename(input)}`);
+      during(hooks);
+      steps.push(`encoded ${path.basename(input)}`);
+      fs.writeFileSync(output, 'encoded');
+    },
+  };
+}
 describe('runTranscode', () => {
   it('encodes every raw file into the output folder and removes the raw dir after full success', async () => {
     const args = setup(2);
@@ -110,17 +126,7 @@ describe('runTranscode', () => {
   it('gives its slot back once, after the last encode and before its output is scanned or the raw files go', async () => {
     const args = setup(2);
     const steps: string[] = [];
-    const transcoder: Transcoder = {
-      async scan(input) {
-        steps.push(`scan ${path.basename(input)}`);
-        return { seconds: 60, audio: [], subtitles: [] };
-      },
-      async transcode(input, output, _preset, hooks) {
-        steps.push(`encode ${path.basename(input)}`);
-        hooks.onProgress(100);
-        fs.writeFileSync(output, 'encoded');
-      },
-    };
+    const transcoder = steppingTranscoder(steps, (hooks) => hooks.onProgress(100));
     const { ctx } = context();
     let rawThere: boolean | null = null;
     ctx.encoderDone = () => {
@@ -129,8 +135,8 @@ describe('runTranscode', () => {
     };
     await runTranscode(args, transcoder, ctx);
     const last = steps.slice(steps.indexOf('encode title_t02.mkv'));
-    assert.deepEqual(last.slice(0, 2), ['encode title_t02.mkv', 'slot free']);
-    assert.match(last[2] ?? '', /^scan Heat \(1995\) - .*\.mkv$/, 'the scan of the written file comes after');
+    assert.deepEqual(last.slice(0, 3), ['encode title_t02.mkv', 'encoded title_t02.mkv', 'slot free']);
+    assert.match(last[3] ?? '', /^scan Heat \(1995\) - .*\.mkv$/, 'the scan of the written file comes after');
     assert.equal(steps.filter((x) => x === 'slot free').length, 1);
     assert.equal(rawThere, true);
   });
@@ -138,38 +144,19 @@ describe('runTranscode', () => {
   it('says once, during the last file\'s encode and before the slot is free, that the encoder is about to end', async () => {
     const args = setup(2);
     const steps: string[] = [];
-    const transcoder: Transcoder = {
-      async scan() {
-        return { seconds: 60, audio: [], subtitles: [] };
-      },
-      async transcode(input, output, _preset, hooks) {
-        steps.push(`encode ${path.basename(input)}`);
-        // Each run reports progress at once: at that rate every run is about to end.
-        for (const pct of [50, 99, 100]) hooks.onProgress(pct);
-        steps.push(`encoded ${path.basename(input)}`);
-        fs.writeFileSync(output, 'encoded');
-      },
-    };
+    // Each run reports progress at once: at that rate every run is about to end.
+    const transcoder = steppingTranscoder(steps, (hooks) => [50, 99, 100].forEach((pct) => hooks.onProgress(pct)));
     const { ctx } = context();
     ctx.encoderEnding = () => steps.push('ending');
     ctx.encoderDone = () => steps.push('slot free');
     await runTranscode(args, transcoder, ctx);
-    assert.deepEqual(steps, ['encode title_t01.mkv', 'encoded title_t01.mkv', 'encode title_t02.mkv', 'ending', 'encoded title_t02.mkv', 'slot free']);
+    assert.deepEqual(steps.filter((x) => !x.startsWith('scan ')), ['encode title_t01.mkv', 'encoded title_t01.mkv', 'encode title_t02.mkv', 'ending', 'encoded title_t02.mkv', 'slot free']);
   });
 
   it('takes its slot once, when all is ready for the first encode; a task that fails before never takes one', async () => {
     const args = setup(2);
     const steps: string[] = [];
-    const transcoder: Transcoder = {
-      async scan(input) {
-        steps.push(`scan ${path.basename(input)}`);
-        return { seconds: 60, audio: [], subtitles: [] };
-      },
-      async transcode(input, output) {
-        steps.push(`encode ${path.basename(input)}`);
-        fs.writeFileSync(output, 'encoded');
-      },
-    };
+    const transcoder = steppingTranscoder(steps);
     const { ctx } = context();
     ctx.takeSlot = async () => void steps.push('slot');
     await runTranscode(args, transcoder, ctx);

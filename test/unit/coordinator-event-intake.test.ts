@@ -75,27 +75,18 @@ describe('EventIntake', () => {
     assert.deepEqual(p.queueRows(e.id).map((r) => r.state), ['queued']);
   });
 
-  it('ignores transcode_ending of a transcode taken away from its worker', () => {
-    const p = dispatchParts();
-    p.presence.onStatus(onlineStatus('enc@1', { slots: 1 }));
-    const job = p.transcodingJob();
-    const cmd = p.link.of(TASKS.transcodeFiles)[0]!;
-    p.commands.setState(cmd.id, 'superseded');
-    p.queue.requeue(job.id);
-    p.intake.onEvent('enc@1', event('enc@1', 'transcode_ending', { command_id: cmd.id, job_id: job.id }));
-    assert.equal(p.commands.get(cmd.id)?.ending, 0);
-  });
-
-  it('ignores transcode_encoded of a transcode taken away from its worker', () => {
-    const p = dispatchParts();
-    p.presence.onStatus(onlineStatus('enc@1', { slots: 1 }));
-    const job = p.transcodingJob();
-    const cmd = p.link.of(TASKS.transcodeFiles)[0]!;
-    p.commands.setState(cmd.id, 'superseded');
-    p.queue.requeue(job.id);
-    p.presence.onStatus(onlineStatus('spare@1', { slots: 1 }));
-    p.intake.onEvent('enc@1', event('enc@1', 'transcode_encoded', { command_id: cmd.id, job_id: job.id }));
-    assert.equal(p.commands.get(cmd.id)?.encoded, 0);
+  it('ignores transcode_ending and transcode_encoded of a transcode taken away from its worker', () => {
+    for (const type of ['transcode_ending', 'transcode_encoded'] as const) {
+      const p = dispatchParts();
+      p.presence.onStatus(onlineStatus('enc@1', { slots: 1 }));
+      const job = p.transcodingJob();
+      const cmd = p.link.of(TASKS.transcodeFiles)[0]!;
+      p.commands.setState(cmd.id, 'superseded');
+      p.queue.requeue(job.id);
+      p.presence.onStatus(onlineStatus('spare@1', { slots: 1 }));
+      p.intake.onEvent('enc@1', event('enc@1', type, { command_id: cmd.id, job_id: job.id }));
+      assert.deepEqual([p.commands.get(cmd.id)?.ending, p.commands.get(cmd.id)?.encoded], [0, 0], type);
+    }
   });
 
   it('cancels at once a command a returning worker accepts after it was given to another worker', () => {

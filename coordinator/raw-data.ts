@@ -31,7 +31,9 @@ const globsIn = (extensions: readonly string[]): string => extensions.map((ext) 
  * (du prints its total even when it could not read everything below: the folder is there), or
  * "i<TAB>unclear" when du measured nothing or find could not look into a folder. A media file directly
  * in the folder is found by the shell's globbing; find runs only for one deeper (a DVD's VIDEO_TS, a
- * Blu-ray's BDMV/STREAM), so the usual raw folder costs one process (du) instead of two.
+ * Blu-ray's BDMV/STREAM). One du measures all the request's folders at its end, so a sweep batch of
+ * usual raw folders costs one process instead of one or two per job. The answers need not come in
+ * job order.
  *
  * Mode "locate" (what "transcode again" needs): the first candidate holding a video file directly in
  * it, found with the shell's own globbing, so no process is started (find and du cost about 10 ms of
@@ -42,8 +44,24 @@ const PROBE_SCRIPT = [
   // media= the first of its arguments that is a file and no link (as find -type f), else empty. A
   // function, not $(…): no subshell. Globbing starts no process either.
   'first_file() { media=; local f; for f; do if [ -f "$f" ] && [ ! -L "$f" ]; then media=$f; return; fi; done; }',
+  // The folders found in measure mode (dirs, with their job numbers in jobs) are measured by one du
+  // for the whole request, not one per job.
+  "tab=$'\\t'",
+  'measure_all() {',
+  '  [ "${#dirs[@]}" = 0 ] && return',
+  '  local k=0 line',
+  // -0: one NUL-ended "bytes<TAB>folder" per folder du could measure, in the order given (a folder it
+  // could not measure at all is left out). -l: a hard link counts in every folder it is in, so a
+  // folder's size does not depend on which other folders share the request.
+  '  while IFS= read -r -d "" line; do',
+  '    while [ "$k" -lt "${#dirs[@]}" ] && [ "${dirs[k]}" != "${line#*"$tab"}" ]; do printf "%s\\tunclear\\n" "${jobs[k]}"; k=$((k+1)); done',
+  '    [ "$k" -lt "${#dirs[@]}" ] || break',
+  '    printf "%s\\t%s\\t%s\\n" "${jobs[k]}" "${line%%"$tab"*}" "${dirs[k]}"; k=$((k+1))',
+  '  done < <(du -sbDl0 -- "${dirs[@]}" 2>/dev/null 3<&-)',
+  '  while [ "$k" -lt "${#dirs[@]}" ]; do printf "%s\\tunclear\\n" "${jobs[k]}"; k=$((k+1)); done',
+  '}',
   'while IFS= read -r -d "" -u 3 seq && IFS= read -r -d "" -u 3 mode; do',
-  '  i=0; found=0; unclear=0',
+  '  i=0; found=0; unclear=0; jobs=(); dirs=()',
   '  while IFS= read -r -d "" -u 3 d && [ "$d" != . ]; do',
   '    if [ -z "$d" ]; then',
   '      if [ "$found" = 0 ]; then if [ "$unclear" = 1 ]; then printf "%s\\tunclear\\n" "$i"; else printf "%s\\tabsent\\n" "$i"; fi; fi',
@@ -60,10 +78,10 @@ const PROBE_SCRIPT = [
   // -H and -D: a candidate that is a link is looked through, so it is reported and the routes refuse it (403).
   `      [ -n "$media" ] || { media=$(find -H "$d" -type f \\( ${MEDIA_TEST} \\) -print -quit 2>/dev/null 3<&-); st=$?; }`,
   '      if [ -z "$media" ]; then [ "$st" = 0 ] || unclear=1; continue; fi',
-  '      found=1; out=$(du -sbD -- "$d" 2>/dev/null 3<&-)',
-  '      if [ -n "$out" ]; then printf "%s\\t%s\\n" "$i" "$out"; else printf "%s\\tunclear\\n" "$i"; fi',
+  '      found=1; jobs+=("$i"); dirs+=("$d")',
   '    fi',
   '  done',
+  '  measure_all',
   '  printf "end\\t%s\\n" "$seq"',
   'done',
 ].join('\n');

@@ -25,6 +25,9 @@ function setup() {
   return { dir, rawDir, jobs, settings, finder };
 }
 
+/** The start of a fake du: drops the options up to "--", leaving the folders in "$@". */
+const FAKE_DU_ARGS = 'while [ "$1" != -- ]; do shift; done; shift;';
+
 /** Runs fn with fake tools (name → shell script) first on PATH. */
 async function withFakeTools<T>(dir: string, tools: Record<string, string>, fn: () => Promise<T>): Promise<T> {
   const bin = path.join(dir, 'bin');
@@ -227,8 +230,38 @@ describe('RawDataFinder.probe', () => {
     const job = path.join(rawDir, 'job-6');
     fs.mkdirSync(job);
     fs.writeFileSync(path.join(job, 'a.mkv'), 'v');
-    const found = await withFakeTools(dir, { du: 'printf "12345\\t%s\\n" "$3"; echo "du: cannot read x: Permission denied" >&2; exit 1' }, () => finder.probe([job]));
+    const found = await withFakeTools(dir, { du: `${FAKE_DU_ARGS} printf "12345\\t%s\\0" "$1"; echo "du: cannot read x: Permission denied" >&2; exit 1` }, () => finder.probe([job]));
     assert.deepEqual(found, { state: 'present', path: job, size: 12345 });
+  });
+
+  it('measures all folders of a request with one du, and answers unclear only for a folder du left out', async () => {
+    const { dir, rawDir, finder } = setup();
+    const names = ['job-m1', 'job-m2', 'job-m3', 'job-m4'];
+    for (const [k, name] of names.entries()) {
+      fs.mkdirSync(path.join(rawDir, name));
+      fs.writeFileSync(path.join(rawDir, name, 'a.mkv'), Buffer.alloc(1000 * (k + 1)));
+    }
+    // The real du, noting each start; it cannot measure job-m2 (as for a folder gone in between).
+    const runs = path.join(dir, 'du-runs');
+    const du = `${FAKE_DU_ARGS} echo run >> '${runs}'; for d; do case "$d" in */job-m2) echo "du: cannot access" >&2 ;; *) /usr/bin/du -sbDl0 -- "$d" ;; esac; done`;
+    const found = await withFakeTools(dir, { du }, () => finder.probeMany(names.map((name) => [path.join(rawDir, name)])));
+    assert.ok(found);
+    assert.deepEqual(found.map((f) => f.state), ['present', 'unclear', 'present', 'present']);
+    assert.deepEqual(found.map((f, k) => f.size !== null && f.size >= 1000 * (k + 1) && f.size < 1000 * (k + 2) + 8192), [true, false, true, true]);
+    assert.deepEqual(fs.readFileSync(runs, 'utf8').trim().split('\n'), ['run'], 'one du for the request');
+  });
+
+  it('counts a file hard-linked into two folders in both, whatever else shares the request', async () => {
+    const { rawDir, finder } = setup();
+    const a = path.join(rawDir, 'job-h1');
+    const b = path.join(rawDir, 'job-h2');
+    fs.mkdirSync(a);
+    fs.mkdirSync(b);
+    fs.writeFileSync(path.join(a, 'a.mkv'), Buffer.alloc(50_000));
+    fs.linkSync(path.join(a, 'a.mkv'), path.join(b, 'a.mkv'));
+    const found = await finder.probeMany([[a], [b]]);
+    assert.ok(found);
+    assert.ok((found[1].size ?? 0) >= 50_000, `second folder measured as ${found[1].size}`);
   });
 });
 
@@ -284,7 +317,7 @@ describe('RawDataFinder.sweep', () => {
     fs.writeFileSync(path.join(rawDir, id, 'title_t00.mkv'), 'v');
     // The fake du notes the priority it runs at: what the probe's find and du get.
     const seen = path.join(dir, 'nice');
-    const du = `nice >> '${seen}'; printf "7\\t%s\\n" "$3"`;
+    const du = `nice >> '${seen}'; ${FAKE_DU_ARGS} for d; do printf "7\\t%s\\0" "$d"; done`;
     await withFakeTools(dir, { du }, () => finder.sweep());
     const row = jobs.get(id);
     assert.ok(row);

@@ -5,6 +5,7 @@ import type { Job, JobLogLine, JobMeta } from '../shared/api-types.js';
 import { appendPoint, computeEtaSeconds, etaText, type ProgressPoint } from '../shared/eta.js';
 
 import { ACTIVE_STATUSES, apiStatus, isLive, RETRYABLE_STATUSES, sqlList, type JobStatus } from './jobs/job-status.js';
+import { JobListBody } from './jobs/list-body.js';
 
 export type { JobStatus } from './jobs/job-status.js';
 export type { JobMeta };
@@ -106,24 +107,16 @@ export interface NewJob {
   meta: JobMeta;
 }
 
-type Segment = Buffer | { live: string };
-
-/** Rows per cached piece of the GET /jobs body. */
-const CHUNK_ROWS = 250;
-
 /** Job rows: every write goes through here, so the serialised-row cache of GET /jobs stays right. */
 export class JobsStore {
-  private readonly jsonCache = new Map<string, string>();
-  private order: { id: string; created_at: string }[] | null = null;
-  private liveIds = new Set<string>();
-  private segments: Segment[] | null = null;
-  /** The segments of each CHUNK_ROWS rows of the order, kept until a row in that chunk changes. */
-  private chunks: (Segment[] | undefined)[] = [];
+  /** The GET /jobs body, kept in step with every write. */
+  private readonly list: JobListBody<JobRow>;
   /** Prepared UPDATEs by column set: progress events write the same columns again and again. */
   private readonly updateStmts = new Map<string, Statement>();
   private readonly stmts;
 
   constructor(private readonly db: Db, private readonly clock: () => number = Date.now) {
+    this.list = new JobListBody<JobRow>({ all: () => this.all(), get: (id) => this.get(id), view: toView }, clock);
     this.stmts = {
       get: db.prepare<[string], JobRow>('SELECT * FROM jobs WHERE id = ?'),
       all: db.prepare<[], JobRow>('SELECT * FROM jobs ORDER BY created_at DESC, id'),
@@ -172,7 +165,7 @@ export class JobsStore {
   create(job: NewJob): JobRow {
     this.stmts.insert.run({ ...job, meta: JSON.stringify(job.meta), now: this.nowIso() });
     const row = this.get(job.id) as JobRow;
-    this.track(job.id, row);
+    this.list.track(job.id, row);
     return row;
   }
 
@@ -199,7 +192,7 @@ export class JobsStore {
     }
     stmt.run({ ...Object.fromEntries(entries), id });
     const row = this.get(id);
-    this.track(id, row);
+    this.list.track(id, row);
     return row;
   }
 
@@ -228,7 +221,7 @@ export class JobsStore {
       this.stmts.remove.run(id);
       this.stmts.removeLogs.run(id);
     })();
-    this.track(id, undefined);
+    this.list.track(id, undefined);
   }
 
   addLog(id: string, level: string, message: string): void {
@@ -239,141 +232,8 @@ export class JobsStore {
     return this.stmts.logs.all(id);
   }
 
-  /**
-   * GET /jobs body, in pieces (the route writes them one after the other). The ordered id list and every row's JSON are kept in memory and changed by the
-   * writes above, so a request reads no rows. The finished rows between processing/transcoding jobs
-   * are kept as ready buffers; only the live rows are rendered anew (their ETA moves with the clock).
-   */
+  /** GET /jobs body, in pieces (the route writes them one after the other); a request reads no rows. */
   listParts(): Buffer[] {
-    if (!this.segments) this.segments = this.buildSegments();
-    const now = this.clock();
-    const parts: Buffer[] = [];
-    for (const seg of this.segments) {
-      if (Buffer.isBuffer(seg)) parts.push(seg);
-      else parts.push(Buffer.from(this.liveJson(seg.live, now)));
-    }
-    return parts;
-  }
-
-  /**
-   * A live row's JSON. Its view moves with the clock only through the ETA, and whether there is an
-   * ETA depends on the row alone (shared/eta.ts): a row without one (a transcode waiting in the queue,
-   * a phase younger than a minute) is kept until the row is written again (track() drops it), so a
-   * thousand queued transcodes are not read and rendered again for every request.
-   */
-  private liveJson(id: string, now: number): string {
-    const kept = this.jsonCache.get(id);
-    if (kept !== undefined) return kept;
-    const row = this.get(id);
-    if (!row) return 'null';
-    const view = toView(row, now);
-    const json = JSON.stringify(view);
-    if (view.eta_sekunden === null) this.jsonCache.set(id, json);
-    return json;
-  }
-
-  /**
-   * "[", runs of finished rows as one buffer each (with their commas), live rows as markers, "]".
-   * Built per chunk of CHUNK_ROWS rows: a changed row costs its chunk, not the whole list.
-   */
-  private buildSegments(): Segment[] {
-    const order = this.loadOrder();
-    const out: Segment[] = [Buffer.from('[')];
-    for (let start = 0, c = 0; start < order.length; start += CHUNK_ROWS, c++) {
-      let chunk = this.chunks[c];
-      if (!chunk) {
-        chunk = this.buildChunk(order, start, Math.min(order.length, start + CHUNK_ROWS));
-        this.chunks[c] = chunk;
-      }
-      out.push(...chunk);
-    }
-    out.push(Buffer.from(']'));
-    return out;
-  }
-
-  private buildChunk(order: { id: string }[], from: number, to: number): Segment[] {
-    const now = this.clock();
-    const out: Segment[] = [];
-    let run: string[] = [];
-    const flush = (): void => {
-      if (run.length) out.push(Buffer.from(run.join('')));
-      run = [];
-    };
-    for (let i = from; i < to; i++) {
-      const { id } = order[i];
-      const sep = i === 0 ? '' : ',';
-      if (this.liveIds.has(id)) {
-        run.push(sep);
-        flush();
-        out.push({ live: id });
-        continue;
-      }
-      let json = this.jsonCache.get(id);
-      if (json === undefined) {
-        const row = this.get(id);
-        json = row ? JSON.stringify(toView(row, now)) : 'null';
-        this.jsonCache.set(id, json);
-      }
-      run.push(sep, json);
-    }
-    flush();
-    return out;
-  }
-
-  private loadOrder(): { id: string; created_at: string }[] {
-    if (!this.order) {
-      const now = this.clock();
-      const rows = this.stmts.all.all();
-      this.order = rows.map((r) => ({ id: r.id, created_at: r.created_at }));
-      this.liveIds = new Set(rows.filter((r) => isLive(r.status)).map((r) => r.id));
-      for (const r of rows) if (!isLive(r.status)) this.jsonCache.set(r.id, JSON.stringify(toView(r, now)));
-    }
-    return this.order;
-  }
-
-  /**
-   * Where the job stands in the order (newest first, ties by id), by binary search: a sweep that
-   * writes many rows must not walk the whole list for each. -1 when it is not in the list.
-   */
-  private positionOf(id: string, createdAt: string): number {
-    const order = this.order ?? [];
-    let lo = 0;
-    let hi = order.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      const e = order[mid];
-      if (e.created_at > createdAt || (e.created_at === createdAt && e.id < id)) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < order.length && order[lo].id === id ? lo : -1;
-  }
-
-  /** Keeps the in-memory list in step with a written row (created, changed or removed). */
-  private track(id: string, row: JobRow | undefined): void {
-    this.jsonCache.delete(id);
-    if (!this.order) return;
-    // A live row's own progress does not change the finished rows around it: keep their buffers.
-    const stillLive = row !== undefined && isLive(row.status) && this.liveIds.has(id);
-    if (!stillLive) this.segments = null;
-    const at = row ? this.positionOf(id, row.created_at) : this.order.findIndex((e) => e.id === id);
-    const wasLive = this.liveIds.has(id);
-    if (!row) {
-      if (at >= 0) this.order.splice(at, 1);
-      this.liveIds.delete(id);
-      this.chunks = [];
-      return;
-    }
-    if (at < 0) {
-      // newest first, ties by id: a new row goes in front of every older one
-      let i = 0;
-      while (i < this.order.length && (this.order[i].created_at > row.created_at || (this.order[i].created_at === row.created_at && this.order[i].id < id))) i++;
-      this.order.splice(i, 0, { id, created_at: row.created_at });
-      this.chunks = [];
-    } else if (!stillLive) {
-      this.chunks[Math.floor(at / CHUNK_ROWS)] = undefined;
-    }
-    if (isLive(row.status)) this.liveIds.add(id);
-    else this.liveIds.delete(id);
-    if (wasLive !== isLive(row.status) && at >= 0) this.chunks[Math.floor(at / CHUNK_ROWS)] = undefined;
+    return this.list.parts();
   }
 }

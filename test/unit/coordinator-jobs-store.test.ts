@@ -360,3 +360,60 @@ describe('JobsStore list body', () => {
     );
   });
 });
+
+describe('JobsStore list body over several chunks', () => {
+  /** The body as the table has it now. */
+  const expected = (jobs: JobsStore, now: number): Job[] => jobs.all().map((r) => toView(r, now));
+
+  it('stays equal to the table through scattered writes, live rows and rows written many times', () => {
+    const { jobs, clock } = setup();
+    // 700 jobs: three chunks of 250 rows. Titles with multi-byte characters, so byte and character offsets differ.
+    for (let i = 0; i < 700; i++) {
+      jobs.create(newJob(`j${String(i).padStart(4, '0')}`, i % 3 === 0 ? `Amélie ${i} – 千と千尋` : `Title ${i}`));
+      jobs.update(`j${String(i).padStart(4, '0')}`, { status: i % 50 === 7 ? 'transcoding' : 'completed' });
+      if (i % 10 === 0) clock.now += 1000;
+    }
+    assert.deepEqual(list(jobs), expected(jobs, clock.now));
+    let seed = 42;
+    const random = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const statuses = ['completed', 'failed', 'transcoding', 'running', 'canceled'] as const;
+    for (let round = 0; round < 40; round++) {
+      // A round writes up to 30 rows anywhere in the list (some several times), then the body is read.
+      for (let w = 0; w < 1 + random(30); w++) {
+        const id = `j${String(random(700)).padStart(4, '0')}`;
+        if (random(2) === 0) jobs.update(id, { status: statuses[random(statuses.length)] });
+        else jobs.update(id, { title: `T${round}-${w} ${'ü'.repeat(random(40))}`, raw_state: random(2) ? 'present' : 'absent' });
+      }
+      assert.deepEqual(list(jobs), expected(jobs, clock.now), `round ${round}`);
+    }
+    // The first and the last row: no comma before the first, none after the last.
+    jobs.update('j0699', { status: 'running' });
+    jobs.update('j0000', { status: 'running' });
+    assert.deepEqual(list(jobs), expected(jobs, clock.now));
+    jobs.update('j0699', { status: 'failed', title: 'Ende' });
+    jobs.update('j0000', { status: 'failed', title: 'Anfang' });
+    assert.deepEqual(list(jobs), expected(jobs, clock.now));
+  });
+
+  it('sends a written row in place of its piece without copying its chunk', () => {
+    const { jobs, clock } = setup();
+    for (let i = 0; i < 750; i++) {
+      jobs.create(newJob(`k${String(i).padStart(4, '0')}`, `Title ${i}`));
+      jobs.update(`k${String(i).padStart(4, '0')}`, { status: 'completed', raw_state: 'present' });
+      if (i % 10 === 0) clock.now += 1000;
+    }
+    const before = jobs.listParts();
+    const known = new Set(before.map((p) => p.buffer));
+    // One row in each chunk, as a raw-data sweep writes them.
+    for (const id of ['k0010', 'k0300', 'k0600']) jobs.update(id, { raw_state: 'absent' });
+    const after = jobs.listParts();
+    const total = after.reduce((n, p) => n + p.length, 0);
+    const fresh = after.filter((p) => !known.has(p.buffer)).reduce((n, p) => n + p.length, 0);
+    assert.ok(total > 250_000, `body of ${total} bytes`);
+    assert.ok(fresh < 4_000, `${fresh} of ${total} bytes were copied for three written rows`);
+    assert.deepEqual(JSON.parse(Buffer.concat(after).toString('utf8')), expected(jobs, clock.now));
+  });
+});

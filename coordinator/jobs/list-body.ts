@@ -1,0 +1,214 @@
+import type { Job } from '../../shared/api-types.js';
+import { isLive, type JobStatus } from './job-status.js';
+
+/** What the body needs of a job row. */
+export interface ListedRow {
+  id: string;
+  status: JobStatus;
+  created_at: string;
+}
+
+/** Where the rows come from: all of them in the list's order (newest first, ties by id), or one. */
+export interface ListSource<R extends ListedRow> {
+  all(): R[];
+  get(id: string): R | undefined;
+  view(row: R, now: number): Job;
+}
+
+/** A live row (running, transcoding) is rendered per request: its ETA moves with the clock. */
+type Segment = Buffer | { live: string };
+
+/** Rows per chunk of the body. */
+const CHUNK_ROWS = 250;
+/** Rows of a chunk written since it was built, after which it is built anew (at most CHUNK_ROWS rows' JSON). */
+const MAX_WRITTEN = 64;
+const COMMA = Buffer.from(',');
+
+/**
+ * CHUNK_ROWS rows of the body as one buffer. A row written since then is sent in place of its piece
+ * (the buffer around it goes out as slices of the same memory), so a sweep that writes rows all over
+ * the list costs each request one small piece per written row, not a copy of the chunks they are in.
+ */
+interface Chunk {
+  /** The pieces (separator and JSON) of the rows finished when it was built; a live row's is empty. */
+  buf: Buffer;
+  /** Where each row's piece ends in buf. */
+  ends: number[];
+  /** Rows sent in place of their piece (index in the chunk → job id): live rows and rows written since. */
+  edits: Map<number, string>;
+  written: number;
+  /** The chunk's segments, kept until one of its rows is written. */
+  segments: Segment[] | null;
+}
+
+/**
+ * The GET /jobs body, kept in memory and changed with every write (JobsStore.track), so a request
+ * reads no rows: the order of the ids, every finished row's JSON, and the rows in chunks of ready
+ * buffers. Only the live rows are rendered anew per request.
+ */
+export class JobListBody<R extends ListedRow> {
+  private readonly jsonCache = new Map<string, string>();
+  private order: { id: string; created_at: string }[] | null = null;
+  private liveIds = new Set<string>();
+  private chunks: (Chunk | undefined)[] = [];
+  private segments: Segment[] | null = null;
+
+  constructor(private readonly source: ListSource<R>, private readonly clock: () => number) {}
+
+  /** The body in pieces ("[", the rows with their commas, "]"), to be written one after the other. */
+  parts(): Buffer[] {
+    if (!this.segments) this.segments = this.buildSegments();
+    const now = this.clock();
+    return this.segments.map((seg) => (Buffer.isBuffer(seg) ? seg : Buffer.from(this.liveJson(seg.live, now))));
+  }
+
+  /** Keeps the body in step with a written row (created, changed, or removed when row is undefined). */
+  track(id: string, row: R | undefined): void {
+    this.jsonCache.delete(id);
+    if (!this.order) return;
+    const wasLive = this.liveIds.has(id);
+    if (row && isLive(row.status)) this.liveIds.add(id);
+    else this.liveIds.delete(id);
+    // A live row's own progress changes nothing around it: it is rendered per request anyway.
+    if (row && wasLive && isLive(row.status)) return;
+    this.segments = null;
+    const at = row ? this.positionOf(id, row.created_at) : this.order.findIndex((e) => e.id === id);
+    if (!row || at < 0) {
+      // Removed or new: the rows after it move, every chunk is built anew.
+      if (at >= 0) this.order.splice(at, 1);
+      if (row) this.insert(id, row.created_at);
+      this.chunks = [];
+      return;
+    }
+    const c = Math.floor(at / CHUNK_ROWS);
+    const chunk = this.chunks[c];
+    if (!chunk) return;
+    const k = at % CHUNK_ROWS;
+    if (!chunk.edits.has(k)) {
+      chunk.edits.set(k, id);
+      chunk.written++;
+    }
+    chunk.segments = null;
+    if (chunk.written > MAX_WRITTEN) this.chunks[c] = undefined;
+  }
+
+  private insert(id: string, createdAt: string): void {
+    const order = this.order ?? [];
+    // newest first, ties by id: a new row goes in front of every older one
+    let i = 0;
+    while (i < order.length && (order[i].created_at > createdAt || (order[i].created_at === createdAt && order[i].id < id))) i++;
+    order.splice(i, 0, { id, created_at: createdAt });
+  }
+
+  /**
+   * A live row's JSON. Its view moves with the clock only through the ETA, and whether there is an
+   * ETA depends on the row alone (shared/eta.ts): a row without one (a transcode waiting in the queue,
+   * a phase younger than a minute) is kept until the row is written again (track() drops it), so a
+   * thousand queued transcodes are not read and rendered again for every request.
+   */
+  private liveJson(id: string, now: number): string {
+    const kept = this.jsonCache.get(id);
+    if (kept !== undefined) return kept;
+    const row = this.source.get(id);
+    if (!row) return 'null';
+    const view = this.source.view(row, now);
+    const json = JSON.stringify(view);
+    if (view.eta_sekunden === null) this.jsonCache.set(id, json);
+    return json;
+  }
+
+  /** A finished row's JSON, kept until the row is written. */
+  private finishedJson(id: string, now: number): string {
+    let json = this.jsonCache.get(id);
+    if (json === undefined) {
+      const row = this.source.get(id);
+      json = row ? JSON.stringify(this.source.view(row, now)) : 'null';
+      this.jsonCache.set(id, json);
+    }
+    return json;
+  }
+
+  private buildSegments(): Segment[] {
+    const order = this.loadOrder();
+    const out: Segment[] = [Buffer.from('[')];
+    for (let start = 0, c = 0; start < order.length; start += CHUNK_ROWS, c++) {
+      let chunk = this.chunks[c];
+      if (!chunk) {
+        chunk = this.buildChunk(order, start, Math.min(order.length, start + CHUNK_ROWS));
+        this.chunks[c] = chunk;
+      }
+      chunk.segments ??= this.chunkSegments(chunk, start);
+      out.push(...chunk.segments);
+    }
+    out.push(Buffer.from(']'));
+    return out;
+  }
+
+  private buildChunk(order: { id: string }[], from: number, to: number): Chunk {
+    const now = this.clock();
+    const pieces: string[] = [];
+    const ends: number[] = [];
+    const edits = new Map<number, string>();
+    let bytes = 0;
+    for (let i = from; i < to; i++) {
+      const { id } = order[i];
+      if (this.liveIds.has(id)) edits.set(i - from, id);
+      else {
+        const piece = (i === 0 ? '' : ',') + this.finishedJson(id, now);
+        pieces.push(piece);
+        bytes += Buffer.byteLength(piece);
+      }
+      ends.push(bytes);
+    }
+    return { buf: Buffer.from(pieces.join('')), ends, edits, written: 0, segments: null };
+  }
+
+  /** The chunk's buffer with its edited rows sent in place of their pieces. */
+  private chunkSegments(chunk: Chunk, start: number): Segment[] {
+    if (chunk.edits.size === 0) return [chunk.buf];
+    const now = this.clock();
+    const out: Segment[] = [];
+    let from = 0;
+    for (const k of [...chunk.edits.keys()].sort((a, b) => a - b)) {
+      const id = chunk.edits.get(k) as string;
+      const begin = k === 0 ? 0 : chunk.ends[k - 1];
+      if (begin > from) out.push(chunk.buf.subarray(from, begin));
+      from = chunk.ends[k];
+      const first = start + k === 0;
+      if (this.liveIds.has(id)) {
+        if (!first) out.push(COMMA);
+        out.push({ live: id });
+      } else out.push(Buffer.from((first ? '' : ',') + this.finishedJson(id, now)));
+    }
+    if (from < chunk.buf.length) out.push(chunk.buf.subarray(from));
+    return out;
+  }
+
+  private loadOrder(): { id: string; created_at: string }[] {
+    if (!this.order) {
+      const now = this.clock();
+      const rows = this.source.all();
+      this.order = rows.map((r) => ({ id: r.id, created_at: r.created_at }));
+      this.liveIds = new Set(rows.filter((r) => isLive(r.status)).map((r) => r.id));
+      for (const r of rows) if (!isLive(r.status)) this.jsonCache.set(r.id, JSON.stringify(this.source.view(r, now)));
+    }
+    return this.order;
+  }
+
+  /**
+   * Where the job stands in the order (newest first, ties by id), by binary search: a sweep that
+   * writes many rows must not walk the whole list for each. -1 when it is not in the list.
+   */
+  private positionOf(id: string, createdAt: string): number {
+    const order = this.order ?? [];
+    let lo = 0;
+    let hi = order.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const e = order[mid];
+      if (e.created_at > createdAt || (e.created_at === createdAt && e.id < id)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < order.length && order[lo].id === id ? lo : -1;
+  }
+}

@@ -35,6 +35,8 @@ export interface JobRow {
   finished_at: string | null;
 }
 
+/** What the raw-data sweep reads of a job (coordinator/raw-data.ts). */
+export type RawSweepRow = Pick<JobRow, 'id' | 'raw_state' | 'raw_path' | 'raw_size' | 'meta'>;
 
 export function parseMeta(raw: string | null): JobMeta | null {
   if (!raw) return null;
@@ -121,10 +123,11 @@ export class JobsStore {
       get: db.prepare<[string], JobRow>('SELECT * FROM jobs WHERE id = ?'),
       all: db.prepare<[], JobRow>('SELECT * FROM jobs ORDER BY created_at DESC, id'),
       active: db.prepare<[], JobRow>(`SELECT * FROM jobs WHERE status IN (${sqlList(ACTIVE_STATUSES)})`),
-      rawSweepPage: db.prepare<[string, number], JobRow>(
+      rawSweepPage: db.prepare<[string, number], RawSweepRow>(
         // "+status": walk the primary key from `id > ?` and stop after LIMIT matches. With the status
         // index SQLite would collect and sort every match for each page: work in proportion to all jobs.
-        `SELECT * FROM jobs WHERE id > ? AND (+status IN (${sqlList(RETRYABLE_STATUSES)}) OR (+status = 'completed' AND raw_state = 'present')) ORDER BY id LIMIT ?`,
+        // Only the columns the sweep reads: a page of whole rows cost two and a half times as much.
+        `SELECT id, raw_state, raw_path, raw_size, meta FROM jobs WHERE id > ? AND (+status IN (${sqlList(RETRYABLE_STATUSES)}) OR (+status = 'completed' AND raw_state = 'present')) ORDER BY id LIMIT ?`,
       ),
       insert: db.prepare(
         `INSERT INTO jobs (id, title, status, progress, target_dir, meta, device, node, created_at, updated_at)
@@ -158,7 +161,7 @@ export class JobsStore {
    * canceled, and completed ones that still have raw data. Read page by page, so no single read
    * costs in proportion to the number of jobs.
    */
-  rawSweepPage(afterId: string, limit: number): JobRow[] {
+  rawSweepPage(afterId: string, limit: number): RawSweepRow[] {
     return this.stmts.rawSweepPage.all(afterId, limit);
   }
 

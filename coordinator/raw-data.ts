@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Logger } from '../shared/log.js';
 import { RAW_MEDIA_EXTENSIONS, TRANSCODE_INPUT_EXTENSIONS } from '../shared/raw-media.js';
-import type { JobRow, JobsStore, RawState } from './jobs-store.js';
+import type { JobsStore, RawState, RawSweepRow } from './jobs-store.js';
 import { ProbeShellPool } from './probe-shell.js';
 import { parseMeta } from './jobs-store.js';
 import type { SettingsStore } from './settings-store.js';
@@ -143,7 +143,7 @@ export class RawDataFinder {
     private readonly storageTargets: () => string[] = () => [],
   ) {}
 
-  candidates(job: JobRow, shared = this.sharedRoots()): string[] {
+  candidates(job: RawSweepRow, shared = this.sharedRoots()): string[] {
     const roots = [shared[0], shared[1], parseMeta(job.meta)?.work_dir, ...shared.slice(2)].filter((r): r is string => typeof r === 'string' && r.length > 0);
     const dirs = roots.map((r) => path.join(r, job.id));
     if (job.raw_path) dirs.unshift(job.raw_path);
@@ -174,7 +174,7 @@ export class RawDataFinder {
   }
 
   /** Probes one job and stores the answer; "unclear" keeps the last known answer. */
-  async refresh(job: JobRow): Promise<RawFinding> {
+  async refresh(job: RawSweepRow): Promise<RawFinding> {
     return this.store(job, await this.probe(this.candidates(job)));
   }
 
@@ -186,7 +186,7 @@ export class RawDataFinder {
    * one, the full probe answers, so a folder with only audio files or only subfolders is told apart
    * from no raw data as before; a lookup that ran into the time limit answers unclear at once.
    */
-  async locate(job: JobRow): Promise<RawFinding> {
+  async locate(job: RawSweepRow): Promise<RawFinding> {
     const answer = await this.probeMany([this.candidates(job)], false, 'locate');
     const found = answer?.[0] ?? UNCLEAR;
     if (found.state === 'absent') return this.refresh(job);
@@ -194,7 +194,7 @@ export class RawDataFinder {
     return this.store(job, found.state === 'present' ? { ...found, size: known ? job.raw_size : null } : found);
   }
 
-  private store(job: JobRow, found: Probe): RawFinding {
+  private store(job: RawSweepRow, found: Probe): RawFinding {
     const now = new Date().toISOString();
     if (found.state === 'unclear') {
       this.log.warn(`raw-data probe for job ${job.id} timed out; keeping the last answer (${job.raw_state ?? 'unknown'})`, job.id);
@@ -219,7 +219,7 @@ export class RawDataFinder {
     let present = 0;
     let after = '';
     for (let done = false; !done; ) {
-      const batch: JobRow[] = [];
+      const batch: RawSweepRow[] = [];
       while (batch.length < SWEEP_BATCH) {
         const page = this.jobs.rawSweepPage(after, SWEEP_PAGE);
         batch.push(...page);

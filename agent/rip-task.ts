@@ -22,6 +22,11 @@ export interface TaskContext {
   encoderDone?(): void;
   /** Waits for the task's slot; called once its preparation is done, right before its first encoder run. */
   takeSlot?(): Promise<void>;
+  /**
+   * The task's first encoder run has started: it counts as running from here. Its bookkeeping (task
+   * state, status, events) comes after the start, so a slot that frees starts the encoder at once.
+   */
+  encoderStarted?(): void;
   /** The task's last encoder run is expected to end within seconds (ending-watch.ts): its successor may be sent ahead. */
   encoderEnding?(): void;
 }

@@ -24,6 +24,8 @@ export interface TranscodeHooks {
   onSpawn(pid: number): void;
   /** Stream selection arguments added after the preset's. */
   streamArgs: string[];
+  /** The encoder ended well (exit code 0); its output is checked after this. */
+  onExit?(): void;
 }
 
 export interface Transcoder {
@@ -125,6 +127,13 @@ export async function runTranscode(args: TranscodeJob, transcoder: Transcoder, c
   const plan = await planOutput({ ...args });
   const naming = await libraryNames(args, plan, async (file) => (await scan(file)).seconds, ctx);
   const throttle = new ProgressThrottle(ctx.progress, ctx.progressEveryMs);
+  let encoded = false;
+  /** Once: the last encoder has ended well (its exit, or the transcoder's return where it does not say). */
+  const encoderDone = (): void => {
+    if (encoded) return;
+    encoded = true;
+    ctx.encoderDone?.();
+  };
   const written: string[] = [];
   const streams: FileStreams[] = [];
   /** Every output this run picked (names that were free), the one being encoded included: removed again on failure. */
@@ -141,21 +150,27 @@ export async function runTranscode(args: TranscodeJob, transcoder: Transcoder, c
         const streamArgs = await streamArgsFor(file, args, scan, ctx);
         // All is ready: a slot that frees starts this encoder at once.
         if (i === 0) await ctx.takeSlot?.();
-        ctx.log('info', `transcoding ${path.basename(file)} (${i + 1} of ${args.files.length}) with preset "${args.preset}" to ${dest}`);
-        const ending = i === args.files.length - 1 && ctx.encoderEnding ? new EndingWatch(ctx.encoderEnding) : null;
+        const last = i === args.files.length - 1;
+        const ending = last && ctx.encoderEnding ? new EndingWatch(ctx.encoderEnding) : null;
         await transcoder.transcode(file, dest, args.preset, {
           signal: ctx.signal,
-          onSpawn: ctx.onSpawn,
+          onSpawn: (pid) => {
+            if (i === 0) ctx.encoderStarted?.();
+            ctx.onSpawn(pid);
+            ctx.log('info', `transcoding ${path.basename(file)} (${i + 1} of ${args.files.length}) with preset "${args.preset}" to ${dest}`);
+          },
           onProgress: (pct) => {
             throttle.update(((i + pct / 100) / args.files.length) * 100);
             ending?.update(pct);
           },
           streamArgs,
+          // The slot frees as the last encoder exits, before its output is looked at.
+          onExit: last ? encoderDone : undefined,
         });
       } finally {
         releaseFileName(dir, name);
       }
-      if (i === args.files.length - 1) ctx.encoderDone?.();
+      if (i === args.files.length - 1) encoderDone();
       await ledger?.written(dest);
       written.push(dest);
       const found = await outputStreams(dest, transcoder, ctx);

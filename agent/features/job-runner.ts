@@ -158,7 +158,8 @@ export class JobRunner implements AgentFeature {
 
   /**
    * Runs a command: `held`, the release of the slot it was started in (a rip); without it the work
-   * takes its slot itself once prepared (a transcode). The task counts as running once it has its slot.
+   * takes its slot itself once prepared (a transcode). The task counts as running once its work has
+   * started in the slot (a transcode: its first encoder).
    */
   private async run(cmd: JobCommand, held?: () => void): Promise<void> {
     const { ctx } = this;
@@ -174,7 +175,9 @@ export class JobRunner implements AgentFeature {
       take: async () => {
         if (release) return;
         release = await ctx.pool.take(cmd.id, controller.signal);
-        running();
+      },
+      started: () => {
+        if (!held) running();
       },
       release: () => release?.(),
     };

@@ -18,6 +18,8 @@ export type JobCommand = Extract<Command, { task: typeof TASKS.ripDisc | typeof 
  */
 export interface TaskSlot {
   take(): Promise<void>;
+  /** The work has started in its slot: the task counts as running. */
+  started(): void;
   release(): void;
 }
 
@@ -85,15 +87,17 @@ export function jobWork(ctx: AgentContext, transcoder: Transcoder): JobWork {
     const ledger = new OutputLedger(outputLedgerFile(config.dataDir, cmd.id), cmd.job_id); // what it writes, for a cleanup after a crash (job-runner.ts)
     const tc: TaskContext = {
       ...taskContext(cmd, 'transcode', signal),
-      takeSlot: async () => {
-        await slot.take();
+      takeSlot: () => slot.take(),
+      encoderStarted: () => {
+        slot.started();
         emit({ type: 'transcode_started', command_id: cmd.id, job_id: cmd.job_id });
       },
       encoderEnding: () => emit({ type: 'transcode_ending', command_id: cmd.id, job_id: cmd.job_id }),
       encoderDone: () => {
+        // The slot first: a transcode waiting for it (sent ahead) starts its encoder before this event goes out.
+        slot.release();
         // The coordinator counts the slot free and hands out the next transcode while this one finishes.
         emit({ type: 'transcode_encoded', command_id: cmd.id, job_id: cmd.job_id });
-        slot.release();
       },
     };
     const result = await runTranscode(args, transcoder, tc, { mediaRoot: config.mediaRoot }, ledger);

@@ -23,6 +23,8 @@ export interface HandbrakeHooks {
   streamArgs?: string[];
   /** The encoder's nice value (ENCODER_NICE); 0 or none: the agent's own priority. */
   nice?: number;
+  /** The encoder ended well (exit code 0, no error in its last block), before its output is checked. */
+  onExit?: () => void;
 }
 
 export interface HandbrakeOptions {
@@ -62,6 +64,7 @@ export async function handbrakeTranscode(bin: string, input: string, output: str
     });
     const failed = result.exitCode !== 0 || seen.doneError !== 0;
     if (failed) throw new ToolError(TOOL, handbrakeFailureReason(result.stderr, result.exitCode, preset), { exitCode: result.exitCode ?? undefined });
+    hooks.onExit?.();
     if (!(await nonEmptyFile(output))) throw new ToolError(TOOL, `The transcoder finished but wrote no output to ${output}`, { exitCode: 0 });
     hooks.onProgress?.(100);
   } catch (err) {

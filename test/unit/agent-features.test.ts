@@ -173,17 +173,20 @@ describe('agent feature: command intake', () => {
     await sleep(10);
   });
 
-  it('with the real runner, a transcode prepares at once and counts as running once it takes its slot, which it gets the moment the one before gives it back', async () => {
+  it('with the real runner, a transcode prepares at once and counts as running once its encoder starts in its slot, which it gets the moment the one before gives it back', async () => {
     const h = harness({ slots: 1 });
     const statuses: string[][] = [];
     const ctx: AgentContext = { ...h.ctx, link: { publishStatus: () => void statuses.push(h.store.tasksIn(['waiting', 'running']).map((t) => `${t.id} ${t.state}`)) } };
     const steps: string[] = [];
     const releases = new Map<string, () => void>();
+    const stateAtTake: string[] = [];
     const runner = new JobRunner(
       ctx,
       async (cmd, _signal, slot) => {
         steps.push(`${cmd.id} prepared`);
         await slot.take();
+        stateAtTake.push(`${cmd.id} ${h.store.getTask(cmd.id)?.state}`);
+        slot.started(); // the encoder has started
         steps.push(`${cmd.id} encodes`);
         await new Promise<void>((resolve) => releases.set(cmd.id, resolve));
         slot.release(); // the encoder is done: the slot goes before the task ends
@@ -204,6 +207,7 @@ describe('agent feature: command intake', () => {
     await sleep(5);
     assert.deepEqual(steps.slice(3), ['first encoded', 'second encodes'], 'the first gives its slot back: the second encodes while the first still finishes');
     assert.deepEqual(statuses.slice(3), [['first running', 'second running']]);
+    assert.deepEqual(stateAtTake, ['first waiting', 'second waiting'], 'the bookkeeping of the start comes after the encoder start');
     releases.get('first')?.();
     await sleep(5);
     assert.equal(h.store.getTask('first')?.state, 'done');
@@ -480,6 +484,7 @@ describe('agent feature: job runner', () => {
       h.ctx,
       async (_cmd, signal, slot) => {
         await slot.take();
+        slot.started();
         await new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
       },
       async () => undefined,

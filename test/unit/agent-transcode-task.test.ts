@@ -89,6 +89,7 @@ function steppingTranscoder(steps: string[], during: (hooks: TranscodeHooks) => 
     },
     async transcode(input, output, _preset, hooks) {
       steps.push(`encode ${path.basename(input)}`);
+      hooks.onSpawn(700);
       during(hooks);
       steps.push(`encoded ${path.basename(input)}`);
       fs.writeFileSync(output, 'encoded');
@@ -169,6 +170,46 @@ describe('runTranscode', () => {
     failing.takeSlot = async () => void took++;
     await assert.rejects(runTranscode(missing, transcoder, failing), /is missing/);
     assert.equal(took, 0);
+  });
+
+  it('counts as started once its first encoder has started, and logs each encode after its start', async () => {
+    const args = setup(2);
+    const steps: string[] = [];
+    const transcoder = steppingTranscoder(steps);
+    const { ctx } = context();
+    ctx.takeSlot = async () => void steps.push('slot');
+    ctx.encoderStarted = () => steps.push('started');
+    ctx.onSpawn = (pid) => steps.push(`pid ${pid}`);
+    ctx.log = (_level, message) => {
+      if (message.startsWith('transcoding ')) steps.push(message.split(' (')[0]);
+    };
+    await runTranscode(args, transcoder, ctx);
+    const encodes = steps.filter((x) => !x.startsWith('scan '));
+    assert.deepEqual(encodes.slice(0, 6), ['slot', 'encode title_t01.mkv', 'started', 'pid 700', 'transcoding title_t01.mkv', 'encoded title_t01.mkv']);
+    assert.deepEqual(encodes.slice(6, 10), ['encode title_t02.mkv', 'pid 700', 'transcoding title_t02.mkv', 'encoded title_t02.mkv']);
+    assert.equal(steps.filter((x) => x === 'started').length, 1);
+  });
+
+  it('frees its slot as the last encoder exits, before the transcoder has checked the output', async () => {
+    const args = setup(1);
+    const steps: string[] = [];
+    const transcoder: Transcoder = {
+      async scan() {
+        return { seconds: 60, audio: [], subtitles: [] };
+      },
+      async transcode(_input, output, _preset, hooks) {
+        hooks.onSpawn(1);
+        steps.push('exit');
+        hooks.onExit?.();
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        fs.writeFileSync(output, 'encoded');
+        steps.push('checked');
+      },
+    };
+    const { ctx } = context();
+    ctx.encoderDone = () => steps.push('slot free');
+    await runTranscode(args, transcoder, ctx);
+    assert.deepEqual(steps, ['exit', 'slot free', 'checked']);
   });
 
   it('scans the first raw file while it plans the output folder', async () => {

@@ -173,4 +173,9 @@ export const coordinatorMigrations: Migration[] = [
     name: 'commands: a transcode whose encoder ends within seconds may have its successor sent ahead',
     up: `ALTER TABLE commands ADD COLUMN ending INTEGER NOT NULL DEFAULT 0;`,
   },
+  {
+    version: 9,
+    name: 'transcode_queue: looked up by job (every queueing ends the job\'s open rows first), not scanned',
+    up: `CREATE INDEX transcode_queue_job ON transcode_queue(job_id, state);`,
+  },
 ];

@@ -201,8 +201,9 @@ export function jobsRouter(ctx: AppContext): Router {
     await checkRawFolder(row, rawDir);
     const files = (await fs.promises.readdir(rawDir)).filter((n) => isTranscodeInput(n) && !n.startsWith('.')).sort().map((n) => path.join(rawDir, n));
     if (files.length === 0) throw new HttpError(409, `the raw folder ${rawDir} holds no video files: retry the rip instead`);
-    jobs.startPhase(row.id, 'transcode', { status: 'transcoding', error: null, finished_at: null, output_path: null });
-    jobs.updateMeta(row.id, { rip_fertig: true });
+    // One write: the phase, and the rip marked finished in the meta as it is now (the probe took a while).
+    const meta = parseMeta((jobs.get(row.id) ?? row).meta) ?? {};
+    jobs.startPhase(row.id, 'transcode', { status: 'transcoding', error: null, finished_at: null, output_path: null, meta: JSON.stringify({ ...meta, rip_fertig: true }) });
     dispatcher.enqueueTranscode(row.id, rawDir, files);
     res.status(202).json(toView(jobs.get(row.id) as JobRow, Date.now()));
   });

@@ -70,6 +70,19 @@ describe('TranscodeQueue', () => {
     assert.deepEqual(p.link.of(TASKS.transcodeFiles), [], 'a closed transcode is never handed out');
   });
 
+  it('finds a job\'s queue rows by its index, not by reading the whole queue', () => {
+    const p = dispatchParts();
+    // The statements that look rows up by job: ending the open ones before queueing, the check, the requeue.
+    for (const sql of [
+      `UPDATE transcode_queue SET state = 'done' WHERE job_id = ? AND state != 'done'`,
+      `SELECT id FROM transcode_queue WHERE job_id = ? AND state = 'queued'`,
+      `UPDATE transcode_queue SET state = 'queued', assigned_node = NULL, preferred_node = NULL WHERE job_id = ? AND state = 'assigned'`,
+    ]) {
+      const plan = p.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('job') as { detail: string }[];
+      assert.ok(plan.some((row) => /USING (COVERING )?INDEX transcode_queue_job/.test(row.detail)), `${sql}: ${plan.map((row) => row.detail).join('; ')}`);
+    }
+  });
+
   it('puts a transcode of a lost worker back into the shared queue without its preference', () => {
     const p = dispatchParts();
     p.fleet.applyStatus(onlineStatus('chosen@1'));

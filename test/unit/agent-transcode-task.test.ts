@@ -154,25 +154,7 @@ describe('runTranscode', () => {
     assert.deepEqual(steps.filter((x) => !x.startsWith('scan ')), ['encode title_t01.mkv', 'encoded title_t01.mkv', 'encode title_t02.mkv', 'ending', 'encoded title_t02.mkv', 'slot free']);
   });
 
-  it('takes its slot once, when all is ready for the first encode; a task that fails before never takes one', async () => {
-    const args = setup(2);
-    const steps: string[] = [];
-    const transcoder = steppingTranscoder(steps);
-    const { ctx } = context();
-    ctx.takeSlot = async () => void steps.push('slot');
-    await runTranscode(args, transcoder, ctx);
-    assert.deepEqual(steps.slice(0, steps.indexOf('encode title_t01.mkv') + 1).filter((x) => !x.startsWith('scan title_t02')), ['scan title_t01.mkv', 'slot', 'encode title_t01.mkv']);
-    assert.equal(steps.filter((x) => x === 'slot').length, 1);
-    const missing = setup(1);
-    fs.rmSync(missing.files[0]);
-    let took = 0;
-    const failing = context().ctx;
-    failing.takeSlot = async () => void took++;
-    await assert.rejects(runTranscode(missing, transcoder, failing), /is missing/);
-    assert.equal(took, 0);
-  });
-
-  it('counts as started once its first encoder has started, and logs each encode after its start', async () => {
+  it('takes its slot once, when all is ready for the first encode, and counts as started once that encoder has started; a task that fails before never takes one', async () => {
     const args = setup(2);
     const steps: string[] = [];
     const transcoder = steppingTranscoder(steps);
@@ -184,10 +166,17 @@ describe('runTranscode', () => {
       if (message.startsWith('transcoding ')) steps.push(message.split(' (')[0]);
     };
     await runTranscode(args, transcoder, ctx);
-    const encodes = steps.filter((x) => !x.startsWith('scan '));
-    assert.deepEqual(encodes.slice(0, 6), ['slot', 'encode title_t01.mkv', 'started', 'pid 700', 'transcoding title_t01.mkv', 'encoded title_t01.mkv']);
-    assert.deepEqual(encodes.slice(6, 10), ['encode title_t02.mkv', 'pid 700', 'transcoding title_t02.mkv', 'encoded title_t02.mkv']);
-    assert.equal(steps.filter((x) => x === 'started').length, 1);
+    const encodes = steps.filter((x) => !x.startsWith('scan ') || x === 'scan title_t01.mkv');
+    assert.deepEqual(encodes.slice(0, 7), ['scan title_t01.mkv', 'slot', 'encode title_t01.mkv', 'started', 'pid 700', 'transcoding title_t01.mkv', 'encoded title_t01.mkv']);
+    assert.deepEqual(encodes.slice(7, 11), ['encode title_t02.mkv', 'pid 700', 'transcoding title_t02.mkv', 'encoded title_t02.mkv'], 'the second encode logs after its start, and is no new start of the task');
+    assert.deepEqual([steps.filter((x) => x === 'slot').length, steps.filter((x) => x === 'started').length], [1, 1]);
+    const missing = setup(1);
+    fs.rmSync(missing.files[0]);
+    let took = 0;
+    const failing = context().ctx;
+    failing.takeSlot = async () => void took++;
+    await assert.rejects(runTranscode(missing, transcoder, failing), /is missing/);
+    assert.equal(took, 0);
   });
 
   it('frees its slot as the last encoder exits, before the transcoder has checked the output', async () => {

@@ -6,7 +6,6 @@ import express from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import { schedule } from 'node-cron';
 import type { AgentConfig, CoordinatorConfig } from '../shared/config.js';
-import { IDLE_COLLECTION_MS, IdleCollection } from '../shared/idle-collection.js';
 import type { Logger } from '../shared/log.js';
 import { makePrivateTree } from '../shared/private-files.js';
 import { openDatabase } from '../shared/sqlite.js';
@@ -211,12 +210,9 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   const notifier = new Notifier(settings, log.child('webhook'), () => listeningPort);
   const refresher = new LibraryRefresher(settings, log.child('media-server'));
   dispatcher.libraryFor = (job) => libraryInfo(job, settings.all(), config.tmdbImageBaseUrl);
-  // Once no job has been active for a while, the heap the work grew is given back (shared/idle-collection.ts).
-  const idle = new IdleCollection(IDLE_COLLECTION_MS, () => jobs.active().length === 0);
   dispatcher.onJobEnd = (job) => {
     notifier.jobEnded(job);
     refresher.jobEnded(job);
-    idle.workEnded();
   };
   const mounts = new MountService(new MountsStore(db, config.dataDir), config.mediaRoot, log.child('mounts'));
   const mountGuard = MountGuard.onSchedule(mounts, () => jobs.active().length, log.child('mounts'), config.mountGuardSchedule);
@@ -285,7 +281,6 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
     ctx,
     async stop() {
       raw.stop();
-      idle.stop();
       homeAssistant.stop();
       await mountGuard.stop();
       await mounts.close();

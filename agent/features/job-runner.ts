@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
-import { IDLE_COLLECTION_MS, IdleCollection } from '../../shared/idle-collection.js';
 import { killProcessGroup } from '../../shared/process.js';
 import { TASKS, type Phase, type RecoveredTask } from '../../shared/protocol.js';
 import type { AgentContext, AgentFeature } from '../agent-context.js';
@@ -30,8 +29,6 @@ export class JobRunner implements AgentFeature {
   private askTimer: NodeJS.Timeout | null = null;
   /** Recovered transcodes the coordinator confirmed: their earlier run's files go before they start over. */
   private readonly startOver = new Set<string>();
-  /** Once no task has run for a while, the heap the work grew is given back (shared/idle-collection.ts). */
-  private readonly idle = new IdleCollection(IDLE_COLLECTION_MS, () => this.controllers.size === 0);
 
   constructor(
     private readonly ctx: AgentContext,
@@ -99,7 +96,6 @@ export class JobRunner implements AgentFeature {
 
   stop(): void {
     this.stopAsking();
-    this.idle.stop();
     for (const c of this.controllers.values()) c.abort();
   }
 
@@ -213,7 +209,6 @@ export class JobRunner implements AgentFeature {
         // Its outcome is stored: its files are the job's now (or were removed on failure).
         await this.dropLedger(cmd);
         link.publishStatus();
-        this.idle.workEnded();
       }
       slot.release();
     }

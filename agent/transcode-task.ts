@@ -26,6 +26,8 @@ export interface TranscodeHooks {
   streamArgs: string[];
   /** The encoder ended well (exit code 0); its output is checked after this. */
   onExit?(): void;
+  /** The encoder may be forked now but starts only once this resolves (its slot is free). */
+  startWhen?: Promise<void>;
 }
 
 export interface Transcoder {
@@ -148,8 +150,8 @@ export async function runTranscode(args: TranscodeJob, transcoder: Transcoder, c
       ledger?.claimed(dest, [...new Set([dir, plan.dir])]);
       try {
         const streamArgs = await streamArgsFor(file, args, scan, ctx);
-        // All is ready: a slot that frees starts this encoder at once.
-        if (i === 0) await ctx.takeSlot?.();
+        // All is ready: the encoder is forked now and waits for the slot, which starts it the moment it frees.
+        const slot = i === 0 ? ctx.takeSlot?.() : undefined;
         const last = i === args.files.length - 1;
         const ending = last && ctx.encoderEnding ? new EndingWatch(ctx.encoderEnding) : null;
         await transcoder.transcode(file, dest, args.preset, {
@@ -164,6 +166,7 @@ export async function runTranscode(args: TranscodeJob, transcoder: Transcoder, c
             ending?.update(pct);
           },
           streamArgs,
+          startWhen: slot,
           // The slot frees as the last encoder exits, before its output is looked at.
           onExit: last ? encoderDone : undefined,
         });

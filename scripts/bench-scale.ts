@@ -15,9 +15,10 @@
  * long; the mean is HOLD_MS). Encodes of one length would all end in the same second after the common
  * gate, 80 slots freeing at once, a wave no household sees: the gap would measure how long the host
  * takes for 80 job changes at once, not how long a freed slot idles. While it holds it prints
- * HandBrake's --json progress blocks every 200 ms as the real one does, into a 4096-byte buffer that
- * it writes when full, as the real one's stdio does into a pipe (so the agent reads a piece about every
- * 3 s, and the stand-in dies of SIGPIPE like HandBrake when its agent is killed), waiting with bash's
+ * HandBrake's --json progress blocks (the real block, 348 bytes) every 200 ms as the real one does,
+ * into a 4096-byte buffer that it writes when full, as the real one's stdio does into a pipe (so the
+ * agent reads a piece about every 2.4 s, and the stand-in dies of SIGPIPE like HandBrake when its agent
+ * is killed), waiting with bash's
  * own timed read instead of a sleep process (80 slots forking a sleep ten times a second kept the
  * kernel of a 2-core host half busy). Then it copies the input to the
  * output, and stamps start and end into an append-only log
@@ -114,7 +115,8 @@ function makeTools(root: string): Tools {
       // Written in 4096-byte pieces, as the real one's stdio buffer writes into a pipe (all at the end of a short encode).
       'buf=',
       'for ((i = 1; i <= steps; i++)); do',
-      `  printf -v block 'Progress: {\\n    "State": "WORKING",\\n    "Working": {\\n        "Pass": 1,\\n        "PassCount": 1,\\n        "Progress": %s\\n    }\\n}\\n' "$(( (i - 1) * 100 / steps ))e-2"`,
+      // The real one's block, field for field (348 bytes, reference sample hb-json-progress-1pass.txt).
+      `  printf -v block 'Progress: {\\n    "State": "WORKING",\\n    "Working": {\\n        "ETASeconds": 0,\\n        "Hours": -1,\\n        "Minutes": -1,\\n        "Pass": 1,\\n        "PassCount": 1,\\n        "PassID": 0,\\n        "Paused": 0,\\n        "Progress": 0.%02d000000429153442,\\n        "Rate": 0.0,\\n        "RateAvg": 0.0,\\n        "Seconds": -1,\\n        "SequenceID": 1\\n    }\\n}\\n' "$(( (i - 1) * 100 / steps ))"`,
       '  buf+=$block',
       '  if (( ${#buf} >= 4096 )); then printf %s "${buf:0:4096}"; buf=${buf:4096}; fi',
       '  read -r -t "$every" -u 3 _',

@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -46,6 +47,33 @@ export interface RunToolOptions {
    * inherit it, and so does its disk priority (Linux derives a best-effort I/O priority from it).
    */
   nice?: number;
+  /**
+   * Start the tool only once this resolves (its slot is free), but have it forked now: spawn() copies
+   * the page tables of the whole service, 6-15 ms on a small host and more under load, and that is
+   * paid while the slot is still busy. The process waits as a small shell reading one line from its
+   * stdin, which then execs the tool in place (same pid, process group, pipes and nice value). A
+   * rejection stops the waiting shell and is thrown; an abort meanwhile ends it as canceled.
+   */
+  startWhen?: Promise<unknown>;
+}
+
+/**
+ * The waiting shell of `startWhen`: $0 is the tool, "$@" its arguments (never parsed by the shell).
+ * Without its line (the service is gone, stdin at its end) it exits without starting the tool.
+ */
+const START_ON_LINE = 'read -r _ || exit 125; exec "$0" "$@" </dev/null';
+
+/** Whether `bin` (a path, or a name looked up on PATH) names an executable file. */
+function executable(bin: string, searchPath: string | undefined): boolean {
+  const candidates = bin.includes('/') ? [bin] : (searchPath ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, bin));
+  return candidates.some((file) => {
+    try {
+      fs.accessSync(file, fs.constants.X_OK);
+      return fs.statSync(file).isFile();
+    } catch {
+      return false;
+    }
+  });
 }
 
 export interface ToolResult {
@@ -136,7 +164,7 @@ class TailBuffer {
 }
 
 /**
- * Runs one external tool with an argv array (never a shell) as the leader of its own process group.
+ * Runs one external tool with an argv array (never parsed by a shell) as the leader of its own process group.
  * Lines of stdout/stderr go to the callbacks as they arrive (invalid UTF-8 becomes U+FFFD). Any exit
  * code resolves: the runners judge success from the tool's own output. Throws a ToolError when the
  * binary is missing, when `signal` aborts (reason "canceled") or when `timeoutMs` passes; in both of
@@ -146,13 +174,21 @@ export async function runTool(bin: string, args: string[], opts: RunToolOptions 
   const tool = toolName(bin);
   if (opts.signal?.aborted) throw new ToolError(tool, 'canceled', { canceled: true });
 
+  const env = opts.env ? { ...process.env, ...opts.env } : process.env;
+  // Forked ahead only where there is a POSIX shell; elsewhere the tool starts once the gate opens.
+  const ahead = opts.startWhen !== undefined && process.platform !== 'win32';
+  if (opts.startWhen && !ahead) {
+    await opts.startWhen;
+    if (opts.signal?.aborted) throw new ToolError(tool, 'canceled', { canceled: true });
+  }
+  if (ahead && !executable(bin, env.PATH)) throw new ToolError(tool, `${tool} is not installed (looked for ${bin})`);
   // A plain spawn: execa, used here before, added nothing this needs and kept about 13 MB in every
   // process after its first tool run. windowsHide: no console window per tool on a Windows worker.
-  const child = spawn(bin, args, {
+  const child = spawn(ahead ? '/bin/sh' : bin, ahead ? ['-c', START_ON_LINE, bin, ...args] : args, {
     detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [ahead ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     cwd: opts.cwd,
-    env: opts.env ? { ...process.env, ...opts.env } : process.env,
+    env,
     windowsHide: true,
   });
   const ended = new Promise<{ exitCode: number | null; signal: string | null; error?: NodeJS.ErrnoException }>((resolve) => {
@@ -170,9 +206,7 @@ export async function runTool(bin: string, args: string[], opts: RunToolOptions 
   };
   const onAbort = (): void => stop('canceled');
   opts.signal?.addEventListener('abort', onAbort, { once: true });
-  const timer = opts.timeoutMs ? setTimeout(() => stop('timeout'), opts.timeoutMs) : undefined;
   if (child.pid !== undefined && opts.nice) setNice(child.pid, opts.nice);
-  if (child.pid !== undefined) opts.onSpawn?.(child.pid);
 
   let stdout = '';
   const stderr = new TailBuffer(STDERR_KEEP_CHARS);
@@ -187,7 +221,29 @@ export async function runTool(bin: string, args: string[], opts: RunToolOptions 
     }),
   ]);
 
+  let timer: NodeJS.Timeout | undefined;
   try {
+    if (ahead) {
+      // The waiting shell may end before its line (stopped from outside): no write error then.
+      child.stdin?.on('error', () => undefined);
+      const gate = await Promise.race([
+        (opts.startWhen as Promise<unknown>).then(
+          () => ({ open: true as const }),
+          (error: unknown) => ({ open: false as const, error }),
+        ),
+        ended.then(() => ({ open: false as const, error: undefined })),
+      ]);
+      if (!gate.open) {
+        stop('canceled');
+        await ended;
+        await killing;
+        if (opts.signal?.aborted) throw new ToolError(tool, 'canceled', { canceled: true });
+        throw gate.error ?? new ToolError(tool, `${tool} ended before it was started`);
+      }
+      child.stdin?.end('go\n');
+    }
+    timer = opts.timeoutMs ? setTimeout(() => stop('timeout'), opts.timeoutMs) : undefined;
+    if (child.pid !== undefined) opts.onSpawn?.(child.pid);
     const result = await ended;
     if (result.error) {
       if (result.error.code === 'ENOENT') throw new ToolError(tool, `${tool} is not installed (looked for ${bin})`, { cause: result.error });

@@ -167,6 +167,7 @@ export class JobRunner implements AgentFeature {
     const controller = new AbortController();
     this.controllers.set(cmd.id, controller);
     let release = held;
+    let ended = false;
     const running = (): void => {
       store.setTaskState(cmd.id, 'running');
       link.publishStatus();
@@ -174,7 +175,10 @@ export class JobRunner implements AgentFeature {
     const slot: TaskSlot = {
       take: async () => {
         if (release) return;
-        release = await ctx.pool.take(cmd.id, controller.signal);
+        const granted = await ctx.pool.take(cmd.id, controller.signal);
+        // Granted after the task ended (it failed while its encoder waited, forked ahead): given back.
+        if (ended) granted();
+        else release = granted;
       },
       started: () => {
         if (!held) running();
@@ -210,6 +214,9 @@ export class JobRunner implements AgentFeature {
         await this.dropLedger(cmd);
         link.publishStatus();
       }
+      ended = true;
+      // A take still waiting (the task failed before its slot came) leaves the queue.
+      ctx.pool.withdraw(cmd.id);
       slot.release();
     }
   }

@@ -25,6 +25,8 @@ export interface HandbrakeHooks {
   nice?: number;
   /** The encoder ended well (exit code 0, no error in its last block), before its output is checked. */
   onExit?: () => void;
+  /** Fork the encoder now, start it once this resolves (its slot is free): runTool's startWhen. */
+  startWhen?: Promise<unknown>;
 }
 
 export interface HandbrakeOptions {
@@ -51,6 +53,7 @@ export async function handbrakeTranscode(bin: string, input: string, output: str
       onSpawn: hooks.onSpawn,
       timeoutMs: hooks.timeoutMs,
       nice: hooks.nice,
+      startWhen: hooks.startWhen,
       onStdoutLine: (line) => {
         const block = collector.push(line);
         if (!block) return;

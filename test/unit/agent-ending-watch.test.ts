@@ -49,4 +49,23 @@ describe('EndingWatch', () => {
     watch.update(100);
     assert.equal(told(), 1);
   });
+
+  it('once a second piece of output has come, counts the rate between the pieces, not the time before the first progress', () => {
+    const { watch, told, advance } = setup();
+    advance(20_000); // starting up and scanning the source: no progress yet
+    watch.update(10);
+    watch.update(20); // the same piece, read at once
+    advance(1);
+    watch.update(30); // still that piece
+    assert.equal(told(), 0, '20 s for 30 %: 47 s to go by the time since the start');
+    advance(2_400);
+    watch.update(40); // the next piece: 10 % in 2.4 s, 14.4 s to go
+    assert.equal(told(), 0, 'the rate is from the last percentage of the first piece (from its first it would be 4.8 s to go)');
+    advance(2_400);
+    watch.update(50); // 20 % in 4.8 s: 12 s to go
+    assert.equal(told(), 0);
+    advance(2_400);
+    watch.update(60); // 30 % in 7.2 s: 9.6 s to go
+    assert.equal(told(), 1);
+  });
 });

@@ -283,6 +283,40 @@ describe('agent feature: command intake', () => {
 });
 
 describe('agent feature: job runner', () => {
+  it('a transcode that fails while its encoder waits for the slot (forked ahead) leaves the slot queue and holds no slot', async () => {
+    const h = harness({ slots: 1 });
+    let releaseFirst = (): void => undefined;
+    const runner = new JobRunner(
+      h.ctx,
+      async (cmd, _signal, slot) => {
+        if (cmd.id === 'first') {
+          await slot.take();
+          slot.started();
+          await new Promise<void>((resolve) => (releaseFirst = resolve));
+          return;
+        }
+        // The encoder waits for the slot (runTool's startWhen) and fails before it comes.
+        void slot.take();
+        await sleep(5);
+        throw new Error('HandBrakeCLI ended before it was started');
+      },
+      async () => undefined,
+      STARTED,
+    );
+    for (const id of ['first', 'second']) {
+      const cmd = transcodeCommand(h, id);
+      h.store.addTask(cmd);
+      runner.submit(cmd);
+      await sleep(5);
+    }
+    await sleep(20);
+    assert.equal(h.store.getTask('second')?.state, 'failed');
+    assert.equal(h.ctx.pool.withdraw('second'), false, 'its take left the queue with the task');
+    releaseFirst();
+    await sleep(20);
+    assert.deepEqual([h.store.getTask('first')?.state, h.ctx.pool.busy, h.ctx.pool.free], ['done', 0, 1], 'no slot stays taken');
+  });
+
   it('runs a job in a slot to its outcome: done, failed with the reason, or canceled', async () => {
     const h = harness();
     const outcomes = new Map<string, 'ok' | 'fail' | 'wait'>([

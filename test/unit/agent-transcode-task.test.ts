@@ -28,6 +28,7 @@ function fakeTranscoder(failOn?: string, seconds: Record<string, number> = {}): 
       return { seconds: s, audio: [], subtitles: [] };
     },
     async transcode(input, output, preset, hooks) {
+      await hooks.startWhen;
       calls.push({ input, output, preset });
       hooks.onSpawn(500 + calls.length);
       hooks.onProgress(50);
@@ -88,6 +89,7 @@ function steppingTranscoder(steps: string[], during: (hooks: TranscodeHooks) => 
       return { seconds: 60, audio: [], subtitles: [] };
     },
     async transcode(input, output, _preset, hooks) {
+      await hooks.startWhen;
       steps.push(`encode ${path.basename(input)}`);
       hooks.onSpawn(700);
       during(hooks);

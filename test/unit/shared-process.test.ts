@@ -1,8 +1,33 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { runTool, ToolError } from '../../shared/process.js';
 import { alive } from '../fixtures/process-alive.js';
+
+/** A promise opened by hand: the gate of a tool forked ahead. */
+function gate(): { promise: Promise<void>; open: () => void; fail: (err: Error) => void } {
+  let open = (): void => undefined;
+  let fail: (err: Error) => void = () => undefined;
+  const promise = new Promise<void>((resolve, reject) => {
+    open = resolve;
+    fail = reject;
+  });
+  return { promise, open, fail };
+}
+
+/** The nice value of a running process (field 19 of /proc/<pid>/stat). */
+function niceOf(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+}
+
+/** Waits until `check` holds, polling every 10 ms (at most 5 s). */
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.ok(check());
+}
 
 describe('runTool', () => {
   it('gives the exit code, the whole stdout when asked, the stderr tail and the lines as they come', async () => {
@@ -49,5 +74,67 @@ describe('runTool', () => {
     setTimeout(() => ac.abort(), 200);
     await assert.rejects(runTool('sleep', ['30'], { signal: ac.signal }), (err: unknown) => err instanceof ToolError && err.canceled);
     await assert.rejects(runTool('sleep', ['30'], { signal: ac.signal }), (err: unknown) => err instanceof ToolError && err.canceled);
+  });
+
+  describe('forked ahead (startWhen)', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-ahead-'));
+    /** A tool that notes it ran, prints its arguments and its pid, reads its stdin to the end and exits 4. */
+    const tool = path.join(dir, 'tool');
+    /** Live processes with the tool in their command line (the waiting shell, then the tool). */
+    const waiting = (): number[] =>
+      fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d) && alive(Number(d)) && fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').includes(tool)).map(Number);
+    fs.writeFileSync(tool, `#!/bin/sh\ntouch "${dir}/ran.$1"\necho "args:$*"\necho "pid:$$"\necho "stdin:$(cat)"\nexit 4\n`, { mode: 0o755 });
+
+    it('forks the tool at once, runs it only when the gate opens, as the same process with its nice value and an empty stdin', async () => {
+      const g = gate();
+      const spawned: number[] = [];
+      const lines: string[] = [];
+      const run = runTool(tool, ['a', 'b c', '$HOME;x'], { startWhen: g.promise, nice: 7, onSpawn: (pid) => spawned.push(pid), onStdoutLine: (l) => lines.push(l) });
+      await until(() => waiting().length === 1);
+      const [pid] = waiting();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(fs.existsSync(path.join(dir, 'ran.a')), false, 'the tool has not run before the gate opened');
+      assert.deepEqual(spawned, [], 'onSpawn waits for the start');
+      assert.equal(niceOf(pid), Math.max(7, os.getPriority()), 'the waiting process has the nice value already');
+      g.open();
+      const result = await run;
+      assert.equal(result.exitCode, 4);
+      assert.deepEqual(lines, ['args:a b c $HOME;x', `pid:${pid}`, 'stdin:']);
+      assert.deepEqual(spawned, [pid]);
+      assert.ok(fs.existsSync(path.join(dir, 'ran.a')));
+    });
+
+    it('stops the waiting process when the gate fails, and throws the gate\'s error without running the tool', async () => {
+      const g = gate();
+      const spawned: number[] = [];
+      const run = runTool(tool, ['failed'], { startWhen: g.promise, onSpawn: (pid) => spawned.push(pid) });
+      await until(() => waiting().length === 1);
+      g.fail(new Error('no slot'));
+      await assert.rejects(run, /^Error: no slot$/);
+      assert.deepEqual(waiting(), [], 'the waiting process is gone');
+      assert.equal(fs.existsSync(path.join(dir, 'ran.failed')), false);
+      assert.deepEqual(spawned, []);
+    });
+
+    it('ends as canceled when the signal aborts while it waits', async () => {
+      const g = gate();
+      const ac = new AbortController();
+      const run = runTool(tool, ['aborted'], { startWhen: g.promise, signal: ac.signal });
+      setTimeout(() => ac.abort(), 50);
+      await assert.rejects(run, (err: unknown) => err instanceof ToolError && err.canceled);
+      g.open();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(fs.existsSync(path.join(dir, 'ran.aborted')), false);
+    });
+
+    it('says plainly when the tool is not installed, without forking anything', async () => {
+      let spawned = false;
+      await assert.rejects(
+        runTool('ripwerk-no-such-tool', [], { startWhen: Promise.resolve(), onSpawn: () => (spawned = true) }),
+        (err: unknown) => err instanceof ToolError && err.reason === 'ripwerk-no-such-tool is not installed (looked for ripwerk-no-such-tool)',
+      );
+      await assert.rejects(runTool(dir, [], { startWhen: Promise.resolve() }), /is not installed/, 'a folder is no tool');
+      assert.equal(spawned, false);
+    });
   });
 });

@@ -9,6 +9,7 @@ import type { AgentConfig, CoordinatorConfig } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
 import { makePrivateTree } from '../shared/private-files.js';
 import { openDatabase } from '../shared/sqlite.js';
+import { WalCheckpointer } from './wal-checkpointer.js';
 import { loadBrokerSecret } from './broker-secret.js';
 import { startEmbeddedBroker, type EmbeddedBroker } from './broker.js';
 import type { AppContext } from './context.js';
@@ -182,7 +183,9 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   const privacy = makePrivateTree(config.dataDir);
   if (privacy.foreign) log.warn(`DATA_DIR ${config.dataDir} holds "${privacy.foreign}", which is not Ripwerk's, so the folder keeps its mode (Ripwerk's own files in it are 0600): give Ripwerk a folder of its own`);
   if (privacy.refused.length) log.warn(`${privacy.refused.length} entries of DATA_DIR belong to another user and could not be made private (0700/0600), e.g. ${privacy.refused[0]}`);
-  const db = openDatabase(path.join(config.dataDir, 'coordinator.sqlite'), coordinatorMigrations);
+  const dbFile = path.join(config.dataDir, 'coordinator.sqlite');
+  const db = openDatabase(dbFile, coordinatorMigrations);
+  const checkpointer = new WalCheckpointer(db, dbFile, log.child('database'));
   const insertLog = db.prepare('INSERT INTO logs (ts, level, source, job_id, message) VALUES (?, ?, ?, ?, ?)');
   let written = 0;
   log.addSink((e) => {
@@ -290,6 +293,7 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await dispatcher.stop();
       if (broker) await broker.close();
+      await checkpointer.close();
       db.close();
     },
   };

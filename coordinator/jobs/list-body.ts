@@ -69,6 +69,9 @@ export class JobListBody<R extends ListedRow> {
     const wasLive = this.liveIds.has(id);
     if (row && isLive(row.status)) this.liveIds.add(id);
     else this.liveIds.delete(id);
+    // A finished row is rendered here, by the writer (a sweep slice, an event), from the row it wrote:
+    // the next request only puts buffers together instead of reading and rendering every written row.
+    if (row && !isLive(row.status)) this.jsonCache.set(id, JSON.stringify(this.source.view(row, this.clock())));
     // A live row's own progress changes nothing around it: it is rendered per request anyway.
     if (row && wasLive && isLive(row.status)) return;
     this.segments = null;

@@ -416,4 +416,25 @@ describe('JobsStore list body over several chunks', () => {
     assert.ok(fresh < 4_000, `${fresh} of ${total} bytes were copied for three written rows`);
     assert.deepEqual(JSON.parse(Buffer.concat(after).toString('utf8')), expected(jobs, clock.now));
   });
+
+  it('renders a finished row when it is written, so the next request reads and renders no rows', () => {
+    const { jobs, clock } = setup();
+    for (let i = 0; i < 300; i++) {
+      jobs.create(newJob(`r${String(i).padStart(3, '0')}`, `Title ${i}`));
+      jobs.update(`r${String(i).padStart(3, '0')}`, { status: 'failed' });
+    }
+    jobs.listParts();
+    for (let i = 0; i < 300; i += 7) jobs.update(`r${String(i).padStart(3, '0')}`, { raw_state: 'absent', title: `Swept ${i}` });
+    let reads = 0;
+    const get = jobs.get.bind(jobs);
+    jobs.get = (id: string) => {
+      reads++;
+      return get(id);
+    };
+    const body = JSON.parse(Buffer.concat(jobs.listParts()).toString('utf8')) as Job[];
+    jobs.get = get;
+    assert.equal(reads, 0, 'the request read no row');
+    assert.equal(body.find((j) => j.id === 'r007')?.title, 'Swept 7');
+    assert.deepEqual(body, expected(jobs, clock.now));
+  });
 });

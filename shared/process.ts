@@ -172,6 +172,8 @@ class TailBuffer {
  */
 export async function runTool(bin: string, args: string[], opts: RunToolOptions = {}): Promise<ToolResult> {
   const tool = toolName(bin);
+  // A gate that fails while this throws for another reason (an abort, no such tool) is no unhandled rejection.
+  opts.startWhen?.catch(() => undefined);
   if (opts.signal?.aborted) throw new ToolError(tool, 'canceled', { canceled: true });
 
   const env = opts.env ? { ...process.env, ...opts.env } : process.env;

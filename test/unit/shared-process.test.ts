@@ -127,6 +127,21 @@ describe('runTool', () => {
       assert.equal(fs.existsSync(path.join(dir, 'ran.aborted')), false);
     });
 
+    it('refuses to start after an abort, and the gate failing then is no unhandled rejection', async () => {
+      const g = gate();
+      const ac = new AbortController();
+      ac.abort();
+      await assert.rejects(runTool(tool, ['never'], { startWhen: g.promise, signal: ac.signal }), (err: unknown) => err instanceof ToolError && err.canceled);
+      const unhandled: unknown[] = [];
+      const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+      process.on('unhandledRejection', onUnhandled);
+      g.fail(new Error('withdrawn'));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      process.off('unhandledRejection', onUnhandled);
+      assert.deepEqual(unhandled, []);
+      assert.equal(fs.existsSync(path.join(dir, 'ran.never')), false);
+    });
+
     it('says plainly when the tool is not installed, without forking anything', async () => {
       let spawned = false;
       await assert.rejects(

@@ -71,6 +71,8 @@ class Shell {
     this.requests.on('error', () => undefined);
     this.child.on('error', () => this.gone());
     this.child.on('close', () => this.gone());
+    // A shell started ahead of its first request ends like any idle one if none comes.
+    this.armIdle();
   }
 
   /** Ready for a request now. */
@@ -118,14 +120,17 @@ class Shell {
     if (!cur) return;
     clearTimeout(cur.timer);
     this.current = null;
-    if (!this.dead) {
-      this.idleTimer = setTimeout(() => {
-        this.retiring = true;
-        this.requests.end();
-      }, this.opts.idleMs);
-      this.idleTimer.unref();
-    }
+    this.armIdle();
     cur.resolve(answer);
+  }
+
+  private armIdle(): void {
+    if (this.dead) return;
+    this.idleTimer = setTimeout(() => {
+      this.retiring = true;
+      this.requests.end();
+    }, this.opts.idleMs);
+    this.idleTimer.unref();
   }
 
   private gone(): void {
@@ -154,6 +159,15 @@ export class ProbeShellPool {
     });
   }
 
+  /**
+   * Starts a shell ahead of the first request, when none runs. Starting one holds the event loop
+   * (the fork copies the coordinator's page tables): at start-up no request waits for it, and the
+   * process is small. Unused, it ends after idleMs like any idle shell.
+   */
+  warm(): void {
+    if (!this.closed && this.shells.length === 0) this.spawnShell();
+  }
+
   /** How many shells are running now (for tests and the health view). */
   get size(): number {
     return this.shells.length;
@@ -169,10 +183,7 @@ export class ProbeShellPool {
   private next(): void {
     while (this.queue.length > 0) {
       let shell = this.shells.find((s) => s.available);
-      if (!shell && this.shells.length < this.opts.max) {
-        shell = new Shell(this.opts.script, this.opts, (gone) => this.forget(gone));
-        this.shells.push(shell);
-      }
+      if (!shell && this.shells.length < this.opts.max) shell = this.spawnShell();
       if (!shell) return;
       const p = this.queue.shift() as Pending;
       shell.run(p.fields, p.timeoutMs, (answer) => {
@@ -180,6 +191,12 @@ export class ProbeShellPool {
         this.next();
       });
     }
+  }
+
+  private spawnShell(): Shell {
+    const shell = new Shell(this.opts.script, this.opts, (gone) => this.forget(gone));
+    this.shells.push(shell);
+    return shell;
   }
 
   private forget(shell: Shell): void {

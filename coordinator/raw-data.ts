@@ -254,8 +254,13 @@ export class RawDataFinder {
   /** When the last sweep ended, how many jobs it probed and how many had raw data (GET /health/vorraete). */
   lastSweep: { at: number; jobs: number; present: number } | null = null;
 
-  /** The background loop: every 30 s the finished jobs are probed again. */
+  /**
+   * The background loop: every 30 s the finished jobs are probed again. The sweep's shell is started
+   * now, with the coordinator, rather than by the first sweep: it stays while the sweeps come every
+   * REFRESH_MS (it ends after SHELL_IDLE_MS without one), so no sweep holds the API with a fork.
+   */
   start(): void {
+    this.background.warm();
     const loop = (): void => {
       void this.sweep()
         .catch((err: Error) => this.log.warn(`raw-data refresh failed: ${err.message}`))

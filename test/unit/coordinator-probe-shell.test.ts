@@ -123,6 +123,28 @@ describe('ProbeShellPool (long-lived probe shells)', () => {
     }
   });
 
+  it('warm() starts one shell ahead that answers the first request, and ends it after idleMs unused', async () => {
+    const p = pool({ idleMs: 300 });
+    try {
+      p.warm();
+      p.warm();
+      assert.equal(p.size, 1, 'one shell started ahead, not two');
+      const first = pidOf(await p.run(['/first'], 2000));
+      assert.equal(p.size, 1, 'the first request went to the shell started ahead');
+      const unused = pool({ idleMs: 100 });
+      try {
+        unused.warm();
+        assert.equal(unused.size, 1);
+        await until('the unused shell to end', () => unused.size === 0);
+      } finally {
+        unused.close();
+      }
+      assert.ok(alive(first), 'the used shell is still there within its idle time');
+    } finally {
+      p.close();
+    }
+  });
+
   it('runs a low-priority pool at nice 19 and a normal one at the coordinator\'s own priority', async () => {
     const low = pool({ lowPriority: true });
     const normal = pool();

@@ -249,7 +249,9 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
     ctx.broker = broker;
     mqttUrl = connectUrl('mqtt', config.mqttBindAddress, broker.port);
   }
-  await dispatcher.start(mqttUrl, brokerSecret ? { username: COORDINATOR_USERNAME, password: brokerSecret } : null);
+  // The coordinator's own client reaches the embedded broker in memory, not over a loopback socket.
+  const embedded = broker;
+  await dispatcher.start(mqttUrl, brokerSecret ? { username: COORDINATOR_USERNAME, password: brokerSecret } : null, embedded ? () => embedded.connectInProcess() : undefined);
   const homeAssistant = new HaDiscovery(dispatcher, fleet, jobs, settings, (fp) => discs.identity(fp)?.title ?? null, (d) => ejectDevice(ctx, d), log.child('home-assistant'));
   homeAssistant.start();
   dispatcher.prune();

@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../shared/sqlite.js';
 import type { Logger } from '../shared/log.js';
@@ -86,9 +87,10 @@ export class Dispatcher {
   }
 
   /** Connects to the broker; `login` is the coordinator's user name and the broker secret (null: the broker wants none). */
-  async start(url: string, login: { username: string; password: string } | null): Promise<void> {
+  /** `inProcess`: connections to the embedded broker as in-memory streams (CoordinatorLink.start). */
+  async start(url: string, login: { username: string; password: string } | null, inProcess?: () => Duplex): Promise<void> {
     this.requests.endInterruptedScans();
-    await this.link.start(url, login);
+    await this.link.start(url, login, inProcess);
     this.presence.start(this.pingMs);
     await this.link.untilConnected();
   }

@@ -19,4 +19,6 @@ const mqtt = require('mqtt') as typeof Mqtt;
 (createRequire(require.resolve('mqtt'))('mqtt-packet') as { writeToStream: { cacheNumbers: boolean } }).writeToStream.cacheNumbers = false;
 
 export const connectMqtt: typeof Mqtt.connect = mqtt.connect;
-export type { MqttClient } from 'mqtt';
+/** The client class, for a connection over a stream of one's own (the embedded broker's in-process one). */
+export const MqttClientClass: typeof Mqtt.MqttClient = mqtt.MqttClient;
+export type { IClientOptions, MqttClient } from 'mqtt';

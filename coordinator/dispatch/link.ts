@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { connectMqtt, type MqttClient } from '../../shared/mqtt-client.js';
+import type { Duplex } from 'node:stream';
+import { connectMqtt, MqttClientClass, type IClientOptions, type MqttClient } from '../../shared/mqtt-client.js';
 import type { Logger } from '../../shared/log.js';
 import { DropLog } from '../../shared/drop-log.js';
 import { parseAgentTopic, sendImmediately, topicMatches, topics, type AgentEvent, type AgentStatus, type Command, type CoordinatorStatus, type DriveState } from '../../shared/protocol.js';
@@ -69,10 +70,14 @@ export class CoordinatorLink implements CommandLink {
     return this.since;
   }
 
-  /** Connects; `login` is the coordinator's user name and the broker secret (null: the broker wants none). Resolves once connected. */
-  async start(url: string, login: { username: string; password: string } | null): Promise<void> {
+  /**
+   * Connects; `login` is the coordinator's user name and the broker secret (null: the broker wants
+   * none). `inProcess`: a new connection to the embedded broker as an in-memory stream, used instead
+   * of a TCP connection to `url` (each (re)connect takes a new one). Resolves once connected.
+   */
+  async start(url: string, login: { username: string; password: string } | null, inProcess?: () => Duplex): Promise<void> {
     this.url = url;
-    const client = connectMqtt(url, {
+    const options: IClientOptions = {
       clientId: `ripwerk-coordinator-${randomUUID().slice(0, 8)}`,
       ...(login ?? {}),
       clean: true,
@@ -82,7 +87,8 @@ export class CoordinatorLink implements CommandLink {
       connectTimeout: 10_000,
       queueQoSZero: false,
       will: { topic: topics.coordinatorStatus, payload: Buffer.from(JSON.stringify({ state: 'offline' } satisfies CoordinatorStatus)), qos: 1, retain: true },
-    });
+    };
+    const client = inProcess ? new MqttClientClass(() => inProcess(), options) : connectMqtt(url, options);
     this.client = client;
     client.on('connect', () => {
       sendImmediately(client);

@@ -5,6 +5,7 @@ import mqtt from 'mqtt';
 import { CONNECT_LIMIT_BYTES, guardPacketSizes, type PacketLimitExceeded } from '../../coordinator/mqtt-packet-guard.js';
 import { COORDINATOR_USERNAME, hashPassword, passwordMatches } from '../../coordinator/mqtt-credentials.js';
 import { Logger } from '../../shared/log.js';
+import { topics } from '../../shared/protocol.js';
 import { startTestBroker } from './mqtt-broker-fixture.js';
 
 /** Feeds chunks through the guard the way aedes reads them (read(null) after each write). */
@@ -91,5 +92,60 @@ describe('MQTT credentials in the embedded broker', () => {
     assert.equal(t.broker.disconnect('gone@host'), 1);
     await closed;
     c.end(true);
+  });
+});
+
+describe('the coordinator\'s in-process connection to the embedded broker', () => {
+  const quiet = new Logger('test', true);
+
+  it('logs in like a TCP client, exchanges QoS 1 messages both ways with a TCP client, and is refused a wrong password', async () => {
+    const t = await startTestBroker('unit-secret', quiet);
+    const clients: mqtt.MqttClient[] = [];
+    try {
+      const inner = new mqtt.MqttClient(() => t.broker.connectInProcess(), { username: COORDINATOR_USERNAME, password: 'unit-secret', clientId: 'coord-in-process', reconnectPeriod: 0, protocolVersion: 4 });
+      clients.push(inner);
+      await new Promise<void>((resolve, reject) => {
+        inner.once('connect', () => resolve());
+        inner.once('error', reject);
+      });
+      const pw = await t.credentials.issue('box@host', 'agent');
+      const agent = await mqtt.connectAsync(t.broker.url, { username: 'box@host', password: pw, reconnectPeriod: 0 });
+      clients.push(agent);
+      await inner.subscribeAsync(topics.eventAll, { qos: 1 });
+      await agent.subscribeAsync(topics.command('box@host'), { qos: 1 });
+      const got: string[] = [];
+      const innerGot = new Promise<void>((resolve) => inner.on('message', (topic, payload) => (got.push(`${topic} ${payload.toString()}`), got.length === 3 && resolve())));
+      for (let i = 0; i < 3; i++) await agent.publishAsync(topics.event('box@host'), `e${i}`, { qos: 1 });
+      await innerGot;
+      assert.deepEqual(got, [0, 1, 2].map((i) => `${topics.event('box@host')} e${i}`), 'in order, each once');
+      const command = new Promise<string>((resolve) => agent.once('message', (_t, payload) => resolve(payload.toString())));
+      await inner.publishAsync(topics.command('box@host'), 'go', { qos: 1 });
+      assert.equal(await command, 'go');
+
+      const wrong = new mqtt.MqttClient(() => t.broker.connectInProcess(), { username: COORDINATOR_USERNAME, password: 'nope', clientId: 'coord-wrong', reconnectPeriod: 0, protocolVersion: 4 });
+      clients.push(wrong);
+      const refused = await new Promise<number>((resolve) => wrong.once('error', (err) => resolve(Number((err as { code?: number }).code))));
+      assert.equal(refused, 4);
+    } finally {
+      for (const c of clients) c.end(true);
+      await t.close();
+    }
+  });
+
+  it('drops the connection when the broker closes, and a closed broker takes no new one', async () => {
+    const t = await startTestBroker('unit-secret', quiet);
+    const inner = new mqtt.MqttClient(() => t.broker.connectInProcess(), { username: COORDINATOR_USERNAME, password: 'unit-secret', clientId: 'coord-close', reconnectPeriod: 0, protocolVersion: 4 });
+    try {
+      await new Promise<void>((resolve) => inner.once('connect', () => resolve()));
+      const closed = new Promise<void>((resolve) => inner.once('close', () => resolve()));
+      await t.close();
+      await closed;
+      assert.equal(inner.connected, false);
+      const late = t.broker.connectInProcess();
+      await new Promise<void>((resolve) => late.once('close', () => resolve()));
+      assert.equal(late.destroyed, true);
+    } finally {
+      inner.end(true);
+    }
   });
 });

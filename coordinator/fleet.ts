@@ -20,14 +20,28 @@ export interface DeviceEntry {
   state: DriveState;
 }
 
+/** An online worker's row is written again at least this often while its statuses change only in their live parts. */
+export const STATUS_STORE_EVERY_MS = 60_000;
+
+/**
+ * What a restart needs of a status: all but the parts that change with every job (the tasks it
+ * holds, those left from its last run, the time it sent it), with its online state.
+ */
+function storedPart(status: AgentStatus): string {
+  const { tasks: _tasks, recovered: _recovered, last_seen: _seen, ...rest } = status;
+  return JSON.stringify(rest);
+}
+
 /** The workers the coordinator knows and the drives they own (from their retained MQTT topics). */
 export class Fleet {
   private readonly agents = new Map<string, AgentEntry>();
   private readonly drives = new Map<string, DeviceEntry>();
-  /** Written on every status and pong of every worker: prepared once. */
+  /** Per worker, what its row holds of its status and when it was written. */
+  private readonly stored = new Map<string, { part: string; at: number }>();
+  /** Written on statuses and pongs of every worker: prepared once. */
   private readonly stmts;
 
-  constructor(private readonly db: Db) {
+  constructor(private readonly db: Db, private readonly clock: () => number = Date.now) {
     this.stmts = {
       upsert: db.prepare(
         `INSERT INTO workers (node, name, host, ip, online, status, capabilities, last_seen) VALUES (@node, @name, @host, @ip, @online, @status, @caps, @seen)
@@ -68,9 +82,14 @@ export class Fleet {
     if (a) a.lastContact = Date.now();
   }
 
-  /** Applies a status message; returns the previous online state. */
+  /**
+   * Applies a status message; returns the previous online state. The entry in memory takes every
+   * status. The row is written when what a restart needs changed (storedPart), and otherwise at most
+   * every STATUS_STORE_EVERY_MS: a worker sends one with each job it starts or ends, and writing a
+   * few KB of capabilities each time was a commit per status on the event loop.
+   */
   applyStatus(status: AgentStatus): { wasOnline: boolean; entry: AgentEntry } {
-    const now = Date.now();
+    const now = this.clock();
     let entry = this.agents.get(status.node);
     const wasOnline = entry?.online ?? false;
     const online = status.state === 'online';
@@ -87,6 +106,10 @@ export class Fleet {
     } else if (wasOnline || entry.offlineSince === null) {
       entry.offlineSince = now;
     }
+    const part = storedPart(status);
+    const last = this.stored.get(status.node);
+    if (last && last.part === part && now - last.at < STATUS_STORE_EVERY_MS) return { wasOnline, entry };
+    this.stored.set(status.node, { part, at: now });
     this.stmts.upsert.run({
         node: status.node,
         name: entry.name,
@@ -105,6 +128,8 @@ export class Fleet {
     if (!a || !a.online) return;
     a.online = false;
     a.offlineSince = Date.now();
+    // The row no longer holds what the last status stored: the next one is written whatever it says.
+    this.stored.delete(node);
     this.db.prepare('UPDATE workers SET online = 0 WHERE node = ?').run(node);
   }
 
@@ -118,6 +143,7 @@ export class Fleet {
   /** Removes a worker record and its drives (DELETE /workers/{name}). */
   remove(node: string): void {
     this.agents.delete(node);
+    this.stored.delete(node);
     for (const [name, d] of this.drives) if (d.state.node === node) this.drives.delete(name);
     this.db.prepare('DELETE FROM workers WHERE node = ?').run(node);
   }

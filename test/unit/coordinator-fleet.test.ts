@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { Fleet } from '../../coordinator/fleet.js';
+import { Fleet, STATUS_STORE_EVERY_MS } from '../../coordinator/fleet.js';
 import { coordinatorMigrations } from '../../coordinator/migrations.js';
 import type { AgentStatus, Capabilities, DriveState } from '../../shared/protocol.js';
 import { openDatabase, type Db } from '../../shared/sqlite.js';
@@ -193,5 +193,39 @@ describe('Fleet persistence', () => {
     const fleet = new Fleet(d);
     assert.equal(fleet.get('x@1')?.status, null);
     assert.equal(fleet.get('x@1')?.online, false);
+  });
+});
+
+describe('Fleet.applyStatus: what reaches the row', () => {
+  const statusOf = (d: Db, node: string): AgentStatus => JSON.parse(workerRow(d, node)?.status ?? 'null') as AgentStatus;
+
+  it('writes a status whose live parts alone changed at most once a minute, and every other change at once', () => {
+    const d = db();
+    let now = 1_000_000;
+    const fleet = new Fleet(d, () => now);
+    fleet.applyStatus(online('den@abc', { tasks: ['c1'] }));
+    now += 1000;
+    const { entry } = fleet.applyStatus(online('den@abc', { tasks: ['c1', 'c2'], last_seen: 'later' }));
+    assert.deepEqual(entry.status?.tasks, ['c1', 'c2'], 'memory takes every status');
+    assert.deepEqual(statusOf(d, 'den@abc').tasks, ['c1'], 'the row keeps the first: only tasks and last_seen changed');
+    now += 1000;
+    fleet.applyStatus(online('den@abc', { tasks: ['c2'], slots: 4 }));
+    assert.equal(statusOf(d, 'den@abc').slots, 4, 'a new slot count is written at once');
+    assert.deepEqual(statusOf(d, 'den@abc').tasks, ['c2']);
+    now += STATUS_STORE_EVERY_MS;
+    fleet.applyStatus(online('den@abc', { tasks: [], slots: 4 }));
+    assert.deepEqual(statusOf(d, 'den@abc').tasks, [], 'a minute later the live parts are written too');
+    fleet.applyStatus({ node: 'den@abc', state: 'offline' });
+    assert.equal(workerRow(d, 'den@abc')?.online, 0, 'going offline is written at once');
+  });
+
+  it('writes the first status after the worker was marked offline, even when it is the same as before', () => {
+    const d = db();
+    const fleet = new Fleet(d, () => 5_000_000);
+    fleet.applyStatus(online('attic@abc'));
+    fleet.markOffline('attic@abc');
+    assert.equal(workerRow(d, 'attic@abc')?.online, 0);
+    fleet.applyStatus(online('attic@abc'));
+    assert.equal(workerRow(d, 'attic@abc')?.online, 1);
   });
 });

@@ -21,6 +21,7 @@ import { PathRoots } from './path-roots.js';
 import { RipperKeys } from './ripper-keys.js';
 import { SlotPool } from './slot-pool.js';
 import type { OpenTaskStore } from './task-store.js';
+import type { InProcessConnect } from '../shared/mqtt-client.js';
 
 export { probeCapabilities } from './capabilities.js';
 
@@ -58,7 +59,8 @@ async function autoDrives(): Promise<AgentConfig['drives']> {
  * order and stopped in reverse; the command intake, the drive commands and the key material answer
  * what the link brings in.
  */
-export async function startAgent(config: AgentConfig, log: Logger, openStore: OpenTaskStore): Promise<RunningAgent> {
+/** `mqttInProcess`: the all-in-one process's connection to its embedded broker, used instead of config.mqttUrl's socket. */
+export async function startAgent(config: AgentConfig, log: Logger, openStore: OpenTaskStore, opts: { mqttInProcess?: InProcessConnect } = {}): Promise<RunningAgent> {
   const node = agentNode(config);
   await fs.mkdir(config.dataDir, { recursive: true });
   const store = openStore(config.dataDir, config.workerName, node);
@@ -77,6 +79,7 @@ export async function startAgent(config: AgentConfig, log: Logger, openStore: Op
     { onCommand: (cmd) => intake.onCommand(cmd), status: () => withRecovered(beacon.status(), runner.recoveredTasks()), drives: () => drives.states(), onKeys: (topic, body) => void keyMaterial.install(topic, body) },
     log,
     mqttLogin(config, node, log),
+    opts.mqttInProcess,
   );
   const drives = new DriveManager(specs, node, log, (state) => link.publishDrive(state), (device) => readDriveCdIdentity(device, { cdparanoia: audioTools.cdparanoia, cdInfo: 'cd-info' }));
   const ctx: AgentContext = {

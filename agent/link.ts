@@ -1,4 +1,4 @@
-import { connectMqtt, type MqttClient } from '../shared/mqtt-client.js';
+import { connectMqtt, type InProcessConnect, type MqttClient } from '../shared/mqtt-client.js';
 import { sendImmediately, topics, type AgentEvent, type AgentStatus, type AppKeyMessage, type Command, type DriveState, type KeydbMessage, type KeystoreMessage } from '../shared/protocol.js';
 import { appKeyMessageSchema, commandSchema, eventAckSchema, keydbMessageSchema, keystoreMessageSchema, parseMessage } from '../shared/protocol-schemas.js';
 import { DropLog } from '../shared/drop-log.js';
@@ -36,6 +36,8 @@ export class AgentLink {
     private readonly log: Logger,
     /** The MQTT user name and password (the worker's own credentials, or the node name and the legacy broker secret); null: the broker wants none. */
     private readonly credentials: { username: string; password: string } | null = null,
+    /** The all-in-one process's local agent reaches the embedded broker in memory instead of over a socket. */
+    private readonly inProcess?: InProcessConnect,
   ) {
     this.drops = new DropLog(log);
   }
@@ -57,10 +59,10 @@ export class AgentLink {
       queueQoSZero: false,
       resubscribe: true,
       will: { topic: topics.agentStatus(this.node), payload: Buffer.from(JSON.stringify(willPayload)), qos: 1, retain: true },
-    });
+    }, this.inProcess);
     this.client.on('connect', (packet) => {
       if (this.client) sendImmediately(this.client);
-      this.log.info(`connected to MQTT broker ${this.url} (session present: ${packet.sessionPresent})`);
+      this.log.info(`connected to MQTT broker ${this.url}${this.inProcess ? ' in-process' : ''} (session present: ${packet.sessionPresent})`);
       this.client?.subscribe([topics.command(this.node), topics.ack(this.node), topics.keystore, topics.keydb, topics.appKey], { qos: 1 });
       this.publishStatus();
       for (const state of this.handlers.drives()) this.publishDrive(state);

@@ -7,6 +7,7 @@ import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import { schedule } from 'node-cron';
 import type { AgentConfig, CoordinatorConfig } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
+import type { InProcessConnect } from '../shared/mqtt-client.js';
 import { makePrivateTree } from '../shared/private-files.js';
 import { openDatabase } from '../shared/sqlite.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
@@ -104,6 +105,8 @@ export interface RunningCoordinator {
    * embedded broker; null with an external broker (the agent then uses its own configuration).
    */
   localAgentCredentials(agent: AgentConfig): Promise<{ username: string; password: string } | null>;
+  /** A connection to the embedded broker inside this process, for the agent in the same process; null with an external broker. */
+  mqttInProcess: InProcessConnect | null;
   ctx: AppContext;
   stop(): Promise<void>;
 }
@@ -251,7 +254,8 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   }
   // The coordinator's own client reaches the embedded broker in memory, not over a loopback socket.
   const embedded = broker;
-  await dispatcher.start(mqttUrl, brokerSecret ? { username: COORDINATOR_USERNAME, password: brokerSecret } : null, embedded ? () => embedded.connectInProcess() : undefined);
+  const mqttInProcess = embedded ? () => embedded.connectInProcess() : null;
+  await dispatcher.start(mqttUrl, brokerSecret ? { username: COORDINATOR_USERNAME, password: brokerSecret } : null, mqttInProcess ?? undefined);
   const homeAssistant = new HaDiscovery(dispatcher, fleet, jobs, settings, (fp) => discs.identity(fp)?.title ?? null, (d) => ejectDevice(ctx, d), log.child('home-assistant'));
   homeAssistant.start();
   dispatcher.prune();
@@ -277,6 +281,7 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
     url: `${connectUrl('http', config.bindAddress, port)}${API_PREFIX}`,
     mqttUrl,
     brokerSecret,
+    mqttInProcess,
     async localAgentCredentials(agent) {
       if (!broker || agent.mqttCredentials) return agent.mqttCredentials;
       const username = agentNode(agent);

@@ -19,6 +19,8 @@ await runService(log, async () => {
     { ...agentConfig, mqttUrl: coordinatorConfig.mqttUrl ? agentConfig.mqttUrl : coordinator.mqttUrl, mqttCredentials, brokerSecret: mqttCredentials ? null : coordinator.brokerSecret },
     log.child('agent'),
     openSqliteTaskStore,
+    // On the embedded broker the local agent's connection stays inside the process, like the coordinator's.
+    { mqttInProcess: coordinator.mqttInProcess ?? undefined },
   );
   log.info(`Ripwerk is up: API at http://localhost:${coordinator.port}/api (agent ${agent.node})`);
   return {

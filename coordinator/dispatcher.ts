@@ -1,7 +1,7 @@
-import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../shared/sqlite.js';
 import type { Logger } from '../shared/log.js';
+import type { InProcessConnect } from '../shared/mqtt-client.js';
 import { DropLog } from '../shared/drop-log.js';
 import { TASKS, topics, type AgentEvent, type AppKeyMessage, type LibraryInfo, type RipArgs } from '../shared/protocol.js';
 import type { DeviceEntry, Fleet } from './fleet.js';
@@ -88,7 +88,7 @@ export class Dispatcher {
 
   /** Connects to the broker; `login` is the coordinator's user name and the broker secret (null: the broker wants none). */
   /** `inProcess`: connections to the embedded broker as in-memory streams (CoordinatorLink.start). */
-  async start(url: string, login: { username: string; password: string } | null, inProcess?: () => Duplex): Promise<void> {
+  async start(url: string, login: { username: string; password: string } | null, inProcess?: InProcessConnect): Promise<void> {
     this.requests.endInterruptedScans();
     await this.link.start(url, login, inProcess);
     this.presence.start(this.pingMs);

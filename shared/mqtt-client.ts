@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import type { Duplex } from 'node:stream';
 import type * as Mqtt from 'mqtt';
 
 /**
@@ -18,7 +19,14 @@ const mqtt = require('mqtt') as typeof Mqtt;
  */
 (createRequire(require.resolve('mqtt'))('mqtt-packet') as { writeToStream: { cacheNumbers: boolean } }).writeToStream.cacheNumbers = false;
 
-export const connectMqtt: typeof Mqtt.connect = mqtt.connect;
-/** The client class, for a connection over a stream of one's own (the embedded broker's in-process one). */
-export const MqttClientClass: typeof Mqtt.MqttClient = mqtt.MqttClient;
+/** A new connection to a broker in this process (an in-memory stream), in place of a socket. */
+export type InProcessConnect = () => Duplex;
+
+/**
+ * Connects to `url`, or with `inProcess` to the embedded broker in this same process through an
+ * in-memory stream (each reconnect takes a new one): same options, same MQTT, no socket.
+ */
+export function connectMqtt(url: string, options: Mqtt.IClientOptions, inProcess?: InProcessConnect): Mqtt.MqttClient {
+  return inProcess ? new mqtt.MqttClient(() => inProcess(), options) : mqtt.connect(url, options);
+}
 export type { IClientOptions, MqttClient } from 'mqtt';

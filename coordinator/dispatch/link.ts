@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Duplex } from 'node:stream';
-import { connectMqtt, MqttClientClass, type IClientOptions, type MqttClient } from '../../shared/mqtt-client.js';
+import { connectMqtt, type IClientOptions, type InProcessConnect, type MqttClient } from '../../shared/mqtt-client.js';
 import type { Logger } from '../../shared/log.js';
 import { DropLog } from '../../shared/drop-log.js';
 import { parseAgentTopic, sendImmediately, topicMatches, topics, type AgentEvent, type AgentStatus, type Command, type CoordinatorStatus, type DriveState } from '../../shared/protocol.js';
@@ -75,7 +74,7 @@ export class CoordinatorLink implements CommandLink {
    * none). `inProcess`: a new connection to the embedded broker as an in-memory stream, used instead
    * of a TCP connection to `url` (each (re)connect takes a new one). Resolves once connected.
    */
-  async start(url: string, login: { username: string; password: string } | null, inProcess?: () => Duplex): Promise<void> {
+  async start(url: string, login: { username: string; password: string } | null, inProcess?: InProcessConnect): Promise<void> {
     this.url = url;
     const options: IClientOptions = {
       clientId: `ripwerk-coordinator-${randomUUID().slice(0, 8)}`,
@@ -88,12 +87,12 @@ export class CoordinatorLink implements CommandLink {
       queueQoSZero: false,
       will: { topic: topics.coordinatorStatus, payload: Buffer.from(JSON.stringify({ state: 'offline' } satisfies CoordinatorStatus)), qos: 1, retain: true },
     };
-    const client = inProcess ? new MqttClientClass(() => inProcess(), options) : connectMqtt(url, options);
+    const client = connectMqtt(url, options, inProcess);
     this.client = client;
     client.on('connect', () => {
       sendImmediately(client);
       this.since = Date.now();
-      this.log.info(`connected to MQTT broker ${url}`);
+      this.log.info(`connected to MQTT broker ${url}${inProcess ? ' in-process' : ''}`);
       client.subscribe([topics.agentStatusAll, topics.driveStateAll, topics.eventAll, ...this.rawSubs.keys()], { qos: 1 });
       client.publish(topics.coordinatorStatus, JSON.stringify({ state: 'online', started_at: this.startedAt } satisfies CoordinatorStatus), { qos: 1, retain: true });
       this.handlers.onConnect();

@@ -22,5 +22,8 @@ describe('all-in-one process (npm start)', () => {
     assert.ok(logs.some((l) => l.source === 'agent' && /drive drive-home: disc present at start|drive drive-home: disc inserted: "Home Movie"/.test(l.message)), logs.map((l) => `${l.source}: ${l.message}`).join('\n'));
     assert.ok(logs.some((l) => l.source === 'agent' && l.job_id === created.body.id && /accepted worker.tasks.rip_disc/.test(l.message)));
     assert.ok(logs.some((l) => l.source === 'dispatcher' && l.job_id === created.body.id && /^finished: 1 file\(s\)/.test(l.message)));
+    // Coordinator and local agent reach the embedded broker in memory, not over a loopback socket.
+    assert.ok(logs.some((l) => l.source === 'dispatcher' && /^connected to MQTT broker \S+ in-process$/.test(l.message)), 'the coordinator\'s client is in-process');
+    assert.ok(logs.some((l) => l.source === 'agent' && /^connected to MQTT broker \S+ in-process \(session present: (true|false)\)$/.test(l.message)), 'the local agent is in-process');
   });
 });

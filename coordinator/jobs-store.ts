@@ -76,8 +76,10 @@ export function outputTarget(row: Pick<JobRow, 'title' | 'meta'>): { title: stri
 }
 
 export function toView(row: JobRow, now: number): Job {
-  const active = isLive(row.status);
-  const eta = active ? computeEtaSeconds(parsePoints(row.eta_points), now) : null;
+  return viewWithEta(row, isLive(row.status) ? computeEtaSeconds(parsePoints(row.eta_points), now) : null);
+}
+
+function viewWithEta(row: JobRow, eta: number | null): Job {
   return {
     id: row.id,
     title: row.title,
@@ -100,6 +102,30 @@ export function toView(row: JobRow, now: number): Job {
   };
 }
 
+/** The ETA fields as JSON.stringify writes them in a view without an estimate. */
+const NO_ETA = '"eta_sekunden":null,"eta_text":null';
+
+/**
+ * A live row's JSON at any moment, equal to JSON.stringify(toView(row, now)): the row is parsed and
+ * rendered once, and each call puts in only the ETA, the one part that moves with the clock. A row
+ * whose progress series gives no estimate (too few points, too short a span, no progress) has none
+ * at any moment (shared/eta.ts): its JSON is fixed. GET /jobs renders each live row per request.
+ */
+export function liveRenderer(row: JobRow): (now: number) => string {
+  const points = parsePoints(row.eta_points);
+  const fixed = JSON.stringify(viewWithEta(row, null));
+  // The last match is the view's own: the fields after meta are scalars, whose quotes are escaped.
+  const at = fixed.lastIndexOf(NO_ETA);
+  const last = points[points.length - 1];
+  if (!isLive(row.status) || at < 0 || !last || computeEtaSeconds(points, last.t) === null) return () => fixed;
+  const head = fixed.slice(0, at);
+  const tail = fixed.slice(at + NO_ETA.length);
+  return (now) => {
+    const eta = computeEtaSeconds(points, now);
+    return `${head}"eta_sekunden":${JSON.stringify(eta)},"eta_text":${JSON.stringify(etaText(eta))}${tail}`;
+  };
+}
+
 export interface NewJob {
   id: string;
   title: string;
@@ -118,7 +144,7 @@ export class JobsStore {
   private readonly stmts;
 
   constructor(private readonly db: Db, private readonly clock: () => number = Date.now) {
-    this.list = new JobListBody<JobRow>({ all: () => this.all(), get: (id) => this.get(id), view: toView }, clock);
+    this.list = new JobListBody<JobRow>({ all: () => this.all(), get: (id) => this.get(id), view: toView, live: liveRenderer }, clock);
     this.stmts = {
       get: db.prepare<[string], JobRow>('SELECT * FROM jobs WHERE id = ?'),
       all: db.prepare<[], JobRow>('SELECT * FROM jobs ORDER BY created_at DESC, id'),

@@ -13,6 +13,8 @@ export interface ListSource<R extends ListedRow> {
   all(): R[];
   get(id: string): R | undefined;
   view(row: R, now: number): Job;
+  /** A live row's JSON at any moment, equal to JSON.stringify(view(row, now)), rendered once for all. */
+  live(row: R): (now: number) => string;
 }
 
 /** A live row (running, transcoding) is rendered per request: its ETA moves with the clock. */
@@ -47,7 +49,10 @@ interface Chunk {
  * buffers. Only the live rows are rendered anew per request.
  */
 export class JobListBody<R extends ListedRow> {
+  /** Finished rows' JSON. */
   private readonly jsonCache = new Map<string, string>();
+  /** Live rows' renderers, made from the row of their last write (or read) on their first use. */
+  private readonly liveRender = new Map<string, (now: number) => string>();
   private order: { id: string; created_at: string }[] | null = null;
   private liveIds = new Set<string>();
   private chunks: (Chunk | undefined)[] = [];
@@ -65,6 +70,9 @@ export class JobListBody<R extends ListedRow> {
   /** Keeps the body in step with a written row (created, changed, or removed when row is undefined). */
   track(id: string, row: R | undefined): void {
     this.jsonCache.delete(id);
+    this.liveRender.delete(id);
+    // A live row keeps the row it was written with, so a request renders it without reading it again.
+    if (row && isLive(row.status)) this.liveRender.set(id, this.lazyLive(row));
     if (!this.order) return;
     const wasLive = this.liveIds.has(id);
     if (row && isLive(row.status)) this.liveIds.add(id);
@@ -104,20 +112,33 @@ export class JobListBody<R extends ListedRow> {
   }
 
   /**
-   * A live row's JSON. Its view moves with the clock only through the ETA, and whether there is an
-   * ETA depends on the row alone (shared/eta.ts): a row without one (a transcode waiting in the queue,
-   * a phase younger than a minute) is kept until the row is written again (track() drops it), so a
-   * thousand queued transcodes are not read and rendered again for every request.
+   * A live row's JSON. Its view moves with the clock only through the ETA: the row is read (when no
+   * write brought it) and rendered once until it is written again, and each request puts in the ETA
+   * (ListSource.live). A thousand queued transcodes and the eighty running ones are not read and
+   * rendered again for every request.
    */
   private liveJson(id: string, now: number): string {
-    const kept = this.jsonCache.get(id);
-    if (kept !== undefined) return kept;
-    const row = this.source.get(id);
-    if (!row) return 'null';
-    const view = this.source.view(row, now);
-    const json = JSON.stringify(view);
-    if (view.eta_sekunden === null) this.jsonCache.set(id, json);
-    return json;
+    let render = this.liveRender.get(id);
+    if (!render) {
+      const row = this.source.get(id);
+      if (!row) return 'null';
+      render = this.source.live(row);
+      this.liveRender.set(id, render);
+    }
+    return render(now);
+  }
+
+  /** Renders the row on its first use: a row written several times between requests is rendered once. */
+  private lazyLive(row: R): (now: number) => string {
+    let pending: R | null = row;
+    let render: ((now: number) => string) | null = null;
+    return (now) => {
+      if (!render) {
+        render = this.source.live(pending as R);
+        pending = null;
+      }
+      return render(now);
+    };
   }
 
   /** A finished row's JSON, kept until the row is written. */

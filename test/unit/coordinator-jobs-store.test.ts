@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { JobsStore, outputTarget, parseMeta, toView, type JobRow } from '../../coordinator/jobs-store.js';
+import { JobsStore, liveRenderer, outputTarget, parseMeta, toView, type JobRow } from '../../coordinator/jobs-store.js';
 import type { Job } from '../../shared/api-types.js';
 import { coordinatorMigrations } from '../../coordinator/migrations.js';
 import { openDatabase, type Db } from '../../shared/sqlite.js';
@@ -107,6 +107,29 @@ describe('toView', () => {
     assert.equal(view.output_path, '/media/Filme/Heat (1995)');
     assert.equal('raw_path' in view, false);
     assert.equal('eta_points' in view, false);
+  });
+});
+
+describe('liveRenderer', () => {
+  it('gives the same JSON as the view at every moment, with and without an estimate', () => {
+    const points = JSON.stringify([{ t: T0, p: 5 }, { t: T0 + 30_000, p: 9 }, { t: T0 + 90_000, p: 20 }]);
+    const rows = [
+      row({ status: 'running', phase: 'rip', progress: 20, eta_points: points }),
+      row({ status: 'transcoding', eta_points: points, error: null, title: 'Quote "eta_sekunden":null,"eta_text":null' }),
+      // meta with the same keys before the view's own: the view's are the ones that move.
+      row({ status: 'running', eta_points: points, meta: JSON.stringify({ eta_sekunden: null, eta_text: null, year: 1999 }) }),
+      row({ status: 'transcoding', eta_points: JSON.stringify([{ t: T0, p: 5 }]) }),
+      row({ status: 'transcoding', eta_points: JSON.stringify([{ t: T0, p: 5 }, { t: T0 + 10_000, p: 9 }]) }),
+      row({ status: 'transcoding', eta_points: 'not json' }),
+      row({ status: 'completed', eta_points: points }),
+    ];
+    for (const r of rows) {
+      const render = liveRenderer(r);
+      for (const now of [T0 + 90_000, T0 + 91_234, T0 + 3_600_000, T0 + 86_400_000]) {
+        assert.equal(render(now), JSON.stringify(toView(r, now)), `${r.title} at ${now - T0}`);
+      }
+    }
+    assert.notEqual(liveRenderer(rows[0])(T0 + 90_000), liveRenderer(rows[0])(T0 + 3_600_000), 'the estimate moves');
   });
 });
 
@@ -277,7 +300,7 @@ describe('JobsStore list body', () => {
     assert.equal(list(jobs).find((j) => j.id === 'done')?.status, 'completed');
   });
 
-  it('keeps a live row without an ETA until it is written, and renders rows with an ETA at every request', () => {
+  it('renders a live row from its last write, with only the ETA following the clock', () => {
     const { jobs, db, clock } = setup();
     jobs.create(newJob('queued'));
     jobs.startPhase('queued', 'transcode', { status: 'transcoding' });
@@ -288,10 +311,10 @@ describe('JobsStore list body', () => {
     jobs.recordProgress('moving', 'transcode', 10);
     assert.equal(list(jobs).find((j) => j.id === 'queued')?.title, 'T');
 
-    // A write around the store is not seen for the queued row (kept), but is for the row with an ETA (read anew).
+    // A write around the store is not seen: neither row is read again per request, with an ETA or without.
     db.prepare('UPDATE jobs SET title = ?').run('Around');
     assert.equal(list(jobs).find((j) => j.id === 'queued')?.title, 'T');
-    assert.equal(list(jobs).find((j) => j.id === 'moving')?.title, 'Around');
+    assert.equal(list(jobs).find((j) => j.id === 'moving')?.title, 'T');
     clock.now += 60_000;
     assert.equal(list(jobs).find((j) => j.id === 'moving')?.eta_sekunden, 1080, 'the ETA follows the clock');
 
@@ -415,6 +438,32 @@ describe('JobsStore list body over several chunks', () => {
     assert.ok(total > 250_000, `body of ${total} bytes`);
     assert.ok(fresh < 4_000, `${fresh} of ${total} bytes were copied for three written rows`);
     assert.deepEqual(JSON.parse(Buffer.concat(after).toString('utf8')), expected(jobs, clock.now));
+  });
+
+  it('reads no live row per request once it was written through the store', () => {
+    const { jobs, clock } = setup();
+    for (let i = 0; i < 120; i++) {
+      const id = `q${String(i).padStart(3, '0')}`;
+      jobs.create(newJob(id, `Queued ${i}`));
+      jobs.startPhase(id, 'transcode', { status: 'transcoding' });
+      if (i % 3 === 0) jobs.recordProgress(id, 'transcode', 1);
+    }
+    clock.now += 120_000;
+    for (let i = 0; i < 120; i += 3) jobs.recordProgress(`q${String(i).padStart(3, '0')}`, 'transcode', 30);
+    let reads = 0;
+    const get = jobs.get.bind(jobs);
+    jobs.get = (id: string) => {
+      reads++;
+      return get(id);
+    };
+    const first = JSON.parse(Buffer.concat(jobs.listParts()).toString('utf8')) as Job[];
+    clock.now += 60_000;
+    const second = JSON.parse(Buffer.concat(jobs.listParts()).toString('utf8')) as Job[];
+    jobs.get = get;
+    assert.equal(reads, 0, 'no request read a row');
+    assert.equal(first.filter((j) => j.eta_sekunden !== null).length, 40);
+    assert.ok((second.find((j) => j.id === 'q000')?.eta_sekunden ?? 0) > (first.find((j) => j.id === 'q000')?.eta_sekunden ?? 0), 'the estimate follows the clock');
+    assert.deepEqual(second, expected(jobs, clock.now));
   });
 
   it('renders a finished row when it is written, so the next request reads and renders no rows', () => {

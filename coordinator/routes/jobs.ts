@@ -203,8 +203,11 @@ export function jobsRouter(ctx: AppContext): Router {
     if (files.length === 0) throw new HttpError(409, `the raw folder ${rawDir} holds no video files: retry the rip instead`);
     // One write: the phase, and the rip marked finished in the meta as it is now (the probe took a while).
     const meta = parseMeta((jobs.get(row.id) ?? row).meta) ?? {};
-    jobs.startPhase(row.id, 'transcode', { status: 'transcoding', error: null, finished_at: null, output_path: null, meta: JSON.stringify({ ...meta, rip_fertig: true }) });
-    dispatcher.enqueueTranscode(row.id, rawDir, files);
+    // The job's new phase and its queue entry in one commit: never one without the other.
+    jobs.inTransaction(() => {
+      jobs.startPhase(row.id, 'transcode', { status: 'transcoding', error: null, finished_at: null, output_path: null, meta: JSON.stringify({ ...meta, rip_fertig: true }) });
+      dispatcher.enqueueTranscode(row.id, rawDir, files);
+    });
     res.status(202).json(toView(jobs.get(row.id) as JobRow, Date.now()));
   });
 

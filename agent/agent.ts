@@ -57,9 +57,9 @@ async function autoDrives(): Promise<AgentConfig['drives']> {
  * The agent is a short list of features over one shared context (agent-context.ts): the job runner
  * (slots, recovery after a restart), the drives, the MQTT link and the status beacon, started in that
  * order and stopped in reverse; the command intake, the drive commands and the key material answer
- * what the link brings in.
+ * what the link brings in. `opts.mqttInProcess`: the all-in-one process's connection to its embedded
+ * broker, used instead of a socket to config.mqttUrl.
  */
-/** `mqttInProcess`: the all-in-one process's connection to its embedded broker, used instead of config.mqttUrl's socket. */
 export async function startAgent(config: AgentConfig, log: Logger, openStore: OpenTaskStore, opts: { mqttInProcess?: InProcessConnect } = {}): Promise<RunningAgent> {
   const node = agentNode(config);
   await fs.mkdir(config.dataDir, { recursive: true });

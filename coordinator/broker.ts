@@ -12,9 +12,10 @@ export interface EmbeddedBroker {
   port: number;
   url: string;
   /**
-   * A new connection to the broker inside this process, for the coordinator's own client: an
-   * in-memory stream instead of a loopback TCP connection. It logs in and is checked like any
-   * other; only the kernel is left out (two socket writes and two reads fewer per agent event).
+   * A new connection to the broker inside this process, for the coordinator's own client and the
+   * all-in-one process's local agent: an in-memory stream instead of a loopback TCP connection. It
+   * logs in and is checked like any other; only the kernel is left out (for the coordinator's client,
+   * two socket writes and two reads fewer per agent event).
    */
   connectInProcess(): Duplex;
   /** Cuts every connection logged in with this user name (no last will); returns how many. */

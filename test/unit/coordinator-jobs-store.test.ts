@@ -50,6 +50,21 @@ function list(jobs: JobsStore): Job[] {
   return JSON.parse(Buffer.concat(jobs.listParts()).toString('utf8')) as Job[];
 }
 
+/** What fn returns, and how many rows it read through the store meanwhile. */
+function countingReads<T>(jobs: JobsStore, fn: () => T): { value: T; reads: number } {
+  let reads = 0;
+  const get = jobs.get.bind(jobs);
+  jobs.get = (id: string) => {
+    reads++;
+    return get(id);
+  };
+  try {
+    return { value: fn(), reads };
+  } finally {
+    jobs.get = get;
+  }
+}
+
 const newJob = (id: string, title = 'T') => ({ id, title, target_dir: '/media/Filme', device: 'kitchen-sr0', node: 'kitchen@host', meta: { year: 2001 } });
 
 describe('toView', () => {
@@ -450,16 +465,11 @@ describe('JobsStore list body over several chunks', () => {
     }
     clock.now += 120_000;
     for (let i = 0; i < 120; i += 3) jobs.recordProgress(`q${String(i).padStart(3, '0')}`, 'transcode', 30);
-    let reads = 0;
-    const get = jobs.get.bind(jobs);
-    jobs.get = (id: string) => {
-      reads++;
-      return get(id);
-    };
-    const first = JSON.parse(Buffer.concat(jobs.listParts()).toString('utf8')) as Job[];
-    clock.now += 60_000;
-    const second = JSON.parse(Buffer.concat(jobs.listParts()).toString('utf8')) as Job[];
-    jobs.get = get;
+    const { value: [first, second], reads } = countingReads(jobs, () => {
+      const one = list(jobs);
+      clock.now += 60_000;
+      return [one, list(jobs)];
+    });
     assert.equal(reads, 0, 'no request read a row');
     assert.equal(first.filter((j) => j.eta_sekunden !== null).length, 40);
     assert.ok((second.find((j) => j.id === 'q000')?.eta_sekunden ?? 0) > (first.find((j) => j.id === 'q000')?.eta_sekunden ?? 0), 'the estimate follows the clock');
@@ -474,14 +484,7 @@ describe('JobsStore list body over several chunks', () => {
     }
     jobs.listParts();
     for (let i = 0; i < 300; i += 7) jobs.update(`r${String(i).padStart(3, '0')}`, { raw_state: 'absent', title: `Swept ${i}` });
-    let reads = 0;
-    const get = jobs.get.bind(jobs);
-    jobs.get = (id: string) => {
-      reads++;
-      return get(id);
-    };
-    const body = JSON.parse(Buffer.concat(jobs.listParts()).toString('utf8')) as Job[];
-    jobs.get = get;
+    const { value: body, reads } = countingReads(jobs, () => list(jobs));
     assert.equal(reads, 0, 'the request read no row');
     assert.equal(body.find((j) => j.id === 'r007')?.title, 'Swept 7');
     assert.deepEqual(body, expected(jobs, clock.now));

@@ -26,12 +26,13 @@ export function redact(text: string): string {
 }
 
 /**
- * The printed lines of one tick go out in one write. A write to a pipe or a socket (systemd's journal,
- * the test harness) is synchronous on Linux: a write per line was a system call each on the event
- * loop, and on a busy host the process lost the CPU in it to the reader it woke (2 s of the
- * coordinator's 38 s in the scale bench). Info lines go to stdout, warnings and errors to stderr, in
- * the order they were logged: switching streams writes what the other one holds first. Lines still
- * held when the process exits are written then; a SIGKILL loses at most its last tick's lines.
+ * The printed lines of one tick go out in one write. A write to a pipe or a socket (systemd's
+ * journal, the test harness) is synchronous on Linux: a write per line was a system call each on the
+ * event loop, and on a busy host the process lost the CPU in it to the reader it woke (2 s of the
+ * coordinator's 75 busy seconds in a profiled scale run). Info lines go to stdout, warnings and
+ * errors to stderr, in the order they were logged: switching streams writes what the other one holds
+ * first. Lines still held when the process exits are written then; a SIGKILL loses at most its last
+ * tick's lines.
  */
 class LineOutput {
   private held = '';

@@ -60,7 +60,7 @@ async function autoDrives(): Promise<AgentConfig['drives']> {
  * what the link brings in. `opts.mqttInProcess`: the all-in-one process's connection to its embedded
  * broker, used instead of a socket to config.mqttUrl.
  */
-export async function startAgent(config: AgentConfig, log: Logger, openStore: OpenTaskStore, opts: { mqttInProcess?: InProcessConnect } = {}): Promise<RunningAgent> {
+export async function startAgent(config: AgentConfig, log: Logger, openStore: OpenTaskStore, opts: { mqttInProcess?: InProcessConnect | null } = {}): Promise<RunningAgent> {
   const node = agentNode(config);
   await fs.mkdir(config.dataDir, { recursive: true });
   const store = openStore(config.dataDir, config.workerName, node);
@@ -79,7 +79,7 @@ export async function startAgent(config: AgentConfig, log: Logger, openStore: Op
     { onCommand: (cmd) => intake.onCommand(cmd), status: () => withRecovered(beacon.status(), runner.recoveredTasks()), drives: () => drives.states(), onKeys: (topic, body) => void keyMaterial.install(topic, body) },
     log,
     mqttLogin(config, node, log),
-    opts.mqttInProcess,
+    opts.mqttInProcess ?? null,
   );
   const drives = new DriveManager(specs, node, log, (state) => link.publishDrive(state), (device) => readDriveCdIdentity(device, { cdparanoia: audioTools.cdparanoia, cdInfo: 'cd-info' }));
   const ctx: AgentContext = {

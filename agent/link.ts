@@ -37,7 +37,7 @@ export class AgentLink {
     /** The MQTT user name and password (the worker's own credentials, or the node name and the legacy broker secret); null: the broker wants none. */
     private readonly credentials: { username: string; password: string } | null = null,
     /** The all-in-one process's local agent reaches the embedded broker in memory instead of over a socket. */
-    private readonly inProcess?: InProcessConnect,
+    private readonly inProcess: InProcessConnect | null = null,
   ) {
     this.drops = new DropLog(log);
   }

@@ -255,7 +255,7 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   // The coordinator's own client reaches the embedded broker in memory, not over a loopback socket.
   const embedded = broker;
   const mqttInProcess = embedded ? () => embedded.connectInProcess() : null;
-  await dispatcher.start(mqttUrl, brokerSecret ? { username: COORDINATOR_USERNAME, password: brokerSecret } : null, mqttInProcess ?? undefined);
+  await dispatcher.start(mqttUrl, brokerSecret ? { username: COORDINATOR_USERNAME, password: brokerSecret } : null, mqttInProcess);
   const homeAssistant = new HaDiscovery(dispatcher, fleet, jobs, settings, (fp) => discs.identity(fp)?.title ?? null, (d) => ejectDevice(ctx, d), log.child('home-assistant'));
   homeAssistant.start();
   dispatcher.prune();

@@ -20,7 +20,7 @@ await runService(log, async () => {
     log.child('agent'),
     openSqliteTaskStore,
     // On the embedded broker the local agent's connection stays inside the process, like the coordinator's.
-    { mqttInProcess: coordinator.mqttInProcess ?? undefined },
+    { mqttInProcess: coordinator.mqttInProcess },
   );
   log.info(`Ripwerk is up: API at http://localhost:${coordinator.port}/api (agent ${agent.node})`);
   return {

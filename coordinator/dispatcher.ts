@@ -88,7 +88,7 @@ export class Dispatcher {
 
   /** Connects to the broker; `login` is the coordinator's user name and the broker secret (null: the broker wants none). */
   /** `inProcess`: connections to the embedded broker as in-memory streams (CoordinatorLink.start). */
-  async start(url: string, login: { username: string; password: string } | null, inProcess?: InProcessConnect): Promise<void> {
+  async start(url: string, login: { username: string; password: string } | null, inProcess: InProcessConnect | null = null): Promise<void> {
     this.requests.endInterruptedScans();
     await this.link.start(url, login, inProcess);
     this.presence.start(this.pingMs);

@@ -60,7 +60,7 @@ export class Fleet {
       } catch {
         status = null;
       }
-      this.agents.set(row.node, { node: row.node, name: String(row.name), online: false, status, lastContact: 0, offlineSince: Date.now(), lastPing: null });
+      this.agents.set(row.node, { node: row.node, name: String(row.name), online: false, status, lastContact: 0, offlineSince: this.clock(), lastPing: null });
     }
     db.prepare('UPDATE workers SET online = 0').run();
   }
@@ -79,7 +79,7 @@ export class Fleet {
 
   touch(node: string): void {
     const a = this.agents.get(node);
-    if (a) a.lastContact = Date.now();
+    if (a) a.lastContact = this.clock();
   }
 
   /**
@@ -127,7 +127,7 @@ export class Fleet {
     const a = this.agents.get(node);
     if (!a || !a.online) return;
     a.online = false;
-    a.offlineSince = Date.now();
+    a.offlineSince = this.clock();
     // The row no longer holds what the last status stored: the next one is written whatever it says.
     this.stored.delete(node);
     this.db.prepare('UPDATE workers SET online = 0 WHERE node = ?').run(node);
@@ -136,7 +136,7 @@ export class Fleet {
   recordPong(node: string, capabilities: Capabilities): void {
     this.touch(node);
     const a = this.agents.get(node);
-    if (a) a.lastPing = Date.now();
+    if (a) a.lastPing = this.clock();
     this.stmts.pong.run(JSON.stringify(capabilities), new Date().toISOString(), node);
   }
 

@@ -26,7 +26,7 @@ export type InProcessConnect = () => Duplex;
  * Connects to `url`, or with `inProcess` to the embedded broker in this same process through an
  * in-memory stream (each reconnect takes a new one): same options, same MQTT, no socket.
  */
-export function connectMqtt(url: string, options: Mqtt.IClientOptions, inProcess?: InProcessConnect): Mqtt.MqttClient {
+export function connectMqtt(url: string, options: Mqtt.IClientOptions, inProcess: InProcessConnect | null = null): Mqtt.MqttClient {
   return inProcess ? new mqtt.MqttClient(() => inProcess(), options) : mqtt.connect(url, options);
 }
 export type { IClientOptions, MqttClient } from 'mqtt';

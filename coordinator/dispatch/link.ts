@@ -74,7 +74,7 @@ export class CoordinatorLink implements CommandLink {
    * none). `inProcess`: a new connection to the embedded broker as an in-memory stream, used instead
    * of a TCP connection to `url` (each (re)connect takes a new one). Resolves once connected.
    */
-  async start(url: string, login: { username: string; password: string } | null, inProcess?: InProcessConnect): Promise<void> {
+  async start(url: string, login: { username: string; password: string } | null, inProcess: InProcessConnect | null = null): Promise<void> {
     this.url = url;
     const options: IClientOptions = {
       clientId: `ripwerk-coordinator-${randomUUID().slice(0, 8)}`,

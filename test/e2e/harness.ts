@@ -14,15 +14,43 @@ import type { Device, Job } from '../../shared/api-types.js';
 export const FAKE_MAKEMKVCON = path.join(FIXTURES_DIR, 'makemkvcon');
 const started = new Set<Proc>();
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * The first port the kernel gives to outgoing connections (ip_local_port_range). A port from
+ * listen(0) lies at or above it, so an outgoing connection (an agent's, a fetch's) can take it as
+ * its local port between the pick and the service's bind, and the service then fails with
+ * EADDRINUSE. Ports below it are never given out that way.
+ */
+function ephemeralLow(): number {
+  try {
+    const low = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 2048 ? low : 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+const handedOut = new Set<number>();
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
+    srv.once('error', () => resolve(false));
+    // No host: every interface, as a coordinator binds by default.
+    srv.listen(port, () => srv.close(() => resolve(true)));
   });
+}
+
+/** A port nothing listens on, below the range of outgoing connections, not handed out before in this process. */
+export async function freePort(): Promise<number> {
+  const high = ephemeralLow();
+  const low = Math.max(1025, high - 12_000);
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low));
+    if (handedOut.has(port) || !(await canListen(port))) continue;
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error(`no free port between ${low} and ${high}`);
 }
 
 export function tempDir(prefix = 'ripwerk-e2e-'): string {

@@ -20,25 +20,25 @@ export interface ListSource<R extends ListedRow> {
 /** A live row (running, transcoding) is rendered per request: its ETA moves with the clock. */
 type Segment = Buffer | { live: string };
 
-/** Rows per chunk of the body. */
-const CHUNK_ROWS = 250;
-/** Rows of a chunk written since it was built, after which it is built anew (at most CHUNK_ROWS rows' JSON). */
-const MAX_WRITTEN = 64;
+/**
+ * Rows per chunk of the body: about 80 KB for 100 rows. A written finished row makes its chunk be
+ * built anew by the next request (its rows' JSON written into one new buffer, nothing rendered), so a
+ * sweep writing rows all over the list costs each request a copy of the few chunks written since the
+ * last one, and the body still goes out as about one piece per 100 rows. (Sending written rows as
+ * pieces of their own between slices of the old buffer made a sweep's request thousands of pieces:
+ * a megabyte of short-lived objects each, and the collections that came with them held the requests.)
+ */
+const CHUNK_ROWS = 100;
 const COMMA = Buffer.from(',');
 
-/**
- * CHUNK_ROWS rows of the body as one buffer. A row written since then is sent in place of its piece
- * (the buffer around it goes out as slices of the same memory), so a sweep that writes rows all over
- * the list costs each request one small piece per written row, not a copy of the chunks they are in.
- */
+/** CHUNK_ROWS rows of the body as one buffer, with the live rows left out and sent in their places. */
 interface Chunk {
   /** The pieces (separator and JSON) of the rows finished when it was built; a live row's is empty. */
   buf: Buffer;
   /** Where each row's piece ends in buf. */
   ends: number[];
-  /** Rows sent in place of their piece (index in the chunk → job id): live rows and rows written since. */
-  edits: Map<number, string>;
-  written: number;
+  /** The live rows, sent in place of their (empty) piece: index in the chunk → job id. */
+  live: Map<number, string>;
   /** The chunk's segments, kept until one of its rows is written. */
   segments: Segment[] | null;
 }
@@ -91,16 +91,8 @@ export class JobListBody<R extends ListedRow> {
       this.chunks = [];
       return;
     }
-    const c = Math.floor(at / CHUNK_ROWS);
-    const chunk = this.chunks[c];
-    if (!chunk) return;
-    const k = at % CHUNK_ROWS;
-    if (!chunk.edits.has(k)) {
-      chunk.edits.set(k, id);
-      chunk.written++;
-    }
-    chunk.segments = null;
-    if (chunk.written > MAX_WRITTEN) this.chunks[c] = undefined;
+    // The chunk is built anew by the next request, from the rows' JSON kept in jsonCache.
+    this.chunks[Math.floor(at / CHUNK_ROWS)] = undefined;
   }
 
   private insert(id: string, createdAt: string): void {
@@ -168,41 +160,47 @@ export class JobListBody<R extends ListedRow> {
     return out;
   }
 
+  /** Writes the chunk's finished rows' JSON into one new buffer: the strings are kept, no row is rendered. */
   private buildChunk(order: { id: string }[], from: number, to: number): Chunk {
     const now = this.clock();
     const pieces: string[] = [];
-    const ends: number[] = [];
-    const edits = new Map<number, string>();
+    const live = new Map<number, string>();
     let bytes = 0;
     for (let i = from; i < to; i++) {
       const { id } = order[i];
-      if (this.liveIds.has(id)) edits.set(i - from, id);
-      else {
-        const piece = (i === 0 ? '' : ',') + this.finishedJson(id, now);
-        pieces.push(piece);
-        bytes += Buffer.byteLength(piece);
+      if (this.liveIds.has(id)) {
+        live.set(i - from, id);
+        pieces.push('');
+      } else {
+        const json = this.finishedJson(id, now);
+        pieces.push(json);
+        bytes += (i === 0 ? 0 : 1) + Buffer.byteLength(json);
       }
-      ends.push(bytes);
     }
-    return { buf: Buffer.from(pieces.join('')), ends, edits, written: 0, segments: null };
+    const buf = Buffer.allocUnsafe(bytes);
+    const ends: number[] = [];
+    let at = 0;
+    for (let k = 0; k < pieces.length; k++) {
+      if (!live.has(k)) {
+        if (from + k !== 0) buf[at++] = 0x2c; // ','
+        at += buf.write(pieces[k], at);
+      }
+      ends.push(at);
+    }
+    return { buf, ends, live, segments: null };
   }
 
-  /** The chunk's buffer with its edited rows sent in place of their pieces. */
+  /** The chunk's buffer with its live rows sent in place of their pieces. */
   private chunkSegments(chunk: Chunk, start: number): Segment[] {
-    if (chunk.edits.size === 0) return [chunk.buf];
-    const now = this.clock();
+    if (chunk.live.size === 0) return [chunk.buf];
     const out: Segment[] = [];
     let from = 0;
-    for (const k of [...chunk.edits.keys()].sort((a, b) => a - b)) {
-      const id = chunk.edits.get(k) as string;
+    for (const [k, id] of chunk.live) {
       const begin = k === 0 ? 0 : chunk.ends[k - 1];
       if (begin > from) out.push(chunk.buf.subarray(from, begin));
       from = chunk.ends[k];
-      const first = start + k === 0;
-      if (this.liveIds.has(id)) {
-        if (!first) out.push(COMMA);
-        out.push({ live: id });
-      } else out.push(Buffer.from((first ? '' : ',') + this.finishedJson(id, now)));
+      if (start + k !== 0) out.push(COMMA);
+      out.push({ live: id });
     }
     if (from < chunk.buf.length) out.push(chunk.buf.subarray(from));
     return out;

@@ -436,7 +436,7 @@ describe('JobsStore list body over several chunks', () => {
     assert.deepEqual(list(jobs), expected(jobs, clock.now));
   });
 
-  it('sends a written row in place of its piece without copying its chunk', () => {
+  it('builds only the chunks of written rows anew, and sends the body in about one piece per 100 rows', () => {
     const { jobs, clock } = setup();
     for (let i = 0; i < 750; i++) {
       jobs.create(newJob(`k${String(i).padStart(4, '0')}`, `Title ${i}`));
@@ -445,14 +445,22 @@ describe('JobsStore list body over several chunks', () => {
     }
     const before = jobs.listParts();
     const known = new Set(before.map((p) => p.buffer));
-    // One row in each chunk, as a raw-data sweep writes them.
+    assert.ok(before.length <= 2 + 8, `${before.length} pieces for 750 rows`);
+    // One row in each of three chunks, as a raw-data sweep writes them.
     for (const id of ['k0010', 'k0300', 'k0600']) jobs.update(id, { raw_state: 'absent' });
     const after = jobs.listParts();
     const total = after.reduce((n, p) => n + p.length, 0);
-    const fresh = after.filter((p) => !known.has(p.buffer)).reduce((n, p) => n + p.length, 0);
+    const fresh = after.filter((p) => !known.has(p.buffer));
+    const freshBytes = fresh.reduce((n, p) => n + p.length, 0);
     assert.ok(total > 250_000, `body of ${total} bytes`);
-    assert.ok(fresh < 4_000, `${fresh} of ${total} bytes were copied for three written rows`);
+    assert.equal(fresh.length, 3, 'three chunks were built anew');
+    assert.ok(freshBytes < (total * 3.5) / 7.5, `${freshBytes} of ${total} bytes were copied for three written rows`);
+    assert.equal(after.length, before.length);
     assert.deepEqual(JSON.parse(Buffer.concat(after).toString('utf8')), expected(jobs, clock.now));
+    // A sweep writing a row in every chunk: still one piece per chunk, not one per written row.
+    for (let i = 0; i < 750; i += 3) jobs.update(`k${String(i).padStart(4, '0')}`, { raw_state: 'present' });
+    assert.equal(jobs.listParts().length, before.length);
+    assert.deepEqual(list(jobs), expected(jobs, clock.now));
   });
 
   it('reads no live row per request once it was written through the store', () => {

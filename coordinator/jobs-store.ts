@@ -36,7 +36,8 @@ export interface JobRow {
 }
 
 /** What the raw-data sweep reads of a job (coordinator/raw-data.ts). */
-export type RawSweepRow = Pick<JobRow, 'id' | 'raw_state' | 'raw_path' | 'raw_size' | 'meta'>;
+/** What the raw-data sweep reads of a job: meta's work_dir is taken out by SQLite, so no meta reaches JS. */
+export type RawSweepRow = Pick<JobRow, 'id' | 'raw_state' | 'raw_path' | 'raw_size'> & { work_dir: unknown };
 
 export function parseMeta(raw: string | null): JobMeta | null {
   if (!raw) return null;
@@ -152,8 +153,9 @@ export class JobsStore {
       rawSweepPage: db.prepare<[string, number], RawSweepRow>(
         // "+status": walk the primary key from `id > ?` and stop after LIMIT matches. With the status
         // index SQLite would collect and sort every match for each page: work in proportion to all jobs.
-        // Only the columns the sweep reads: a page of whole rows cost two and a half times as much.
-        `SELECT id, raw_state, raw_path, raw_size, meta FROM jobs WHERE id > ? AND (+status IN (${sqlList(RETRYABLE_STATUSES)}) OR (+status = 'completed' AND raw_state = 'present')) ORDER BY id LIMIT ?`,
+        // Only the columns the sweep reads: a page of whole rows cost two and a half times as much, and
+        // the meta of each row, parsed for its work_dir, was a sixth of what a sweep allocated.
+        `SELECT id, raw_state, raw_path, raw_size, CASE WHEN json_valid(meta) THEN json_extract(meta, '$.work_dir') END AS work_dir FROM jobs WHERE id > ? AND (+status IN (${sqlList(RETRYABLE_STATUSES)}) OR (+status = 'completed' AND raw_state = 'present')) ORDER BY id LIMIT ?`,
       ),
       insert: db.prepare(
         `INSERT INTO jobs (id, title, status, progress, target_dir, meta, device, node, created_at, updated_at)
@@ -216,11 +218,11 @@ export class JobsStore {
     const columns = entries.map(([k]) => k).join(',');
     let stmt = this.updateStmts.get(columns);
     if (!stmt) {
-      stmt = this.db.prepare(`UPDATE jobs SET ${entries.map(([k]) => `${k} = @${k}`).join(', ')} WHERE id = @id`);
+      // RETURNING: the written row in the same statement, not read again by a second one.
+      stmt = this.db.prepare(`UPDATE jobs SET ${entries.map(([k]) => `${k} = @${k}`).join(', ')} WHERE id = @id RETURNING *`);
       this.updateStmts.set(columns, stmt);
     }
-    stmt.run({ ...Object.fromEntries(entries), id });
-    const row = this.get(id);
+    const row = stmt.get({ ...Object.fromEntries(entries), id }) as JobRow | undefined;
     this.list.track(id, row);
     return row;
   }

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Logger } from '../shared/log.js';
 import { RAW_MEDIA_EXTENSIONS, TRANSCODE_INPUT_EXTENSIONS } from '../shared/raw-media.js';
-import type { JobsStore, RawState, RawSweepRow } from './jobs-store.js';
+import type { JobRow, JobsStore, RawState, RawSweepRow } from './jobs-store.js';
 import { ProbeShellPool } from './probe-shell.js';
 import { parseMeta } from './jobs-store.js';
 import type { SettingsStore } from './settings-store.js';
@@ -113,6 +113,20 @@ export function parseProbeOutput(stdout: string, count: number): Probe[] {
   return out;
 }
 
+/** A job as the sweep reads it, or whole (the routes). */
+type RawJob = RawSweepRow | JobRow;
+
+/** A plain folder name: joined to a root without path.join's normalising (a sweep joins several per job). */
+const PLAIN_NAME = /^(?!\.\.?$)[A-Za-z0-9._-]+$/;
+const NOT_NORMAL = /\/\.{0,2}\/|\/\.{1,2}$/;
+
+/** path.join(root, name), the same folder for a job id; cheaper for the usual root and id. */
+export function folderIn(root: string, name: string): string {
+  // Anything path.join would change ("//", "/./", "/../", a trailing "/." or "/..", a relative root) goes through it.
+  if (!PLAIN_NAME.test(name) || !path.isAbsolute(root) || NOT_NORMAL.test(root)) return path.join(root, name);
+  return root.endsWith('/') ? root + name : `${root}/${name}`;
+}
+
 function yieldToLoop(): Promise<void> {
   return new Promise<void>((resolve) => setImmediate(resolve));
 }
@@ -143,11 +157,17 @@ export class RawDataFinder {
     private readonly storageTargets: () => string[] = () => [],
   ) {}
 
-  candidates(job: RawSweepRow, shared = this.sharedRoots()): string[] {
-    const roots = [shared[0], shared[1], parseMeta(job.meta)?.work_dir, ...shared.slice(2)].filter((r): r is string => typeof r === 'string' && r.length > 0);
-    const dirs = roots.map((r) => path.join(r, job.id));
-    if (job.raw_path) dirs.unshift(job.raw_path);
-    return [...new Set(dirs)];
+  candidates(job: RawJob, shared = this.sharedRoots()): string[] {
+    const dirs: string[] = [];
+    const add = (dir: string): void => {
+      if (!dirs.includes(dir)) dirs.push(dir);
+    };
+    if (job.raw_path) add(job.raw_path);
+    const workDir = 'work_dir' in job ? job.work_dir : parseMeta(job.meta)?.work_dir;
+    for (const root of [shared[0], shared[1], typeof workDir === 'string' ? workDir : null, ...shared.slice(2)]) {
+      if (typeof root === 'string' && root.length > 0) add(folderIn(root, job.id));
+    }
+    return dirs;
   }
 
   /** The folders searched for every job: the container default, workDir, then the storage targets (read anew each call). */
@@ -174,7 +194,7 @@ export class RawDataFinder {
   }
 
   /** Probes one job and stores the answer; "unclear" keeps the last known answer. */
-  async refresh(job: RawSweepRow): Promise<RawFinding> {
+  async refresh(job: RawJob): Promise<RawFinding> {
     return this.store(job, await this.probe(this.candidates(job)));
   }
 
@@ -186,7 +206,7 @@ export class RawDataFinder {
    * one, the full probe answers, so a folder with only audio files or only subfolders is told apart
    * from no raw data as before; a lookup that ran into the time limit answers unclear at once.
    */
-  async locate(job: RawSweepRow): Promise<RawFinding> {
+  async locate(job: RawJob): Promise<RawFinding> {
     const answer = await this.probeMany([this.candidates(job)], false, 'locate');
     const found = answer?.[0] ?? UNCLEAR;
     if (found.state === 'absent') return this.refresh(job);
@@ -194,7 +214,7 @@ export class RawDataFinder {
     return this.store(job, found.state === 'present' ? { ...found, size: known ? job.raw_size : null } : found);
   }
 
-  private store(job: RawSweepRow, found: Probe): RawFinding {
+  private store(job: RawJob, found: Probe): RawFinding {
     const now = new Date().toISOString();
     if (found.state === 'unclear') {
       this.log.warn(`raw-data probe for job ${job.id} timed out; keeping the last answer (${job.raw_state ?? 'unknown'})`, job.id);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { JobsStore } from '../../coordinator/jobs-store.js';
 import { coordinatorMigrations } from '../../coordinator/migrations.js';
-import { parseProbeOutput, RawDataFinder } from '../../coordinator/raw-data.js';
+import { folderIn, parseProbeOutput, RawDataFinder } from '../../coordinator/raw-data.js';
 import { SettingsStore } from '../../coordinator/settings-store.js';
 import { Logger } from '../../shared/log.js';
 import { openDatabase } from '../../shared/sqlite.js';
@@ -274,6 +274,27 @@ describe('RawDataFinder.refresh and candidates', () => {
     const withPath = jobs.update('job-7', { raw_path: '/media/work/job-7' });
     assert.ok(withPath);
     assert.deepEqual(finder.candidates(withPath), ['/media/work/job-7', path.join(rawDir, 'job-7'), '/media/own/job-7']);
+  });
+
+  it('gives the sweep the same folders from the work_dir SQLite takes out of meta as from the whole row', () => {
+    const { jobs, settings, finder } = setup();
+    settings.set({ workDir: '/media/work/' });
+    jobs.create({ id: 'job-s1', title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: { work_dir: '/media/own' } });
+    jobs.create({ id: 'job-s2', title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: {} });
+    jobs.create({ id: 'job-s3', title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: { work_dir: '/media/work' } });
+    for (const id of ['job-s1', 'job-s2', 'job-s3']) jobs.update(id, { status: 'failed' });
+    // A row whose meta is not JSON (written by hand) is swept as one without a work_dir, not an error.
+    jobs.update('job-s2', { meta: '{broken' });
+    const page = jobs.rawSweepPage('', 10);
+    assert.deepEqual(page.map((r) => [r.id, r.work_dir]), [['job-s1', '/media/own'], ['job-s2', null], ['job-s3', '/media/work']]);
+    for (const row of page) assert.deepEqual(finder.candidates(row), finder.candidates(jobs.get(row.id)!), row.id);
+    assert.deepEqual(finder.candidates(page[2]).slice(1), ['/media/work/job-s3'], 'the same folder is searched once');
+  });
+
+  it('joins a root and a job id as path.join does', () => {
+    const roots = ['/', '/srv/raw', '/srv/raw/', '/srv//raw', '/srv/./raw', '/srv/../raw', '/srv/raw/.', '/srv/raw/..', 'relative/raw', '', '/srv/.hidden', '/srv/raw..x', '/ä ö/raw'];
+    const names = ['job-1', '0f3c9a2e-7b1d-4e8a-9c6f-2d5b8e1a7c30', '.', '..', 'a/b', '../x', '.hidden', 'a b', 'x..'];
+    for (const r of roots) for (const n of names) assert.equal(folderIn(r, n), path.join(r, n), `${r} + ${n}`);
   });
 
   it('also looks in every storage target: the media root, the quick-pick folders and the mounted shares', async () => {

@@ -5,7 +5,7 @@ import type { Job, JobLogLine, JobMeta } from '../shared/api-types.js';
 import { appendPoint, computeEtaSeconds, etaText, type ProgressPoint } from '../shared/eta.js';
 
 import { ACTIVE_STATUSES, apiStatus, isLive, RETRYABLE_STATUSES, sqlList, type JobStatus } from './jobs/job-status.js';
-import { JobListBody } from './jobs/list-body.js';
+import { JobListBody, type LiveJson } from './jobs/list-body.js';
 
 export type { JobStatus } from './jobs/job-status.js';
 export type { JobMeta };
@@ -109,16 +109,16 @@ const NO_ETA = '"eta_sekunden":null,"eta_text":null';
 /**
  * A live row's JSON at any moment, equal to JSON.stringify(toView(row, now)): the row is parsed and
  * rendered once, and each call puts in only the ETA, the one part that moves with the clock. A row
- * whose progress series gives no estimate (too few points, too short a span, no progress) has none
- * at any moment (shared/eta.ts): its JSON is fixed. GET /jobs renders each live row per request.
+ * whose progress series gives no estimate (too few points, too short a span, no progress: a queued
+ * transcode) has none at any moment (shared/eta.ts): its JSON is fixed, and returned as a string.
  */
-export function liveRenderer(row: JobRow): (now: number) => string {
+export function liveRenderer(row: JobRow): LiveJson {
   const points = parsePoints(row.eta_points);
   const fixed = JSON.stringify(viewWithEta(row, null));
   // The last match is the view's own: the fields after meta are scalars, whose quotes are escaped.
   const at = fixed.lastIndexOf(NO_ETA);
   const last = points[points.length - 1];
-  if (!isLive(row.status) || at < 0 || !last || computeEtaSeconds(points, last.t) === null) return () => fixed;
+  if (!isLive(row.status) || at < 0 || !last || computeEtaSeconds(points, last.t) === null) return fixed;
   const head = fixed.slice(0, at);
   const tail = fixed.slice(at + NO_ETA.length);
   return (now) => {

@@ -138,13 +138,18 @@ describe('liveRenderer', () => {
       row({ status: 'transcoding', eta_points: 'not json' }),
       row({ status: 'completed', eta_points: points }),
     ];
+    const at = (r: JobRow, now: number): string => {
+      const json = liveRenderer(r);
+      return typeof json === 'string' ? json : json(now);
+    };
     for (const r of rows) {
-      const render = liveRenderer(r);
       for (const now of [T0 + 90_000, T0 + 91_234, T0 + 3_600_000, T0 + 86_400_000]) {
-        assert.equal(render(now), JSON.stringify(toView(r, now)), `${r.title} at ${now - T0}`);
+        assert.equal(at(r, now), JSON.stringify(toView(r, now)), `${r.title} at ${now - T0}`);
       }
     }
-    assert.notEqual(liveRenderer(rows[0])(T0 + 90_000), liveRenderer(rows[0])(T0 + 3_600_000), 'the estimate moves');
+    assert.notEqual(at(rows[0], T0 + 90_000), at(rows[0], T0 + 3_600_000), 'the estimate moves');
+    // Only rows with an estimate move: the one-point, too-short, unreadable and finished ones are fixed strings.
+    assert.deepEqual(rows.map((r) => typeof liveRenderer(r)), ['function', 'function', 'function', 'string', 'string', 'string', 'string']);
   });
 });
 
@@ -460,6 +465,40 @@ describe('JobsStore list body over several chunks', () => {
     // A sweep writing a row in every chunk: still one piece per chunk, not one per written row.
     for (let i = 0; i < 750; i += 3) jobs.update(`k${String(i).padStart(4, '0')}`, { raw_state: 'present' });
     assert.equal(jobs.listParts().length, before.length);
+    assert.deepEqual(list(jobs), expected(jobs, clock.now));
+  });
+
+  it('keeps queued transcodes in the buffers and renders per request only the rows with an estimate', () => {
+    const { jobs, clock } = setup();
+    for (let i = 0; i < 1000; i++) {
+      const id = `w${String(i).padStart(4, '0')}`;
+      jobs.create(newJob(id, `Queued ${i}`));
+      jobs.startPhase(id, 'transcode', { status: 'transcoding' });
+      if (i % 10 === 0) clock.now += 1000;
+    }
+    const queued = jobs.listParts();
+    assert.ok(queued.length <= 12, `${queued.length} pieces for 1,000 queued transcodes`);
+    assert.deepEqual(list(jobs), expected(jobs, clock.now));
+    // Twenty start and report progress: they leave the buffers and are rendered per request.
+    const running = Array.from({ length: 20 }, (_, k) => `w${String(k * 50).padStart(4, '0')}`);
+    for (const id of running) jobs.recordProgress(id, 'transcode', 1);
+    clock.now += 60_000;
+    for (const id of running) jobs.recordProgress(id, 'transcode', 20);
+    const moving = jobs.listParts();
+    assert.ok(moving.length <= 12 + 3 * 20, `${moving.length} pieces with 20 rows moving`);
+    const first = list(jobs);
+    assert.equal(first.filter((j) => j.eta_sekunden !== null).length, 20);
+    assert.deepEqual(first, expected(jobs, clock.now));
+    // Their progress builds no chunk anew: the buffers are the same ones.
+    const known = new Set(moving.filter((p) => p.length > 1000).map((p) => p.buffer));
+    clock.now += 30_000;
+    for (const id of running) jobs.recordProgress(id, 'transcode', 40);
+    const later = jobs.listParts();
+    assert.ok(later.filter((p) => p.length > 1000).every((p) => known.has(p.buffer)), 'no chunk was built anew');
+    assert.deepEqual(JSON.parse(Buffer.concat(later).toString('utf8')), expected(jobs, clock.now));
+    // A queued one handed out (its row written) and one ended: right at once.
+    jobs.update('w0001', { transcode_node: 'keller@nas' });
+    jobs.update('w0050', { status: 'completed', progress: 100 });
     assert.deepEqual(list(jobs), expected(jobs, clock.now));
   });
 

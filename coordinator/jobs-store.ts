@@ -35,8 +35,7 @@ export interface JobRow {
   finished_at: string | null;
 }
 
-/** What the raw-data sweep reads of a job (coordinator/raw-data.ts). */
-/** What the raw-data sweep reads of a job: meta's work_dir is taken out by SQLite, so no meta reaches JS. */
+/** What the raw-data sweep reads of a job (coordinator/raw-data.ts): SQLite takes the work_dir out of meta, so no meta reaches JS. */
 export type RawSweepRow = Pick<JobRow, 'id' | 'raw_state' | 'raw_path' | 'raw_size'> & { work_dir: unknown };
 
 export function parseMeta(raw: string | null): JobMeta | null {

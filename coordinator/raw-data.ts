@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import type { Logger } from '../shared/log.js';
 import { RAW_MEDIA_EXTENSIONS, TRANSCODE_INPUT_EXTENSIONS } from '../shared/raw-media.js';
 import type { JobRow, JobsStore, RawState, RawSweepRow } from './jobs-store.js';
@@ -94,8 +95,12 @@ const SWEEP_BATCH = 4 * SWEEP_PAGE;
 const SHELL_IDLE_MS = 2 * REFRESH_MS;
 /** Probes someone waits for (raw data of a job, delete, retry) run in up to this many shells at once. */
 const FOREGROUND_SHELLS = 16;
-/** Answers stored per SQLite transaction; the event loop is let go between them. */
-const STORE_SLICE = 16;
+/**
+ * How long the sweep stores answers in one SQLite transaction before it lets the event loop go. A
+ * request's 8 MB answer goes out in several writes, each waiting for the socket to drain: a fixed 16
+ * answers per slice (about 5 ms on a busy 2-core host) held each of those writes that long.
+ */
+const STORE_SLICE_MS = 1;
 
 type Probe = { state: RawState; path: string | null; size: number | null };
 const UNCLEAR: Probe = { state: 'unclear', path: null, size: null };
@@ -240,9 +245,14 @@ export class RawDataFinder {
     let after = '';
     for (let done = false; !done; ) {
       const batch: RawSweepRow[] = [];
+      const groups: string[][] = [];
+      const shared = this.sharedRoots();
       while (batch.length < SWEEP_BATCH) {
         const page = this.jobs.rawSweepPage(after, SWEEP_PAGE);
-        batch.push(...page);
+        for (const job of page) {
+          batch.push(job);
+          groups.push(this.candidates(job, shared));
+        }
         if (page.length < SWEEP_PAGE) {
           done = true;
           break;
@@ -253,19 +263,22 @@ export class RawDataFinder {
       }
       if (batch.length === 0) break;
       jobs += batch.length;
-      const shared = this.sharedRoots();
-      const found = await this.probeMany(batch.map((job) => this.candidates(job, shared)), true);
-      const results: RawFinding[] = [];
+      const found = await this.probeMany(groups, true);
       if (found) {
-        for (let k = 0; k < batch.length; k += STORE_SLICE) {
+        for (let k = 0; k < batch.length; ) {
+          // As many answers per commit as fit in STORE_SLICE_MS (at least one), then waiting requests go first.
+          const until = performance.now() + STORE_SLICE_MS;
           this.jobs.inTransaction(() => {
-            for (let j = k; j < Math.min(batch.length, k + STORE_SLICE); j++) results.push(this.store(batch[j], found[j]));
+            do {
+              if (this.store(batch[k], found[k]).state === 'present') present++;
+              k++;
+            } while (k < batch.length && performance.now() < until);
           });
-          // Let waiting requests in between slices.
           await yieldToLoop();
         }
-      } else for (const job of batch) results.push(await this.refresh(job));
-      present += results.filter((r) => r.state === 'present').length;
+      } else {
+        for (const job of batch) if ((await this.refresh(job)).state === 'present') present++;
+      }
       await yieldToLoop();
     }
     this.lastSweep = { at: Date.now(), jobs, present };

@@ -178,4 +178,11 @@ export const coordinatorMigrations: Migration[] = [
     name: 'transcode_queue: looked up by job (every queueing ends the job\'s open rows first), not scanned',
     up: `CREATE INDEX transcode_queue_job ON transcode_queue(job_id, state);`,
   },
+  {
+    version: 10,
+    // The same terms as CommandTable's slot count (state IN its OPEN list, encoded = 0), so SQLite
+    // can prove the query's rows are all in the index.
+    name: 'commands: the open ones indexed apart, so counting the taken slots (every hand-out does) reads only them, not the week of finished ones',
+    up: `CREATE INDEX commands_open ON commands(node, ending) WHERE state IN ('sent','accepted') AND encoded = 0;`,
+  },
 ];

@@ -21,6 +21,7 @@ export interface CommandRow {
   ending: number;
 }
 
+/** The states of a command still open. The partial index commands_open (migration 10) repeats this list. */
 const OPEN = `'sent','accepted'`;
 
 /**

@@ -83,6 +83,22 @@ describe('TranscodeQueue', () => {
     }
   });
 
+  it('counts the taken slots from the open commands\' index, however many finished ones the week kept', () => {
+    const p = dispatchParts();
+    const source = (p.commands['stmts'] as { slotsByNode: { source: string } }).slotsByNode.source;
+    const plan = p.db.prepare(`EXPLAIN QUERY PLAN ${source}`).all() as { detail: string }[];
+    assert.ok(plan.some((row) => /USING (COVERING )?INDEX commands_open/.test(row.detail)), `${source}: ${plan.map((row) => row.detail).join('; ')}`);
+    // And it counts right: a finished command and an encoded one hold no slot, an ending one is counted as ending.
+    p.fleet.applyStatus(onlineStatus('encoder@1', { slots: 4 }));
+    const [a, b, c] = [p.transcodingJob(), p.transcodingJob(), p.transcodingJob()];
+    const ids = p.link.of(TASKS.transcodeFiles).map((s) => ({ job: s.job_id, id: s.id }));
+    const idOf = (job: string): string => ids.find((x) => x.job === job)!.id;
+    p.commands.setState(idOf(a.id), 'done');
+    p.commands.setEncoded(idOf(b.id), true);
+    p.commands.setEnding(idOf(c.id));
+    assert.deepEqual(p.commands.slotCountsByNode(), [{ node: 'encoder@1', n: 1, ending: 1 }]);
+  });
+
   it('puts a transcode of a lost worker back into the shared queue without its preference', () => {
     const p = dispatchParts();
     p.fleet.applyStatus(onlineStatus('chosen@1'));

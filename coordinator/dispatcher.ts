@@ -86,8 +86,11 @@ export class Dispatcher {
     return this.link.brokerUrl;
   }
 
-  /** Connects to the broker; `login` is the coordinator's user name and the broker secret (null: the broker wants none). */
-  /** `inProcess`: connections to the embedded broker as in-memory streams (CoordinatorLink.start). */
+  /**
+   * Connects to the broker; `login` is the coordinator's user name and the broker secret (null: the
+   * broker wants none), `inProcess` connections to the embedded broker as in-memory streams
+   * (CoordinatorLink.start).
+   */
   async start(url: string, login: { username: string; password: string } | null, inProcess: InProcessConnect | null = null): Promise<void> {
     this.requests.endInterruptedScans();
     await this.link.start(url, login, inProcess);

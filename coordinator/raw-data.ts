@@ -23,8 +23,8 @@ const MEDIA_TEST = RAW_MEDIA_EXTENSIONS.map((ext) => `-iname '*.${ext}'`).join('
 const globsIn = (extensions: readonly string[]): string => extensions.map((ext) => `"$d"/*.${ext}`).join(' ');
 
 /**
- * The probe shell's script (coordinator/probe-shell.ts): per request, a mode, then each job's
- * candidate folders followed by "".
+ * The probe shell's script (coordinator/probe-shell.ts). Its function `answer` is called per request
+ * with a mode, then each job's candidate folders followed by "".
  *
  * Mode "measure": a candidate counts only when it is a folder holding at least one video or audio
  * file (an empty folder left by a rip that failed before writing is no raw data). For job number i it
@@ -61,9 +61,10 @@ const PROBE_SCRIPT = [
   '  done < <(du -sbDl0 -- "${dirs[@]}" 2>/dev/null 3<&-)',
   '  while [ "$k" -lt "${#dirs[@]}" ]; do printf "%s\\tunclear\\n" "${jobs[k]}"; k=$((k+1)); done',
   '}',
-  'while IFS= read -r -d "" -u 3 seq && IFS= read -r -d "" -u 3 mode; do',
+  'answer() {',
+  '  local mode=$1 d; shift',
   '  i=0; found=0; unclear=0; jobs=(); dirs=()',
-  '  while IFS= read -r -d "" -u 3 d && [ "$d" != . ]; do',
+  '  for d; do',
   '    if [ -z "$d" ]; then',
   '      if [ "$found" = 0 ]; then if [ "$unclear" = 1 ]; then printf "%s\\tunclear\\n" "$i"; else printf "%s\\tabsent\\n" "$i"; fi; fi',
   '      i=$((i+1)); found=0; unclear=0; continue',
@@ -83,8 +84,7 @@ const PROBE_SCRIPT = [
   '    fi',
   '  done',
   '  measure_all',
-  '  printf "end\\t%s\\n" "$seq"',
-  'done',
+  '}',
 ].join('\n');
 
 /** Jobs read per page of the background sweep (one short synchronous query each). */

@@ -7,19 +7,19 @@ import { ProbeShellPool } from '../../coordinator/probe-shell.js';
 import { alive } from '../fixtures/process-alive.js';
 
 /**
- * A test script speaking the probe shell's framing: per field it answers "<pid> <nice> <length>:<field>"
+ * A test script for the probe shell's loop: per field it answers "<pid> <nice> <length>:<field>"
  * (newlines and tabs in a field shown as \n and \t); a field "hang" starts a sleep that never ends on its
  * own and waits for it, as a du on a dead network mount would.
  */
 const ECHO_SCRIPT = [
-  'while IFS= read -r -d "" -u 3 seq; do',
-  '  while IFS= read -r -d "" -u 3 f && [ "$f" != . ]; do',
+  'answer() {',
+  '  local f shown',
+  '  for f; do',
   '    if [ "$f" = hang ]; then sleep 300 3<&-; fi',
   '    shown=${f//$\'\\n\'/\\\\n}; shown=${shown//$\'\\t\'/\\\\t}',
   '    printf "%s %s %s:%s\\n" "$$" "$(nice)" "${#f}" "$shown"',
   '  done',
-  '  printf "end\\t%s\\n" "$seq"',
-  'done',
+  '}',
 ].join('\n');
 
 function pool(opts: Partial<{ max: number; lowPriority: boolean; idleMs: number }> = {}): ProbeShellPool {
@@ -55,12 +55,51 @@ describe('ProbeShellPool (long-lived probe shells)', () => {
   it('passes every field exactly: spaces, tabs, newlines, quotes, a leading dash, empty fields', async () => {
     const p = pool();
     try {
-      const fields = ['/a b/c', '/tab\there', '/new\nline', `/q'u"o$te`, '-- -x', '', '/last'];
+      const fields = ['/a b/c', '/tab\there', '/new\nline', `/q'u"o$te`, '-- -x', '', '.', '/last'];
       const answer = await p.run(fields, 2000);
       assert.ok(answer);
       const lines = answer.trimEnd().split('\n').map((l) => l.split(' ').slice(2).join(' '));
-      assert.deepEqual(lines, ['6:/a b/c', '9:/tab\\there', '9:/new\\nline', '9:/q\'u"o$te', '5:-- -x', '0:', '5:/last']);
+      assert.deepEqual(lines, ['6:/a b/c', '9:/tab\\there', '9:/new\\nline', '9:/q\'u"o$te', '5:-- -x', '0:', '1:.', '5:/last']);
     } finally {
+      p.close();
+    }
+  });
+
+  it('hands requests over in an unlinked file only the coordinator can read, the whole of each and no more', async () => {
+    const p = pool({ max: 1 });
+    try {
+      const long = await p.run(['/one', '/two', '/three', '/four'], 2000);
+      const pid = pidOf(long);
+      assert.equal(long?.trimEnd().split('\n').length, 4);
+      // The shell's descriptor 4 is the request file: no name left on disk, mode 0600.
+      assert.match(fs.readlinkSync(`/proc/${pid}/fd/4`), /\/ripwerk-probe-[0-9a-f-]+ \(deleted\)$/);
+      assert.equal(fs.statSync(`/proc/${pid}/fd/4`).mode & 0o777, 0o600);
+      // A shorter request after a longer one: nothing of the longer one is read again.
+      const short = await p.run(['/x'], 2000);
+      assert.equal(pidOf(short), pid);
+      assert.deepEqual(short?.trimEnd().split('\n').map((l) => l.split(' ').slice(2).join(' ')), ['2:/x']);
+    } finally {
+      p.close();
+    }
+  });
+
+  it('answers null, and throws nothing, when no request file can be made', async () => {
+    const tmp = process.env.TMPDIR;
+    const restore = (): void => {
+      if (tmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmp;
+    };
+    process.env.TMPDIR = path.join(os.tmpdir(), `no-such-dir-${process.pid}`, 'deeper');
+    const p = pool({ max: 1 });
+    try {
+      p.warm();
+      assert.equal(p.size, 0);
+      assert.deepEqual(await Promise.all([p.run(['/a'], 2000), p.run(['/b'], 2000)]), [null, null]);
+      // With a temporary directory again, the same pool starts a shell for the next request.
+      restore();
+      assert.ok(pidOf(await p.run(['/c'], 2000)) > 0);
+    } finally {
+      restore();
       p.close();
     }
   });

@@ -37,6 +37,7 @@ import { MusicBrainzCache } from './metadata/musicbrainz-cache.js';
 import { RateLimiter } from './metadata/rate-limiter.js';
 import { RIPWERK_VERSION } from './version.js';
 import { RawDataFinder } from './raw-data.js';
+import { AnswersInFlight } from './answers-in-flight.js';
 import { requestGuard } from './request-guard.js';
 import { storageTargetDirs } from './storage-target-dirs.js';
 import { createRipJob } from './rip-jobs.js';
@@ -201,7 +202,8 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   const dispatcher = new Dispatcher(db, jobs, settings, fleet, config.agentGraceSeconds * 1000, log.child('dispatcher'));
   // The storage targets are read at each probe: a share mounted later is searched too.
   const targetDirs = () => storageTargetDirs(config.mediaRoot, config.rawDir, settings.all(), mounts.store.all()).map(([, dir]) => dir);
-  const raw = new RawDataFinder(jobs, settings, config.rawDir, log.child('rohdaten'), targetDirs);
+  const answers = new AnswersInFlight();
+  const raw = new RawDataFinder(jobs, settings, config.rawDir, log.child('rohdaten'), targetDirs, answers);
   const metadata = new MetadataService(config, settings, log.child('metadata'));
   if (!config.musicbrainzContact) log.warn('MUSICBRAINZ_CONTACT is not set: MusicBrainz asks every client for a contact (an e-mail address or URL) in its User-Agent');
   const musicbrainz = new MusicBrainzClient(config.musicbrainzBaseUrl, musicbrainzUserAgent(RIPWERK_VERSION, config.musicbrainzContact), new RateLimiter(MUSICBRAINZ_INTERVAL_MS));
@@ -223,7 +225,7 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   const mounts = new MountService(new MountsStore(db, config.dataDir), config.mediaRoot, log.child('mounts'));
   const mountGuard = MountGuard.onSchedule(mounts, () => jobs.active().length, log.child('mounts'), config.mountGuardSchedule);
   const credentials = new MqttCredentials(db);
-  const ctx: AppContext = { config, db, jobs, settings, fleet, dispatcher, raw, discs, keys, metadata, notifier, mounts, mountGuard, posters, library: refresher, credentials, broker: null, log };
+  const ctx: AppContext = { config, db, jobs, settings, fleet, dispatcher, raw, answers, discs, keys, metadata, notifier, mounts, mountGuard, posters, library: refresher, credentials, broker: null, log };
   const appKey = new RipperAppKeyRefresher(settings, config.ripperKeyUrl, () => void dispatcher.publishKeys(), log.child('ripper-key'));
   dispatcher.onDriveState = (entry) => discs.onDrive(entry);
 

@@ -12,6 +12,7 @@ import type { MetadataService } from './metadata/service.js';
 import type { MountGuard } from './mounts/mount-guard.js';
 import type { MountService } from './mounts/mount-service.js';
 import type { RawDataFinder } from './raw-data.js';
+import type { AnswersInFlight } from './answers-in-flight.js';
 import type { LibraryRefresher } from './library-refresh.js';
 import type { PosterCache } from './poster-cache.js';
 import type { SettingsStore } from './settings-store.js';
@@ -26,6 +27,8 @@ export interface AppContext {
   fleet: Fleet;
   dispatcher: Dispatcher;
   raw: RawDataFinder;
+  /** The GET /jobs answers being sent, which the raw-data sweep lets go first. */
+  answers: AnswersInFlight;
   discs: DiscWatch;
   keys: KeyStore;
   metadata: MetadataService;

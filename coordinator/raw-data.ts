@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../shared/log.js';
+import { AnswersInFlight } from './answers-in-flight.js';
 import { RAW_MEDIA_EXTENSIONS, TRANSCODE_INPUT_EXTENSIONS } from '../shared/raw-media.js';
 import type { JobRow, JobsStore, RawState, RawSweepRow } from './jobs-store.js';
 import { ProbeShellPool } from './probe-shell.js';
@@ -101,6 +102,12 @@ const FOREGROUND_SHELLS = 16;
  * answers per slice (about 5 ms on a busy 2-core host) held each of those writes that long.
  */
 const STORE_SLICE_MS = 1;
+/**
+ * How long the sweep waits, between two of its steps, for the GET /jobs answers being sent to go out
+ * (coordinator/answers-in-flight.ts); after that it takes its next step anyway, so clients asking
+ * without pause or reading slowly delay the sweep but never stop it.
+ */
+const ANSWER_WAIT_MS = 50;
 
 type Probe = { state: RawState; path: string | null; size: number | null };
 const UNCLEAR: Probe = { state: 'unclear', path: null, size: null };
@@ -160,7 +167,15 @@ export class RawDataFinder {
     private readonly log: Logger,
     /** The storage targets' folders (GET /storage-targets), searched after the work dirs. */
     private readonly storageTargets: () => string[] = () => [],
+    /** The list answers being sent: the sweep's steps wait for them. */
+    private readonly answers = new AnswersInFlight(),
   ) {}
+
+  /** Between two steps of the sweep: waiting requests are let in, and the answers they started go out first. */
+  private async giveWay(): Promise<void> {
+    await yieldToLoop();
+    await this.answers.idle(ANSWER_WAIT_MS);
+  }
 
   candidates(job: RawJob, shared = this.sharedRoots()): string[] {
     const dirs: string[] = [];
@@ -259,7 +274,7 @@ export class RawDataFinder {
         }
         after = page[page.length - 1].id;
         // Let waiting requests in between pages.
-        await yieldToLoop();
+        await this.giveWay();
       }
       if (batch.length === 0) break;
       jobs += batch.length;
@@ -274,12 +289,12 @@ export class RawDataFinder {
               k++;
             } while (k < batch.length && performance.now() < until);
           });
-          await yieldToLoop();
+          await this.giveWay();
         }
       } else {
         for (const job of batch) if ((await this.refresh(job)).state === 'present') present++;
       }
-      await yieldToLoop();
+      await this.giveWay();
     }
     this.lastSweep = { at: Date.now(), jobs, present };
   }

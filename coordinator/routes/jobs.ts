@@ -57,7 +57,7 @@ export const JOB_FIELDS: readonly string[] = [
 /** /jobs: the job list, creation, files, cancel and retries, raw data and the CSV export. */
 export function jobsRouter(ctx: AppContext): Router {
   const router = Router();
-  const { jobs, config, dispatcher, fleet } = ctx;
+  const { jobs, config, dispatcher, fleet, answers } = ctx;
 
   const job = (req: Request): JobRow => {
     const row = jobs.get(String(req.params.id));
@@ -69,6 +69,7 @@ export function jobsRouter(ctx: AppContext): Router {
     // The cached pieces go out as they are: joining them would copy the whole body (8 MB for 10,000
     // jobs) on every request.
     const parts = jobs.listParts();
+    answers.track(res);
     res.type('application/json');
     res.setHeader('Content-Length', parts.reduce((n, p) => n + p.length, 0));
     res.cork();

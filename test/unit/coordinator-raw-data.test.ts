@@ -7,6 +7,7 @@ import { JobsStore } from '../../coordinator/jobs-store.js';
 import { coordinatorMigrations } from '../../coordinator/migrations.js';
 import { folderIn, parseProbeOutput, RawDataFinder } from '../../coordinator/raw-data.js';
 import { SettingsStore } from '../../coordinator/settings-store.js';
+import { AnswersInFlight } from '../../coordinator/answers-in-flight.js';
 import { Logger } from '../../shared/log.js';
 import { openDatabase } from '../../shared/sqlite.js';
 
@@ -374,4 +375,46 @@ describe('RawDataFinder.sweep', () => {
     await finder.sweep();
     assert.equal(finder.lastSweep?.jobs, 180);
   });
+
+  it('stores nothing while a list answer is being sent, and goes on once it has gone out', async () => {
+    const { dir, rawDir } = setup();
+    const db = openDatabase(path.join(dir, 'gate.sqlite'), coordinatorMigrations);
+    const jobs = new JobsStore(db);
+    /** The gate held shut: every step of the sweep waits at it until `open()`. */
+    class HeldAnswers extends AnswersInFlight {
+      waits = 0;
+      private release: (() => void)[] = [];
+      shut = true;
+      override idle(): Promise<void> {
+        this.waits++;
+        return this.shut ? new Promise((r) => this.release.push(r)) : Promise.resolve();
+      }
+      open(): void {
+        this.shut = false;
+        for (const r of this.release.splice(0)) r();
+      }
+    }
+    const answers = new HeldAnswers();
+    const finder = new RawDataFinder(jobs, new SettingsStore(db), rawDir, new Logger('test', true), () => [], answers);
+    for (let i = 0; i < 300; i++) {
+      const id = `job-${String(i).padStart(3, '0')}`;
+      jobs.create({ id, title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: {} });
+      jobs.update(id, { status: 'failed', raw_state: 'present', raw_path: path.join(rawDir, id) });
+    }
+    const changed = (): number => jobs.all().filter((j) => j.raw_state === 'absent').length;
+    const sweep = finder.sweep();
+    // The sweep reads its first page and then waits at the gate before the next step.
+    const deadline = Date.now() + 5000;
+    while (answers.waits === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    assert.equal(answers.waits, 1);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(answers.waits, 1, 'no further step while the answer is being sent');
+    assert.equal(changed(), 0, 'nothing stored while the answer is being sent');
+    answers.open();
+    await sweep;
+    assert.equal(changed(), 300);
+    // Every page, every stored slice and every batch asked first.
+    assert.ok(answers.waits >= 300 / 64 + 2, `asked ${answers.waits} times`);
+  });
 });
+

@@ -383,7 +383,9 @@ async function joblist(): Promise<void> {
   db.close();
 
   const ports = { port: first.port, mqttPort: first.mqttPort };
-  let c = await startCoordinator(w, {}, ports);
+  // Sampling without pause asks more often than the 600 requests a minute one client may.
+  const env = { RATE_LIMIT_PER_MINUTE: '1000000' };
+  let c = await startCoordinator(w, env, ports);
   const startedAt = Date.now();
   const url = `${c.url}/jobs`;
   const cold = await timedGet(url, true);
@@ -394,17 +396,18 @@ async function joblist(): Promise<void> {
   fs.writeFileSync(bodyFile, cold.body);
   const bare = await bareHttpServer(bodyFile);
   await pairedGets(url, bare.url, 20);
-  // The quiet samples end before the first raw-data sweep (30 s after the start; its timer started
-  // before the coordinator listened): on a busy machine 200 pairs may not fit, so the run stops at
-  // 29 s and counts what it took, rather than mixing in requests from inside the sweep.
-  const quiet = await pairedGets(url, bare.url, LIST_REQUESTS, startedAt + 29_000);
+  // The quiet samples end before the first raw-data sweep (30 s after the coordinator started its
+  // timer, which was before it listened and this run's clock began): on a busy machine 200 pairs may
+  // not fit, so the run stops at 27 s and counts what it took, rather than mixing in requests from
+  // inside the sweep.
+  const quiet = await pairedGets(url, bare.url, LIST_REQUESTS, startedAt + 27_000);
   if (quiet.ripwerk.length < 50) throw new Error(`only ${quiet.ripwerk.length} quiet samples fitted before the first raw-data sweep (30 s after start)`);
 
-  // The raw-data sweep starts 30 s after the start and takes a second or two (batched probes): sample
-  // from just before it until after it, then read from the rows (raw_checked_at) when it ran, to
-  // count the samples that fell inside it.
-  await sleep(Math.max(0, startedAt + 29_500 - Date.now()));
-  const sweeping = await pairedGets(url, bare.url, LIST_REQUESTS);
+  // The raw-data sweep starts up to a second or two before 30 s on this clock and takes about a second
+  // (batched probes): sample from before it until well after it, then read from the rows
+  // (raw_checked_at) when it ran, to count the samples that fell inside it.
+  await sleep(Math.max(0, startedAt + 27_500 - Date.now()));
+  const sweeping = await pairedGets(url, bare.url, Infinity, startedAt + 33_000);
   const ro = new Database(dbFile, { readonly: true });
   const sweep = ro
     .prepare<[string], { n: number; first: string | null; last: string | null }>('SELECT COUNT(*) AS n, MIN(raw_checked_at) AS first, MAX(raw_checked_at) AS last FROM jobs WHERE raw_checked_at > ?')
@@ -424,7 +427,7 @@ async function joblist(): Promise<void> {
       }
     });
     const rate = sweep.n / Math.max(0.001, (to - from) / 1000);
-    sweepDetail = `the sweep had probed ${sweep.n} of ${probeRows} failed/canceled jobs (about ${rate.toFixed(0)} per s, ${((to - from) / 1000).toFixed(1)} s) when the ${LIST_REQUESTS} pairs were done`;
+    sweepDetail = `the sweep had probed ${sweep.n} of ${probeRows} failed/canceled jobs (about ${rate.toFixed(0)} per s, ${((to - from) / 1000).toFixed(1)} s) when the pairs until 33 s were done`;
   }
 
   // One processing job: its ETA is rendered per request.
@@ -436,7 +439,7 @@ async function joblist(): Promise<void> {
     list[0].id,
   );
   rw.close();
-  c = await startCoordinator(w, {}, ports);
+  c = await startCoordinator(w, env, ports);
   await pairedGets(url, bare.url, 20);
   const live = await pairedGets(url, bare.url, LIST_REQUESTS);
   await bare.proc.kill();

@@ -2,11 +2,9 @@ import type { ServerResponse } from 'node:http';
 
 /**
  * The big answers being sent (GET /jobs: 8 MB for 10,000 jobs), so background work can wait for them.
- * Such an answer goes out in many socket writes, each when the client has read the one before; a
- * millisecond of the raw-data sweep's storing between two of them holds the answer that long, and a
- * sweep's worth of them (with the collections its writes bring) made the list's p99 half as long
- * again during a sweep. Waiting costs the sweep nothing it has to keep: it is background work with
- * 30 s between runs.
+ * Such an answer goes out in many socket writes, each when the client has read the one before, and a
+ * millisecond of the raw-data sweep's storing between two of them holds the answer that long.
+ * Waiting costs the sweep nothing it has to keep: it is background work with 30 s between runs.
  */
 export class AnswersInFlight {
   private sending = 0;

@@ -139,6 +139,12 @@ export function folderIn(root: string, name: string): string {
   return root.endsWith('/') ? root + name : `${root}/${name}`;
 }
 
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
 function yieldToLoop(): Promise<void> {
   return new Promise<void>((resolve) => setImmediate(resolve));
 }
@@ -224,14 +230,43 @@ export class RawDataFinder {
    * started two per job before: find and du). The folder is stored as the job's raw data; its size
    * is kept when it is the folder already known, else left to the next sweep. When no candidate has
    * one, the full probe answers, so a folder with only audio files or only subfolders is told apart
-   * from no raw data as before; a lookup that ran into the time limit answers unclear at once.
+   * from no raw data as before; a lookup that ran into the time limit answers unclear, without the full probe.
    */
   async locate(job: RawJob): Promise<RawFinding> {
-    const answer = await this.probeMany([this.candidates(job)], false, 'locate');
-    const found = answer?.[0] ?? UNCLEAR;
+    const found = await this.lookUp(this.candidates(job));
     if (found.state === 'absent') return this.refresh(job);
     const known = found.path === job.raw_path && job.raw_state === 'present';
     return this.store(job, found.state === 'present' ? { ...found, size: known ? job.raw_size : null } : found);
+  }
+
+  /** Lookups asked for in this turn of the event loop, to go to one shell together. */
+  private lookups: { dirs: string[]; resolve: (found: Probe) => void }[] = [];
+
+  /**
+   * The "locate" probe of one job's folders. The lookups asked for in one turn of the event loop go
+   * to one shell as one request (up to SWEEP_PAGE jobs): a burst of "transcode again" woke a shell,
+   * and started ones up to FOREGROUND_SHELLS, for every job. A batch that runs into its time limit
+   * (one job's folder on a dead mount) is asked again job by job, so the others still get their answer.
+   */
+  private lookUp(dirs: string[]): Promise<Probe> {
+    return new Promise((resolve) => {
+      if (this.lookups.length === 0) setImmediate(() => this.sendLookups());
+      this.lookups.push({ dirs, resolve });
+    });
+  }
+
+  private sendLookups(): void {
+    for (const batch of chunks(this.lookups.splice(0), SWEEP_PAGE)) {
+      void this.probeMany(
+        batch.map((l) => l.dirs),
+        false,
+        'locate',
+      ).then((answer) => {
+        if (answer) batch.forEach((l, i) => l.resolve(answer[i]));
+        else if (batch.length === 1) batch[0].resolve(UNCLEAR);
+        else for (const l of batch) void this.probeMany([l.dirs], false, 'locate').then((one) => l.resolve(one?.[0] ?? UNCLEAR));
+      });
+    }
   }
 
   private store(job: RawJob, found: Probe): RawFinding {

@@ -117,6 +117,67 @@ describe('RawDataFinder.locate (what "transcode again" needs)', () => {
     jobs.create({ id: 'job-c', title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: {} });
     assert.equal((await finder.locate(jobs.get('job-c') as NonNullable<ReturnType<typeof jobs.get>>)).state, 'absent');
   });
+
+  it('asks one shell for the lookups of one turn of the event loop, each job getting its own answer', async () => {
+    const { rawDir, jobs, settings } = setup();
+    /** Counts the probe requests and the jobs in each. */
+    class Counting extends RawDataFinder {
+      requests: number[] = [];
+      override probeMany(groups: string[][], background?: boolean, mode?: 'measure' | 'locate') {
+        this.requests.push(groups.length);
+        return super.probeMany(groups, background, mode);
+      }
+    }
+    const finder = new Counting(jobs, settings, rawDir, new Logger('test', true));
+    const ids = Array.from({ length: 10 }, (_, i) => `job-burst-${i}`);
+    for (const [i, id] of ids.entries()) {
+      jobs.create({ id, title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: {} });
+      jobs.update(id, { status: 'failed' });
+      // Every other job still has its raw folder with a video directly in it.
+      if (i % 2 === 0) {
+        fs.mkdirSync(path.join(rawDir, id));
+        fs.writeFileSync(path.join(rawDir, id, 'title_t00.mkv'), 'v');
+      }
+    }
+    try {
+      const found = await Promise.all(ids.map((id) => finder.locate(jobs.get(id) as NonNullable<ReturnType<typeof jobs.get>>)));
+      ids.forEach((id, i) => assert.deepEqual([found[i].state, found[i].path], i % 2 === 0 ? ['present', path.join(rawDir, id)] : ['absent', null], id));
+      // One locate request for all ten, then the full probe for each job without a video (as one job alone).
+      assert.deepEqual(finder.requests, [10, 1, 1, 1, 1, 1]);
+    } finally {
+      finder.stop();
+    }
+  });
+
+  it('asks each job of a lookup batch again on its own when the batch runs into its time limit', async () => {
+    const { rawDir, jobs, settings } = setup();
+    /** A dead mount under one job's folder: any request with it in runs into the limit (null). */
+    class DeadMount extends RawDataFinder {
+      requests: number[] = [];
+      override async probeMany(groups: string[][], background?: boolean, mode?: 'measure' | 'locate') {
+        this.requests.push(groups.length);
+        if (groups.some((dirs) => dirs.some((d) => d.endsWith('job-dead')))) return null;
+        return super.probeMany(groups, background, mode);
+      }
+    }
+    const finder = new DeadMount(jobs, settings, rawDir, new Logger('test', true));
+    for (const id of ['job-ok-1', 'job-dead', 'job-ok-2']) {
+      jobs.create({ id, title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: {} });
+      jobs.update(id, { status: 'failed', raw_state: 'present', raw_path: path.join(rawDir, id) });
+      fs.mkdirSync(path.join(rawDir, id));
+      fs.writeFileSync(path.join(rawDir, id, 'title_t00.mkv'), 'v');
+    }
+    try {
+      const [ok1, dead, ok2] = await Promise.all(['job-ok-1', 'job-dead', 'job-ok-2'].map((id) => finder.locate(jobs.get(id) as NonNullable<ReturnType<typeof jobs.get>>)));
+      assert.deepEqual([ok1.state, ok1.path], ['present', path.join(rawDir, 'job-ok-1')]);
+      assert.deepEqual([ok2.state, ok2.path], ['present', path.join(rawDir, 'job-ok-2')]);
+      // The dead one answers unclear, which keeps its last known answer.
+      assert.deepEqual([dead.state, dead.path], ['present', path.join(rawDir, 'job-dead')]);
+      assert.deepEqual(finder.requests, [3, 1, 1, 1]);
+    } finally {
+      finder.stop();
+    }
+  });
 });
 
 describe('RawDataFinder.probe', () => {

@@ -108,6 +108,14 @@ const STORE_SLICE_MS = 1;
  * without pause or reading slowly delay the sweep but never stop it.
  */
 const ANSWER_WAIT_MS = 50;
+/**
+ * The share of the time the sweep's storing may take while it runs: after a slice of t ms it pauses
+ * 3t. A sweep that finds many answers changed at once (2,000 rows written, each rendered anew for the
+ * list) spreads that work over two seconds instead of taking a core for half of one, so the other
+ * processes of the host (the browser, a media server) keep theirs, as a database's background vacuum
+ * is paced.
+ */
+const STORE_DUTY = 0.25;
 
 type Probe = { state: RawState; path: string | null; size: number | null };
 const UNCLEAR: Probe = { state: 'unclear', path: null, size: null };
@@ -145,8 +153,9 @@ function chunks<T>(items: T[], size: number): T[][] {
   return out;
 }
 
-function yieldToLoop(): Promise<void> {
-  return new Promise<void>((resolve) => setImmediate(resolve));
+/** Lets the event loop go: for `ms` when given, else until the waiting I/O has been seen to. */
+function yieldToLoop(ms = 0): Promise<void> {
+  return new Promise<void>((resolve) => (ms > 0 ? setTimeout(resolve, ms) : setImmediate(resolve)));
 }
 
 /**
@@ -177,9 +186,12 @@ export class RawDataFinder {
     private readonly answers = new AnswersInFlight(),
   ) {}
 
-  /** Between two steps of the sweep: waiting requests are let in, and the answers they started go out first. */
-  private async giveWay(): Promise<void> {
-    await yieldToLoop();
+  /**
+   * Between two steps of the sweep: waiting requests are let in, and the answers they started go out
+   * first; after `busyMs` of storing, the sweep pauses for its STORE_DUTY.
+   */
+  private async giveWay(busyMs = 0): Promise<void> {
+    await yieldToLoop(busyMs * (1 / STORE_DUTY - 1));
     await this.answers.idle(ANSWER_WAIT_MS);
   }
 
@@ -317,14 +329,15 @@ export class RawDataFinder {
       if (found) {
         for (let k = 0; k < batch.length; ) {
           // As many answers per commit as fit in STORE_SLICE_MS (at least one), then waiting requests go first.
-          const until = performance.now() + STORE_SLICE_MS;
+          const started = performance.now();
+          const until = started + STORE_SLICE_MS;
           this.jobs.inTransaction(() => {
             do {
               if (this.store(batch[k], found[k]).state === 'present') present++;
               k++;
             } while (k < batch.length && performance.now() < until);
           });
-          await this.giveWay();
+          await this.giveWay(performance.now() - started);
         }
       } else {
         for (const job of batch) if ((await this.refresh(job)).state === 'present') present++;

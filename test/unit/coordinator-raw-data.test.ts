@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, describe, it, mock } from 'node:test';
 import { JobsStore } from '../../coordinator/jobs-store.js';
 import { coordinatorMigrations } from '../../coordinator/migrations.js';
 import { folderIn, parseProbeOutput, RawDataFinder } from '../../coordinator/raw-data.js';
@@ -476,6 +476,44 @@ describe('RawDataFinder.sweep', () => {
     assert.equal(changed(), 300);
     // Every page, every stored slice and every batch asked first.
     assert.ok(answers.waits >= 300 / 64 + 2, `asked ${answers.waits} times`);
+  });
+
+  it('pauses after each slice of stored answers (a timer, not just a turn of the loop) and goes on when it runs out', async () => {
+    const { rawDir, jobs, finder } = setup();
+    for (let i = 0; i < 200; i++) {
+      const id = `job-p${String(i).padStart(3, '0')}`;
+      jobs.create({ id, title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: {} });
+      jobs.update(id, { status: 'failed', raw_state: 'present', raw_path: path.join(rawDir, id) });
+    }
+    const changed = (): number => jobs.all().filter((j) => j.raw_state === 'absent').length;
+    const turns = async (n: number): Promise<void> => {
+      for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
+    };
+    // Only setTimeout is mocked: the probe shell answers through real I/O, the sweep's pauses wait for
+    // tick(). 200 jobs are one probe request, answered before the first slice, so the ticks never
+    // reach a probe's time limit.
+    mock.timers.enable({ apis: ['setTimeout'] });
+    try {
+      const sweep = finder.sweep();
+      const deadline = Date.now() + 10_000;
+      while (changed() === 0 && Date.now() < deadline) await turns(1);
+      const first = changed();
+      assert.ok(first > 0 && first < 200, `a first slice stored (${first})`);
+      await turns(200);
+      assert.equal(changed(), first, 'no further slice before the pause has run out');
+      // Tick the pauses away until the sweep has stored every answer.
+      let done = false;
+      void sweep.then(() => (done = true));
+      while (!done && Date.now() < deadline) {
+        mock.timers.tick(50);
+        await turns(5);
+      }
+      assert.equal(done, true);
+      assert.equal(changed(), 200);
+    } finally {
+      mock.timers.reset();
+      finder.stop();
+    }
   });
 });
 

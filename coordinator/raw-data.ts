@@ -111,7 +111,7 @@ const ANSWER_WAIT_MS = 50;
 /**
  * The share of the time the sweep's storing may take while it runs: after a slice of t ms it pauses
  * 3t. A sweep that finds many answers changed at once (2,000 rows written, each rendered anew for the
- * list) spreads that work over two seconds instead of taking a core for half of one, so the other
+ * list) spreads that work over one to two seconds instead of taking a core for half of one, so the other
  * processes of the host (the browser, a media server) keep theirs, as a database's background vacuum
  * is paced.
  */

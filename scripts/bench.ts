@@ -325,8 +325,6 @@ function seedJobs(dbFile: string): void {
   db.close();
 }
 
-const bareKeepAlive = new http.Agent({ keepAlive: true, maxSockets: 1 });
-
 /** Ripwerk's and the bare server's times of the same moments: request pairs, each at a wall-clock time. */
 interface Paired {
   ripwerk: number[];
@@ -344,12 +342,11 @@ async function pairedGets(url: string, bareUrl: string, n: number, until = Infin
   while (out.ripwerk.length < n && Date.now() < until) {
     const r = await timedGet(url);
     if (r.status !== 200) throw new Error(`GET ${url}: HTTP ${r.status}`);
-    const b = await new Promise<number>((resolve, reject) => {
-      const t0 = performance.now();
-      http.get(bareUrl, { agent: bareKeepAlive }, (res) => res.resume().on('end', () => resolve(performance.now() - t0)).on('error', reject)).on('error', reject);
-    });
+    // timedGet's agent keeps one connection per server: each has its own.
+    const b = await timedGet(bareUrl);
+    if (b.status !== 200) throw new Error(`GET ${bareUrl}: HTTP ${b.status}`);
     out.ripwerk.push(r.ms);
-    out.bare.push(b);
+    out.bare.push(b.ms);
     out.at.push(Date.now());
   }
   return out;

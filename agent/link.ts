@@ -1,4 +1,4 @@
-import { connectMqtt, type InProcessConnect, type MqttClient } from '../shared/mqtt-client.js';
+import { closeWithLastWord, connectMqtt, type InProcessConnect, type MqttClient } from '../shared/mqtt-client.js';
 import { sendImmediately, topics, type AgentEvent, type AgentStatus, type AppKeyMessage, type Command, type DriveState, type KeydbMessage, type KeystoreMessage } from '../shared/protocol.js';
 import { appKeyMessageSchema, commandSchema, eventAckSchema, keydbMessageSchema, keystoreMessageSchema, parseMessage } from '../shared/protocol-schemas.js';
 import { DropLog } from '../shared/drop-log.js';
@@ -149,9 +149,6 @@ export class AgentLink {
     if (this.resendTimer) clearInterval(this.resendTimer);
     const client = this.client;
     if (!client) return;
-    if (client.connected) {
-      await client.publishAsync(topics.agentStatus(this.node), JSON.stringify({ node: this.node, state: 'offline' } satisfies AgentStatus), { qos: 1, retain: true }).catch(() => undefined);
-    }
-    await client.endAsync().catch(() => undefined);
+    await closeWithLastWord(client, { topic: topics.agentStatus(this.node), payload: JSON.stringify({ node: this.node, state: 'offline' } satisfies AgentStatus) });
   }
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { connectMqtt, type IClientOptions, type InProcessConnect, type MqttClient } from '../../shared/mqtt-client.js';
+import { closeWithLastWord, connectMqtt, type IClientOptions, type InProcessConnect, type MqttClient } from '../../shared/mqtt-client.js';
 import type { Logger } from '../../shared/log.js';
 import { DropLog } from '../../shared/drop-log.js';
 import { parseAgentTopic, sendImmediately, topicMatches, topics, type AgentEvent, type AgentStatus, type Command, type CoordinatorStatus, type DriveState } from '../../shared/protocol.js';
@@ -126,8 +126,7 @@ export class CoordinatorLink implements CommandLink {
     this.flushAcks();
     const client = this.client;
     if (!client) return;
-    if (client.connected) await client.publishAsync(topics.coordinatorStatus, JSON.stringify({ state: 'offline' }), { qos: 1, retain: true }).catch(() => undefined);
-    await client.endAsync().catch(() => undefined);
+    await closeWithLastWord(client, { topic: topics.coordinatorStatus, payload: JSON.stringify({ state: 'offline' }) });
   }
 
   sendCommand(node: string, cmd: Command, qos: 0 | 1 = 1): void {

@@ -201,6 +201,29 @@ describe('faults never leave a job stuck or lose its data', () => {
     assert.equal(fs.readdirSync(path.join(w.media, 'Filme')).length, 1);
   });
 
+  it('an agent asked to stop while its broker is frozen stops within seconds, and its next start is online again', async () => {
+    const w = world();
+    const c = await startCoordinator(w);
+    const a = await startAgent(w, c.mqttUrl, 'keller');
+    const pid = c.proc.child.pid as number;
+    // The broker takes the connection but answers nothing: the agent's offline word is never acknowledged.
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const t0 = Date.now();
+      // Bounded here, so that an agent that hangs fails the test instead of stalling it.
+      await Promise.race([a.proc.kill('SIGTERM'), sleep(10_000)]);
+      const took = Date.now() - t0;
+      assert.ok(took < 6000, `the agent took ${took} ms to stop`);
+      assert.equal(a.proc.child.exitCode, 0, a.proc.lines.slice(-5).join('\n'));
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    // The connection it dropped makes the thawed broker publish its will: offline.
+    await waitFor('keller offline', async () => (await api<Worker[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.name === 'keller' && !x.online));
+    await restartAgent(a);
+    await waitFor('keller online again', async () => (await api<Worker[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.name === 'keller' && x.online));
+  });
+
   it('a worker killed mid-transcode and back within the grace period runs the transcode again only once the coordinator confirms it', async () => {
     const w = world();
     const c = await startCoordinator(w, { AGENT_GRACE_SECONDS: '120' });

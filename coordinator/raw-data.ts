@@ -4,7 +4,7 @@ import type { Logger } from '../shared/log.js';
 import { AnswersInFlight } from './answers-in-flight.js';
 import { RAW_MEDIA_EXTENSIONS, TRANSCODE_INPUT_EXTENSIONS } from '../shared/raw-media.js';
 import type { JobRow, JobsStore, RawState, RawSweepRow } from './jobs-store.js';
-import { ProbeShellPool } from './probe-shell.js';
+import { ProbeShellPool } from '../shared/probe-shell.js';
 import { parseMeta } from './jobs-store.js';
 import type { SettingsStore } from './settings-store.js';
 
@@ -24,7 +24,7 @@ const MEDIA_TEST = RAW_MEDIA_EXTENSIONS.map((ext) => `-iname '*.${ext}'`).join('
 const globsIn = (extensions: readonly string[]): string => extensions.map((ext) => `"$d"/*.${ext}`).join(' ');
 
 /**
- * The probe shell's script (coordinator/probe-shell.ts). Its function `answer` is called per request
+ * The probe shell's script (shared/probe-shell.ts). Its function `answer` is called per request
  * with a mode, then each job's candidate folders followed by "".
  *
  * Mode "measure": a candidate counts only when it is a folder holding at least one video or audio
@@ -167,7 +167,7 @@ function yieldToLoop(ms = 0): Promise<void> {
 export class RawDataFinder {
   private timer: NodeJS.Timeout | null = null;
   /**
-   * The probes run in long-lived shells (coordinator/probe-shell.ts), not a process each: the sweep's
+   * The probes run in long-lived shells (shared/probe-shell.ts), not a process each: the sweep's
    * one at the lowest CPU priority, so find and du leave the cores to the API, and up to
    * FOREGROUND_SHELLS at normal priority for probes someone waits for, so a busy host cannot starve
    * those into their time limit and one slow probe does not hold up the others.

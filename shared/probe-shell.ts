@@ -4,17 +4,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { setNice } from '../shared/process.js';
+import { setNice } from './process.js';
 
 /** Nice 19: the lowest CPU priority, and with it the lowest best-effort disk priority. */
 const LOWEST_PRIORITY = 19;
 
 /**
- * Long-lived bash processes that answer probe requests one after another, so the coordinator does
- * not start a process per probe. Starting a child holds Node's event loop until the child has been
- * forked and has exec'd, and on a busy two-core host that was 16 to 40 ms per start, paid by every API
- * request waiting behind it (the raw-data sweep, a burst of "transcode again"). A shell forks its
- * find and du itself, outside the coordinator.
+ * Long-lived bash processes that answer probe requests one after another, so the coordinator (its
+ * raw-data probes) and an agent (its ffprobe scans) do not start a process per probe. Starting a child
+ * holds Node's event loop until the child has been forked and has exec'd, and on a busy two-core host
+ * that was 16 to 40 ms per start (up to 250 ms in the scale bench), paid by every API request or
+ * encoder exit waiting behind it. A shell forks its find, du or ffprobe itself, outside Node.
  *
  * A request's fields are written NUL-terminated into the shell's request file, and its file
  * descriptor 3 gets the request's sequence number. The request file is a temporary file created for
@@ -55,6 +55,7 @@ interface Pending {
   fields: string[];
   timeoutMs: number;
   resolve: (answer: string | null) => void;
+  signal?: AbortSignal;
 }
 
 /** One bash process; answers one request at a time. */
@@ -111,11 +112,21 @@ class Shell {
     return this.current === null && !this.dead && !this.retiring;
   }
 
-  run(fields: string[], timeoutMs: number, resolve: (answer: string | null) => void): void {
+  run(fields: string[], timeoutMs: number, resolve: (answer: string | null) => void, signal?: AbortSignal): void {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
     const seq = ++this.seq;
     const timer = setTimeout(() => this.stop(), timeoutMs);
+    if (signal) {
+      // An abort stops the request like its time limit does; the listener goes with the answer.
+      const onAbort = (): void => this.stop();
+      signal.addEventListener('abort', onAbort, { once: true });
+      const settle = resolve;
+      resolve = (answer) => {
+        signal.removeEventListener('abort', onAbort);
+        settle(answer);
+      };
+    }
     this.current = { seq, lines: [], resolve, timer };
     // The shell answers one request at a time, and has read the last one's fields before answering it.
     const request = Buffer.from(fields.map((f) => `${f.replaceAll('\0', '')}\0`).join(''));
@@ -191,11 +202,30 @@ export class ProbeShellPool {
 
   constructor(private readonly opts: ProbeShellOptions) {}
 
-  /** The shell's answer (stdout without the end line), or null on a timeout or a shell that died. */
-  run(fields: string[], timeoutMs: number): Promise<string | null> {
-    if (this.closed) return Promise.resolve(null);
+  /**
+   * The shell's answer (stdout without the end line), or null on a timeout, an abort (`signal`: a
+   * request in flight stops its shell and all it started, a waiting one leaves the queue) or a shell
+   * that died.
+   */
+  run(fields: string[], timeoutMs: number, signal?: AbortSignal): Promise<string | null> {
+    if (this.closed || signal?.aborted) return Promise.resolve(null);
     return new Promise((resolve) => {
-      this.queue.push({ fields, timeoutMs, resolve });
+      const pending: Pending = { fields, timeoutMs, resolve, signal };
+      if (signal) {
+        const onAbort = (): void => {
+          const i = this.queue.indexOf(pending);
+          if (i >= 0) {
+            this.queue.splice(i, 1);
+            resolve(null);
+          }
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        pending.resolve = (answer) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(answer);
+        };
+      }
+      this.queue.push(pending);
       this.next();
     });
   }
@@ -231,10 +261,15 @@ export class ProbeShellPool {
         return;
       }
       const p = this.queue.shift() as Pending;
-      shell.run(p.fields, p.timeoutMs, (answer) => {
-        p.resolve(answer);
-        this.next();
-      });
+      shell.run(
+        p.fields,
+        p.timeoutMs,
+        (answer) => {
+          p.resolve(answer);
+          this.next();
+        },
+        p.signal,
+      );
     }
   }
 

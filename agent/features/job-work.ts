@@ -4,7 +4,7 @@ import { truncateLogMessage } from '../../shared/protocol-schemas.js';
 import type { AgentContext } from '../agent-context.js';
 import { ripAudioCd } from '../cd/audio-cd-ripper.js';
 import { runRip, TaskFailure, type TaskContext } from '../rip-task.js';
-import { ffprobeStreams } from '../tools/ffprobe-runner.js';
+import { ffprobeShells, ffprobeStreams } from '../tools/ffprobe-runner.js';
 import { handbrakeScan, handbrakeTranscode } from '../tools/handbrake-runner.js';
 import { runTranscode, type Transcoder } from '../transcode-task.js';
 import { OutputLedger, outputLedgerFile } from '../output-folder.js';
@@ -27,14 +27,16 @@ export interface TaskSlot {
 export type JobWork = (cmd: JobCommand, signal: AbortSignal, slot: TaskSlot) => Promise<void>;
 
 /** HandBrakeCLI as the transcoder; streams are listed by ffprobe, by HandBrake's scan where ffprobe is missing. */
-export function handbrakeTranscoder(config: Pick<AgentConfig, 'handbrakeCli' | 'encoderNice'>): Transcoder {
+export function handbrakeTranscoder(config: Pick<AgentConfig, 'handbrakeCli' | 'encoderNice' | 'slots'>): Transcoder {
+  // Each transcode scans its input before and its output after the encode: in shells, one per slot at most.
+  const shells = ffprobeShells(config.slots);
   return {
     // The encode at ENCODER_NICE: the API and the host's other services go first (README: Configuration).
     transcode: (input, output, preset, hooks) => handbrakeTranscode(config.handbrakeCli, input, output, preset, { ...hooks, timeoutMs: 24 * 3600_000, nice: config.encoderNice }),
     // ffprobe answers in a tenth of HandBrake's start-up; a host without it (a native worker) asks HandBrake.
     scan: async (input, signal) => {
       try {
-        return await ffprobeStreams('ffprobe', input, { signal, timeoutMs: 120_000 });
+        return await ffprobeStreams('ffprobe', input, { signal, timeoutMs: 120_000, shells });
       } catch (err) {
         if (signal.aborted) throw err;
         return (await handbrakeScan(config.handbrakeCli, input, { signal, timeoutMs: 120_000 })).titles[0] ?? { seconds: 0, audio: [], subtitles: [] };

@@ -1,11 +1,63 @@
 import { parseFfprobeStreams, type ProbedFile } from './ffprobe-parser.js';
+import { ProbeShellPool } from '../../shared/probe-shell.js';
 import { describeExit, runTool, ToolError } from '../../shared/process.js';
 
 const ENTRIES = 'stream=index,codec_type,codec_name,profile,channels:stream_disposition=default,forced:stream_tags=language:format=duration';
 
-/** `ffprobe … -of json FILE`: length and streams of a file (a tenth of HandBrake's scan start-up). */
-export async function ffprobeStreams(bin: string, file: string, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ProbedFile> {
-  const result = await runTool(bin, ['-v', 'error', '-show_entries', ENTRIES, '-of', 'json', file], { ...opts, captureStdout: true });
-  if (result.exitCode !== 0) throw new ToolError('ffprobe', `ffprobe could not read ${file} (${describeExit(result)})`, { exitCode: result.exitCode ?? undefined });
+/**
+ * The probe shells' script: runs the request's fields as a command (ffprobe and its arguments, never
+ * parsed by a shell) and answers "rc<TAB><exit code>", then each line of its stdout behind an "o", so
+ * no line of it can be taken for the end of the answer. Its stderr is not kept (the reason given is the
+ * exit code, as with a process of its own), and it does not get the shell's request descriptors.
+ */
+const SCRIPT = [
+  'answer() {',
+  '  local out rc',
+  '  out=$("$@" 2>/dev/null 3<&- 4<&-); rc=$?',
+  '  printf "rc\\t%s\\n" "$rc"',
+  `  [ -n "$out" ] && printf "%s\\n" "o\${out//$'\\n'/$'\\n'o}"`,
+  '  return 0',
+  '}',
+].join('\n');
+
+/**
+ * Long-lived shells that start ffprobe for the agent: a tool started by the agent itself holds its event
+ * loop until the child has exec'd (15 ms at the median and up to 250 ms in the scale bench), and two
+ * scans per transcode held it while other slots' encoders ended. `max`: the agent's slots. Not on
+ * Windows (no bash): there `ffprobeStreams` starts ffprobe itself.
+ */
+export function ffprobeShells(max: number): ProbeShellPool | null {
+  if (process.platform === 'win32') return null;
+  return new ProbeShellPool({ script: SCRIPT, max, lowPriority: false, idleMs: 60_000 });
+}
+
+/** The exit code and stdout of a shell's answer; null when it is no answer of SCRIPT. */
+export function parseShellAnswer(answer: string): { exitCode: number; stdout: string } | null {
+  const lines = answer.split('\n');
+  const rc = /^rc\t(\d+)$/.exec(lines[0] ?? '');
+  if (!rc) return null;
+  const stdout = lines.slice(1).filter((l) => l.startsWith('o')).map((l) => `${l.slice(1)}\n`).join('');
+  return { exitCode: Number(rc[1]), stdout };
+}
+
+/**
+ * `ffprobe … -of json FILE`: length and streams of a file (a tenth of HandBrake's scan start-up), run
+ * in one of `shells` when given.
+ */
+export async function ffprobeStreams(bin: string, file: string, opts: { signal?: AbortSignal; timeoutMs?: number; shells?: ProbeShellPool | null } = {}): Promise<ProbedFile> {
+  const args = ['-v', 'error', '-show_entries', ENTRIES, '-of', 'json', file];
+  let result: { exitCode: number | null; signal?: string | null; stdout: string };
+  if (opts.shells) {
+    const timeoutMs = opts.timeoutMs ?? 120_000;
+    const answer = await opts.shells.run([bin, ...args], timeoutMs, opts.signal);
+    if (opts.signal?.aborted) throw new ToolError('ffprobe', 'canceled', { canceled: true });
+    const parsed = answer === null ? null : parseShellAnswer(answer);
+    if (!parsed) throw new ToolError('ffprobe', `ffprobe did not finish within ${Math.round(timeoutMs / 1000)} s and was stopped`, { timedOut: true });
+    if (parsed.exitCode === 127) throw new ToolError('ffprobe', `ffprobe is not installed (looked for ${bin})`, { exitCode: 127 });
+    result = parsed;
+  } else {
+    result = await runTool(bin, args, { signal: opts.signal, timeoutMs: opts.timeoutMs, captureStdout: true });
+  }
+  if (result.exitCode !== 0) throw new ToolError('ffprobe', `ffprobe could not read ${file} (${describeExit({ exitCode: result.exitCode, signal: result.signal ?? null })})`, { exitCode: result.exitCode ?? undefined });
   return parseFfprobeStreams(result.stdout);
 }

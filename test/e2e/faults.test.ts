@@ -119,10 +119,12 @@ describe('faults never leave a job stuck or lose its data', () => {
     const c = await startCoordinator(w, { AGENT_GRACE_SECONDS: '4' });
     await api(c.url, 'PUT', '/settings', { transcodePreset: 'Very Fast 480p30' });
     const ripper = await startAgent(w, c.mqttUrl, 'flur');
-    // The scan of the finished output (ffprobe on a file under MEDIA_ROOT) kills the agent: its encode
-    // is finished and in its ledger, its raw folder still there, its job_done not stored yet.
+    // The scan of the finished output (ffprobe on a file under MEDIA_ROOT) kills the agent, the node
+    // process above its probe shell: its encode is finished and in its ledger, its raw folder still
+    // there, its job_done not stored yet.
     const bin = fs.mkdtempSync(path.join(w.root, 'bin-'));
-    fs.writeFileSync(path.join(bin, 'ffprobe'), `#!/bin/sh\ncase "$*" in *"${w.media}"*) kill -9 $PPID; exit 1;; esac\nexec /usr/bin/ffprobe "$@"\n`, { mode: 0o755 });
+    const killAgent = 'p=$PPID; while [ "$(cat /proc/$p/comm)" != node ]; do p=$(cut -d" " -f4 /proc/$p/stat); done; kill -9 $p';
+    fs.writeFileSync(path.join(bin, 'ffprobe'), `#!/bin/sh\ncase "$*" in *"${w.media}"*) ${killAgent}; exit 1;; esac\nexec /usr/bin/ffprobe "$@"\n`, { mode: 0o755 });
     const dying = await startAgent(w, c.mqttUrl, 'stirbt', { drive: false, extra: { PATH: `${bin}:${process.env.PATH ?? ''}` } });
     await waitFor('stirbt online', async () => (await api<Worker[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.name === 'stirbt' && x.online));
     insertDisc(ripper.driveDir, dvdImage('LEFTOVER', [8]));

@@ -28,7 +28,7 @@ async function encodeAt(encoderNice: number): Promise<string> {
   const input = path.join(root, 'in.mkv');
   fs.writeFileSync(input, 'x');
   const output = path.join(root, `out-${encoderNice}.mkv`);
-  await handbrakeTranscoder({ handbrakeCli: encoder, encoderNice }).transcode(input, output, 'Fast 1080p30', { signal: new AbortController().signal, onProgress: () => undefined, onSpawn: () => undefined, streamArgs: [] });
+  await handbrakeTranscoder({ handbrakeCli: encoder, encoderNice, slots: 1 }).transcode(input, output, 'Fast 1080p30', { signal: new AbortController().signal, onProgress: () => undefined, onSpawn: () => undefined, streamArgs: [] });
   return fs.readFileSync(output, 'utf8').trim();
 }
 

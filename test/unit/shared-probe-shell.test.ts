@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { ProbeShellPool } from '../../coordinator/probe-shell.js';
+import { ProbeShellPool } from '../../shared/probe-shell.js';
 import { alive } from '../fixtures/process-alive.js';
 
 /**
@@ -131,6 +131,34 @@ describe('ProbeShellPool (long-lived probe shells)', () => {
       await until('its sleep to be gone', () => !alive(-first));
       const next = pidOf(await p.run(['/after'], 2000));
       assert.notEqual(next, first);
+    } finally {
+      p.close();
+    }
+  });
+
+  it('an abort stops a request in flight with its shell, and takes a waiting one out of the queue unrun', async () => {
+    const p = pool({ max: 1 });
+    try {
+      const first = pidOf(await p.run(['/ok'], 2000));
+      const inFlight = new AbortController();
+      const waiting = new AbortController();
+      const hung = p.run(['hang'], 60_000, inFlight.signal);
+      const queued = p.run(['/never'], 60_000, waiting.signal);
+      const after = p.run(['/after'], 5000);
+      await new Promise((r) => setTimeout(r, 200));
+      waiting.abort();
+      assert.equal(await queued, null);
+      const t0 = Date.now();
+      inFlight.abort();
+      assert.equal(await hung, null);
+      assert.ok(Date.now() - t0 < 1000);
+      await until('the aborted shell to be gone', () => !alive(first));
+      await until('its sleep to be gone', () => !alive(-first));
+      // The queued request never ran: the next shell's first answer is the one after it.
+      const next = await after;
+      assert.notEqual(pidOf(next), first);
+      assert.match(next ?? '', /:\/after\n$/);
+      assert.equal(await p.run(['/x'], 2000, AbortSignal.abort()), null, 'aborted before it is asked');
     } finally {
       p.close();
     }

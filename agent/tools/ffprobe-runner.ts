@@ -52,7 +52,7 @@ export async function ffprobeStreams(bin: string, file: string, opts: { signal?:
     const answer = await opts.shells.run([bin, ...args], timeoutMs, opts.signal);
     if (opts.signal?.aborted) throw new ToolError('ffprobe', 'canceled', { canceled: true });
     const parsed = answer === null ? null : parseShellAnswer(answer);
-    if (!parsed) throw new ToolError('ffprobe', `ffprobe did not finish within ${Math.round(timeoutMs / 1000)} s and was stopped`, { timedOut: true });
+    if (!parsed) throw new ToolError('ffprobe', `ffprobe gave no answer: it ran into its time limit (${Math.round(timeoutMs / 1000)} s) and was stopped, or its shell could not run`, { timedOut: true });
     if (parsed.exitCode === 127) throw new ToolError('ffprobe', `ffprobe is not installed (looked for ${bin})`, { exitCode: 127 });
     result = parsed;
   } else {

@@ -105,7 +105,7 @@ describe('ffprobeStreams in probe shells', () => {
 
   it('a hanging ffprobe is stopped at its time limit', async () => {
     const hang = fake('ffprobe-hang2', 'sleep 3599');
-    await assert.rejects(ffprobeStreams(hang, mkv, { shells, timeoutMs: 400 }), (e: ToolError) => e.timedOut && /within 0 s/.test(e.reason));
+    await assert.rejects(ffprobeStreams(hang, mkv, { shells, timeoutMs: 400 }), (e: ToolError) => e.timedOut && /time limit \(0 s\)/.test(e.reason));
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(alive('sleep\u00003599'), false);
   });

@@ -1,4 +1,5 @@
-import { closeWithLastWord, connectMqtt, type InProcessConnect, type MqttClient } from '../shared/mqtt-client.js';
+import { connectMqtt, type InProcessConnect, type MqttClient } from '../shared/mqtt-client.js';
+import { closeWithLastWord } from '../shared/mqtt-close.js';
 import { sendImmediately, topics, type AgentEvent, type AgentStatus, type AppKeyMessage, type Command, type DriveState, type KeydbMessage, type KeystoreMessage } from '../shared/protocol.js';
 import { appKeyMessageSchema, commandSchema, eventAckSchema, keydbMessageSchema, keystoreMessageSchema, parseMessage } from '../shared/protocol-schemas.js';
 import { DropLog } from '../shared/drop-log.js';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { closeWithLastWord, connectMqtt, type IClientOptions, type InProcessConnect, type MqttClient } from '../../shared/mqtt-client.js';
+import { connectMqtt, type IClientOptions, type InProcessConnect, type MqttClient } from '../../shared/mqtt-client.js';
+import { closeWithLastWord } from '../../shared/mqtt-close.js';
 import type { Logger } from '../../shared/log.js';
 import { DropLog } from '../../shared/drop-log.js';
 import { parseAgentTopic, sendImmediately, topicMatches, topics, type AgentEvent, type AgentStatus, type Command, type CoordinatorStatus, type DriveState } from '../../shared/protocol.js';

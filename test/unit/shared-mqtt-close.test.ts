@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, describe, it } from 'node:test';
 import { Aedes, type PublishPacket } from 'aedes';
-import { closeWithLastWord, connectMqtt, type MqttClient } from '../../shared/mqtt-client.js';
+import { connectMqtt, type MqttClient } from '../../shared/mqtt-client.js';
+import { closeWithLastWord } from '../../shared/mqtt-close.js';
 
 /** An aedes broker on a free loopback port; `takeRetained` false: it never acknowledges a retained publish (a frozen or dying broker). */
 async function broker(takeRetained: boolean): Promise<{ url: string; retained: PublishPacket[]; wills: string[]; disconnects: string[]; close(): Promise<void> }> {

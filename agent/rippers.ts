@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { toolEnvironment } from '../shared/process.js';
 import path from 'node:path';
 import type { DiscType, Track } from '../shared/protocol.js';
 import type { DiscSource } from './disc/image-drive.js';
@@ -91,7 +92,7 @@ export function openDvdRipper(): Ripper {
 /** The first output line of a tool's version call ("" when it prints nothing), or null when it cannot be run. */
 export function probeTool(bin: string, args: string[]): Promise<string | null> {
   return new Promise((resolve) => {
-    execFile(bin, args, { timeout: 10_000, maxBuffer: 1024 * 1024 }, (err, stdout, stderr) => {
+    execFile(bin, args, { timeout: 10_000, maxBuffer: 1024 * 1024, env: toolEnvironment() }, (err, stdout, stderr) => {
       if (err && ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'EACCES' || err.killed)) return resolve(null);
       const line = `${stdout}\n${stderr}`.split('\n').map((l) => l.trim()).find((l) => l.length > 0);
       resolve(line ?? '');

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { setNice } from './process.js';
+import { setNice, toolEnvironment } from './process.js';
 
 /** Nice 19: the lowest CPU priority, and with it the lowest best-effort disk priority. */
 const LOWEST_PRIORITY = 19;
@@ -79,8 +79,8 @@ class Shell {
     private readonly onGone: (shell: Shell) => void,
   ) {
     // Its own process group, so a timed-out request stops the find or du it is waiting for too.
-    // No BASH_ENV or ENV either: nothing of the service user's shell set-up runs in it.
-    const { BASH_ENV: _bashEnv, ENV: _env, ...env } = process.env;
+    // No BASH_ENV or ENV either: nothing of the service user's shell set-up runs in it; nor what is Ripwerk's own (toolEnvironment).
+    const { BASH_ENV: _bashEnv, ENV: _env, ...env } = toolEnvironment();
     // "wx+": created here (a link or file of that name already there fails), then unlinked at once.
     const file = path.join(os.tmpdir(), `ripwerk-probe-${randomUUID()}`);
     this.requestFd = fs.openSync(file, 'wx+', 0o600);

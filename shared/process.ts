@@ -164,6 +164,21 @@ class TailBuffer {
 }
 
 /**
+ * What Ripwerk's own process has in its environment that no tool it starts may get: glibc's malloc
+ * settings the services give Node (systemd units, scripts/start.sh), which made HandBrakeCLI take 1.7
+ * times as long on a DVD title (13.3 against 7.6 s, same arguments, measured 2026-11-27), and the
+ * broker credentials.
+ */
+const NOT_FOR_TOOLS = ['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_', 'MALLOC_TRIM_THRESHOLD_', 'MALLOC_TOP_PAD_', 'RIPWERK_BROKER_SECRET', 'MQTT_PASSWORD'];
+
+/** The environment a tool is started with: this process's, without what is Ripwerk's own (NOT_FOR_TOOLS). */
+export function toolEnvironment(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const env = { ...base };
+  for (const name of NOT_FOR_TOOLS) delete env[name];
+  return env;
+}
+
+/**
  * Runs one external tool with an argv array (never parsed by a shell) as the leader of its own process group.
  * Lines of stdout/stderr go to the callbacks as they arrive (invalid UTF-8 becomes U+FFFD). Any exit
  * code resolves: the runners judge success from the tool's own output. Throws a ToolError when the
@@ -176,7 +191,7 @@ export async function runTool(bin: string, args: string[], opts: RunToolOptions 
   opts.startWhen?.catch(() => undefined);
   if (opts.signal?.aborted) throw new ToolError(tool, 'canceled', { canceled: true });
 
-  const env = opts.env ? { ...process.env, ...opts.env } : process.env;
+  const env = { ...toolEnvironment(), ...opts.env };
   // Forked ahead only where there is a POSIX shell; elsewhere the tool starts once the gate opens.
   const ahead = opts.startWhen !== undefined && process.platform !== 'win32';
   if (opts.startWhen && !ahead) {

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { toolEnvironment } from '../../shared/process.js';
 
 /**
  * Looks at a network mount only from child processes. On a dead server stat/open/readdir sleep in the
@@ -17,7 +18,7 @@ const WRITE_TEST_LIMIT_MS = 10_000;
 function runLimited(bin: string, args: string[], limitMs: number): Promise<{ timedOut: true } | { timedOut: false; code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     let settled = false;
-    const child = execFile(bin, args, { timeout: limitMs, killSignal: 'SIGKILL', maxBuffer: 64 * 1024 }, (err, stdout, stderr) => {
+    const child = execFile(bin, args, { timeout: limitMs, killSignal: 'SIGKILL', maxBuffer: 64 * 1024, env: toolEnvironment() }, (err, stdout, stderr) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { ProbeShellPool } from '../../shared/probe-shell.js';
 import { runTool, ToolError } from '../../shared/process.js';
 import { alive } from '../fixtures/process-alive.js';
 
@@ -151,5 +152,35 @@ describe('runTool', () => {
       await assert.rejects(runTool(dir, [], { startWhen: Promise.resolve() }), /is not installed/, 'a folder is no tool');
       assert.equal(spawned, false);
     });
+  });
+});
+
+describe('the environment of a started tool', () => {
+  const own = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_TRIM_THRESHOLD_: '131072', RIPWERK_BROKER_SECRET: 'top-secret', MQTT_PASSWORD: 'pw-secret' };
+  const withOwn = async (run: () => Promise<string>): Promise<string> => {
+    const saved = Object.fromEntries(Object.keys(own).map((k) => [k, process.env[k]]));
+    Object.assign(process.env, own, { RIPWERK_KEEP_ME: 'kept' });
+    try {
+      return await run();
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+      delete process.env.RIPWERK_KEEP_ME;
+    }
+  };
+
+  it('holds neither the malloc settings given to Node nor the broker credentials, and everything else', async () => {
+    const direct = await withOwn(async () => (await runTool('env', [], { captureStdout: true })).stdout);
+    const ahead = await withOwn(async () => (await runTool('env', [], { captureStdout: true, startWhen: Promise.resolve() })).stdout);
+    const shells = new ProbeShellPool({ script: 'answer() { env 3<&- 4<&-; }', max: 1, lowPriority: false, idleMs: 1000 });
+    const inShell = await withOwn(async () => (await shells.run(['x'], 5000)) ?? '');
+    shells.close();
+    for (const [how, out] of [['direct', direct], ['forked ahead', ahead], ['probe shell', inShell]] as const) {
+      for (const name of Object.keys(own)) assert.ok(!out.split('\n').some((l) => l.startsWith(`${name}=`)), `${how}: ${name} reached the tool`);
+      assert.ok(out.includes('RIPWERK_KEEP_ME=kept'), `${how}: the rest of the environment is passed`);
+      assert.ok(out.includes(`PATH=${process.env.PATH}`), how);
+    }
   });
 });

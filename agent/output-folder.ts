@@ -146,6 +146,14 @@ export interface LedgerEntry {
   identity?: FileIdentity;
 }
 
+/** What a transcode had made when its last encode ended well: enough to finish it after a restart without encoding again. */
+export interface EncodedOutputs {
+  output_path: string;
+  files: string[];
+  /** A series whose episode numbers were counted on from the season folder (TranscodeResult). */
+  episodes_guessed: boolean;
+}
+
 interface LedgerContent {
   job_id: string;
   files: LedgerEntry[];
@@ -153,6 +161,8 @@ interface LedgerContent {
   dirs: string[];
   /** Every encode ended and the run went on to remove (or move away) the raw files: nothing could redo them. */
   raw_released?: boolean;
+  /** Every encode ended well and each output's identity is recorded (OutputLedger.encoded). */
+  encoded?: EncodedOutputs;
 }
 
 /** The ledger file of a command in the agent's data folder (its name hashed: a command id is the coordinator's text). */
@@ -227,6 +237,16 @@ export class OutputLedger {
     this.write(content);
   }
 
+  /**
+   * Every encode ended well and its output is recorded (written): a run after a restart finishes the
+   * transcode from here (finishedEncode) instead of encoding again.
+   */
+  encoded(outputs: EncodedOutputs): void {
+    const content = this.read();
+    content.encoded = outputs;
+    this.write(content);
+  }
+
   /** The outcome is stored (or the outputs removed): nothing to clean up after a restart. */
   discard(): void {
     fsSync.rmSync(this.file, { force: true });
@@ -238,6 +258,27 @@ export class OutputLedger {
 async function isSameFile(file: string, id: FileIdentity): Promise<boolean> {
   const st = await fs.lstat(file).catch(() => null);
   return st !== null && st.isFile() && st.dev === id.dev && st.ino === id.ino && st.size === id.size && st.mtimeMs === id.mtimeMs;
+}
+
+/**
+ * The outputs of a transcode whose encodes all ended before the agent stopped, when each of them is
+ * still the very file written then; null when the run had not got that far or a file changed or went
+ * (then the transcode starts over). `raw_released`: the run had gone on to remove or move the raw files.
+ */
+export async function finishedEncode(ledgerFile: string): Promise<(EncodedOutputs & { raw_released: boolean }) | null> {
+  let content: LedgerContent;
+  try {
+    content = JSON.parse(await fs.readFile(ledgerFile, 'utf8')) as LedgerContent;
+  } catch {
+    return null;
+  }
+  const encoded = content.encoded;
+  if (!encoded || !Array.isArray(encoded.files) || encoded.files.length === 0) return null;
+  for (const file of encoded.files) {
+    const identity = content.files?.find((f) => f.path === file)?.identity;
+    if (!identity || !(await isSameFile(file, identity))) return null;
+  }
+  return { ...encoded, raw_released: content.raw_released === true };
 }
 
 /**

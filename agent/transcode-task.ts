@@ -4,7 +4,7 @@ import type { AudioStream, FileStreams, SubtitleStream, TranscodeJob } from '../
 import { describeOutput } from '../shared/library-files.js';
 import { keepOriginals, originalsDir, type MoveOps } from './keep-original.js';
 import { libraryNames } from './library-names.js';
-import { claimFileName, planOutput, releaseFileName, removeIfEmpty, type OutputLedger } from './output-folder.js';
+import { claimFileName, planOutput, releaseFileName, removeIfEmpty, type EncodedOutputs, type OutputLedger } from './output-folder.js';
 import { EndingWatch } from './ending-watch.js';
 import { ProgressThrottle } from './progress-throttle.js';
 import { handbrakeStreamArgs, planStreams } from './stream-selection.js';
@@ -116,6 +116,8 @@ async function moveOriginals(args: TranscodeJob, outputDir: string, to: KeepOrig
  * before its encoder starts and gets its identity once finished, and the release of the raw files is
  * noted before it happens, so that an agent that dies before its outcome is stored can remove exactly
  * its own files when the coordinator cancels the leftover task (and keeps them once nothing could redo them).
+ * Once every encode ended well the ledger says so too: a restarted agent the coordinator lets resume
+ * the task finishes it from there (finishTranscode) instead of encoding again.
  */
 export async function runTranscode(args: TranscodeJob, transcoder: Transcoder, ctx: TaskContext, originals?: KeepOriginalsTo, ledger?: OutputLedger): Promise<TranscodeResult> {
   const scan = scanner(transcoder, ctx.signal);
@@ -137,7 +139,6 @@ export async function runTranscode(args: TranscodeJob, transcoder: Transcoder, c
     ctx.encoderDone?.();
   };
   const written: string[] = [];
-  const streams: FileStreams[] = [];
   /** Every output this run picked (names that were free), the one being encoded included: removed again on failure. */
   const claimed: string[] = [];
   try {
@@ -176,8 +177,6 @@ export async function runTranscode(args: TranscodeJob, transcoder: Transcoder, c
       if (i === args.files.length - 1) encoderDone();
       await ledger?.written(dest);
       written.push(dest);
-      const found = await outputStreams(dest, transcoder, ctx);
-      if (found) streams.push(found);
     }
   } catch (err) {
     await Promise.all(claimed.map((f) => fs.rm(f, { force: true })));
@@ -188,14 +187,38 @@ export async function runTranscode(args: TranscodeJob, transcoder: Transcoder, c
   }
   throttle.update(100);
   throttle.flush();
+  const outputs: EncodedOutputs = { output_path: plan.dir, files: written, episodes_guessed: naming.episodesGuessed };
+  ledger?.encoded(outputs);
+  return finishTranscode(args, outputs, transcoder, ctx, originals, ledger);
+}
+
+/**
+ * What follows the encodes: the streams of each output, the raw files removed (or moved to the
+ * originals), the media server's files. Run by runTranscode, and on its own by an agent that restarted
+ * after the encodes of a transcode had ended (its ledger says so): `resumed`, the raw files an earlier
+ * run moved to the originals already are gone and are not looked for.
+ */
+export async function finishTranscode(args: TranscodeJob, outputs: EncodedOutputs, transcoder: Transcoder, ctx: TaskContext, originals?: KeepOriginalsTo, ledger?: OutputLedger, resumed = false): Promise<TranscodeResult> {
+  const streams: FileStreams[] = [];
+  for (const dest of outputs.files) {
+    const found = await outputStreams(dest, transcoder, ctx);
+    if (found) streams.push(found);
+  }
   let rawRemoved = false;
   if (!args.keep_original || originals) ledger?.releasingRaw();
   if (!args.keep_original) {
     await fs.rm(args.raw_dir, { recursive: true, force: true });
     rawRemoved = true;
   } else if (originals) {
-    rawRemoved = await moveOriginals(args, plan.dir, originals, ctx);
+    const left = resumed ? await existing(args.files) : args.files;
+    rawRemoved = await moveOriginals({ ...args, files: left }, outputs.output_path, originals, ctx);
   }
-  if (args.library) await describeOutput(plan.dir, args.library, ctx);
-  return { output_path: plan.dir, files: written, raw_removed: rawRemoved, streams, episodes_guessed: naming.episodesGuessed };
+  if (args.library) await describeOutput(outputs.output_path, args.library, ctx);
+  return { output_path: outputs.output_path, files: outputs.files, raw_removed: rawRemoved, streams, episodes_guessed: outputs.episodes_guessed };
+}
+
+/** The files of the list that are there. */
+async function existing(files: string[]): Promise<string[]> {
+  const there = await Promise.all(files.map((f) => fs.stat(f).then(() => true, () => false)));
+  return files.filter((_, i) => there[i]);
 }

@@ -199,7 +199,7 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   const jobs = new JobsStore(db);
   const settings = new SettingsStore(db);
   const fleet = new Fleet(db);
-  const dispatcher = new Dispatcher(db, jobs, settings, fleet, config.agentGraceSeconds * 1000, log.child('dispatcher'));
+  const dispatcher = new Dispatcher(db, jobs, settings, fleet, { graceMs: config.agentGraceSeconds * 1000, encodedWaitMs: config.encodedWaitSeconds * 1000 }, log.child('dispatcher'));
   // The storage targets are read at each probe: a share mounted later is searched too.
   const targetDirs = () => storageTargetDirs(config.mediaRoot, config.rawDir, settings.all(), mounts.store.all()).map(([, dir]) => dir);
   const answers = new AnswersInFlight();

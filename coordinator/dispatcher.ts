@@ -16,7 +16,7 @@ import { EventIntake } from './dispatch/event-intake.js';
 import { Handshake } from './dispatch/handshake.js';
 import { JobJournal } from './dispatch/job-journal.js';
 import { CoordinatorLink } from './dispatch/link.js';
-import { Presence } from './dispatch/presence.js';
+import { Presence, type PresenceTiming } from './dispatch/presence.js';
 import { TranscodeQueue } from './dispatch/transcode-queue.js';
 
 export { DispatchError } from './dispatch/dispatch-error.js';
@@ -56,7 +56,7 @@ export class Dispatcher {
     private readonly jobs: JobsStore,
     private readonly settings: SettingsStore,
     private readonly fleet: Fleet,
-    graceMs: number,
+    timing: PresenceTiming,
     private readonly log: Logger,
   ) {
     const drops = new DropLog(log);
@@ -74,7 +74,7 @@ export class Dispatcher {
     this.journal = new JobJournal(db, jobs, log, (row) => this.onJobEnd(row));
     this.queue = new TranscodeQueue(db, jobs, settings, fleet, this.commands, this.journal, (job) => this.libraryFor(job));
     const handshake = new Handshake(this.commands, fleet, jobs, this.journal, this.queue, log);
-    this.presence = new Presence(this.link, fleet, jobs, this.commands, this.queue, this.journal, handshake, graceMs, log);
+    this.presence = new Presence(this.link, fleet, jobs, this.commands, this.queue, this.journal, handshake, log, timing);
     this.requests = new DriveRequests(db, this.link, fleet, settings, log);
     this.intake = new EventIntake(db, this.link, fleet, { jobs, commands: this.commands, queue: this.queue, journal: this.journal }, this.requests, () => this.keys, drops, log);
   }

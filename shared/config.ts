@@ -31,6 +31,8 @@ export interface CoordinatorConfig {
   mountGuardSchedule: string;
   /** Seconds an agent may stay offline before its rip jobs fail and its transcodes are re-queued. */
   agentGraceSeconds: number;
+  /** Seconds past the grace period a transcode whose encodes had ended waits for its worker to come back and finish it. */
+  encodedWaitSeconds: number;
   /** Page the ripper's free application key (ripperAppKey) is read from once a day. */
   ripperKeyUrl: string;
   /** Where GET /system/updates reads the latest published versions. */
@@ -220,6 +222,7 @@ export function readCoordinatorConfig(env: Env): CoordinatorConfig {
     omdbApiKey: (env.OMDB_API_KEY ?? '').trim(),
     rateLimitPerMinute: positiveInt(env, 'RATE_LIMIT_PER_MINUTE', 600),
     agentGraceSeconds: positiveInt(env, 'AGENT_GRACE_SECONDS', 20),
+    encodedWaitSeconds: positiveInt(env, 'ENCODED_WAIT_SECONDS', 600),
     capabilityPingSeconds: positiveInt(env, 'CAPABILITY_PING_SECONDS', 5),
     mountGuardSchedule: cronExpression(env, 'MOUNT_GUARD_SCHEDULE', '* * * * *'),
     brokerSecret: (env.RIPWERK_BROKER_SECRET ?? '').trim() || null,

@@ -3,10 +3,10 @@ import fs from 'node:fs/promises';
 import { killProcessGroup } from '../../shared/process.js';
 import { TASKS, type Phase, type RecoveredTask } from '../../shared/protocol.js';
 import type { AgentContext, AgentFeature } from '../agent-context.js';
-import { outputLedgerFile, removeOwnOutputs } from '../output-folder.js';
+import { finishedEncode, outputLedgerFile, removeOwnOutputs } from '../output-folder.js';
 import { removeRawFolderWithoutMedia } from '../raw-folder.js';
 import { OUTCOME_EVENTS, type TaskRow, type TaskState } from '../task-store.js';
-import type { JobCommand, JobWork, TaskSlot } from './job-work.js';
+import type { EncodedTranscode, JobCommand, JobWork, TaskSlot } from './job-work.js';
 
 const PRUNE_AFTER_MS = 7 * 24 * 3600_000;
 /** While recovered tasks wait for the coordinator's word, the agent asks again (its status) this often. */
@@ -27,7 +27,10 @@ export class JobRunner implements AgentFeature {
   /** Tasks from the previous run, waiting for the coordinator's word. */
   private readonly recovered = new Map<string, JobCommand>();
   private askTimer: NodeJS.Timeout | null = null;
-  /** Recovered transcodes the coordinator confirmed: their earlier run's files go before they start over. */
+  /**
+   * Recovered transcodes the coordinator confirmed: one whose encodes had all ended is finished from
+   * there; of the others, the earlier run's files go before they start over.
+   */
   private readonly startOver = new Set<string>();
 
   constructor(
@@ -69,8 +72,9 @@ export class JobRunner implements AgentFeature {
 
   /**
    * The coordinator's word that a recovered task is still this agent's: it is queued for a slot and
-   * starts over. False when there is nothing to resume (not recovered, already answered, or the
-   * answer belongs to an earlier run of this agent, whose tasks the coordinator may have taken away since).
+   * starts over (a transcode whose encodes had ended only finishes). False when there is nothing to
+   * resume (not recovered, already answered, or the answer belongs to an earlier run of this agent,
+   * whose tasks the coordinator may have taken away since).
    */
   resumeRecovered(commandId: string, startedAt: string): boolean {
     const { ctx } = this;
@@ -189,8 +193,13 @@ export class JobRunner implements AgentFeature {
     const phase: Phase = cmd.task === TASKS.ripDisc ? 'rip' : 'transcode';
     let final: 'done' | 'failed' | 'canceled' = 'done';
     try {
-      if (this.startOver.delete(cmd.id)) await this.removeOwnOutputs(cmd, 'the transcode starts over after a restart');
-      await this.work(cmd, controller.signal, slot);
+      let encoded: EncodedTranscode | undefined;
+      if (this.startOver.delete(cmd.id)) {
+        // Encodes that had all ended are not redone: only the steps after them are left.
+        encoded = (await finishedEncode(this.ledgerFile(cmd))) ?? undefined;
+        if (!encoded) await this.removeOwnOutputs(cmd, 'the transcode starts over after a restart');
+      }
+      await this.work(cmd, controller.signal, slot, encoded);
     } catch (err) {
       if (ctx.stopping) return;
       if (controller.signal.aborted) {

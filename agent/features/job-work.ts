@@ -6,8 +6,8 @@ import { ripAudioCd } from '../cd/audio-cd-ripper.js';
 import { runRip, TaskFailure, type TaskContext } from '../rip-task.js';
 import { ffprobeShells, ffprobeStreams } from '../tools/ffprobe-runner.js';
 import { handbrakeScan, handbrakeTranscode } from '../tools/handbrake-runner.js';
-import { runTranscode, type Transcoder } from '../transcode-task.js';
-import { OutputLedger, outputLedgerFile } from '../output-folder.js';
+import { finishTranscode, runTranscode, type Transcoder, type TranscodeResult } from '../transcode-task.js';
+import { OutputLedger, outputLedgerFile, type EncodedOutputs } from '../output-folder.js';
 
 /** A command that becomes a stored task in a slot: a rip or a transcode. */
 export type JobCommand = Extract<Command, { task: typeof TASKS.ripDisc | typeof TASKS.transcodeFiles }>;
@@ -23,8 +23,14 @@ export interface TaskSlot {
   release(): void;
 }
 
-/** Runs one job command to its end; throws on failure, and when the signal aborts. */
-export type JobWork = (cmd: JobCommand, signal: AbortSignal, slot: TaskSlot) => Promise<void>;
+/** A transcode whose encodes ended before the agent stopped (its ledger, finishedEncode): only its last steps are left. */
+export type EncodedTranscode = EncodedOutputs & { raw_released: boolean };
+
+/**
+ * Runs one job command to its end; throws on failure, and when the signal aborts. `encoded`: a
+ * resumed transcode whose encodes had ended, which is finished without a slot and without encoding again.
+ */
+export type JobWork = (cmd: JobCommand, signal: AbortSignal, slot: TaskSlot, encoded?: EncodedTranscode) => Promise<void>;
 
 /** HandBrakeCLI as the transcoder; streams are listed by ffprobe, by HandBrake's scan where ffprobe is missing. */
 export function handbrakeTranscoder(config: Pick<AgentConfig, 'handbrakeCli' | 'encoderNice' | 'slots'>): Transcoder {
@@ -83,7 +89,7 @@ export function jobWork(ctx: AgentContext, transcoder: Transcoder): JobWork {
     }
   }
 
-  async function transcode(cmd: Extract<JobCommand, { task: typeof TASKS.transcodeFiles }>, signal: AbortSignal, slot: TaskSlot): Promise<void> {
+  async function transcode(cmd: Extract<JobCommand, { task: typeof TASKS.transcodeFiles }>, signal: AbortSignal, slot: TaskSlot, encoded?: EncodedTranscode): Promise<void> {
     const args: TranscodeJob = { ...cmd.args, job_id: cmd.job_id, raw_dir: toLocal(cmd.args.raw_dir), target_dir: toLocal(cmd.args.target_dir), files: cmd.args.files.map(toLocal) };
     if (ctx.capabilities.tools.HandBrakeCLI === null) throw new TaskFailure(`this worker cannot transcode: ${config.handbrakeCli} was not found`);
     const ledger = new OutputLedger(outputLedgerFile(config.dataDir, cmd.id), cmd.job_id); // what it writes, for a cleanup after a crash (job-runner.ts)
@@ -102,9 +108,19 @@ export function jobWork(ctx: AgentContext, transcoder: Transcoder): JobWork {
         emit({ type: 'transcode_encoded', command_id: cmd.id, job_id: cmd.job_id });
       },
     };
-    const result = await runTranscode(args, transcoder, tc, { mediaRoot: config.mediaRoot }, ledger);
+    const originals = { mediaRoot: config.mediaRoot };
+    let result: TranscodeResult;
+    if (encoded) {
+      slot.started();
+      // The coordinator counts the slot free again (it may have restarted without the first word).
+      emit({ type: 'transcode_encoded', command_id: cmd.id, job_id: cmd.job_id });
+      tc.log('info', `the encode had ended before the worker restarted: finishing with ${encoded.files.length} file(s) in ${toShared(encoded.output_path)}`);
+      result = await finishTranscode(args, encoded, transcoder, tc, originals, ledger, true);
+    } else {
+      result = await runTranscode(args, transcoder, tc, originals, ledger);
+    }
     emit({ type: 'job_done', command_id: cmd.id, job_id: cmd.job_id, output_path: toShared(result.output_path), files: result.files.map(toShared), raw_removed: result.raw_removed, streams: result.streams, episodes_guessed: result.episodes_guessed });
   }
 
-  return (cmd, signal, slot) => (cmd.task === TASKS.ripDisc ? rip(cmd, signal) : transcode(cmd, signal, slot));
+  return (cmd, signal, slot, encoded) => (cmd.task === TASKS.ripDisc ? rip(cmd, signal) : transcode(cmd, signal, slot, encoded));
 }

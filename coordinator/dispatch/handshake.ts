@@ -104,7 +104,8 @@ export class Handshake {
     const open = cmd?.node === status.node && cmd.job_id === jobId && (cmd.state === 'sent' || cmd.state === 'accepted');
     if (open && job && isActive(job.status) && job.status !== 'canceling') {
       this.commands.sendResume(status.node, jobId, id, status.started_at ?? '');
-      if (previous !== 'resume') this.journal.note(jobId, 'info', `worker ${status.node} restarted and runs the ${cmd.task === TASKS.ripDisc ? 'rip' : 'transcode'} again from the start`);
+      const how = cmd.encoded ? 'finishes the transcode, whose encode had ended' : `runs the ${cmd.task === TASKS.ripDisc ? 'rip' : 'transcode'} again from the start`;
+      if (previous !== 'resume') this.journal.note(jobId, 'info', `worker ${status.node} restarted and ${how}`);
       return 'resume';
     }
     this.commands.sendCancel(status.node, jobId, id);

@@ -24,6 +24,26 @@ const UNANSWERED_MS = 10_000;
  */
 const SETTLE_MS = 30_000;
 
+/** How long Presence waits for what; the last three are the constants above unless a test shortens them. */
+export interface PresenceTiming {
+  /** AGENT_GRACE_SECONDS: how long an agent with open work may be away before its work is taken away. */
+  graceMs: number;
+  /**
+   * ENCODED_WAIT_SECONDS: how long past the grace period a transcode whose encodes had ended
+   * (transcode_encoded) waits for its worker before it goes back to the queue. The worker's restart
+   * finishes it in seconds (agent/features/job-runner.ts), where another worker would encode it all again.
+   */
+  encodedWaitMs: number;
+  staleMs?: number;
+  unansweredMs?: number;
+  settleMs?: number;
+}
+
+/** 10 min, 45 s: a wait for the job log. */
+function waitText(ms: number): string {
+  return ms >= 120_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 1000)} s`;
+}
+
 /**
  * Which agents are there: their retained status, the capability ping with its silence sweep, and the
  * grace period of an agent that went away with open work. An agent that stays away past the grace
@@ -31,7 +51,14 @@ const SETTLE_MS = 30_000;
  */
 export class Presence {
   private readonly graceTimers = new Map<string, NodeJS.Timeout>();
+  /** Nodes past their grace period that still hold encoded transcodes (encodedWaitMs). */
+  private readonly encodedTimers = new Map<string, NodeJS.Timeout>();
   private pingTimer: NodeJS.Timeout | null = null;
+  private readonly graceMs: number;
+  private readonly encodedWaitMs: number;
+  private readonly staleMs: number;
+  private readonly unansweredMs: number;
+  private readonly settleMs: number;
 
   constructor(
     private readonly link: CommandLink,
@@ -41,12 +68,15 @@ export class Presence {
     private readonly queue: TranscodeQueue,
     private readonly journal: JobJournal,
     private readonly handshake: Handshake,
-    private readonly graceMs: number,
     private readonly log: Logger,
-    private readonly staleMs = STALE_MS,
-    private readonly unansweredMs = UNANSWERED_MS,
-    private readonly settleMs = SETTLE_MS,
-  ) {}
+    timing: PresenceTiming,
+  ) {
+    this.graceMs = timing.graceMs;
+    this.encodedWaitMs = timing.encodedWaitMs;
+    this.staleMs = timing.staleMs ?? STALE_MS;
+    this.unansweredMs = timing.unansweredMs ?? UNANSWERED_MS;
+    this.settleMs = timing.settleMs ?? SETTLE_MS;
+  }
 
   /** Agents with open work are offline until they speak: their grace period starts now; the ping goes out every pingMs. */
   start(pingMs: number): void {
@@ -57,13 +87,14 @@ export class Presence {
   stop(): void {
     if (this.pingTimer) clearInterval(this.pingTimer);
     this.pingTimer = null;
-    for (const t of this.graceTimers.values()) clearTimeout(t);
+    for (const t of [...this.graceTimers.values(), ...this.encodedTimers.values()]) clearTimeout(t);
     this.graceTimers.clear();
+    this.encodedTimers.clear();
   }
 
-  /** Whether the node's grace period runs (it went away with open work and has not come back). */
+  /** Whether the node's grace period runs (it went away with open work and has not come back), or the longer wait of its encoded transcodes. */
   inGrace(node: string): boolean {
-    return this.graceTimers.has(node);
+    return this.graceTimers.has(node) || this.encodedTimers.has(node);
   }
 
   /** An agent's retained status (online, or offline from its last will or its goodbye). */
@@ -114,36 +145,56 @@ export class Presence {
   }
 
   private startGrace(node: string): void {
-    if (this.graceTimers.has(node)) return;
+    if (this.graceTimers.has(node) || this.encodedTimers.has(node)) return;
+    this.wait(this.graceTimers, node, this.graceMs, `the grace period of ${node}`, () => this.agentLost(node, false));
+  }
+
+  /**
+   * Runs `lost` after `ms` unless the node is back online by then. While we cannot see the broker
+   * ourselves (or just got it back, and the agents are still reconnecting) silence proves nothing: the
+   * wait starts again.
+   */
+  private wait(timers: Map<string, NodeJS.Timeout>, node: string, ms: number, what: string, lost: () => void): void {
     const timer = setTimeout(
       () =>
-        guarded(this.log, `the grace period of ${node}`, () => {
-          this.graceTimers.delete(node);
+        guarded(this.log, what, () => {
+          timers.delete(node);
           if (this.fleet.get(node)?.online) return;
-          // While we cannot see the broker ourselves (or just got it back, and the agents are still
-          // reconnecting) silence proves nothing: wait on.
           const since = this.link.connectedSince;
           if (since === null || Date.now() - since < Math.max(this.graceMs, this.settleMs)) {
-            this.startGrace(node);
+            this.wait(timers, node, ms, what, lost);
             return;
           }
-          this.agentLost(node);
+          lost();
         }),
-      this.graceMs,
+      ms,
     );
-    this.graceTimers.set(node, timer);
+    timers.set(node, timer);
   }
 
   private clearGrace(node: string): void {
-    const t = this.graceTimers.get(node);
-    if (t) clearTimeout(t);
-    this.graceTimers.delete(node);
+    for (const timers of [this.graceTimers, this.encodedTimers]) {
+      const t = timers.get(node);
+      if (t) clearTimeout(t);
+      timers.delete(node);
+    }
   }
 
-  /** The agent stayed away past the grace period: its rips fail, its transcodes go back to the queue. */
-  private agentLost(node: string): void {
+  /**
+   * The agent stayed away past the grace period: its rips fail, its transcodes go back to the queue.
+   * A transcode whose encodes had ended waits on (encodedWaitMs) unless `encodedToo`, the end of that
+   * wait, or its job is being canceled.
+   */
+  private agentLost(node: string, encodedToo: boolean): void {
     const seconds = Math.round(this.graceMs / 1000);
+    let encodedWaiting = false;
     for (const cmd of this.commands.of(node, ['sent', 'accepted'])) {
+      const waiting = this.jobs.get(cmd.job_id);
+      if (!encodedToo && cmd.encoded && waiting && isActive(waiting.status) && waiting.status !== 'canceling') {
+        encodedWaiting = true;
+        this.journal.note(waiting.id, 'warn', `worker ${node} went offline after the encode had ended; the transcode waits up to ${waitText(this.encodedWaitMs)} for it to come back and finish, then goes back to the shared queue`);
+        continue;
+      }
       this.commands.setState(cmd.id, 'superseded');
       // Queued in the agent's session behind any copy of the command the broker still holds for it:
       // when it comes back, that copy is canceled at once instead of running a second time.
@@ -159,6 +210,7 @@ export class Presence {
         this.journal.note(job.id, 'warn', `worker ${node} went offline during the transcode; the transcode goes back to the shared queue`);
       }
     }
+    if (encodedWaiting) this.wait(this.encodedTimers, node, this.encodedWaitMs, `the wait for the encoded transcodes of ${node}`, () => this.agentLost(node, true));
     this.queue.pump();
   }
 }

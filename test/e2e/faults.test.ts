@@ -1,4 +1,4 @@
-import type { Device, Worker } from '../../shared/api-types.js';
+import type { Device, JobDetail, Worker } from '../../shared/api-types.js';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -114,33 +114,63 @@ describe('faults never leave a job stuck or lose its data', () => {
     assert.equal((await job(c.url, second.body.id)).status, 'completed');
   });
 
-  it('a worker that dies after its encode but before storing job_done removes its own files once its leftover task is canceled, never the redone encode', async () => {
+  /**
+   * A worker "stirbt" whose scan of its finished output (ffprobe on a file under MEDIA_ROOT) kills it,
+   * the node process above its probe shell: its encodes ended and are in its ledger, its raw folder is
+   * still there, its job_done not stored yet. The job is a DVD ripped by "flur" and sent to stirbt.
+   */
+  async function workerDyingAfterItsEncode(name: string, coordinatorEnv: Record<string, string>) {
     const w = world();
-    const c = await startCoordinator(w, { AGENT_GRACE_SECONDS: '4' });
+    const c = await startCoordinator(w, coordinatorEnv);
     await api(c.url, 'PUT', '/settings', { transcodePreset: 'Very Fast 480p30' });
     const ripper = await startAgent(w, c.mqttUrl, 'flur');
-    // The scan of the finished output (ffprobe on a file under MEDIA_ROOT) kills the agent, the node
-    // process above its probe shell: its encode is finished and in its ledger, its raw folder still
-    // there, its job_done not stored yet.
     const bin = fs.mkdtempSync(path.join(w.root, 'bin-'));
     const killAgent = 'p=$PPID; while [ "$(cat /proc/$p/comm)" != node ]; do p=$(cut -d" " -f4 /proc/$p/stat); done; kill -9 $p';
     fs.writeFileSync(path.join(bin, 'ffprobe'), `#!/bin/sh\ncase "$*" in *"${w.media}"*) ${killAgent}; exit 1;; esac\nexec /usr/bin/ffprobe "$@"\n`, { mode: 0o755 });
     const dying = await startAgent(w, c.mqttUrl, 'stirbt', { drive: false, extra: { PATH: `${bin}:${process.env.PATH ?? ''}` } });
     await waitFor('stirbt online', async () => (await api<Worker[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.name === 'stirbt' && x.online));
-    insertDisc(ripper.driveDir, dvdImage('LEFTOVER', [8]));
+    insertDisc(ripper.driveDir, dvdImage(name.toUpperCase(), [8]));
     const device = await waitForDisc(c.url, ripper);
     const created = await api<Job>(c.url, 'POST', '/jobs', { device, transcode_node: 'stirbt' });
     assert.equal(created.status, 201, created.text);
     const films = path.join(w.media, 'Filme');
-    const own = path.join(films, 'Leftover', 'Leftover.mkv');
+    const own = path.join(films, name, `${name}.mkv`);
     await waitFor('the dying worker\'s encode', async () => !dying.proc.alive && fs.existsSync(own), 90_000);
+    /** The dying worker started again, with the real ffprobe. */
+    const restart = () => restartAgent({ ...dying, env: { ...dying.env, PATH: process.env.PATH ?? '' } });
+    return { w, c, ripper, created, films, own, restart };
+  }
+
+  it('a worker back after its encode ended, within ENCODED_WAIT_SECONDS, finishes the job from its finished file without encoding again', async () => {
+    const { w, c, created, films, own, restart } = await workerDyingAfterItsEncode('Beendet', { AGENT_GRACE_SECONDS: '2', ENCODED_WAIT_SECONDS: '600' });
+    const inode = fs.statSync(own).ino;
+    await waitFor('the longer wait', async () => (await jobLogs(c.url, created.body.id)).some((l) => /^worker stirbt@\S+ went offline after the encode had ended; the transcode waits up to 10 min for it to come back and finish/.test(l.message)), 30_000);
+    const back = await restart();
+    await back.proc.waitForLine(/the encode had ended before the worker restarted: finishing with 1 file\(s\)/, 30_000);
+    const done = await waitForStatus(c.url, created.body.id, ['completed'], 60_000);
+    assert.equal(done.transcode_node, back.node);
+    assert.equal(done.output_path, path.dirname(own));
+    assert.equal(fs.statSync(own).ino, inode, 'the very file encoded before the crash');
+    assert.deepEqual(fs.readdirSync(films), ['Beendet']);
+    assert.equal(fs.existsSync(path.join(w.raw, created.body.id)), false, 'the raw folder went once the job was finished');
+    const logs = await jobLogs(c.url, created.body.id);
+    assert.equal(logs.filter((l) => /^transcode started on /.test(l.message)).length, 1, 'one encode');
+    assert.ok(logs.some((l) => /^worker stirbt@\S+ restarted and finishes the transcode, whose encode had ended$/.test(l.message)));
+    assert.equal(logs.filter((l) => /^finished:/.test(l.message)).length, 1);
+    const detail = await api<JobDetail>(c.url, 'GET', `/jobs/${created.body.id}/detail`);
+    assert.deepEqual(detail.body.streams.map((s) => [s.file, s.audio.length > 0]), [['Beendet.mkv', true]], 'the streams come from the scan after the restart');
+  });
+
+  it('a worker that dies after its encode but before storing job_done removes its own files once its leftover task is canceled, never the redone encode', async () => {
+    const { c, ripper, created, films, own, restart } = await workerDyingAfterItsEncode('Leftover', { AGENT_GRACE_SECONDS: '4', ENCODED_WAIT_SECONDS: '3' });
 
     const done = await waitForStatus(c.url, created.body.id, ['completed'], 120_000);
     assert.equal(done.transcode_node, ripper.node, 'the encode was redone by the other worker');
     assert.notEqual(done.output_path, path.dirname(own));
     assert.deepEqual(fs.readdirSync(films).sort(), ['Leftover', path.basename(done.output_path ?? '')].sort(), 'two folders while the dead worker is away');
 
-    const back = await restartAgent({ ...dying, env: { ...dying.env, PATH: process.env.PATH ?? '' } });
+    assert.ok((await jobLogs(c.url, created.body.id)).some((l) => /went offline after the encode had ended; the transcode waits up to 3 s/.test(l.message)));
+    const back = await restart();
     await back.proc.waitForLine(/its transcode was canceled after the restart: removed 1 file\(s\)/, 30_000);
     assert.deepEqual(fs.readdirSync(films), [path.basename(done.output_path ?? '')], 'only the job\'s result is left');
     assert.ok(fs.readdirSync(done.output_path ?? '').some((f) => f.endsWith('.mkv')));

@@ -7,7 +7,8 @@ import type { AgentContext } from '../../agent/agent-context.js';
 import { DEFAULT_AUDIO_CD_TOOLS } from '../../agent/cd/audio-cd-ripper.js';
 import { CommandIntake } from '../../agent/features/command-intake.js';
 import { JobRunner } from '../../agent/features/job-runner.js';
-import type { JobCommand } from '../../agent/features/job-work.js';
+import { jobWork, type JobCommand } from '../../agent/features/job-work.js';
+import type { Transcoder } from '../../agent/transcode-task.js';
 import { JsonTaskStore } from '../../agent/json-task-store.js';
 import { OutputLedger, outputLedgerFile } from '../../agent/output-folder.js';
 import { PathRoots } from '../../agent/path-roots.js';
@@ -491,6 +492,54 @@ describe('agent feature: job runner', () => {
     assert.equal(h.store.getTask('again1')?.state, 'done');
     assert.equal(fs.existsSync(ledger.file), false, 'with its outcome stored the ledger goes');
     runner.stop();
+  });
+
+  it('a resumed transcode whose encodes had all ended is finished from there: its outputs stay, nothing is encoded again', async () => {
+    const h = harness();
+    const tc = transcodeCommand(h, 'enc1');
+    h.store.addTask(tc);
+    h.store.setTaskState('enc1', 'running');
+    const folder = path.join(h.media, 'Filme', 'Heat (1995)');
+    fs.mkdirSync(folder, { recursive: true });
+    const own = path.join(folder, 'Heat (1995).mkv');
+    const ledger = new OutputLedger(outputLedgerFile(h.ctx.config.dataDir, 'enc1'), 'job-enc1');
+    ledger.claimed(own, [folder]);
+    fs.writeFileSync(own, 'encoded before the crash');
+    await ledger.written(own);
+    ledger.encoded({ output_path: folder, files: [own], episodes_guessed: false });
+    const given: unknown[] = [];
+    const runner = new JobRunner(h.ctx, async (_cmd, _signal, _slot, encoded) => void given.push(encoded), async () => undefined, STARTED, 20);
+    await runner.start();
+    assert.equal(runner.resumeRecovered('enc1', STARTED), true);
+    for (let i = 0; i < 100 && h.store.getTask('enc1')?.state !== 'done'; i++) await sleep(10);
+    assert.deepEqual(given, [{ output_path: folder, files: [own], episodes_guessed: false, raw_released: false }]);
+    assert.equal(fs.readFileSync(own, 'utf8'), 'encoded before the crash');
+    assert.equal(fs.existsSync(ledger.file), false, 'with its outcome stored the ledger goes');
+    runner.stop();
+  });
+
+  it('finishing an encoded transcode takes no slot and runs no encoder: the slot count is corrected, the raw folder goes, the job is done', async () => {
+    const h = harness({ slots: 1 });
+    const cmd = transcodeCommand(h, 'fin2');
+    fs.mkdirSync(cmd.args.raw_dir, { recursive: true });
+    fs.writeFileSync(cmd.args.files[0], 'raw');
+    const folder = path.join(h.media, 'Filme', 'Heat (1995)');
+    fs.mkdirSync(folder, { recursive: true });
+    const own = path.join(folder, 'Heat (1995).mkv');
+    fs.writeFileSync(own, 'encoded before the crash');
+    const transcoder: Transcoder = {
+      transcode: async () => assert.fail('nothing is encoded again'),
+      scan: async () => ({ seconds: 60, audio: [{ index: 1, language: 'deu', codec: 'ac3', channels: 6 }], subtitles: [] }),
+    };
+    let started = 0;
+    const slot = { take: async () => assert.fail('no slot is taken'), started: () => void started++, release: () => undefined };
+    await jobWork(h.ctx, transcoder)(cmd, new AbortController().signal, slot, { output_path: folder, files: [own], episodes_guessed: true, raw_released: false });
+    assert.equal(started, 1, 'the task counts as running');
+    assert.deepEqual(types(h.events).filter((t) => t !== 'log'), ['transcode_encoded', 'job_done']);
+    const done = h.events.find((e) => e.type === 'job_done') as Extract<AgentEvent, { type: 'job_done' }>;
+    assert.deepEqual([done.output_path, done.files, done.raw_removed, done.episodes_guessed, done.streams?.map((x) => x.file)], [folder, [own], true, true, ['Heat (1995).mkv']]);
+    assert.equal(fs.existsSync(cmd.args.raw_dir), false);
+    assert.ok(h.events.some((e) => e.type === 'log' && /the encode had ended before the worker restarted: finishing with 1 file\(s\)/.test(e.message)));
   });
 
   it('does not run again a task whose outcome the last run had already put in the outbox', async () => {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { claimFileName, freeFileName, moveFile, OutputLedger, outputFileName, outputLedgerFile, planOutput, releaseFileName, removeIfEmpty, removeOwnOutputs, type OutputTarget } from '../../agent/output-folder.js';
+import { claimFileName, finishedEncode, freeFileName, moveFile, OutputLedger, outputFileName, outputLedgerFile, planOutput, releaseFileName, removeIfEmpty, removeOwnOutputs, type OutputTarget } from '../../agent/output-folder.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-output-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -356,6 +356,31 @@ describe('the output ledger of a transcode and removeOwnOutputs', () => {
     assert.deepEqual(await removeOwnOutputs(ledger.file), { removed: [], keptAfterRawReleased: true });
     assert.ok(fs.existsSync(own));
     assert.equal(fs.existsSync(ledger.file), false);
+  });
+
+  it('tells a restarted run that its encodes had ended only while every output is still the very file written', async () => {
+    const media = target();
+    const data = target();
+    const mine = path.join(media, 'Ran (1985)');
+    fs.mkdirSync(mine);
+    const ledger = new OutputLedger(outputLedgerFile(data, 'cmd-6'), 'job-6');
+    const files = [path.join(mine, 'Ran (1985) - t01.mkv'), path.join(mine, 'Ran (1985) - t02.mkv')];
+    for (const f of files) {
+      ledger.claimed(f, [mine]);
+      fs.writeFileSync(f, 'x');
+      await ledger.written(f);
+    }
+    assert.equal(await finishedEncode(ledger.file), null, 'encoded outputs, but the run had not said all its encodes ended');
+    ledger.encoded({ output_path: mine, files, episodes_guessed: false });
+    assert.deepEqual(await finishedEncode(ledger.file), { output_path: mine, files, episodes_guessed: false, raw_released: false });
+    ledger.releasingRaw();
+    assert.equal((await finishedEncode(ledger.file))?.raw_released, true);
+    fs.writeFileSync(files[1], 'written over');
+    later(files[1]);
+    assert.equal(await finishedEncode(ledger.file), null, 'a changed output: the transcode starts over');
+    fs.rmSync(files[1]);
+    assert.equal(await finishedEncode(ledger.file), null, 'a missing output: the same');
+    assert.equal(await finishedEncode(outputLedgerFile(data, 'no-such-command')), null);
   });
 
   it('names the ledger after a hash of the command id, inside the data folder whatever the id holds', () => {

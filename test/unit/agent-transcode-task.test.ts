@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { TaskFailure, type TaskContext } from '../../agent/rip-task.js';
-import { runTranscode, type TranscodeHooks, type Transcoder } from '../../agent/transcode-task.js';
+import { finishTranscode, runTranscode, type TranscodeHooks, type Transcoder } from '../../agent/transcode-task.js';
 import { OutputLedger } from '../../agent/output-folder.js';
 import type { TranscodeJob } from '../../shared/protocol.js';
 
@@ -139,7 +139,7 @@ describe('runTranscode', () => {
     await runTranscode(args, transcoder, ctx);
     const last = steps.slice(steps.indexOf('encode title_t02.mkv'));
     assert.deepEqual(last.slice(0, 3), ['encode title_t02.mkv', 'encoded title_t02.mkv', 'slot free']);
-    assert.match(last[3] ?? '', /^scan Heat \(1995\) - .*\.mkv$/, 'the scan of the written file comes after');
+    assert.match(last[3] ?? '', /^scan Heat \(1995\).*\.mkv$/, 'the scans of the written files come after');
     assert.equal(steps.filter((x) => x === 'slot free').length, 1);
     assert.equal(rawThere, true);
   });
@@ -302,11 +302,40 @@ describe('runTranscode', () => {
     assert.equal(recorded.raw_released, true, 'the raw dir was removed: from then on the outputs may be the only encode');
     assert.deepEqual(recorded.files.map((f) => [f.path, f.identity?.ino, f.identity?.size]), result.files.map((f) => [f, fs.statSync(f).ino, fs.statSync(f).size]));
     assert.deepEqual(recorded.dirs, [result.output_path]);
+    assert.deepEqual((recorded as { encoded?: unknown }).encoded, { output_path: result.output_path, files: result.files, episodes_guessed: false }, 'every encode ended: a restart finishes from here');
 
     const failing = setup(1);
     const l2 = new OutputLedger(path.join(root, `ledger-${n}.json`), failing.job_id);
     await assert.rejects(runTranscode(failing, fakeTranscoder('title_t01.mkv'), context().ctx, undefined, l2));
     assert.equal(fs.existsSync(l2.file), false, 'its outputs were removed on the spot');
+  });
+
+  it('finishes a transcode whose encodes ended before a restart without encoding again: scans, moves the originals left, describes the folder', async () => {
+    const args = setup(2, { keep_original: true, library: { profile: 'jellyfin', kind: 'movie', title: 'Heat', year: 1995, overview: null, poster_url: null, tmdb_id: 949, imdb_id: null } });
+    const mediaRoot = path.dirname(args.target_dir);
+    const dir = path.join(args.target_dir, 'Heat (1995)');
+    fs.mkdirSync(dir, { recursive: true });
+    const outputs = [path.join(dir, 'Heat (1995) - t01.mkv'), path.join(dir, 'Heat (1995) - t02.mkv')];
+    for (const f of outputs) fs.writeFileSync(f, 'encoded before the restart');
+    // The run before the restart had moved the first original already.
+    const kept = path.join(mediaRoot, 'Originale', 'Heat (1995)');
+    fs.mkdirSync(kept, { recursive: true });
+    fs.renameSync(args.files[0], path.join(kept, 'title_t01.mkv'));
+    const steps: string[] = [];
+    const { ctx, logs } = context();
+    const result = await finishTranscode(args, { output_path: dir, files: outputs, episodes_guessed: true }, steppingTranscoder(steps), ctx, { mediaRoot }, undefined, true);
+    assert.deepEqual(steps, ['scan Heat (1995) - t01.mkv', 'scan Heat (1995) - t02.mkv'], 'no encode');
+    assert.deepEqual(result, {
+      output_path: dir,
+      files: outputs,
+      raw_removed: true,
+      streams: outputs.map((f) => ({ file: path.basename(f), audio: [], subtitles: [] })),
+      episodes_guessed: true,
+    });
+    assert.deepEqual(fs.readdirSync(kept).sort(), ['title_t01.mkv', 'title_t02.mkv'], 'the original left in the raw folder joined the one moved before');
+    assert.equal(fs.existsSync(args.raw_dir), false);
+    assert.ok(fs.readdirSync(dir).some((f) => f.endsWith('.nfo')), `the media server's files are written: ${fs.readdirSync(dir).join(', ')}`);
+    assert.ok(logs.includes(`originals kept in ${kept}`), logs.join('\n'));
   });
 
   it('refuses missing raw files with a plain reason before encoding anything', async () => {

@@ -147,6 +147,63 @@ describe('Presence', () => {
     p.presence.stop();
   });
 
+  it('keeps a transcode whose encode had ended for its lost worker longer than the grace period, then moves it; the other work moves at once', async () => {
+    const p = dispatchParts({ graceMs: 30, encodedWaitMs: 150 });
+    p.presence.onStatus(onlineStatus('enc@1', { slots: 2 }));
+    const encoded = p.transcodingJob('enc@1');
+    const running = p.transcodingJob('enc@1');
+    const [encodedCmd, runningCmd] = p.link.of(TASKS.transcodeFiles);
+    assert.deepEqual([encodedCmd?.node, runningCmd?.node], ['enc@1', 'enc@1']);
+    for (const c of [encodedCmd!, runningCmd!]) p.commands.setState(c.id, 'accepted');
+    p.commands.setEncoded(encodedCmd!.id, true);
+    p.presence.onStatus({ node: 'enc@1', state: 'offline' });
+    p.presence.onStatus(onlineStatus('spare@1'));
+    await sleep(80);
+    assert.equal(p.commandState(runningCmd!.id), 'superseded', 'the transcode still encoding goes to another worker after the grace period');
+    assert.equal(p.jobs.get(running.id)?.transcode_node, 'spare@1');
+    assert.equal(p.commandState(encodedCmd!.id), 'accepted', 'the encoded one waits for its worker');
+    assert.equal(p.presence.inGrace('enc@1'), true);
+    assert.ok(p.jobs.logs(encoded.id).some((l) => /^worker enc@1 went offline after the encode had ended; the transcode waits up to 0 s for it to come back and finish, then goes back to the shared queue$/.test(l.message)));
+    await sleep(200);
+    assert.equal(p.commandState(encodedCmd!.id), 'superseded', 'past the longer wait it is encoded again elsewhere');
+    assert.equal(p.jobs.get(encoded.id)?.transcode_node, 'spare@1');
+    assert.equal(p.presence.inGrace('enc@1'), false);
+    p.presence.stop();
+  });
+
+  it('resumes the encoded transcode of a worker back within the longer wait, telling the job log it only finishes', async () => {
+    const p = dispatchParts({ graceMs: 30, encodedWaitMs: 5000 });
+    p.presence.onStatus(onlineStatus('enc@1'));
+    const job = p.transcodingJob('enc@1');
+    const cmd = p.link.of(TASKS.transcodeFiles)[0]!;
+    p.commands.setState(cmd.id, 'accepted');
+    p.commands.setEncoded(cmd.id, true);
+    p.presence.onStatus({ node: 'enc@1', state: 'offline' });
+    await sleep(80);
+    assert.equal(p.presence.inGrace('enc@1'), true);
+    const startedAt = '2026-11-27T08:00:00.000Z';
+    p.presence.onStatus(onlineStatus('enc@1', { tasks: [cmd.id], recovered: [{ command_id: cmd.id, job_id: job.id }], started_at: startedAt }));
+    assert.equal(p.presence.inGrace('enc@1'), false, 'the longer wait ends with its worker back');
+    assert.deepEqual(p.link.sent.filter((s) => s.cmd.task === TASKS.resume).map((s) => s.cmd.args), [{ command_id: cmd.id, started_at: startedAt }]);
+    assert.ok(p.jobs.logs(job.id).some((l) => l.message === 'worker enc@1 restarted and finishes the transcode, whose encode had ended'));
+    assert.equal(p.commandState(cmd.id), 'accepted');
+    p.presence.stop();
+  });
+
+  it('ends a canceling job at the grace period even when its encode had ended', async () => {
+    const p = dispatchParts({ graceMs: 30, encodedWaitMs: 5000 });
+    p.presence.onStatus(onlineStatus('enc@1'));
+    const job = p.transcodingJob('enc@1');
+    const cmd = p.link.of(TASKS.transcodeFiles)[0]!;
+    p.commands.setEncoded(cmd.id, true);
+    p.jobs.update(job.id, { status: 'canceling' });
+    p.presence.onStatus({ node: 'enc@1', state: 'offline' });
+    await sleep(80);
+    assert.equal(p.jobs.get(job.id)?.status, 'canceled');
+    assert.equal(p.presence.inGrace('enc@1'), false);
+    p.presence.stop();
+  });
+
   it('cancels, never resumes, a recovered transcode that went to the shared queue while its worker was away', async () => {
     const p = dispatchParts({ graceMs: 30 });
     p.presence.onStatus(onlineStatus('enc@1'));

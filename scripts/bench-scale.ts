@@ -523,6 +523,9 @@ async function scaleRun(broker: 'embedded' | 'mosquitto', faults: boolean): Prom
     const silent = coordinatorLines.filter((l) => l.includes('treating it as offline')).length;
     const lostWorkers = coordinatorLines.filter((l) => l.includes('went offline during the transcode')).length;
     if (silent || lostWorkers) events.push(`the coordinator took workers for gone ${silent} times (silent past 30 s) and moved ${lostWorkers} transcodes of lost workers`);
+    // Transcodes whose encode had ended when their worker was killed: kept for it, and finished by it.
+    const keptEncoded = coordinatorLines.filter((l) => l.includes('went offline after the encode had ended')).length;
+    if (keptEncoded) events.push(`${keptEncoded} transcode(s) whose encode had ended waited for their worker instead of moving`);
     const encodes = readEncodes(tools.log);
     const ends = new Map<string, number>();
     const starts = new Map<string, number>();

@@ -5,6 +5,7 @@ import type { AgentContext } from '../agent-context.js';
 import { ripAudioCd } from '../cd/audio-cd-ripper.js';
 import { runRip, TaskFailure, type TaskContext } from '../rip-task.js';
 import { ffprobeShells, ffprobeStreams } from '../tools/ffprobe-runner.js';
+import { readMatroskaStreams } from '../tools/matroska-head.js';
 import { handbrakeScan, handbrakeTranscode } from '../tools/handbrake-runner.js';
 import { finishTranscode, runTranscode, type Transcoder, type TranscodeResult } from '../transcode-task.js';
 import { OutputLedger, outputLedgerFile, type EncodedOutputs } from '../output-folder.js';
@@ -32,15 +33,21 @@ export type EncodedTranscode = EncodedOutputs & { raw_released: boolean };
  */
 export type JobWork = (cmd: JobCommand, signal: AbortSignal, slot: TaskSlot, encoded?: EncodedTranscode) => Promise<void>;
 
-/** HandBrakeCLI as the transcoder; streams are listed by ffprobe, by HandBrake's scan where ffprobe is missing. */
+/**
+ * HandBrakeCLI as the transcoder. Streams are read from a Matroska file's head in-process; other
+ * files (and heads that do not tell surely) are listed by ffprobe, by HandBrake's scan where ffprobe is missing.
+ */
 export function handbrakeTranscoder(config: Pick<AgentConfig, 'handbrakeCli' | 'encoderNice' | 'slots'>): Transcoder {
-  // Each transcode scans its input before and its output after the encode: in shells, one per slot at most.
+  // ffprobe, when it is needed, runs in shells, one per slot at most.
   const shells = ffprobeShells(config.slots);
   return {
     // The encode at ENCODER_NICE: the API and the host's other services go first (README: Configuration).
     transcode: (input, output, preset, hooks) => handbrakeTranscode(config.handbrakeCli, input, output, preset, { ...hooks, timeoutMs: 24 * 3600_000, nice: config.encoderNice }),
     // ffprobe answers in a tenth of HandBrake's start-up; a host without it (a native worker) asks HandBrake.
     scan: async (input, signal) => {
+      const head = await readMatroskaStreams(input);
+      signal.throwIfAborted();
+      if (head) return head;
       try {
         return await ffprobeStreams('ffprobe', input, { signal, timeoutMs: 120_000, shells });
       } catch (err) {

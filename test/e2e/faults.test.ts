@@ -117,7 +117,9 @@ describe('faults never leave a job stuck or lose its data', () => {
   /**
    * A worker "stirbt" whose scan of its finished output (ffprobe on a file under MEDIA_ROOT) kills it,
    * the node process above its probe shell: its encodes ended and are in its ledger, its raw folder is
-   * still there, its job_done not stored yet. The job is a DVD ripped by "flur" and sent to stirbt.
+   * still there, its job_done not stored yet. Its HandBrakeCLI writes MP4 (under the .mkv name), so
+   * that the scan is ffprobe's: a Matroska file's streams are read in-process. The job is a DVD ripped
+   * by "flur" and sent to stirbt.
    */
   async function workerDyingAfterItsEncode(name: string, coordinatorEnv: Record<string, string>) {
     const w = world();
@@ -127,7 +129,9 @@ describe('faults never leave a job stuck or lose its data', () => {
     const bin = fs.mkdtempSync(path.join(w.root, 'bin-'));
     const killAgent = 'p=$PPID; while [ "$(cat /proc/$p/comm)" != node ]; do p=$(cut -d" " -f4 /proc/$p/stat); done; kill -9 $p';
     fs.writeFileSync(path.join(bin, 'ffprobe'), `#!/bin/sh\ncase "$*" in *"${w.media}"*) ${killAgent}; exit 1;; esac\nexec /usr/bin/ffprobe "$@"\n`, { mode: 0o755 });
-    const dying = await startAgent(w, c.mqttUrl, 'stirbt', { drive: false, extra: { PATH: `${bin}:${process.env.PATH ?? ''}` } });
+    const mp4 = path.join(bin, 'HandBrakeCLI-mp4');
+    fs.writeFileSync(mp4, '#!/bin/sh\nexec HandBrakeCLI "$@" --format av_mp4\n', { mode: 0o755 });
+    const dying = await startAgent(w, c.mqttUrl, 'stirbt', { drive: false, extra: { PATH: `${bin}:${process.env.PATH ?? ''}`, HANDBRAKE_CLI: mp4 } });
     await waitFor('stirbt online', async () => (await api<Worker[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.name === 'stirbt' && x.online));
     insertDisc(ripper.driveDir, dvdImage(name.toUpperCase(), [8]));
     const device = await waitForDisc(c.url, ripper);

@@ -12,7 +12,7 @@ export const CLOSE_WAIT_MS = 2000;
  * which says the same. Nothing is lost by it: events wait in the outbox until acknowledged. Never throws.
  * (A module of its own: the native worker's bundle puts its own shared/mqtt-client.ts in place.)
  */
-export async function closeWithLastWord(client: MqttClient, last: { topic: string; payload: string } | null, waitMs = CLOSE_WAIT_MS): Promise<void> {
+export async function closeWithLastWord(client: MqttClient, last: { topic: string; payload: string }, waitMs = CLOSE_WAIT_MS): Promise<void> {
   const deadline = Date.now() + waitMs;
   const within = (work: Promise<unknown>): Promise<boolean> =>
     new Promise((resolve) => {
@@ -23,8 +23,8 @@ export async function closeWithLastWord(client: MqttClient, last: { topic: strin
       };
       work.then(done, done);
     });
-  let taken = !last;
-  if (last && client.connected) taken = await within(client.publishAsync(last.topic, last.payload, { qos: 1, retain: true }));
+  let taken = false;
+  if (client.connected) taken = await within(client.publishAsync(last.topic, last.payload, { qos: 1, retain: true }));
   // Forced when the word was not taken: a plain end() would wait for it (and any other message in flight) without end.
   if (!(await within(client.endAsync(!taken)))) client.stream?.destroy();
 }

@@ -40,10 +40,22 @@ async function folderSize(dir: string): Promise<number> {
   return total;
 }
 
+/**
+ * The last ISO read per path with what it was read from (entry, size, time of the last change): the
+ * drive poll (every 3 s, and before every rip) reads an unchanged image's labels once, not every time.
+ */
+const isoSeen = new Map<string, { key: string; disc: ImageDisc }>();
+
 async function inspectIso(file: string): Promise<ImageDisc> {
-  const size = (await fs.stat(file)).size;
+  const st = await fs.stat(file);
+  const key = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
+  const seen = isoSeen.get(file);
+  if (seen?.key === key) return seen.disc;
   const identity = await identifyImageFile(file);
-  return { source: { kind: 'iso', path: file }, disc: makeDiscInfo(identity, size, file) };
+  const disc: ImageDisc = { source: { kind: 'iso', path: file }, disc: makeDiscInfo(identity, st.size, file) };
+  if (isoSeen.size >= 64) isoSeen.clear(); // images that went (ejected, replaced): the map stays small
+  isoSeen.set(file, { key, disc });
+  return disc;
 }
 
 async function inspectFolder(dir: string): Promise<ImageDisc | null> {

@@ -45,8 +45,7 @@ export function handbrakeTranscoder(config: Pick<AgentConfig, 'handbrakeCli' | '
     transcode: (input, output, preset, hooks) => handbrakeTranscode(config.handbrakeCli, input, output, preset, { ...hooks, timeoutMs: 24 * 3600_000, nice: config.encoderNice }),
     // ffprobe answers in a tenth of HandBrake's start-up; a host without it (a native worker) asks HandBrake.
     scan: async (input, signal) => {
-      const head = await readMatroskaStreams(input);
-      signal.throwIfAborted();
+      const head = await readMatroskaStreams(input, signal);
       if (head) return head;
       try {
         return await ffprobeStreams('ffprobe', input, { signal, timeoutMs: 120_000, shells });

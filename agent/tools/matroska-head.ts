@@ -163,17 +163,35 @@ export function parseMatroskaHead(buf: Buffer): ProbedFile | null {
   return { seconds, audio, subtitles };
 }
 
-/** The streams of a Matroska file from its head (parseMatroskaHead); null when the file cannot be read or its head does not tell. */
-export async function readMatroskaStreams(file: string): Promise<ProbedFile | null> {
+async function readHead(file: string): Promise<ProbedFile | null> {
   let handle: fs.FileHandle | null = null;
   try {
     handle = await fs.open(file, 'r');
-    const buf = Buffer.alloc(HEAD_BYTES);
+    const buf = Buffer.allocUnsafe(HEAD_BYTES);
     const { bytesRead } = await handle.read(buf, 0, HEAD_BYTES, 0);
     return parseMatroskaHead(buf.subarray(0, bytesRead));
   } catch {
     return null;
   } finally {
     await handle?.close().catch(() => undefined);
+  }
+}
+
+/**
+ * The streams of a Matroska file from its head (parseMatroskaHead); null when the file cannot be read
+ * or its head does not tell. Rejects once `signal` aborts, also while a read hangs (a share that stopped answering).
+ */
+export async function readMatroskaStreams(file: string, signal?: AbortSignal): Promise<ProbedFile | null> {
+  if (!signal) return readHead(file);
+  signal.throwIfAborted();
+  let onAbort = (): void => undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([readHead(file), aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
   }
 }

@@ -167,6 +167,22 @@ describe('image drive', () => {
     assert.equal(again?.disc.fingerprint, found.disc.fingerprint, 'the fingerprint is stable across reads');
   });
 
+  it('reads an unchanged ISO\'s labels once; a change of the file (size or time) is read again', needsIso, async () => {
+    const dir = driveDir();
+    const iso = buildIso('FIRST_LABEL', 'VIDEO_TS', dir);
+    const t = 1_790_000_000; // whole seconds: the time can be put back exactly
+    fs.utimesSync(iso, t, t);
+    assert.equal((await readImageDrive(dir))?.disc.label, 'FIRST_LABEL');
+    // The volume label in the primary volume descriptor (sector 16, offset 40) changed in place, the file's time put back.
+    const fd = fs.openSync(iso, 'r+');
+    fs.writeSync(fd, Buffer.from('OTHER_LABEL'), 0, 11, 16 * 2048 + 40);
+    fs.closeSync(fd);
+    fs.utimesSync(iso, t, t);
+    assert.equal((await readImageDrive(dir))?.disc.label, 'FIRST_LABEL', 'same entry, size and time: not read again');
+    fs.utimesSync(iso, t + 5, t + 5);
+    assert.equal((await readImageDrive(dir))?.disc.label, 'OTHER_LABEL');
+  });
+
   it('reads an ISO with BDMV as a Blu-ray, and as UHD once the image is 55 GiB', needsIso, async () => {
     const dir = driveDir();
     const iso = buildIso('BIG_BD', 'BDMV', dir);

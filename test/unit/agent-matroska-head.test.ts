@@ -141,6 +141,18 @@ describe('readMatroskaStreams against ffprobe on files ffmpeg wrote', () => {
     assert.deepEqual(own?.audio.map((a) => [a.language, a.codec]), [['jpn', 'ac3']]);
   });
 
+  it('stops waiting for a read once its task is canceled', async () => {
+    const fifo = path.join(dir, 'never-written.mkv');
+    execFileSync('mkfifo', [fifo]);
+    const controller = new AbortController();
+    const read = readMatroskaStreams(fifo, controller.signal);
+    setTimeout(() => controller.abort(new Error('canceled')), 50);
+    await assert.rejects(read, /canceled/);
+    // The open still waits in the thread pool: a writer lets it go.
+    fs.writeFileSync(fifo, 'x');
+    await assert.rejects(readMatroskaStreams(fifo, controller.signal), /canceled/, 'an aborted signal reads nothing');
+  });
+
   it('leaves an MP4 and a missing file to ffprobe', async () => {
     const mp4 = make('film.mp4', ['-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000', '-t', '1', '-c:a', 'aac']);
     assert.equal(await readMatroskaStreams(mp4), null);

@@ -263,9 +263,9 @@ async function isSameFile(file: string, id: FileIdentity): Promise<boolean> {
 /**
  * The outputs of a transcode whose encodes all ended before the agent stopped, when each of them is
  * still the very file written then; null when the run had not got that far or a file changed or went
- * (then the transcode starts over). `raw_released`: the run had gone on to remove or move the raw files.
+ * (then the transcode starts over).
  */
-export async function finishedEncode(ledgerFile: string): Promise<(EncodedOutputs & { raw_released: boolean }) | null> {
+export async function finishedEncode(ledgerFile: string): Promise<EncodedOutputs | null> {
   let content: LedgerContent;
   try {
     content = JSON.parse(await fs.readFile(ledgerFile, 'utf8')) as LedgerContent;
@@ -278,7 +278,7 @@ export async function finishedEncode(ledgerFile: string): Promise<(EncodedOutput
     const identity = content.files?.find((f) => f.path === file)?.identity;
     if (!identity || !(await isSameFile(file, identity))) return null;
   }
-  return { ...encoded, raw_released: content.raw_released === true };
+  return encoded;
 }
 
 /**

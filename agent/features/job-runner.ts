@@ -3,10 +3,10 @@ import fs from 'node:fs/promises';
 import { killProcessGroup } from '../../shared/process.js';
 import { TASKS, type Phase, type RecoveredTask } from '../../shared/protocol.js';
 import type { AgentContext, AgentFeature } from '../agent-context.js';
-import { finishedEncode, outputLedgerFile, removeOwnOutputs } from '../output-folder.js';
+import { finishedEncode, outputLedgerFile, removeOwnOutputs, type EncodedOutputs } from '../output-folder.js';
 import { removeRawFolderWithoutMedia } from '../raw-folder.js';
 import { OUTCOME_EVENTS, type TaskRow, type TaskState } from '../task-store.js';
-import type { EncodedTranscode, JobCommand, JobWork, TaskSlot } from './job-work.js';
+import type { JobCommand, JobWork, TaskSlot } from './job-work.js';
 
 const PRUNE_AFTER_MS = 7 * 24 * 3600_000;
 /** While recovered tasks wait for the coordinator's word, the agent asks again (its status) this often. */
@@ -193,7 +193,7 @@ export class JobRunner implements AgentFeature {
     const phase: Phase = cmd.task === TASKS.ripDisc ? 'rip' : 'transcode';
     let final: 'done' | 'failed' | 'canceled' = 'done';
     try {
-      let encoded: EncodedTranscode | undefined;
+      let encoded: EncodedOutputs | undefined;
       if (this.startOver.delete(cmd.id)) {
         // Encodes that had all ended are not redone: only the steps after them are left.
         encoded = (await finishedEncode(this.ledgerFile(cmd))) ?? undefined;

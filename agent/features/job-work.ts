@@ -24,14 +24,11 @@ export interface TaskSlot {
   release(): void;
 }
 
-/** A transcode whose encodes ended before the agent stopped (its ledger, finishedEncode): only its last steps are left. */
-export type EncodedTranscode = EncodedOutputs & { raw_released: boolean };
-
 /**
  * Runs one job command to its end; throws on failure, and when the signal aborts. `encoded`: a
  * resumed transcode whose encodes had ended, which is finished without a slot and without encoding again.
  */
-export type JobWork = (cmd: JobCommand, signal: AbortSignal, slot: TaskSlot, encoded?: EncodedTranscode) => Promise<void>;
+export type JobWork = (cmd: JobCommand, signal: AbortSignal, slot: TaskSlot, encoded?: EncodedOutputs) => Promise<void>;
 
 /**
  * HandBrakeCLI as the transcoder. Streams are read from a Matroska file's head in-process; other
@@ -95,7 +92,7 @@ export function jobWork(ctx: AgentContext, transcoder: Transcoder): JobWork {
     }
   }
 
-  async function transcode(cmd: Extract<JobCommand, { task: typeof TASKS.transcodeFiles }>, signal: AbortSignal, slot: TaskSlot, encoded?: EncodedTranscode): Promise<void> {
+  async function transcode(cmd: Extract<JobCommand, { task: typeof TASKS.transcodeFiles }>, signal: AbortSignal, slot: TaskSlot, encoded?: EncodedOutputs): Promise<void> {
     const args: TranscodeJob = { ...cmd.args, job_id: cmd.job_id, raw_dir: toLocal(cmd.args.raw_dir), target_dir: toLocal(cmd.args.target_dir), files: cmd.args.files.map(toLocal) };
     if (ctx.capabilities.tools.HandBrakeCLI === null) throw new TaskFailure(`this worker cannot transcode: ${config.handbrakeCli} was not found`);
     const ledger = new OutputLedger(outputLedgerFile(config.dataDir, cmd.id), cmd.job_id); // what it writes, for a cleanup after a crash (job-runner.ts)

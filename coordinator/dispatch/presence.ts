@@ -189,18 +189,18 @@ export class Presence {
     const seconds = Math.round(this.graceMs / 1000);
     let encodedWaiting = false;
     for (const cmd of this.commands.of(node, ['sent', 'accepted'])) {
-      const waiting = this.jobs.get(cmd.job_id);
-      if (!encodedToo && cmd.encoded && waiting && isActive(waiting.status) && waiting.status !== 'canceling') {
+      const job = this.jobs.get(cmd.job_id);
+      const active = job !== undefined && isActive(job.status);
+      if (!encodedToo && cmd.encoded && active && job.status !== 'canceling') {
         encodedWaiting = true;
-        this.journal.note(waiting.id, 'warn', `worker ${node} went offline after the encode had ended; the transcode waits up to ${waitText(this.encodedWaitMs)} for it to come back and finish, then goes back to the shared queue`);
+        this.journal.note(job.id, 'warn', `worker ${node} went offline after the encode had ended; the transcode waits up to ${waitText(this.encodedWaitMs)} for it to come back and finish, then goes back to the shared queue`);
         continue;
       }
       this.commands.setState(cmd.id, 'superseded');
       // Queued in the agent's session behind any copy of the command the broker still holds for it:
       // when it comes back, that copy is canceled at once instead of running a second time.
       this.commands.sendCancel(node, cmd.job_id, cmd.id);
-      const job = this.jobs.get(cmd.job_id);
-      if (!job || !isActive(job.status)) continue;
+      if (!active) continue;
       if (job.status === 'canceling') {
         this.journal.finish(job.id, { status: 'canceled' }, `canceled (worker ${node} is offline)`);
       } else if (cmd.task === TASKS.ripDisc) {

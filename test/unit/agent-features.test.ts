@@ -512,7 +512,7 @@ describe('agent feature: job runner', () => {
     await runner.start();
     assert.equal(runner.resumeRecovered('enc1', STARTED), true);
     for (let i = 0; i < 100 && h.store.getTask('enc1')?.state !== 'done'; i++) await sleep(10);
-    assert.deepEqual(given, [{ output_path: folder, files: [own], episodes_guessed: false, raw_released: false }]);
+    assert.deepEqual(given, [{ output_path: folder, files: [own], episodes_guessed: false }]);
     assert.equal(fs.readFileSync(own, 'utf8'), 'encoded before the crash');
     assert.equal(fs.existsSync(ledger.file), false, 'with its outcome stored the ledger goes');
     runner.stop();
@@ -533,7 +533,7 @@ describe('agent feature: job runner', () => {
     };
     let started = 0;
     const slot = { take: async () => assert.fail('no slot is taken'), started: () => void started++, release: () => undefined };
-    await jobWork(h.ctx, transcoder)(cmd, new AbortController().signal, slot, { output_path: folder, files: [own], episodes_guessed: true, raw_released: false });
+    await jobWork(h.ctx, transcoder)(cmd, new AbortController().signal, slot, { output_path: folder, files: [own], episodes_guessed: true });
     assert.equal(started, 1, 'the task counts as running');
     assert.deepEqual(types(h.events).filter((t) => t !== 'log'), ['transcode_encoded', 'job_done']);
     const done = h.events.find((e) => e.type === 'job_done') as Extract<AgentEvent, { type: 'job_done' }>;

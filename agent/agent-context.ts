@@ -1,13 +1,13 @@
 import type { AgentConfig } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
 import type { AgentEvent, Capabilities } from '../shared/protocol.js';
-import type { AudioCdTools } from './cd/audio-cd-ripper.js';
-import type { DriveManager } from './drive-manager.js';
-import type { AgentLink } from './link.js';
-import type { PathRoots } from './path-roots.js';
-import type { Ripper } from './rippers.js';
-import type { SlotPool } from './slot-pool.js';
-import type { EventBody, TaskStore } from './task-store.js';
+import type { AudioCdTools } from './tasks/audio-cd-ripper.js';
+import type { DriveManager } from './drives/drive-manager.js';
+import type { AgentLink } from './mqtt/link.js';
+import type { PathRoots } from './output/path-roots.js';
+import type { Ripper } from './tools/rippers.js';
+import type { SlotPool } from './tasks/slot-pool.js';
+import type { EventBody, TaskStore } from './store/task-store.js';
 
 /** What every part of an agent shares: its configuration, store, tools, drives, link and path rules. */
 export interface AgentContext {

@@ -5,10 +5,10 @@ import type { Logger } from '../shared/log.js';
 import { mapPath, unmapPath } from '../shared/path-map.js';
 import type { AgentStatus, Capabilities, RecoveredTask } from '../shared/protocol.js';
 import type { AgentContext, AgentFeature } from './agent-context.js';
-import { probeCapabilities } from './capabilities.js';
-import { DEFAULT_AUDIO_CD_TOOLS } from './cd/audio-cd-ripper.js';
+import { probeCapabilities } from './tools/capabilities.js';
+import { DEFAULT_AUDIO_CD_TOOLS } from './tasks/audio-cd-ripper.js';
 import { readDriveCdIdentity } from './cd/drive-cd-identity.js';
-import { DriveManager } from './drive-manager.js';
+import { DriveManager } from './drives/drive-manager.js';
 import { listPhysicalDrives } from './drives/physical-drive.js';
 import { CommandIntake } from './features/command-intake.js';
 import { DriveCommands } from './features/drive-commands.js';
@@ -16,14 +16,14 @@ import { JobRunner } from './features/job-runner.js';
 import { handbrakeTranscoder, jobWork } from './features/job-work.js';
 import { KeyMaterial } from './features/key-material.js';
 import { StatusBeacon } from './features/status-beacon.js';
-import { AgentLink } from './link.js';
-import { PathRoots } from './path-roots.js';
-import { RipperKeys } from './ripper-keys.js';
-import { SlotPool } from './slot-pool.js';
-import type { OpenTaskStore } from './task-store.js';
+import { AgentLink } from './mqtt/link.js';
+import { PathRoots } from './output/path-roots.js';
+import { RipperKeys } from './keys/ripper-keys.js';
+import { SlotPool } from './tasks/slot-pool.js';
+import type { OpenTaskStore } from './store/task-store.js';
 import type { InProcessConnect } from '../shared/mqtt-client.js';
 
-export { probeCapabilities } from './capabilities.js';
+export { probeCapabilities } from './tools/capabilities.js';
 
 export interface RunningAgent {
   node: string;

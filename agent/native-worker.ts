@@ -14,8 +14,8 @@ import { nativeDefaultDataDir, readNativeWorkerConfig } from '../shared/config.j
 import { Logger, type LogEntry } from '../shared/log.js';
 import { runService } from '../shared/service.js';
 import { startAgent } from './agent.js';
-import { jsonTaskStoreOpener } from './json-task-store.js';
-import { InstallError, installWindows, uninstallWindows } from './native-install.js';
+import { jsonTaskStoreOpener } from './store/json-task-store.js';
+import { InstallError, installWindows, uninstallWindows } from './native/native-install.js';
 
 const LOG_ROTATE_BYTES = 10 * 1024 * 1024;
 

@@ -5,7 +5,7 @@ import { readAgentConfig, readCoordinatorConfig } from '../shared/config.js';
 import { Logger } from '../shared/log.js';
 import { runService } from '../shared/service.js';
 import { startAgent } from '../agent/agent.js';
-import { openSqliteTaskStore } from '../agent/agent-store.js';
+import { openSqliteTaskStore } from '../agent/store/agent-store.js';
 import { startCoordinator } from './app.js';
 
 const log = new Logger('coordinator');

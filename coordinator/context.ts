@@ -1,22 +1,22 @@
 import type { CoordinatorConfig } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
 import type { Db } from '../shared/sqlite.js';
-import type { DiscWatch } from './disc-watch.js';
-import type { Dispatcher } from './dispatcher.js';
-import type { Fleet } from './fleet.js';
-import type { JobsStore } from './jobs-store.js';
-import type { KeyStore } from './key-store.js';
-import type { EmbeddedBroker } from './broker.js';
-import type { MqttCredentials } from './mqtt-credentials.js';
+import type { DiscWatch } from './discs/disc-watch.js';
+import type { Dispatcher } from './dispatch/dispatcher.js';
+import type { Fleet } from './workers/fleet.js';
+import type { JobsStore } from './jobs/jobs-store.js';
+import type { KeyStore } from './keys/key-store.js';
+import type { EmbeddedBroker } from './mqtt/broker.js';
+import type { MqttCredentials } from './mqtt/credentials.js';
 import type { MetadataService } from './metadata/service.js';
 import type { MountGuard } from './mounts/mount-guard.js';
 import type { MountService } from './mounts/mount-service.js';
-import type { RawDataFinder } from './raw-data.js';
-import type { AnswersInFlight } from './answers-in-flight.js';
-import type { LibraryRefresher } from './library-refresh.js';
-import type { PosterCache } from './poster-cache.js';
-import type { SettingsStore } from './settings-store.js';
-import type { Notifier } from './webhook.js';
+import type { RawDataFinder } from './jobs/raw-data.js';
+import type { AnswersInFlight } from './http/answers-in-flight.js';
+import type { LibraryRefresher } from './integrations/library-refresh.js';
+import type { PosterCache } from './library/poster-cache.js';
+import type { SettingsStore } from './system/settings-store.js';
+import type { Notifier } from './integrations/webhook.js';
 
 /** What the routers share: one per coordinator process. */
 export interface AppContext {

@@ -32,8 +32,8 @@ import {
   type Job,
 } from '../test/e2e/harness.js';
 import { REPO_DIR } from '../test/fixtures/tools-samples.js';
-import { REFRESH_MS } from '../coordinator/raw-data.js';
-import { originalsDir } from '../agent/keep-original.js';
+import { REFRESH_MS } from '../coordinator/jobs/raw-data.js';
+import { originalsDir } from '../agent/output/keep-original.js';
 import { download, rip } from './bench-files.js';
 import { memory } from './bench-memory.js';
 import { scale } from './bench-scale.js';

@@ -75,6 +75,6 @@ for (const [, name] of code.matchAll(/\brequire\("([^"]+)"\)/g)) {
   if (!builtins.has(name)) problems.push(`the bundle still requires "${name}" at run time (a single-executable application can load built-in modules only)`);
 }
 if (problems.length) {
-  console.error(`native worker bundle refused:\n  ${[...new Set(problems)].join('\n  ')}\nThe native worker must not import agent/agent-store.ts or shared/sqlite.ts (better-sqlite3).`);
+  console.error(`native worker bundle refused:\n  ${[...new Set(problems)].join('\n  ')}\nThe native worker must not import agent/store/agent-store.ts or shared/sqlite.ts (better-sqlite3).`);
   process.exit(1);
 }

@@ -8,10 +8,9 @@ RIPWERK_TEST_DEPS=1 bash scripts/deps.sh
 
 kind=${1:-all}
 files=()
-if [ "$kind" = all ] || [ "$kind" = unit ]; then files+=(dist/test/unit/*.test.js); fi
-if [ "$kind" = all ] || [ "$kind" = e2e ]; then
-  for f in dist/test/e2e/*.test.js; do [ -e "$f" ] && files+=("$f"); done
-fi
+# Unit tests mirror the source folders (dist/test/unit/coordinator/jobs/…); end-to-end tests are one folder.
+if [ "$kind" = all ] || [ "$kind" = unit ]; then mapfile -t -O "${#files[@]}" files < <(find dist/test/unit -name '*.test.js' | sort); fi
+if [ "$kind" = all ] || [ "$kind" = e2e ]; then mapfile -t -O "${#files[@]}" files < <(find dist/test/e2e -name '*.test.js' | sort); fi
 
 tap=$(mktemp)
 trap 'rm -f "$tap"' EXIT

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { XMLBuilder } from 'fast-xml-parser';
-import type { LibraryInfo } from '../shared/protocol.js';
+import type { LibraryInfo } from './protocol.js';
 
 const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', format: true, indentBy: '  ', suppressEmptyNode: true, suppressBooleanAttributes: false });
 const POSTER_TIMEOUT_MS = 15_000;

@@ -1,7 +1,7 @@
 import { nativeWorkerRefusal } from '../../shared/native-worker.js';
 import { TASKS, type Command, type Track } from '../../shared/protocol.js';
 import type { AgentContext } from '../agent-context.js';
-import { scanAudioCd } from '../cd/audio-cd-ripper.js';
+import { scanAudioCd } from '../tasks/audio-cd-ripper.js';
 
 const SCAN_TIMEOUT_MS = 10 * 60_000;
 

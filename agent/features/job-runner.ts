@@ -3,9 +3,9 @@ import fs from 'node:fs/promises';
 import { killProcessGroup } from '../../shared/process.js';
 import { TASKS, type Phase, type RecoveredTask } from '../../shared/protocol.js';
 import type { AgentContext, AgentFeature } from '../agent-context.js';
-import { finishedEncode, outputLedgerFile, removeOwnOutputs, type EncodedOutputs } from '../output-folder.js';
-import { removeRawFolderWithoutMedia } from '../raw-folder.js';
-import { OUTCOME_EVENTS, type TaskRow, type TaskState } from '../task-store.js';
+import { finishedEncode, outputLedgerFile, removeOwnOutputs, type EncodedOutputs } from '../output/output-folder.js';
+import { removeRawFolderWithoutMedia } from '../output/raw-folder.js';
+import { OUTCOME_EVENTS, type TaskRow, type TaskState } from '../store/task-store.js';
 import type { JobCommand, JobWork, TaskSlot } from './job-work.js';
 
 const PRUNE_AFTER_MS = 7 * 24 * 3600_000;

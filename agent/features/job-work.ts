@@ -2,13 +2,13 @@ import type { AgentConfig } from '../../shared/config.js';
 import { TASKS, type Command, type Phase, type RipJob, type TranscodeJob } from '../../shared/protocol.js';
 import { truncateLogMessage } from '../../shared/protocol-schemas.js';
 import type { AgentContext } from '../agent-context.js';
-import { ripAudioCd } from '../cd/audio-cd-ripper.js';
-import { runRip, TaskFailure, type TaskContext } from '../rip-task.js';
+import { ripAudioCd } from '../tasks/audio-cd-ripper.js';
+import { runRip, TaskFailure, type TaskContext } from '../tasks/rip-task.js';
 import { ffprobeShells, ffprobeStreams } from '../tools/ffprobe-runner.js';
 import { readMatroskaStreams } from '../tools/matroska-head.js';
 import { handbrakeScan, handbrakeTranscode } from '../tools/handbrake-runner.js';
-import { finishTranscode, runTranscode, type Transcoder, type TranscodeResult } from '../transcode-task.js';
-import { OutputLedger, outputLedgerFile, type EncodedOutputs } from '../output-folder.js';
+import { finishTranscode, runTranscode, type Transcoder, type TranscodeResult } from '../tasks/transcode-task.js';
+import { OutputLedger, outputLedgerFile, type EncodedOutputs } from '../output/output-folder.js';
 
 /** A command that becomes a stored task in a slot: a rip or a transcode. */
 export type JobCommand = Extract<Command, { task: typeof TASKS.ripDisc | typeof TASKS.transcodeFiles }>;

@@ -1,6 +1,6 @@
 import { topics, type AppKeyMessage, type KeydbMessage, type KeystoreMessage } from '../../shared/protocol.js';
 import type { AgentContext } from '../agent-context.js';
-import { DUMP_LIMIT_BYTES, type RipperKeys } from '../ripper-keys.js';
+import { DUMP_LIMIT_BYTES, type RipperKeys } from '../keys/ripper-keys.js';
 
 /**
  * Disc-key material: the coordinator's retained ripwerk/keys/* messages written where MakeMKV reads

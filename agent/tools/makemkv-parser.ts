@@ -415,7 +415,7 @@ export function uhdFailureReason(codes: readonly number[], exitCode: number | un
 /**
  * The text of a MakeMKV message as the job log gets it, or null for a debug trace (1003) or a blank
  * line. How many reach the log, and that repeats are dropped, is the rip's rule for every ripper
- * (messageBudget in agent/rip-task.ts).
+ * (messageBudget in agent/tasks/rip-task.ts).
  */
 export function ripperMessageText(msg: MakemkvMessage): string | null {
   if (msg.code === MSG_DEBUG) return null;

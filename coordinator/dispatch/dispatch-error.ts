@@ -1,6 +1,6 @@
 import { nativeWorkerRefusal } from '../../shared/native-worker.js';
-import type { Fleet } from '../fleet.js';
-import { HttpError } from '../http.js';
+import type { Fleet } from '../workers/fleet.js';
+import { HttpError } from '../http/errors.js';
 
 /** A refusal of the dispatcher (worker offline, no answer, wrong state): its message and status reach the client. */
 export class DispatchError extends HttpError {

@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../../shared/sqlite.js';
 import type { Logger } from '../../shared/log.js';
 import { TASKS, type AgentEvent, type Command, type Track } from '../../shared/protocol.js';
-import type { Fleet } from '../fleet.js';
-import type { SettingsStore } from '../settings-store.js';
+import type { Fleet } from '../workers/fleet.js';
+import type { SettingsStore } from '../system/settings-store.js';
 import { DispatchError, refuseNative } from './dispatch-error.js';
 import type { CommandLink } from './link.js';
 

@@ -1,7 +1,7 @@
 /** One handler per job event type: what an accepted, progress, rip_done, job_done, … event does to its job. */
 import path from 'node:path';
 import { TASKS, type AgentEvent, type AgentEventType } from '../../shared/protocol.js';
-import type { JobRow, JobsStore } from '../jobs-store.js';
+import type { JobRow, JobsStore } from '../jobs/jobs-store.js';
 import { isActive } from '../jobs/job-status.js';
 import type { CommandRow, CommandTable } from './commands.js';
 import type { JobJournal } from './job-journal.js';

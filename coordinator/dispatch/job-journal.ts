@@ -1,7 +1,7 @@
 import type { Db } from '../../shared/sqlite.js';
 import type { Logger } from '../../shared/log.js';
-import { parseMeta, type JobRow, type JobsStore } from '../jobs-store.js';
-import { endNoticeDue } from '../event-rules.js';
+import { parseMeta, type JobRow, type JobsStore } from '../jobs/jobs-store.js';
+import { endNoticeDue } from './event-rules.js';
 
 /**
  * What the dispatcher's parts write about a job besides its status: its log lines (in the job and in

@@ -37,7 +37,7 @@ function looseEventId(payload: Buffer): string | null {
 }
 
 /**
- * The coordinator's MQTT connection, the twin of agent/link.ts: last will + retained online state,
+ * The coordinator's MQTT connection, the twin of agent/mqtt/link.ts: last will + retained online state,
  * the agent topics in (checked against their schemas; a bad message is dropped, never thrown),
  * commands and batched event acknowledgements out, and raw topics for other modules (Home Assistant).
  */

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../shared/log.js';
 import { TASKS, type AgentStatus } from '../../shared/protocol.js';
-import type { Fleet } from '../fleet.js';
-import type { JobsStore } from '../jobs-store.js';
+import type { Fleet } from '../workers/fleet.js';
+import type { JobsStore } from '../jobs/jobs-store.js';
 import { isActive } from '../jobs/job-status.js';
 import type { CommandTable } from './commands.js';
 import { guarded } from './guarded.js';

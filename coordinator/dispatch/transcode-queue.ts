@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../shared/sqlite.js';
 import { TASKS, type LibraryInfo, type TranscodeArgs } from '../../shared/protocol.js';
-import type { Fleet } from '../fleet.js';
-import { metaLanguages, outputTarget, parseMeta, type JobRow, type JobsStore } from '../jobs-store.js';
-import type { SettingsStore } from '../settings-store.js';
-import { extrasFolder, jobEpisodes } from '../library-info.js';
+import type { Fleet } from '../workers/fleet.js';
+import { metaLanguages, outputTarget, parseMeta, type JobRow, type JobsStore } from '../jobs/jobs-store.js';
+import type { SettingsStore } from '../system/settings-store.js';
+import { extrasFolder, jobEpisodes } from '../library/library-info.js';
 import type { CommandTable } from './commands.js';
 import type { JobJournal } from './job-journal.js';
 

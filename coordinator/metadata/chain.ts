@@ -1,7 +1,7 @@
 import type { DiscInfo } from '../../shared/protocol.js';
 import type { Logger } from '../../shared/log.js';
-import { searchCandidates, titleSimilarity } from '../../shared/title-similarity.js';
-import type { DiscIdentity, DiscLookup } from '../prescan.js';
+import { searchCandidates, titleSimilarity } from './title-similarity.js';
+import type { DiscIdentity, DiscLookup } from './disc-identity.js';
 import type { JikanClient } from './jikan.js';
 import { SourceError, type MetadataMatch } from './match.js';
 import type { OmdbClient } from './omdb.js';

@@ -1,7 +1,7 @@
 import type { Logger } from '../../shared/log.js';
 import type { DiscInfo } from '../../shared/protocol.js';
-import type { DiscIdentity, DiscLookup } from '../prescan.js';
-import type { SettingsStore } from '../settings-store.js';
+import type { DiscIdentity, DiscLookup } from './disc-identity.js';
+import type { SettingsStore } from '../system/settings-store.js';
 import { albumFromRelease, albumTitle, fallbackAlbum, rankReleases, suggestionOf } from './album-choice.js';
 import type { MusicBrainzClient, MbRelease } from './musicbrainz.js';
 import type { MusicBrainzCache } from './musicbrainz-cache.js';

@@ -1,8 +1,8 @@
 import type { SearchAnswer, SourceStatus } from '../../shared/api-types.js';
 import type { CoordinatorConfig } from '../../shared/config.js';
 import type { Logger } from '../../shared/log.js';
-import { titleSimilarity } from '../../shared/title-similarity.js';
-import type { SettingsStore } from '../settings-store.js';
+import { titleSimilarity } from './title-similarity.js';
+import type { SettingsStore } from '../system/settings-store.js';
 import { MetadataChain } from './chain.js';
 import { JikanClient } from './jikan.js';
 import { SourceError, sourceName, type MetadataMatch } from './match.js';

@@ -2,7 +2,7 @@ import type { Mount } from '../../shared/api-types.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../../shared/log.js';
-import { HttpError } from '../http.js';
+import { HttpError } from '../http/errors.js';
 import { explainMountError } from './mount-errors.js';
 import { mountArgs, mountSource, MountSpecError, parseMountRequest, type MountCredentials, type MountSpec } from './mount-spec.js';
 import { isReadOnly } from './mountinfo.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Router } from 'express';
 import { realPathWithin } from '../../shared/media-paths.js';
 import type { AppContext } from '../context.js';
-import { HttpError, mediaDir, objectBody } from '../http.js';
+import { HttpError, mediaDir, objectBody } from '../http/errors.js';
 
 /** At most this many entries are listed (folders first); the answer says when more were left out. */
 const MAX_ENTRIES = 2000;

@@ -2,9 +2,9 @@ import { Router, type Request } from 'express';
 import type { Device, DeviceTracks } from '../../shared/api-types.js';
 import { TASKS } from '../../shared/protocol.js';
 import type { AppContext } from '../context.js';
-import type { StoredTracks } from '../dispatcher.js';
-import type { DeviceEntry } from '../fleet.js';
-import { HttpError } from '../http.js';
+import type { StoredTracks } from '../dispatch/dispatcher.js';
+import type { DeviceEntry } from '../workers/fleet.js';
+import { HttpError } from '../http/errors.js';
 import { isDriveBusy } from '../jobs/job-status.js';
 
 /** /devices: drives of all workers with their disc, eject and the title scan. */

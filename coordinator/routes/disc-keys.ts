@@ -1,7 +1,7 @@
 import express, { Router } from 'express';
 import type { AppContext } from '../context.js';
-import { HttpError, objectBody } from '../http.js';
-import { KEY_BODY_LIMIT_BYTES } from '../key-store.js';
+import { HttpError, objectBody } from '../http/errors.js';
+import { KEY_BODY_LIMIT_BYTES } from '../keys/key-store.js';
 
 /**
  * /system/keystore, /system/keydb, /system/aacs-dumps: disc-key material (the service ships no keys and downloads none). POST /system/keystore

@@ -1,7 +1,7 @@
 import type { LogEntry } from '../../shared/api-types.js';
 import { Router } from 'express';
 import type { AppContext } from '../context.js';
-import { HttpError } from '../http.js';
+import { HttpError } from '../http/errors.js';
 
 /** /logs: the newest log entries of the coordinator and its jobs (?limit=, ?job_id=, ?level=). */
 export function logsRouter(ctx: AppContext): Router {

@@ -2,15 +2,15 @@ import fs from 'node:fs/promises';
 import express from 'express';
 import { realPathWithin } from '../../shared/media-paths.js';
 import type { AppContext } from '../context.js';
-import { HttpError, objectBody } from '../http.js';
-import { parseMeta } from '../jobs-store.js';
+import { HttpError, objectBody } from '../http/errors.js';
+import { parseMeta } from '../jobs/jobs-store.js';
 import { SourceError } from '../metadata/match.js';
-import { applyIdentityToJobs } from '../identity-jobs.js';
-import { isPosterPath, libraryInfo } from '../library-info.js';
-import { applyCorrection, planCorrection, rewriteLibraryFiles } from '../library-correction.js';
-import { identityMeta, type DiscIdentity } from '../prescan.js';
-import { checkTarget } from '../webhook-target.js';
-import type { JobRow } from '../jobs-store.js';
+import { applyIdentityToJobs } from '../discs/identity-jobs.js';
+import { isPosterPath, libraryInfo } from '../library/library-info.js';
+import { applyCorrection, planCorrection, rewriteLibraryFiles } from '../library/library-correction.js';
+import { identityMeta, type DiscIdentity } from '../metadata/disc-identity.js';
+import { checkTarget } from '../integrations/webhook-target.js';
+import type { JobRow } from '../jobs/jobs-store.js';
 
 const SOURCES = ['tmdb', 'jikan', 'omdb', 'manual'];
 

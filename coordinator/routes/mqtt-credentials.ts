@@ -1,9 +1,9 @@
 import { Router } from 'express';
 import { MQTT_NODE_RE } from '../../shared/config.js';
-import { topicRights } from '../../shared/topic-rights.js';
+import { topicRights } from '../mqtt/topic-rights.js';
 import type { AppContext } from '../context.js';
-import { HttpError } from '../http.js';
-import { COORDINATOR_USERNAME, HOME_ASSISTANT_USERNAME } from '../mqtt-credentials.js';
+import { HttpError } from '../http/errors.js';
+import { COORDINATOR_USERNAME, HOME_ASSISTANT_USERNAME } from '../mqtt/credentials.js';
 
 /**
  * Own MQTT credentials for a worker (user name = its node) and for Home Assistant, issued by the

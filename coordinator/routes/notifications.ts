@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { AppContext } from '../context.js';
-import { HttpError } from '../http.js';
-import { WebhookError } from '../webhook.js';
+import { HttpError } from '../http/errors.js';
+import { WebhookError } from '../integrations/webhook.js';
 
 /** /notifications: a test message through the configured webhook. */
 export function notificationsRouter(ctx: AppContext): Router {

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { AppContext } from '../context.js';
-import { HttpError } from '../http.js';
-import { PosterError } from '../poster-cache.js';
+import { HttpError } from '../http/errors.js';
+import { PosterError } from '../library/poster-cache.js';
 
 /** /posters/{key}: the posters of disc cards and jobs, fetched once and served by Ripwerk. */
 export function postersRouter(ctx: AppContext): Router {

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { AppContext } from '../context.js';
-import { recommendPreset, type Situation } from '../preset-recommendation.js';
+import { recommendPreset, type Situation } from '../workers/preset-recommendation.js';
 
 const SITUATIONS: Situation[] = ['dvd', 'bluray', 'uhd'];
 

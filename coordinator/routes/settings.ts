@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { Router } from 'express';
 import type { AppContext } from '../context.js';
-import { HttpError, mediaDir, objectBody } from '../http.js';
-import { MEDIA_SERVER_KINDS } from '../library-refresh.js';
-import { WEBHOOK_KINDS } from '../webhook.js';
-import { SECRET_MASK, SECRET_SETTINGS, SettingsError, URL_SETTINGS, isSettingName, restoreMaskedUrl, validateSetting, type Settings } from '../settings-store.js';
-import { checkTarget } from '../webhook-target.js';
+import { HttpError, mediaDir, objectBody } from '../http/errors.js';
+import { MEDIA_SERVER_KINDS } from '../integrations/library-refresh.js';
+import { WEBHOOK_KINDS } from '../integrations/webhook.js';
+import { SECRET_MASK, SECRET_SETTINGS, SettingsError, URL_SETTINGS, isSettingName, restoreMaskedUrl, validateSetting, type Settings } from '../system/settings-store.js';
+import { checkTarget } from '../integrations/webhook-target.js';
 
 /** /settings: the key-value settings; secrets are shown masked and a masked value sent back keeps the stored one. */
 export function settingsRouter(ctx: AppContext): Router {

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { AppContext } from '../context.js';
-import type { Settings } from '../settings-store.js';
+import type { Settings } from '../system/settings-store.js';
 
 interface SetupStep {
   step: 'metadata' | 'languages' | 'media_server' | 'webhook' | 'work_dir';

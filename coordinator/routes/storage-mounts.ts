@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { AppContext } from '../context.js';
-import { HttpError, objectBody } from '../http.js';
+import { HttpError, objectBody } from '../http/errors.js';
 import { checkMountName, MountSpecError, splitHostPort } from '../mounts/mount-spec.js';
 import { listShares, SmbListError } from '../mounts/smb-shares.js';
 

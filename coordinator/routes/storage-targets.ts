@@ -5,8 +5,8 @@ import { isUnderRoot } from '../../shared/media-paths.js';
 import type { AppContext } from '../context.js';
 import { readMountLayers } from '../mounts/mount-tools.js';
 import { probeMount } from '../mounts/probe.js';
-import { disk, lowSpaceWarning, type DiskSpace } from '../storage-space.js';
-import { storageTargetDirs } from '../storage-target-dirs.js';
+import { disk, lowSpaceWarning, type DiskSpace } from '../system/storage-space.js';
+import { storageTargetDirs } from '../library/storage-target-dirs.js';
 
 const NETWORK_FS = new Set(['cifs', 'smb3', 'nfs', 'nfs4']);
 

@@ -1,10 +1,10 @@
 import type { SystemInfo } from '../../shared/api-types.js';
 import { Router } from 'express';
 import type { AppContext } from '../context.js';
-import { workerDiscKinds } from '../disc-kinds.js';
-import { disk } from '../storage-space.js';
-import { parseGithubLatest, parseMakemkvPage, parseNodeIndex, UpdateChecker } from '../update-check.js';
-import { webhookKind } from '../webhook.js';
+import { workerDiscKinds } from '../workers/disc-kinds.js';
+import { disk } from '../system/storage-space.js';
+import { parseGithubLatest, parseMakemkvPage, parseNodeIndex, UpdateChecker } from '../integrations/update-check.js';
+import { webhookKind } from '../integrations/webhook.js';
 
 /** A ping store older than this is answered with a fresh ping by GET /capabilities. */
 const PING_FRESH_MS = 30_000;

@@ -4,12 +4,12 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { Router, type Request } from 'express';
 import type { AppContext } from '../context.js';
-import { HttpError } from '../http.js';
+import { HttpError } from '../http/errors.js';
 import { pathMapAdvice } from '../mounts/path-map-advice.js';
-import { DesktopExe } from '../worker-setup/desktop-exe.js';
-import { desktopInstaller, INSTALLER_FILE_NAME } from '../worker-setup/installer-script.js';
-import { setupOrigin, type SetupOrigin } from '../worker-setup/origin.js';
-import { PACKAGE_FILE_NAME, workerPackage } from '../worker-setup/package-zip.js';
+import { DesktopExe } from '../workers/setup/desktop-exe.js';
+import { desktopInstaller, INSTALLER_FILE_NAME } from '../workers/setup/installer-script.js';
+import { setupOrigin, type SetupOrigin } from '../workers/setup/origin.js';
+import { PACKAGE_FILE_NAME, workerPackage } from '../workers/setup/package-zip.js';
 
 /** dist/native-worker/ripwerk-worker.cjs, made by `npm run build` (scripts/build-native-worker.mjs). */
 export const WORKER_BUNDLE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'native-worker', 'ripwerk-worker.cjs');

@@ -2,8 +2,8 @@ import { Router } from 'express';
 import type { Worker } from '../../shared/api-types.js';
 import type { Capabilities } from '../../shared/protocol.js';
 import type { AppContext } from '../context.js';
-import { workerDiscKinds } from '../disc-kinds.js';
-import { HttpError } from '../http.js';
+import { workerDiscKinds } from '../workers/disc-kinds.js';
+import { HttpError } from '../http/errors.js';
 import { topics } from '../../shared/protocol.js';
 
 const STALE_PING_MS = 30_000;

@@ -11,8 +11,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { JobsStore } from '../../coordinator/jobs-store.js';
-import { coordinatorMigrations } from '../../coordinator/migrations.js';
+import { JobsStore } from '../../coordinator/jobs/jobs-store.js';
+import { coordinatorMigrations } from '../../coordinator/db/migrations.js';
 import { openDatabase } from '../../shared/sqlite.js';
 import { startCoordinator, stopAll, waitFor, world, type CoordinatorHandle, type World } from './harness.js';
 

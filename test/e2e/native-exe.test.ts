@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { WORKER_BUNDLE } from '../../coordinator/routes/worker-setup.js';
-import { binaryFormat, buildSea, fetchNodeWin, SEA_FUSE, SEA_RESOURCE } from '../../coordinator/worker-setup/desktop-exe.js';
+import { binaryFormat, buildSea, fetchNodeWin, SEA_FUSE, SEA_RESOURCE } from '../../coordinator/workers/setup/desktop-exe.js';
 import { REPO_DIR } from '../fixtures/tools-samples.js';
 import { api, Proc, startCoordinator, stopAll, tempDir, waitFor, world, type CoordinatorHandle, type World } from './harness.js';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CSV_BOM } from '../../shared/csv.js';
+import { CSV_BOM } from '../../coordinator/http/csv.js';
 import {
   api, rawGet, dvdImage, insertDisc, job, smallMkv, startAgent, startCoordinator, stopAll, waitFor, waitForDisc, waitForStatus, world,
   type AgentHandle, type CoordinatorHandle, type Job, type World,

@@ -11,8 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { JobsStore } from '../../coordinator/jobs-store.js';
-import { coordinatorMigrations } from '../../coordinator/migrations.js';
+import { JobsStore } from '../../coordinator/jobs/jobs-store.js';
+import { coordinatorMigrations } from '../../coordinator/db/migrations.js';
 import { openDatabase } from '../../shared/sqlite.js';
 import { api, freePort, startAgent, startCoordinator, stopAll, tempDir, world, type CoordinatorHandle, type World } from './harness.js';
 

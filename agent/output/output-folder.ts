@@ -1,0 +1,317 @@
+import { createHash } from 'node:crypto';
+import fsSync from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { folderName, safeName, seasonFolder, withCollisionSuffix } from '../../shared/output-name.js';
+
+export interface OutputTarget {
+  target_dir: string;
+  title: string;
+  year: number | null;
+  series: string | null;
+  season: number | null;
+  job_id: string;
+}
+
+export interface OutputPlan {
+  dir: string;
+  /** Base of the file names inside dir, without extension. */
+  fileBase: string;
+}
+
+async function exists(p: string): Promise<boolean> {
+  return fs.lstat(p).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * Where a job's finished files go: `<target>/Title (Year)` (with the job id appended when that folder
+ * exists already), or `<target>/<Series>/Season NN` for a series rip. The folder is created.
+ */
+export async function planOutput(t: OutputTarget): Promise<OutputPlan> {
+  if (t.series && t.season !== null && t.season !== undefined) {
+    const series = safeName(t.series);
+    const dir = path.join(t.target_dir, series, seasonFolder(t.season));
+    await fs.mkdir(dir, { recursive: true });
+    return { dir, fileBase: `${series} - S${String(t.season).padStart(2, '0')}` };
+  }
+  const name = folderName(t.title, t.year);
+  let dir = path.join(t.target_dir, name);
+  // An empty folder of that name (left by an attempt that died before writing) is not a collision.
+  const taken = await fs.readdir(dir).then((entries) => entries.length > 0, () => exists(dir));
+  if (taken) dir = path.join(t.target_dir, withCollisionSuffix(name, t.job_id));
+  await fs.mkdir(dir, { recursive: true });
+  return { dir, fileBase: name };
+}
+
+/** The n-th output file's name: one file keeps the folder name, several get a title number. */
+export function outputFileName(plan: OutputPlan, index: number, count: number, ext: string, isSeries: boolean): string {
+  if (count === 1 && !isSeries) return `${plan.fileBase}${ext}`;
+  return `${plan.fileBase} - t${String(index + 1).padStart(2, '0')}${ext}`;
+}
+
+/** Picks a file name inside dir that is not taken yet. */
+export async function freeFileName(dir: string, name: string): Promise<string> {
+  const ext = path.extname(name);
+  const base = name.slice(0, name.length - ext.length);
+  let candidate = name;
+  for (let i = 2; await exists(path.join(dir, candidate)); i++) candidate = `${base} (${i})${ext}`;
+  return candidate;
+}
+
+/** Output files (full paths) a job of this process has picked and not finished yet. */
+const claimed = new Set<string>();
+
+/**
+ * Like freeFileName, but a name another job of this agent has picked and not finished yet counts as
+ * taken too: the next disc of a season never overwrites an earlier disc's file, and two jobs writing
+ * into one season folder at the same time do not pick the same name. Nothing is put on disk (a killed
+ * agent leaves no placeholder behind); call releaseFileName once the file is written or removed.
+ */
+export async function claimFileName(dir: string, name: string): Promise<string> {
+  const ext = path.extname(name);
+  const base = name.slice(0, name.length - ext.length);
+  for (let i = 1; ; i++) {
+    const candidate = i === 1 ? name : `${base} (${i})${ext}`;
+    const full = path.join(dir, candidate);
+    if (claimed.has(full) || (await exists(full))) continue;
+    // checked again after the await: another job may have picked it meanwhile
+    if (claimed.has(full)) continue;
+    claimed.add(full);
+    return candidate;
+  }
+}
+
+export function releaseFileName(dir: string, name: string): void {
+  claimed.delete(path.join(dir, name));
+}
+
+/** 1.2 GB, 300.0 MB: a size for a message. */
+function sizeText(bytes: number): string {
+  return bytes >= 1e9 ? `${(bytes / 1e9).toFixed(1)} GB` : `${(bytes / 1e6).toFixed(1)} MB`;
+}
+
+/** Free bytes for an unprivileged writer in the file system holding dir. */
+export async function freeSpace(dir: string): Promise<number> {
+  const st = await fs.statfs(dir);
+  return st.bavail * st.bsize;
+}
+
+/**
+ * Moves a file: rename first; across file systems check the free space at the target, copy, check
+ * the size, then remove the original. A refusal or a failed copy leaves the original where it was.
+ */
+export async function moveFile(from: string, to: string, free: (dir: string) => Promise<number> = freeSpace, rename: (from: string, to: string) => Promise<void> = fs.rename): Promise<void> {
+  try {
+    await rename(from, to);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+    const size = (await fs.stat(from)).size;
+    const available = await free(path.dirname(to));
+    if (size > available) {
+      throw new Error(`not enough free space in ${path.dirname(to)} to move ${path.basename(from)} there: ${sizeText(size)} needed, ${sizeText(available)} free`);
+    }
+    await fs.copyFile(from, to);
+    const copied = (await fs.stat(to)).size;
+    if (copied !== size) {
+      await fs.rm(to, { force: true });
+      throw new Error(`copy of ${path.basename(from)} is incomplete (${copied} of ${size} bytes)`);
+    }
+    await fs.rm(from);
+  }
+}
+
+/** Removes a folder we created when it stayed empty (a failed or canceled job). */
+export async function removeIfEmpty(dir: string): Promise<void> {
+  try {
+    if ((await fs.readdir(dir)).length === 0) await fs.rmdir(dir);
+  } catch {
+    /* already gone or not empty */
+  }
+}
+
+/** What identifies one written file: the same file system entry (dev, ino), unchanged since (size, mtime). */
+export interface FileIdentity {
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+/** One output a transcode claimed; `identity` once its encoder finished it. */
+export interface LedgerEntry {
+  path: string;
+  identity?: FileIdentity;
+}
+
+/** What a transcode had made when its last encode ended well: enough to finish it after a restart without encoding again. */
+export interface EncodedOutputs {
+  output_path: string;
+  files: string[];
+  /** A series whose episode numbers were counted on from the season folder (TranscodeResult). */
+  episodes_guessed: boolean;
+}
+
+interface LedgerContent {
+  job_id: string;
+  files: LedgerEntry[];
+  /** The folders the outputs are in, removed again when nothing is left in them. */
+  dirs: string[];
+  /** Every encode ended and the run went on to remove (or move away) the raw files: nothing could redo them. */
+  raw_released?: boolean;
+  /** Every encode ended well and each output's identity is recorded (OutputLedger.encoded). */
+  encoded?: EncodedOutputs;
+}
+
+/** The ledger file of a command in the agent's data folder (its name hashed: a command id is the coordinator's text). */
+export function outputLedgerFile(dataDir: string, commandId: string): string {
+  return path.join(dataDir, 'outputs', `${createHash('sha256').update(commandId).digest('hex').slice(0, 32)}.json`);
+}
+
+/**
+ * What a transcode wrote into MEDIA_ROOT, kept in the agent's data folder while the transcode runs and
+ * until its outcome is stored (the job runner discards it then). An agent that dies in between finds
+ * it at its restart: if the coordinator cancels the leftover task (the encode went to another worker,
+ * which may have written the same path), removeOwnOutputs removes exactly the files this run finished,
+ * each only while it is still the very file written then. Written synchronously: an entry is on disk
+ * before the encoder starts, its identity right after the encoder ended.
+ */
+export class OutputLedger {
+  constructor(
+    readonly file: string,
+    private readonly jobId: string,
+  ) {}
+
+  private read(): LedgerContent {
+    try {
+      return JSON.parse(fsSync.readFileSync(this.file, 'utf8')) as LedgerContent;
+    } catch {
+      return { job_id: this.jobId, files: [], dirs: [] };
+    }
+  }
+
+  /** Best effort: a ledger that cannot be written only means nothing is cleaned up after a crash (nothing is removed that it does not list). */
+  private write(content: LedgerContent): void {
+    try {
+      fsSync.mkdirSync(path.dirname(this.file), { recursive: true });
+      const tmp = `${this.file}.tmp`;
+      fsSync.writeFileSync(tmp, JSON.stringify(content));
+      fsSync.renameSync(tmp, this.file);
+    } catch {
+      /* see above */
+    }
+  }
+
+  /** An output name this run picked (in `dir`), before anything is written to it. */
+  claimed(file: string, dirs: string[]): void {
+    const content = this.read();
+    if (!content.files.some((f) => f.path === file)) content.files.push({ path: file });
+    for (const d of dirs) if (!content.dirs.includes(d)) content.dirs.push(d);
+    this.write(content);
+  }
+
+  /**
+   * The output is finished: its identity is recorded (a file that cannot be read stays without one).
+   * The stat is asynchronous: the output lies in MEDIA_ROOT, which may be a network share that hangs.
+   */
+  async written(file: string): Promise<void> {
+    const st = await fs.stat(file).catch(() => null);
+    if (!st) return;
+    const content = this.read();
+    const identity: FileIdentity = { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs };
+    const entry = content.files.find((f) => f.path === file);
+    if (entry) entry.identity = identity;
+    else content.files.push({ path: file, identity });
+    this.write(content);
+  }
+
+  /**
+   * Every encode ended and the raw files are about to be removed or moved to the originals: from now
+   * on the outputs may be the job's only encode (no other worker can redo it), so they are never removed.
+   */
+  releasingRaw(): void {
+    const content = this.read();
+    content.raw_released = true;
+    this.write(content);
+  }
+
+  /**
+   * Every encode ended well and its output is recorded (written): a run after a restart finishes the
+   * transcode from here (finishedEncode) instead of encoding again.
+   */
+  encoded(outputs: EncodedOutputs): void {
+    const content = this.read();
+    content.encoded = outputs;
+    this.write(content);
+  }
+
+  /** The outcome is stored (or the outputs removed): nothing to clean up after a restart. */
+  discard(): void {
+    fsSync.rmSync(this.file, { force: true });
+    fsSync.rmSync(`${this.file}.tmp`, { force: true });
+  }
+}
+
+/** Whether the file at `file` is still the one recorded: same entry, same size and time of the last change. */
+async function isSameFile(file: string, id: FileIdentity): Promise<boolean> {
+  const st = await fs.lstat(file).catch(() => null);
+  return st !== null && st.isFile() && st.dev === id.dev && st.ino === id.ino && st.size === id.size && st.mtimeMs === id.mtimeMs;
+}
+
+/**
+ * The outputs of a transcode whose encodes all ended before the agent stopped, when each of them is
+ * still the very file written then; null when the run had not got that far or a file changed or went
+ * (then the transcode starts over).
+ */
+export async function finishedEncode(ledgerFile: string): Promise<EncodedOutputs | null> {
+  let content: LedgerContent;
+  try {
+    content = JSON.parse(await fs.readFile(ledgerFile, 'utf8')) as LedgerContent;
+  } catch {
+    return null;
+  }
+  const encoded = content.encoded;
+  if (!encoded || !Array.isArray(encoded.files) || encoded.files.length === 0) return null;
+  for (const file of encoded.files) {
+    const identity = content.files?.find((f) => f.path === file)?.identity;
+    if (!identity || !(await isSameFile(file, identity))) return null;
+  }
+  return encoded;
+}
+
+/**
+ * Removes the outputs a ledger lists as finished by its run, then the folders it lists that held one
+ * of them and are empty now, then the ledger. Only files that are provably that run's own go: each
+ * must still be the very file recorded when its writer ended (another worker's result at the same
+ * path is a different file, or the same one rewritten: either way it stays). An output without a
+ * recorded identity (an encode cut off before it ended) stays too: the run cannot tell its
+ * half-written file from another worker's file that took the name later. And nothing goes once the
+ * run had released its raw files: then no other worker could redo the encode, and these files may be
+ * the job's only one.
+ */
+export async function removeOwnOutputs(ledgerFile: string): Promise<{ removed: string[]; keptAfterRawReleased: boolean }> {
+  let content: LedgerContent;
+  try {
+    content = JSON.parse(await fs.readFile(ledgerFile, 'utf8')) as LedgerContent;
+  } catch {
+    return { removed: [], keptAfterRawReleased: false };
+  }
+  const removed: string[] = [];
+  if (!content.raw_released) {
+    for (const entry of content.files ?? []) {
+      if (!entry.identity || !(await isSameFile(entry.path, entry.identity))) continue;
+      await fs.rm(entry.path, { force: true });
+      removed.push(entry.path);
+    }
+    // Only folders that held a file removed here, deepest first (a subfolder, extras, before the
+    // folder holding it). A folder left empty without one (the encode was cut off before its encoder
+    // wrote) stays: the worker that took the job over reuses an empty folder of its name, and may be
+    // encoding into it right now.
+    const held = (dir: string): boolean => removed.some((f) => f.startsWith(`${dir}${path.sep}`));
+    for (const dir of (content.dirs ?? []).filter(held).sort((a, b) => b.length - a.length)) await removeIfEmpty(dir);
+  }
+  await fs.rm(ledgerFile, { force: true });
+  return { removed, keptAfterRawReleased: content.raw_released === true };
+}

@@ -1,0 +1,85 @@
+/**
+ * The names of a transcode's output files in the library (what media servers read):
+ * - a series: SxxEyy from the season's runtimes when they match unambiguously; otherwise numbered
+ *   after the highest episode already in the season folder, in title order, and marked as guessed;
+ * - a movie of several titles: the longest is `Title (Year).mkv`, titles within 10 % of it are
+ *   versions `Title (Year) - Version 2.mkv` (the version form Jellyfin, Emby and Plex share), every
+ *   other title goes into the extras folder;
+ * - one movie title: `Title (Year).mkv`.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { TranscodeJob } from '../../shared/protocol.js';
+import { matchEpisodes } from '../output/episode-match.js';
+import { outputFileName, type OutputPlan } from '../output/output-folder.js';
+import type { TaskContext } from './rip-task.js';
+import { highestEpisode, movieRoles } from '../disc/title-rules.js';
+
+/** The extras folder when the coordinator does not name one (Jellyfin, Emby and Kodi read "Extras"). */
+export const DEFAULT_EXTRAS_FOLDER = 'Extras';
+
+export interface OutputName {
+  /** Folder below the plan's dir ("" for the dir itself). */
+  subdir: string;
+  name: string;
+}
+
+export interface NamePlan {
+  names: OutputName[];
+  /** Episode numbers counted on from the season folder instead of matched by runtime. */
+  episodesGuessed: boolean;
+}
+
+const pad = (n: number): string => String(n).padStart(2, '0');
+
+async function durations(files: string[], seconds: (file: string) => Promise<number>, ctx: TaskContext, purpose: string): Promise<number[] | null> {
+  const out: number[] = [];
+  for (const file of files) {
+    try {
+      out.push(await seconds(file));
+    } catch (err) {
+      ctx.log('warn', `${purpose}: the transcoder could not scan ${path.basename(file)}: ${(err as Error).message}`);
+      return null;
+    }
+  }
+  return out;
+}
+
+async function seriesNames(args: TranscodeJob, plan: OutputPlan, seconds: (file: string) => Promise<number>, ctx: TaskContext): Promise<NamePlan> {
+  if (args.episodes?.length) {
+    const lengths = await durations(args.files, seconds, ctx, 'episode names by runtime skipped');
+    if (lengths) {
+      const match = matchEpisodes(lengths, args.episodes, args.disc_number ?? null);
+      if (match.ok) {
+        ctx.log('info', `episodes matched by ${match.stage === 'runtimes' ? 'runtime' : 'sequence'}: ${match.episodes.map((e) => `E${pad(e)}`).join(', ')}`);
+        return { names: match.episodes.map((e) => ({ subdir: '', name: `${plan.fileBase}E${pad(e)}.mkv` })), episodesGuessed: false };
+      }
+      ctx.log('warn', `episodes not matched by runtime: ${match.reason}`);
+    }
+  }
+  const existing = await fs.readdir(plan.dir).catch(() => [] as string[]);
+  const after = highestEpisode(existing, args.season ?? 0);
+  const numbers = args.files.map((_, i) => after + i + 1);
+  ctx.log('warn', `episode numbers guessed: ${numbers.map((e) => `E${pad(e)}`).join(', ')} in title order, after ${after ? `E${pad(after)}, the highest in ${plan.dir}` : `no episode in ${plan.dir}`}; check them and correct the names if the disc's order differs`);
+  return { names: numbers.map((e) => ({ subdir: '', name: `${plan.fileBase}E${pad(e)}.mkv` })), episodesGuessed: true };
+}
+
+async function movieNames(args: TranscodeJob, plan: OutputPlan, seconds: (file: string) => Promise<number>, ctx: TaskContext): Promise<NamePlan> {
+  if (args.files.length === 1) return { names: [{ subdir: '', name: `${plan.fileBase}.mkv` }], episodesGuessed: false };
+  const lengths = await durations(args.files, seconds, ctx, 'main feature, versions and extras not told apart');
+  if (!lengths) return { names: args.files.map((_, i) => ({ subdir: '', name: outputFileName(plan, i, args.files.length, '.mkv', false) })), episodesGuessed: false };
+  const extras = args.extras_folder || DEFAULT_EXTRAS_FOLDER;
+  const names = movieRoles(lengths).map((r): OutputName => {
+    if (r.role === 'main') return { subdir: '', name: `${plan.fileBase}.mkv` };
+    if (r.role === 'version') return { subdir: '', name: `${plan.fileBase} - Version ${r.n}.mkv` };
+    return { subdir: extras, name: `${plan.fileBase} - Extra ${pad(r.n)}.mkv` };
+  });
+  const roles = names.map((n, i) => `${path.basename(args.files[i])} (${Math.round(lengths[i])} s) → ${path.join(n.subdir, n.name)}`);
+  ctx.log('info', `main feature, versions and extras by length: ${roles.join('; ')}`);
+  return { names, episodesGuessed: false };
+}
+
+/** The library names for the files of a transcode, in the order of args.files. */
+export async function libraryNames(args: TranscodeJob, plan: OutputPlan, seconds: (file: string) => Promise<number>, ctx: TaskContext): Promise<NamePlan> {
+  return args.series ? seriesNames(args, plan, seconds, ctx) : movieNames(args, plan, seconds, ctx);
+}

@@ -1,0 +1,149 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { DiscInfo, RipJob, Track } from '../../shared/protocol.js';
+import type { DiscSource } from '../disc/image-drive.js';
+import type { Ripper } from '../tools/rippers.js';
+import { claimFileName, moveFile, outputFileName, planOutput, releaseFileName } from '../output/output-folder.js';
+import { ProgressThrottle } from './progress-throttle.js';
+import { describeOutput } from '../../shared/library-files.js';
+import { unattendedTitles } from '../disc/title-rules.js';
+
+export interface TaskContext {
+  signal: AbortSignal;
+  progress(pct: number): void;
+  log(level: 'info' | 'warn' | 'error', message: string): void;
+  onSpawn(pid: number): void;
+  /** Progress goes out at most this often (ms); 1000 unless set (tests set 0 to see every value). */
+  progressEveryMs?: number;
+  /**
+   * The task's last encoder run has ended: its slot is free for the next task while it checks and
+   * describes its output (the scan of the written files, moving originals, the nfo).
+   */
+  encoderDone?(): void;
+  /** Waits for the task's slot; called once its preparation is done, right before its first encoder run. */
+  takeSlot?(): Promise<void>;
+  /**
+   * The task's first encoder run has started: it counts as running from here. Its bookkeeping (task
+   * state, status, events) comes after the start, so a slot that frees starts the encoder at once.
+   */
+  encoderStarted?(): void;
+  /** The task's last encoder run is expected to end within seconds (ending-watch.ts): its successor may be sent ahead. */
+  encoderEnding?(): void;
+}
+
+export class TaskFailure extends Error {}
+
+/** How a rip without chosen titles filters them (the minTitleSeconds setting; series skip "play all"). */
+export interface TitleFilter {
+  minSeconds: number;
+  series: boolean;
+}
+
+/**
+ * Which titles a rip takes: the chosen ones; else the titles an unattended rip takes (long enough,
+ * no "play all" of a series), of those only the longest with main feature only. `note` says what
+ * was left out, for the job log.
+ */
+export function selectTitles(tracks: Track[], chosen: number[], mainFeatureOnly: boolean, filter: TitleFilter = { minSeconds: 0, series: false }): { titles: Track[]; notes: string[] } {
+  if (tracks.length === 0) throw new TaskFailure('the disc has no titles the ripper could read');
+  if (chosen.length > 0) {
+    const byNumber = new Map(tracks.map((t) => [t.number, t]));
+    const missing = chosen.filter((n) => !byNumber.has(n));
+    if (missing.length) throw new TaskFailure(`the disc has no title ${missing.join(', ')} (titles on the disc: ${tracks.map((t) => t.number).join(', ')})`);
+    return { titles: chosen.map((n) => byNumber.get(n) as Track), notes: [] };
+  }
+  const { keep, short, playAll } = unattendedTitles(tracks, filter.minSeconds, filter.series);
+  const notes: string[] = [];
+  if (short.length) notes.push(`title(s) ${short.map((t) => t.number).join(', ')} skipped: shorter than ${filter.minSeconds} s (minTitleSeconds)`);
+  if (playAll.length) notes.push(`title(s) ${playAll.map((t) => t.number).join(', ')} skipped: "play all" of other titles`);
+  if (mainFeatureOnly) return { titles: [keep.reduce((a, b) => (b.seconds > a.seconds ? b : a))], notes };
+  return { titles: keep, notes };
+}
+
+function gb(bytes: number): string {
+  return (bytes / 1e9).toFixed(1);
+}
+
+/** Refuses a rip that cannot fit: the selected titles' size against the free space of the raw dir. */
+export async function checkFreeSpace(dir: string, neededBytes: number): Promise<void> {
+  const st = await fs.statfs(dir);
+  const free = st.bavail * st.bsize;
+  if (neededBytes > free) {
+    throw new TaskFailure(`not enough free space in ${dir}: the rip needs about ${gb(neededBytes)} GB, ${gb(free)} GB are free`);
+  }
+}
+
+/** Most ripper messages one rip writes to the job log (repeats are dropped too). */
+export const RIP_MESSAGE_LIMIT = 40;
+
+/** Passes each distinct message once, at most `limit` per rip (over all ripper calls of the rip). */
+export function messageBudget(limit: number, write: (text: string) => void): (text: string) => void {
+  const seen = new Set<string>();
+  return (text) => {
+    if (seen.has(text) || seen.size >= limit) return;
+    seen.add(text);
+    write(text);
+  };
+}
+
+export interface RipResult {
+  files: string[];
+  /** Set when the job ended here (no transcode stage). */
+  output?: { output_path: string; files: string[] };
+}
+
+/**
+ * worker.tasks.rip_disc: one ripper call per selected title into the raw dir (named like the job id),
+ * progress shared in proportion. Free space is checked against the disc size first (the selected
+ * titles' size when the disc size is not known). Without a transcode stage the files move into the
+ * output folder.
+ */
+export async function runRip(args: RipJob, source: DiscSource, ripper: Ripper, ctx: TaskContext, disc?: Pick<DiscInfo, 'type' | 'size_bytes'>): Promise<RipResult> {
+  await fs.mkdir(args.raw_dir, { recursive: true });
+  const tracks = await ripper.scan(source, ctx.signal, disc?.type);
+  const { titles: selected, notes } = selectTitles(tracks, args.titles, args.main_feature_only, { minSeconds: args.min_title_seconds ?? 0, series: Boolean(args.series) });
+  for (const note of notes) ctx.log('info', note);
+  await checkFreeSpace(args.raw_dir, disc?.size_bytes || selected.reduce((sum, t) => sum + t.size_bytes, 0));
+  ctx.log('info', `ripping ${selected.length} title(s) (${selected.map((t) => t.number).join(', ')}) with ${ripper.name} into ${args.raw_dir}`);
+
+  const throttle = new ProgressThrottle(ctx.progress, ctx.progressEveryMs);
+  const totalSeconds = selected.reduce((sum, t) => sum + Math.max(t.seconds, 1), 0);
+  let doneSeconds = 0;
+  const files: string[] = [];
+  const message = messageBudget(RIP_MESSAGE_LIMIT, (text) => ctx.log('info', text));
+  for (const track of selected) {
+    const weight = Math.max(track.seconds, 1);
+    const produced = await ripper.rip(source, track, args.raw_dir, {
+      signal: ctx.signal,
+      onSpawn: ctx.onSpawn,
+      onMessage: message,
+      ...(disc ? { discType: disc.type } : {}),
+      onProgress: (pct) => throttle.update(((doneSeconds + (weight * pct) / 100) / totalSeconds) * 100),
+    });
+    files.push(...produced);
+    doneSeconds += weight;
+    throttle.update((doneSeconds / totalSeconds) * 100);
+  }
+  throttle.flush();
+  if (args.transcode) return { files };
+
+  const plan = await planOutput({ ...args });
+  const out: string[] = [];
+  for (const [i, file] of files.entries()) {
+    const name = await claimFileName(plan.dir, outputFileName(plan, i, files.length, path.extname(file), Boolean(args.series)));
+    const dest = path.join(plan.dir, name);
+    try {
+      if (args.keep_original) await fs.copyFile(file, dest);
+      else await moveFile(file, dest);
+    } catch (err) {
+      await fs.rm(dest, { force: true });
+      throw err;
+    } finally {
+      releaseFileName(plan.dir, name);
+    }
+    out.push(dest);
+  }
+  if (!args.keep_original) await fs.rm(args.raw_dir, { recursive: true, force: true });
+  if (args.library) await describeOutput(plan.dir, args.library, ctx);
+  return { files, output: { output_path: plan.dir, files: out } };
+}

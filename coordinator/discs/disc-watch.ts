@@ -1,0 +1,129 @@
+import type { Disc } from '../../shared/api-types.js';
+import type { DiscInfo } from '../../shared/protocol.js';
+import type { Logger } from '../../shared/log.js';
+import { ripsAsSeries } from '../../shared/rip-as-series.js';
+import type { Statement } from 'better-sqlite3';
+import type { Db } from '../../shared/sqlite.js';
+import type { DeviceEntry } from '../workers/fleet.js';
+import type { JobRow } from '../jobs/jobs-store.js';
+import { identityMeta, type DiscIdentity } from '../metadata/disc-identity.js';
+import type { Prescan } from './prescan.js';
+import type { RipRequest } from './rip-jobs.js';
+import type { PosterCache } from '../library/poster-cache.js';
+import type { SettingsStore } from '../system/settings-store.js';
+
+
+/**
+ * Reacts to the drive states the agents publish: an insert (a fingerprint the device did not hold
+ * before, remembered in SQLite so a restart or a repeated message is not a new insert) gets a
+ * pre-scan and, with autoRipStart, a rip; a disc already inside at start gets its pre-scan only.
+ * One device is handled at a time, so a detection that fires twice starts nothing twice.
+ */
+export class DiscWatch {
+  private readonly chains = new Map<string, Promise<void>>();
+  private readonly rippedCount: Statement<[string], { n: number }>;
+
+  constructor(
+    private readonly db: Db,
+    private readonly settings: SettingsStore,
+    readonly prescan: Prescan,
+    private readonly startRip: (req: RipRequest) => Promise<JobRow>,
+    private readonly log: Logger,
+    private readonly posters: PosterCache,
+    /** Called with each pre-scan answer: jobs made before it answered take it. */
+    private readonly onIdentity: (fingerprint: string, identity: DiscIdentity) => void = () => undefined,
+  ) {
+    this.rippedCount = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM history WHERE fingerprint = ?');
+  }
+
+  /** What the pre-scan (or a correction) says about a disc, if it ran. */
+  identity(fingerprint: string): DiscIdentity | undefined {
+    return this.prescan.get(fingerprint);
+  }
+
+  alreadyRipped(fingerprint: string): boolean {
+    return (this.rippedCount.get(fingerprint)?.n ?? 0) > 0;
+  }
+
+  view(disc: DiscInfo): Disc {
+    const identity = this.prescan.get(disc.fingerprint);
+    return {
+      title: identity?.title ?? disc.title,
+      label: disc.label,
+      year: identity?.year ?? disc.year,
+      type: disc.type,
+      size_bytes: disc.size_bytes,
+      fingerprint: disc.fingerprint,
+      confidence: identity ? identity.confidence : null,
+      poster: identity?.poster ?? null,
+      poster_url: this.posters.urlFor(identity?.poster),
+      already_ripped: this.alreadyRipped(disc.fingerprint),
+      audio_tracks: disc.audio_tracks ?? null,
+      kind: identity?.kind ?? null,
+      season: identity?.season ?? null,
+      tmdb_id: identity?.tmdb_id ?? null,
+      album: identity?.album ?? null,
+      suggestions: identity?.suggestions ?? [],
+    };
+  }
+
+  /** Called for every drive state message; resolves when this state is handled (tests wait on it). */
+  onDrive(entry: DeviceEntry): Promise<void> {
+    const previous = this.chains.get(entry.name) ?? Promise.resolve();
+    const next = previous.then(() => this.handle(entry)).catch((err: Error) => this.log.error(`device ${entry.name}: ${err.message}`));
+    this.chains.set(entry.name, next);
+    return next;
+  }
+
+  private async handle(entry: DeviceEntry): Promise<void> {
+    const disc = entry.state.disc;
+    const known = this.db.prepare<[string], { fingerprint: string | null }>('SELECT fingerprint FROM device_discs WHERE device = ?').get(entry.name);
+    const fingerprint = disc?.fingerprint ?? null;
+    const inserted = disc !== null && known?.fingerprint !== fingerprint;
+    if (!known || known.fingerprint !== fingerprint) {
+      this.db
+        .prepare('INSERT INTO device_discs (device, fingerprint, seen_at) VALUES (?, ?, ?) ON CONFLICT(device) DO UPDATE SET fingerprint = excluded.fingerprint, seen_at = excluded.seen_at')
+        .run(entry.name, fingerprint, new Date().toISOString());
+      if (!disc && known?.fingerprint) this.log.info(`device ${entry.name}: disc ejected`);
+    }
+    if (!disc) return;
+    if (!inserted && this.prescan.get(disc.fingerprint)) return;
+    if (inserted) this.log.info(`device ${entry.name}: disc inserted: "${disc.title}" (${disc.type}, ${disc.size_bytes} bytes, label "${disc.label}")`);
+    const identity = await this.prescan.run(disc);
+    this.posters.prefetch(identity.poster);
+    this.onIdentity(disc.fingerprint, identity);
+    const ripped = this.alreadyRipped(disc.fingerprint);
+    this.log.info(`device ${entry.name}: pre-scan: ${describe(identity)}, ${disc.type}${ripped ? ', already ripped' : ''}`);
+    if (inserted) await this.autoRip(entry, disc, identity, ripped);
+  }
+
+  private async autoRip(entry: DeviceEntry, disc: DiscInfo, identity: DiscIdentity, ripped: boolean): Promise<void> {
+    if (!this.settings.all().autoRipStart) return;
+    if (ripped) {
+      this.log.info(`device ${entry.name}: automatic rip skipped: "${disc.title}" was ripped before (same disc fingerprint in the history)`);
+      return;
+    }
+    // A season from the label makes it a series rip even when no database knew the title.
+    const series = ripsAsSeries(identity);
+    try {
+      const job = await this.startRip({
+        device: entry.name,
+        title: series ? null : identity.title,
+        year: identity.year,
+        series: series ? identity.title : null,
+        season: series ? identity.season : null,
+        origin: 'autoRipStart',
+        meta: identityMeta(identity),
+      });
+      this.log.info(`device ${entry.name}: automatic rip started as job ${job.id}`, job.id);
+    } catch (err) {
+      this.log.warn(`device ${entry.name}: automatic rip not started: ${(err as Error).message}`);
+    }
+  }
+}
+
+function describe(identity: DiscIdentity): string {
+  const year = identity.year ? ` (${identity.year})` : '';
+  const season = identity.kind === 'series' && identity.season !== null ? `, season ${identity.season}` : '';
+  return `"${identity.title}"${year}${season}, ${identity.kind}, confidence ${identity.confidence.toFixed(2)} from ${identity.source}`;
+}

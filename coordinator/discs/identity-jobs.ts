@@ -1,0 +1,37 @@
+import { parseMeta, type JobsStore } from '../jobs/jobs-store.js';
+import { identityMeta, type DiscIdentity } from '../metadata/disc-identity.js';
+import { isDriveBusy } from '../jobs/job-status.js';
+
+/** Who named a job when it was made: the request, the disc's lookup, or (the lookup had not answered) its label. */
+export type TitleSource = 'request' | 'lookup' | 'label';
+
+/** Sources whose identity is a real answer (not the label, not "nothing found"). */
+const ANSWERS = new Set(['tmdb', 'jikan', 'omdb', 'override']);
+
+/**
+ * Gives the jobs of a disc a new identity: title (while the rip still runs, so the output folder
+ * carries it), year, ids, poster and overview. A correction reaches every job of the disc; a late
+ * lookup answer only the jobs whose title came from the label because the lookup had not answered
+ * when they were made. Returns the ids of the jobs changed.
+ */
+export function applyIdentityToJobs(ctx: { jobs: JobsStore }, fingerprint: string, identity: DiscIdentity, reason: 'override' | 'lookup'): string[] {
+  if (reason === 'lookup' && !ANSWERS.has(identity.source)) return [];
+  const updated: string[] = [];
+  for (const job of ctx.jobs.byFingerprint(fingerprint)) {
+    const meta = parseMeta(job.meta) ?? {};
+    const unnamed = isDriveBusy(job.status) && meta.rip_fertig !== true;
+    if (reason === 'lookup' && (meta.title_source !== 'label' || !unnamed)) continue;
+    const patch: Record<string, unknown> = { ...identityMeta(identity), year: identity.year };
+    if (unnamed) {
+      if (typeof meta.series === 'string') patch.series = identity.title;
+      if (reason === 'lookup') patch.title_source = 'lookup';
+      ctx.jobs.update(job.id, { title: identity.title });
+    }
+    ctx.jobs.updateMeta(job.id, patch);
+    const named = `"${identity.title}"${identity.year ? ` (${identity.year})` : ''}`;
+    const message = reason === 'lookup' ? `the disc's lookup answered after the job was made: named ${named} from ${identity.source}` : `metadata corrected to ${named}${unnamed ? '' : '; the output already written keeps its name'}`;
+    ctx.jobs.addLog(job.id, 'info', message);
+    updated.push(job.id);
+  }
+  return updated;
+}

@@ -1,0 +1,183 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { nativeWorkerRefusal } from '../../shared/native-worker.js';
+import type { AlbumInfo, DiscInfo, RipArgs } from '../../shared/protocol.js';
+import type { CoordinatorConfig } from '../../shared/config.js';
+import type { Dispatcher } from '../dispatch/dispatcher.js';
+import type { MetadataService } from '../metadata/service.js';
+import type { SettingsStore } from '../system/settings-store.js';
+import type { Fleet } from '../workers/fleet.js';
+import { HttpError, mediaDir } from '../http/errors.js';
+import { parseMeta, type JobMeta, type JobRow, type JobsStore } from '../jobs/jobs-store.js';
+import { libraryInfo } from '../library/library-info.js';
+import type { TitleSource } from './identity-jobs.js';
+import { albumForJob, albumTitle, fallbackAlbum } from '../metadata/album-choice.js';
+import { identityMeta, type DiscIdentity } from '../metadata/disc-identity.js';
+import { apiStatus, isDriveBusy } from '../jobs/job-status.js';
+
+/** What making a rip job uses of the coordinator (a part of its context). */
+export interface RipJobDeps {
+  config: CoordinatorConfig;
+  fleet: Fleet;
+  jobs: JobsStore;
+  settings: SettingsStore;
+  dispatcher: Dispatcher;
+  metadata: MetadataService;
+  /** The pre-scan's identity of a disc, by its fingerprint. */
+  discs: { identity(fingerprint: string): DiscIdentity | undefined };
+}
+
+/** What a rip needs beyond the drive; every field optional (settings and the disc fill the rest). */
+export interface RipRequest {
+  device: string;
+  title?: string | null;
+  year?: number | null;
+  series?: string | null;
+  season?: number | null;
+  titles?: number[];
+  mainFeatureOnly?: boolean | null;
+  targetDir?: string | null;
+  workDir?: string | null;
+  transcodeNode?: string | null;
+  /** A series rip: the TMDB id of the series, for the season's episode runtimes (else the pre-scan's). */
+  tmdbId?: number | null;
+  /** Languages to keep (ISO 639-2/T, validated); null: the settings' lists at the time of the request. */
+  audioLanguages?: string[] | null;
+  subtitleLanguages?: string[] | null;
+  /** Audio CD: rip as this MusicBrainz release (one of the disc's suggestions) instead of the chosen one. */
+  musicbrainzReleaseId?: string | null;
+  /** Audio CD: exactly this album (a retry keeps the first rip's names). */
+  album?: AlbumInfo | null;
+  /** Where the request came from, for the job log ("POST /jobs", "autoRipStart"). */
+  origin: string;
+  /** Extra meta keys (poster_path, retry_of). */
+  meta?: JobMeta;
+}
+
+/**
+ * Creates a rip job and sends it to the agent owning the drive: the one path for POST /jobs,
+ * retry-rip and automatic rips. One disc, one job: a drive with a pending or running rip, or a disc
+ * (same fingerprint) already being ripped in any drive, refuses with 409. The check and the insert
+ * run without an await between them, so two requests at the same moment cannot both pass.
+ */
+export async function createRipJob(ctx: RipJobDeps, req: RipRequest): Promise<JobRow> {
+  const { config, fleet, jobs, settings, dispatcher } = ctx;
+  const device = fleet.device(req.device);
+  if (!device) throw new HttpError(404, `no device named "${req.device}"`);
+  const s = settings.all();
+  const discType = device.state.disc?.type;
+  const quickPick = req.series ? s.quickPickSeries : discType === 'cd' ? s.quickPickMusic : s.quickPickMovies;
+  const targetDir = await mediaDir(config.mediaRoot, req.targetDir ?? path.join(config.mediaRoot, quickPick), 'target_dir');
+  let workDir: string;
+  // RAW_DIR is configured by the admin and may lie outside MEDIA_ROOT (a retry keeps the first rip's place).
+  if (req.workDir && path.resolve(req.workDir) === path.resolve(config.rawDir)) workDir = config.rawDir;
+  else if (req.workDir) workDir = await mediaDir(config.mediaRoot, req.workDir, 'work_dir');
+  else if (s.workDir) workDir = await mediaDir(config.mediaRoot, s.workDir, 'the workDir setting');
+  else workDir = config.rawDir;
+
+  // The pre-scan's identity (metadata chain or a correction) names the job unless the request does.
+  const identity = device.state.disc ? ctx.discs.identity(device.state.disc.fingerprint) : undefined;
+  const useIdentity = identity && (!req.title?.trim() || req.title.trim() === identity.title);
+  const episodes = req.series && req.season !== null && req.season !== undefined ? await seasonEpisodes(ctx, req.tmdbId ?? (identity?.kind === 'series' ? identity.tmdb_id : null) ?? null, req.season) : null;
+
+  let transcodeNode = req.transcodeNode ?? null;
+  if (transcodeNode) {
+    const match = fleet.list().find((a) => a.node === transcodeNode || a.name === transcodeNode);
+    if (!match) throw new HttpError(400, `transcode_node "${transcodeNode}" is not a known worker (see GET /capabilities)`);
+    transcodeNode = match.node;
+  }
+
+  if (req.musicbrainzReleaseId && device.state.disc?.type !== 'cd') throw new HttpError(400, 'musicbrainz_release_id is for audio CDs only');
+
+  // From here on no await: the busy checks and the insert form one step.
+  const current = fleet.device(req.device);
+  if (!current) throw new HttpError(404, `no device named "${req.device}"`);
+  const owner = fleet.get(current.state.node);
+  if (!owner?.online) throw new HttpError(503, `the worker ${current.state.node} owning ${req.device} is offline`);
+  if (owner.status?.capabilities?.native) throw new HttpError(409, nativeWorkerRefusal(owner.name));
+  const disc = current.state.disc;
+  if (!disc) throw new HttpError(409, `there is no disc in ${req.device}: insert one and try again`);
+  const active = jobs.active();
+  const busy = active.find((j) => j.device === req.device && isDriveBusy(j.status));
+  if (busy) throw new HttpError(409, `${req.device} is busy with job ${busy.id} (${apiStatus(busy.status)})`);
+  const sameDisc = active.find((j) => isDriveBusy(j.status) && parseMeta(j.meta)?.fingerprint === disc.fingerprint);
+  if (sameDisc) throw new HttpError(409, `this disc is already being ripped by job ${sameDisc.id} (${sameDisc.device ?? 'another drive'})`);
+
+  const id = randomUUID();
+  const titles = req.titles ?? [];
+  const mainFeatureOnly = typeof req.mainFeatureOnly === 'boolean' ? req.mainFeatureOnly : s.mainFeatureOnly;
+  // An audio CD names its files by album; without a pre-scan result by its CD-Text or as unknown.
+  // The pre-scan's own title (what the rip dialog sends unchanged) renames nothing.
+  const album = disc.type !== 'cd' ? null : (req.album ?? albumForJob(pickAlbum(identity, disc, req.musicbrainzReleaseId ?? null), req.title?.trim() === identity?.title ? null : req.title, req.year));
+  const title = album ? albumTitle(album) : req.title?.trim() || (useIdentity ? identity.title : disc.title);
+  const year = album ? album.year : (req.year ?? (useIdentity ? identity.year : null));
+  const series = req.series ?? null;
+  const season = req.season ?? null;
+  const meta: JobMeta = {
+    ...(useIdentity ? identityMeta(identity) : {}),
+    ...(req.tmdbId ? { tmdb_id: req.tmdbId } : {}),
+    ...(episodes && 'list' in episodes ? { episodes: episodes.list } : {}),
+    ...req.meta,
+    titles,
+    work_dir: workDir,
+    fingerprint: disc.fingerprint,
+    disc_label: disc.label,
+    disc_type: disc.type,
+    year,
+    series,
+    season,
+    main_feature_only: mainFeatureOnly,
+    title_source: (req.title?.trim() ? 'request' : useIdentity ? 'lookup' : 'label') satisfies TitleSource,
+    // The language choice is stored in the job, so a retry of the rip or of the transcode keeps it.
+    audio_languages: req.audioLanguages ?? [...s.audioLanguages],
+    subtitle_languages: req.subtitleLanguages ?? [...s.subtitleLanguages],
+    ...(transcodeNode ? { transcode_node: transcodeNode } : {}),
+    ...(album ? { album, ...(disc.audio_cd ? { musicbrainz_disc_id: disc.audio_cd.musicbrainz_disc_id } : {}) } : {}),
+  };
+  const row = jobs.create({ id, title, target_dir: targetDir, device: req.device, node: current.state.node, meta });
+  const transcode = s.transcodeEnabled && disc.type !== 'cd';
+  const args: RipArgs = {
+    drive: current.state.drive,
+    titles,
+    main_feature_only: mainFeatureOnly,
+    raw_dir: path.join(workDir, id),
+    target_dir: targetDir,
+    title,
+    year,
+    series,
+    season,
+    // An audio CD is FLAC already: it has no transcode stage.
+    transcode,
+    keep_original: s.keepOriginal,
+    auto_eject: s.autoEject,
+    min_title_seconds: s.minTitleSeconds,
+    // Without a transcode stage the rip names the output, so it writes the media-server files too.
+    library: transcode ? null : libraryInfo(row, s, config.tmdbImageBaseUrl),
+    ...(album ? { album } : {}),
+  };
+  jobs.addLog(id, 'info', `job created for "${title}" on ${req.device} (${req.origin})`);
+  if (episodes && 'why' in episodes) jobs.addLog(id, 'warn', `episode runtimes unavailable: ${episodes.why}; the files keep their title numbers`);
+  else if (episodes) jobs.addLog(id, 'info', `season ${season} has ${episodes.list.length} episodes (runtimes from TMDB)`);
+  dispatcher.startRip(row, args);
+  return row;
+}
+
+/** The season's episodes with runtimes from TMDB, or why there are none (no id, no key, TMDB failing). */
+async function seasonEpisodes(ctx: RipJobDeps, tvId: number | null, season: number): Promise<{ list: { episode: number; minutes: number | null }[] } | { why: string }> {
+  if (!tvId) return { why: 'the series has no TMDB id (pick it in the metadata search)' };
+  if (!ctx.metadata.tmdb.configured()) return { why: 'no TMDB key is set' };
+  try {
+    const doc = await ctx.metadata.tmdb.season(tvId, season);
+    return { list: doc.episodes.map((e) => ({ episode: e.episode, minutes: e.runtime_minutes })) };
+  } catch (err) {
+    return { why: (err as Error).message };
+  }
+}
+
+/** The album an audio CD rip names its files by: a requested release among the disc's, else the pre-scan's, else CD-Text or unknown. */
+function pickAlbum(identity: DiscIdentity | undefined, disc: DiscInfo, releaseId: string | null): AlbumInfo {
+  if (!releaseId) return identity?.album ?? fallbackAlbum(disc);
+  const found = [identity?.album, ...(identity?.alternatives ?? [])].find((a) => a?.release_id === releaseId);
+  if (!found) throw new HttpError(400, `musicbrainz_release_id "${releaseId}" is not a release of this CD (see the disc's album and suggestions in GET /devices)`);
+  return found;
+}

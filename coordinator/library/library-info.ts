@@ -1,0 +1,65 @@
+import type { EpisodeRuntime, LibraryInfo } from '../../shared/protocol.js';
+import { parseMeta, type JobRow } from '../jobs/jobs-store.js';
+import type { Settings } from '../system/settings-store.js';
+
+const NFO_PROFILES: readonly string[] = ['jellyfin', 'emby', 'kodi'];
+
+/**
+ * Whether a client may set this poster_path: a TMDB-relative image path (/abc.jpg) or an http(s) URL;
+ * never javascript:, data:, a path with .. or text with spaces, quotes or control characters.
+ */
+export function isPosterPath(value: string): boolean {
+  if (/^\/[A-Za-z0-9_-][A-Za-z0-9._-]*\.(jpe?g|png|webp)$/i.test(value)) return !value.includes('..');
+  if (!/^https?:\/\/[^/]/i.test(value) || /[\s\u0000-\u001f\u007f"'<>\\`]/.test(value)) return false;
+  return URL.canParse(value);
+}
+
+/** A poster_path as the spec keeps it (TMDB-relative or absolute) as a URL to download. */
+export function posterUrl(posterPath: unknown, imageBase: string): string | null {
+  if (typeof posterPath !== 'string' || !posterPath) return null;
+  if (/^https?:\/\//i.test(posterPath)) return posterPath;
+  if (posterPath.startsWith('/')) return `${imageBase}${posterPath}`;
+  return null;
+}
+
+/**
+ * The folder below a movie's folder that the media server reads as its extras. Jellyfin, Emby and
+ * Kodi all read "Extras"; Plex reads only its own kinds of extras folder ("Behind The Scenes",
+ * "Deleted Scenes", "Featurettes", "Interviews", "Other", "Scenes", "Shorts", "Trailers") and not
+ * "Extras", so for Plex the extras go into "Other". No one name is read by all four.
+ */
+export function extrasFolder(mediaServerType: string): string {
+  return mediaServerType === 'plex' ? 'Other' : 'Extras';
+}
+
+/**
+ * What the agent writes beside a finished job for the configured media server: nfo and poster for
+ * Jellyfin, Emby and Kodi; nothing for Plex (naming only) or when no media server is set. Audio CDs
+ * get no video metadata.
+ */
+export function libraryInfo(job: Pick<JobRow, 'title' | 'meta'>, settings: Pick<Settings, 'mediaServerType'>, imageBase: string): LibraryInfo | null {
+  if (!NFO_PROFILES.includes(settings.mediaServerType)) return null;
+  const meta = parseMeta(job.meta) ?? {};
+  if (meta.disc_type === 'cd') return null;
+  const series = typeof meta.series === 'string' && meta.series ? meta.series : null;
+  return {
+    profile: settings.mediaServerType as LibraryInfo['profile'],
+    kind: series ? 'series' : 'movie',
+    title: series ?? job.title,
+    year: typeof meta.year === 'number' ? meta.year : null,
+    overview: typeof meta.overview === 'string' ? meta.overview : null,
+    poster_url: posterUrl(meta.poster_path, imageBase),
+    tmdb_id: typeof meta.tmdb_id === 'number' ? meta.tmdb_id : null,
+    imdb_id: typeof meta.imdb_id === 'string' ? meta.imdb_id : null,
+  };
+}
+
+/** The season's episodes stored on a series job (meta.episodes), as the agent's matcher wants them. */
+export function jobEpisodes(job: Pick<JobRow, 'meta'>): EpisodeRuntime[] | null {
+  const list = parseMeta(job.meta)?.episodes;
+  if (!Array.isArray(list)) return null;
+  const out = list
+    .filter((e): e is { episode: number; minutes: number | null } => Boolean(e) && typeof (e as { episode?: unknown }).episode === 'number')
+    .map((e) => ({ episode: e.episode, minutes: typeof e.minutes === 'number' ? e.minutes : null }));
+  return out.length ? out : null;
+}

@@ -1,0 +1,74 @@
+import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import type { Db } from '../../shared/sqlite.js';
+
+/** Who holds an issued MQTT credential: a worker (its user name is its node) or Home Assistant. */
+export type CredentialRole = 'agent' | 'home-assistant';
+
+/** The user name the coordinator's own client logs in with (its password is the broker secret). */
+export const COORDINATOR_USERNAME = 'ripwerk-coordinator';
+/** The user name of Home Assistant's credential. */
+export const HOME_ASSISTANT_USERNAME = 'homeassistant';
+
+// scrypt with the parameters Node documents as its defaults (N=2^14, r=8, p=1): about 50 ms a check.
+const N = 16384;
+const R = 8;
+const P = 1;
+const KEY_LENGTH = 32;
+
+function derive(password: Buffer, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => scrypt(password, salt, KEY_LENGTH, { N: n, r, p, maxmem: 64 * 1024 * 1024 }, (err, key) => (err ? reject(err) : resolve(key))));
+}
+
+/** scrypt$N$r$p$salt$hash, salt and hash in base64. */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await derive(Buffer.from(password), salt, N, R, P);
+  return `scrypt$${N}$${R}$${P}$${salt.toString('base64')}$${key.toString('base64')}`;
+}
+
+export async function passwordMatches(hash: string, password: Buffer): Promise<boolean> {
+  const [scheme, n, r, p, salt, key] = hash.split('$');
+  if (scheme !== 'scrypt' || !salt || !key) return false;
+  const expected = Buffer.from(key, 'base64');
+  const actual = await derive(password, Buffer.from(salt, 'base64'), Number(n), Number(r), Number(p));
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/**
+ * The MQTT credentials the coordinator issued (POST /workers/{name}/credentials, POST
+ * /home-assistant/credentials). Only scrypt hashes are stored; a password is shown once, in the
+ * answer that creates it. Issuing again replaces the old password.
+ */
+export class MqttCredentials {
+  constructor(private readonly db: Db) {}
+
+  /** Creates or replaces the credential; returns the new password (24 random bytes, base64url). */
+  async issue(username: string, role: CredentialRole): Promise<string> {
+    const password = randomBytes(24).toString('base64url');
+    const hash = await hashPassword(password);
+    this.db
+      .prepare('INSERT INTO mqtt_credentials (username, role, hash, created_at) VALUES (?, ?, ?, ?) ON CONFLICT(username) DO UPDATE SET role = excluded.role, hash = excluded.hash, created_at = excluded.created_at')
+      .run(username, role, hash, new Date().toISOString());
+    return password;
+  }
+
+  /** The role of the credential when the password is right, else null. */
+  async verify(username: string, password: Buffer | undefined): Promise<CredentialRole | null> {
+    const row = this.db.prepare<[string], { role: CredentialRole; hash: string }>('SELECT role, hash FROM mqtt_credentials WHERE username = ?').get(username);
+    if (!row || !password) return null;
+    return (await passwordMatches(row.hash, password)) ? row.role : null;
+  }
+
+  has(username: string): boolean {
+    return this.db.prepare<[string], { username: string }>('SELECT username FROM mqtt_credentials WHERE username = ?').get(username) !== undefined;
+  }
+
+  /** Removes the credential; true when there was one. */
+  revoke(username: string): boolean {
+    return this.db.prepare('DELETE FROM mqtt_credentials WHERE username = ?').run(username).changes > 0;
+  }
+
+  list(): { username: string; role: CredentialRole; created_at: string }[] {
+    return this.db.prepare<[], { username: string; role: CredentialRole; created_at: string }>('SELECT username, role, created_at FROM mqtt_credentials ORDER BY username').all();
+  }
+}

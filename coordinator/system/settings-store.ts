@@ -1,0 +1,188 @@
+import { parseLanguageList } from '../../shared/languages.js';
+import type { Db } from '../../shared/sqlite.js';
+
+/** Every setting with its default. Names of the spec are kept (workDir, transcodeEnabled, ...). */
+export const SETTING_DEFAULTS = {
+  workDir: '',
+  transcodeEnabled: true,
+  keepOriginal: false,
+  autoRipStart: false,
+  ripperAppKey: '',
+  transcodePreset: 'Fast 1080p30',
+  autoEject: true,
+  mainFeatureOnly: false,
+  mediaServerType: '',
+  mediaServerUrl: '',
+  mediaServerKey: '',
+  webhookUrl: '',
+  webhookKind: 'auto',
+  tmdbApiKey: '',
+  omdbApiKey: '',
+  quickPickMovies: 'Filme',
+  quickPickSeries: 'Serien',
+  quickPickMusic: 'Musik',
+  /** ISO 3166-1 country whose release of an audio CD is preferred when MusicBrainz knows several. */
+  musicCountry: 'DE',
+  setupComplete: false,
+  homeAssistantDiscovery: false,
+  homeAssistantPrefix: 'homeassistant',
+  /** Audio languages the transcode keeps, ISO 639-2 in order of preference (the first found is the default track). */
+  audioLanguages: ['deu', 'eng'],
+  /** Subtitle languages kept as tracks (never burned in). */
+  subtitleLanguages: ['deu'],
+  /** Multichannel AC-3, E-AC-3, DTS, DTS-HD and TrueHD pass through untouched. */
+  keepSurround: true,
+  /** A stereo AAC track beside each passed-through surround track. */
+  stereoCompanion: false,
+  /** Also keep the title's original-language audio when the metadata lookup knows it. */
+  originalLanguage: true,
+  /** Burn a forced subtitle track of the default audio language into the picture. */
+  burnForcedSubtitles: false,
+  /** A rip without chosen titles leaves titles shorter than this out (seconds; like MakeMKV's minimum length). */
+  minTitleSeconds: 120,
+  /** Webhooks may go to loopback, link-local and this machine's addresses (off: refused). */
+  allowPrivateWebhooks: false,
+} as const;
+
+type SettingValue<T> = T extends boolean ? boolean : T extends readonly string[] ? readonly string[] : T extends number ? number : string;
+export type Settings = { -readonly [K in keyof typeof SETTING_DEFAULTS]: SettingValue<(typeof SETTING_DEFAULTS)[K]> };
+export type SettingName = keyof Settings;
+
+/** Settings whose values never reach an API answer or a log line. */
+export const SECRET_SETTINGS: ReadonlySet<SettingName> = new Set(['ripperAppKey', 'mediaServerKey', 'tmdbApiKey', 'omdbApiKey', 'webhookUrl']);
+export const SECRET_MASK = '********';
+
+/** Settings that are URLs: credentials written into them (http://user:password@kodi:8080) are shown masked. */
+export const URL_SETTINGS: ReadonlySet<SettingName> = new Set(['mediaServerUrl']);
+
+const USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#@]*)@/i;
+
+/** The URL with the password of its user part masked (a user part without a password is masked whole: it may be a token). */
+export function maskUrlCredentials(url: string): string {
+  return url.replace(USERINFO, (_all, scheme: string, userinfo: string) => {
+    const colon = userinfo.indexOf(':');
+    return `${scheme}${colon >= 0 ? `${userinfo.slice(0, colon)}:${SECRET_MASK}` : SECRET_MASK}@`;
+  });
+}
+
+/**
+ * A URL sent back with its credentials masked gets the stored credentials again (the user may have
+ * changed the host or the user name meanwhile). Throws a SettingsError when nothing is stored to
+ * put back.
+ */
+export function restoreMaskedUrl(name: string, incoming: string, stored: string): string {
+  const m = USERINFO.exec(incoming);
+  if (!m) return incoming;
+  const userinfo = m[2];
+  const colon = userinfo.indexOf(':');
+  const maskedPassword = colon >= 0 && userinfo.slice(colon + 1) === SECRET_MASK;
+  if (!maskedPassword && userinfo !== SECRET_MASK) return incoming;
+  const old = USERINFO.exec(stored)?.[2];
+  if (old === undefined) throw new SettingsError(`${name} holds the mask ${SECRET_MASK} where its password belongs, and none is stored: type the password`);
+  const oldColon = old.indexOf(':');
+  const restored = userinfo === SECRET_MASK ? old : `${userinfo.slice(0, colon)}:${oldColon >= 0 ? old.slice(oldColon + 1) : ''}`;
+  return `${m[1]}${restored}@${incoming.slice(m[0].length)}`;
+}
+
+export function isSettingName(name: string): name is SettingName {
+  return Object.prototype.hasOwnProperty.call(SETTING_DEFAULTS, name);
+}
+
+export class SettingsError extends Error {}
+
+/** Validates one value against the type of its default. */
+export function validateSetting(name: string, value: unknown): Settings[SettingName] {
+  if (!isSettingName(name)) throw new SettingsError(`unknown setting "${name}"`);
+  if (Array.isArray(SETTING_DEFAULTS[name])) {
+    // The list settings are language lists.
+    const list = parseLanguageList(value, `setting "${name}"`);
+    if (!list.ok) throw new SettingsError(list.reason);
+    return list.codes as Settings[SettingName];
+  }
+  if (name === 'musicCountry') {
+    if (typeof value !== 'string' || !/^[A-Za-z]{2}$/.test(value.trim())) throw new SettingsError('setting "musicCountry" must be a two-letter country code (ISO 3166-1, e.g. "DE")');
+    return value.trim().toUpperCase();
+  }
+  const expected = typeof SETTING_DEFAULTS[name];
+  if (expected === 'number' && (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 36_000)) {
+    throw new SettingsError(`setting "${name}" must be a whole number of seconds from 0 to 36000`);
+  }
+  if (typeof value !== expected) throw new SettingsError(`setting "${name}" must be a ${expected}`);
+  if (typeof value === 'string' && value.length > 4096) throw new SettingsError(`setting "${name}" is longer than 4096 characters`);
+  return value as Settings[SettingName];
+}
+
+export class SettingsStore {
+  /**
+   * The parsed settings, kept until the next write: they are read on hot paths (every MQTT packet the
+   * embedded broker authorises asks for the Home Assistant prefix, every queued transcode for the
+   * preset), and the table also holds large internal entries (tracks:<device>) skipped on each read.
+   * Every write to the table goes through this store.
+   */
+  private cache: Settings | null = null;
+  private readonly stmts;
+
+  constructor(private readonly db: Db) {
+    this.stmts = {
+      all: db.prepare<[], { key: string; value: string }>('SELECT key, value FROM settings'),
+      getRaw: db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE key = ?'),
+      put: db.prepare<[string, string]>('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
+    };
+  }
+
+  /** Every setting (a copy: the caller may change it; the lists are read-only by their type). */
+  all(): Settings {
+    return { ...this.read() };
+  }
+
+  get<K extends SettingName>(name: K): Settings[K] {
+    return this.read()[name];
+  }
+
+  private read(): Settings {
+    if (this.cache) return this.cache;
+    const out: Record<string, unknown> = { ...SETTING_DEFAULTS };
+    for (const row of this.stmts.all.all()) {
+      // Internal keys (tracks:<device>, ...) live in the same table but are no settings.
+      if (!isSettingName(row.key)) continue;
+      try {
+        out[row.key] = JSON.parse(row.value);
+      } catch {
+        out[row.key] = row.value;
+      }
+    }
+    this.cache = out as Settings;
+    return this.cache;
+  }
+
+  set(values: Partial<Settings>): void {
+    this.cache = null;
+    this.db.transaction(() => {
+      for (const [k, v] of Object.entries(values)) this.stmts.put.run(k, JSON.stringify(v));
+    })();
+  }
+
+  /** Free-form keys such as tracks:<device>. */
+  getRaw(key: string): unknown {
+    const row = this.stmts.getRaw.get(key);
+    if (!row) return undefined;
+    try {
+      return JSON.parse(row.value);
+    } catch {
+      return undefined;
+    }
+  }
+
+  setRaw(key: string, value: unknown): void {
+    if (isSettingName(key)) this.cache = null;
+    this.stmts.put.run(key, JSON.stringify(value));
+  }
+
+  /** The settings as the API shows them: secrets masked, and credentials inside URLs too. */
+  publicView(): Record<string, unknown> {
+    const all = this.all() as Record<string, unknown>;
+    for (const name of SECRET_SETTINGS) if (all[name]) all[name] = SECRET_MASK;
+    for (const name of URL_SETTINGS) if (typeof all[name] === 'string') all[name] = maskUrlCredentials(all[name]);
+    return all;
+  }
+}

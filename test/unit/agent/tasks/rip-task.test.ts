@@ -1,0 +1,257 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { checkFreeSpace, messageBudget, RIP_MESSAGE_LIMIT, runRip, selectTitles, TaskFailure, type TaskContext } from '../../../../agent/tasks/rip-task.js';
+import type { Ripper, RipHooks } from '../../../../agent/tools/rippers.js';
+import type { DiscSource } from '../../../../agent/disc/image-drive.js';
+import type { RipJob, Track } from '../../../../shared/protocol.js';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-rip-'));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+const track = (number: number, seconds: number, size_bytes = 1000): Track => ({ number, seconds, size_bytes, chapters: 1 });
+
+describe('selectTitles', () => {
+  const tracks = [track(1, 600), track(2, 5400), track(3, 120), track(4, 5400)];
+
+  it('takes the chosen titles in the chosen order', () => {
+    assert.deepEqual(
+      selectTitles(tracks, [3, 1], true).titles.map((t) => t.number),
+      [3, 1],
+    );
+  });
+
+  it('refuses a chosen title the disc does not have, naming it and the titles on the disc', () => {
+    assert.throws(
+      () => selectTitles(tracks, [2, 9, 11], false),
+      (err: unknown) => err instanceof TaskFailure && /no title 9, 11/.test(err.message) && /1, 2, 3, 4/.test(err.message),
+    );
+  });
+
+  it('takes the longest title for main feature only (the first of equally long ones)', () => {
+    assert.deepEqual(
+      selectTitles(tracks, [], true).titles.map((t) => t.number),
+      [2],
+    );
+  });
+
+  it('takes all titles otherwise', () => {
+    assert.deepEqual(
+      selectTitles(tracks, [], false).titles.map((t) => t.number),
+      [1, 2, 3, 4],
+    );
+  });
+
+  it('leaves titles shorter than minTitleSeconds out of an unattended rip, never out of a chosen one', () => {
+    const picked = selectTitles(tracks, [], false, { minSeconds: 600, series: false });
+    assert.deepEqual(picked.titles.map((t) => t.number), [1, 2, 4]);
+    assert.deepEqual(picked.notes, ['title(s) 3 skipped: shorter than 600 s (minTitleSeconds)']);
+    assert.deepEqual(selectTitles(tracks, [3], false, { minSeconds: 600, series: false }).titles.map((t) => t.number), [3]);
+    const allShort = [track(1, 12), track(2, 6)];
+    assert.deepEqual(selectTitles(allShort, [], false, { minSeconds: 120, series: false }).titles.map((t) => t.number), [1, 2], 'a disc without a long title keeps all');
+  });
+
+  it('skips the "play all" title of a series disc', () => {
+    const disc = [track(1, 2640), track(2, 2650), track(3, 2630), track(4, 7935), track(5, 45)];
+    const picked = selectTitles(disc, [], false, { minSeconds: 120, series: true });
+    assert.deepEqual(picked.titles.map((t) => t.number), [1, 2, 3]);
+    assert.deepEqual(picked.notes, ['title(s) 5 skipped: shorter than 120 s (minTitleSeconds)', 'title(s) 4 skipped: "play all" of other titles']);
+    assert.deepEqual(selectTitles(disc, [], false, { minSeconds: 120, series: false }).titles.map((t) => t.number), [1, 2, 3, 4], 'a movie keeps it');
+  });
+
+  it('fails for a disc without titles', () => {
+    assert.throws(() => selectTitles([], [], false), TaskFailure);
+    assert.throws(() => selectTitles([], [1], false), /no titles/);
+  });
+});
+
+describe('checkFreeSpace', () => {
+  it('passes when the rip fits', async () => {
+    await checkFreeSpace(root, 1);
+    await checkFreeSpace(root, 0);
+  });
+
+  it('refuses a rip larger than the free space, with both sizes in GB', async () => {
+    await assert.rejects(
+      checkFreeSpace(root, 1e18),
+      (err: unknown) => err instanceof TaskFailure && /not enough free space/.test(err.message) && /needs about 1000000000\.0 GB/.test(err.message),
+    );
+  });
+
+  it('fails for a missing folder', async () => {
+    await assert.rejects(checkFreeSpace(path.join(root, 'missing'), 1), { code: 'ENOENT' });
+  });
+});
+
+interface FakeRipper extends Ripper {
+  ripped: number[];
+}
+
+/** Writes one file per title into the raw dir, reporting 0, 50 and 100 %. */
+function fakeRipper(tracks: Track[]): FakeRipper {
+  const ripped: number[] = [];
+  return {
+    name: 'open-dvd',
+    ripped,
+    async scan() {
+      return tracks;
+    },
+    async rip(_source: DiscSource, t: Track, rawDir: string, hooks: RipHooks) {
+      ripped.push(t.number);
+      hooks.onSpawn(1000 + t.number);
+      hooks.onMessage(`ripping title ${t.number}`);
+      const file = path.join(rawDir, `title_t${String(t.number).padStart(2, '0')}.mkv`);
+      for (const pct of [0, 50, 100]) hooks.onProgress(pct);
+      fs.writeFileSync(file, `title ${t.number}`);
+      return [file];
+    },
+  };
+}
+
+function context() {
+  const progress: number[] = [];
+  const logs: string[] = [];
+  const pids: number[] = [];
+  const ctx: TaskContext = {
+    signal: new AbortController().signal,
+    progress: (pct) => progress.push(pct),
+    progressEveryMs: 0,
+    log: (_level, message) => logs.push(message),
+    onSpawn: (pid) => pids.push(pid),
+  };
+  return { ctx, progress, logs, pids };
+}
+
+let n = 0;
+function ripArgs(overrides: Partial<RipJob> = {}): RipJob {
+  const base = path.join(root, `case-${++n}`);
+  return {
+    job_id: `job-${n}-0123456789`,
+    drive: 'image0',
+    titles: [],
+    main_feature_only: false,
+    raw_dir: path.join(base, 'raw', `job-${n}`),
+    target_dir: path.join(base, 'media'),
+    title: 'Heat',
+    year: 1995,
+    series: null,
+    season: null,
+    transcode: true,
+    keep_original: false,
+    auto_eject: false,
+    ...overrides,
+  };
+}
+
+const source: DiscSource = { kind: 'iso', path: '/images/heat.iso' };
+
+describe('runRip', () => {
+  it('shares progress among titles in proportion of their seconds', async () => {
+    const ripper = fakeRipper([track(1, 100), track(2, 300)]);
+    const { ctx, progress, pids } = context();
+    const args = ripArgs();
+    const result = await runRip(args, source, ripper, ctx);
+    // title 1 is a quarter of the time: 0, 12.5, 25; title 2 the rest: 62.5, 100 (25 again is held back)
+    assert.deepEqual(progress, [0, 12.5, 25, 62.5, 100]);
+    assert.deepEqual(pids, [1001, 1002]);
+    assert.deepEqual(result.files, [path.join(args.raw_dir, 'title_t01.mkv'), path.join(args.raw_dir, 'title_t02.mkv')]);
+    assert.equal(result.output, undefined);
+  });
+
+  it('keeps the raw files for the transcode stage and creates no output folder', async () => {
+    const ripper = fakeRipper([track(1, 100)]);
+    const { ctx, logs } = context();
+    const args = ripArgs({ transcode: true });
+    const result = await runRip(args, source, ripper, ctx);
+    assert.equal(fs.readFileSync(result.files[0], 'utf8'), 'title 1');
+    assert.equal(fs.existsSync(args.target_dir), false);
+    assert.ok(logs.some((l) => l.includes('ripping 1 title(s) (1) with open-dvd')));
+    assert.ok(logs.includes('ripping title 1'), 'tool messages reach the job log');
+  });
+
+  it('rips only the chosen titles, or the longest for main feature only', async () => {
+    const chosen = fakeRipper([track(1, 100), track(2, 3000), track(3, 200)]);
+    await runRip(ripArgs({ titles: [3, 1] }), source, chosen, context().ctx);
+    assert.deepEqual(chosen.ripped, [3, 1]);
+    const main = fakeRipper([track(1, 100), track(2, 3000), track(3, 200)]);
+    await runRip(ripArgs({ main_feature_only: true }), source, main, context().ctx);
+    assert.deepEqual(main.ripped, [2]);
+  });
+
+  it('moves the files into Title (Year) and removes the raw dir when there is no transcode stage', async () => {
+    const ripper = fakeRipper([track(1, 100), track(2, 300)]);
+    const args = ripArgs({ transcode: false });
+    const result = await runRip(args, source, ripper, context().ctx);
+    const dir = path.join(args.target_dir, 'Heat (1995)');
+    assert.deepEqual(result.output, {
+      output_path: dir,
+      files: [path.join(dir, 'Heat (1995) - t01.mkv'), path.join(dir, 'Heat (1995) - t02.mkv')],
+    });
+    assert.equal(fs.readFileSync(path.join(dir, 'Heat (1995) - t01.mkv'), 'utf8'), 'title 1');
+    assert.equal(fs.readFileSync(path.join(dir, 'Heat (1995) - t02.mkv'), 'utf8'), 'title 2');
+    assert.equal(fs.existsSync(args.raw_dir), false, 'the raw dir is removed');
+  });
+
+  it('names a single title like its folder', async () => {
+    const args = ripArgs({ transcode: false, title: 'Alien: Covenant', year: 2017 });
+    const result = await runRip(args, source, fakeRipper([track(5, 100)]), context().ctx);
+    assert.deepEqual(result.output?.files, [path.join(args.target_dir, 'Alien - Covenant (2017)', 'Alien - Covenant (2017).mkv')]);
+  });
+
+  it('copies and keeps the raw dir with keep_original', async () => {
+    const args = ripArgs({ transcode: false, keep_original: true });
+    const result = await runRip(args, source, fakeRipper([track(1, 100)]), context().ctx);
+    assert.equal(fs.readFileSync(path.join(args.raw_dir, 'title_t01.mkv'), 'utf8'), 'title 1');
+    assert.equal(fs.readFileSync(result.output?.files[0] ?? '', 'utf8'), 'title 1');
+  });
+
+  it('leaves no empty placeholder in the output folder when a move fails', async () => {
+    const ripper = fakeRipper([track(1, 100)]);
+    const rip = ripper.rip.bind(ripper);
+    ripper.rip = async (...a) => {
+      const files = await rip(...a);
+      fs.rmSync(files[0]); // the raw file vanishes before the move
+      return files;
+    };
+    const args = ripArgs({ transcode: false });
+    await assert.rejects(runRip(args, source, ripper, context().ctx), { code: 'ENOENT' });
+    assert.deepEqual(fs.readdirSync(path.join(args.target_dir, 'Heat (1995)')), []);
+  });
+
+  it('refuses a rip that does not fit before ripping anything', async () => {
+    const ripper = fakeRipper([track(1, 100, 1e18)]);
+    await assert.rejects(runRip(ripArgs(), source, ripper, context().ctx), TaskFailure);
+    assert.deepEqual(ripper.ripped, []);
+  });
+
+  it('does not overwrite the files of an earlier disc of the same season', async () => {
+    const first = ripArgs({ transcode: false, series: 'Show', season: 1, title: 'Disc 1' });
+    const r1 = await runRip(first, source, fakeRipper([track(1, 100)]), context().ctx);
+    const seasonDir = path.join(first.target_dir, 'Show', 'Season 01');
+    assert.deepEqual(r1.output?.files, [path.join(seasonDir, 'Show - S01 - t01.mkv')]);
+
+    const second = ripArgs({ transcode: false, series: 'Show', season: 1, title: 'Disc 2', target_dir: first.target_dir });
+    const ripper2 = fakeRipper([track(7, 100)]);
+    const r2 = await runRip(second, source, ripper2, context().ctx);
+    assert.equal(r2.output?.output_path, seasonDir);
+    assert.equal(r2.output?.files.length, 1);
+    assert.notEqual(r2.output?.files[0], r1.output?.files[0]);
+    assert.equal(fs.readFileSync(path.join(seasonDir, 'Show - S01 - t01.mkv'), 'utf8'), 'title 1', 'the first disc survives');
+    assert.equal(fs.readFileSync(r2.output?.files[0] ?? '', 'utf8'), 'title 7');
+  });
+});
+
+describe('ripper messages of one rip', () => {
+  it('passes each message once and at most 40 over all ripper calls', () => {
+    const written: string[] = [];
+    const pass = messageBudget(RIP_MESSAGE_LIMIT, (t) => written.push(t));
+    pass('Opening disc');
+    pass('Opening disc');
+    for (let i = 0; i < 60; i++) pass(`message ${i}`);
+    assert.equal(written.length, 40);
+    assert.deepEqual(written.slice(0, 2), ['Opening disc', 'message 0']);
+    assert.equal(written.at(-1), 'message 38');
+  });
+});

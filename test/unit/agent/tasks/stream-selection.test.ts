@@ -1,0 +1,215 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { handbrakeStreamArgs, planStreams, type StreamChoice } from '../../../../agent/tasks/stream-selection.js';
+import { parseFfprobeStreams } from '../../../../agent/tools/ffprobe-parser.js';
+import { parseHandbrakeScan } from '../../../../agent/tools/handbrake-parser.js';
+import { parseMakemkvInfo } from '../../../../agent/tools/makemkv-parser.js';
+import { audioCodec, subtitleCodec } from '../../../../agent/tools/stream-codec.js';
+import { matroskaLanguage, normaliseLanguage, parseLanguageList } from '../../../../shared/languages.js';
+import type { AudioStream, StreamOptions, SubtitleStream } from '../../../../shared/protocol.js';
+import { sampleLines, sampleText } from '../../../fixtures/tools-samples.js';
+
+const OPTIONS: StreamOptions = { keep_surround: true, stereo_companion: false, burn_forced_subtitles: false, original_language: null };
+
+function choice(audio: string[], subtitles: string[], options: Partial<StreamOptions> = {}): StreamChoice {
+  return { audio_languages: audio, subtitle_languages: subtitles, options: { ...OPTIONS, ...options } };
+}
+
+/** The streams of the two-language test disc (dvd-make-multilang.sh) as HandBrake scans it. */
+const DISC_AUDIO: AudioStream[] = [
+  { index: 1, language: 'deu', codec: 'ac3', channels: 6 },
+  { index: 2, language: 'eng', codec: 'ac3', channels: 2 },
+];
+const DISC_SUBS: SubtitleStream[] = [
+  { index: 1, language: 'deu', codec: 'vobsub', forced: false },
+  { index: 2, language: 'eng', codec: 'vobsub', forced: false },
+];
+
+describe('language codes', () => {
+  it('normalises ISO 639-1, 639-2/B and 639-2/T to the terminology form', () => {
+    assert.equal(normaliseLanguage('de'), 'deu');
+    assert.equal(normaliseLanguage('ger'), 'deu');
+    assert.equal(normaliseLanguage('DEU'), 'deu');
+    assert.equal(normaliseLanguage('fre'), 'fra');
+    assert.equal(normaliseLanguage('eng'), 'eng');
+    assert.equal(normaliseLanguage('xx'), 'und', 'DVD "unknown"');
+    assert.equal(normaliseLanguage(''), 'und');
+    assert.equal(normaliseLanguage(null), 'und');
+  });
+
+  it('writes the bibliographic form Matroska uses', () => {
+    assert.equal(matroskaLanguage('deu'), 'ger');
+    assert.equal(matroskaLanguage('de'), 'ger');
+    assert.equal(matroskaLanguage('eng'), 'eng');
+    assert.equal(matroskaLanguage('zho'), 'chi');
+    assert.equal(matroskaLanguage('und'), 'und');
+  });
+
+  it('accepts a list of ISO 639-2 codes in order, normalised, without repeats', () => {
+    assert.deepEqual(parseLanguageList(['ger', 'eng', 'deu', 'FRA'], 'audio_languages'), { ok: true, codes: ['deu', 'eng', 'fra'] });
+    assert.deepEqual(parseLanguageList([], 'subtitle_languages'), { ok: true, codes: [] });
+  });
+
+  it('refuses what is not a list of ISO 639-2 codes, naming every bad code', () => {
+    const bad = parseLanguageList(['deu', 'xyz', 'de', 7], 'audio_languages');
+    assert.equal(bad.ok, false);
+    assert.equal(!bad.ok && bad.reason, 'audio_languages: "xyz", "de", 7 are not ISO 639-2 language codes (three letters, for example "deu" or "eng")');
+    const one = parseLanguageList(['und'], 'subtitle_languages');
+    assert.equal(!one.ok && one.reason, 'subtitle_languages: "und" is not an ISO 639-2 language code (three letters, for example "deu" or "eng")');
+    const notList = parseLanguageList('deu', 'audio_languages');
+    assert.match(!notList.ok ? notList.reason : '', /must be a list of ISO 639-2 language codes/);
+    const crlf = parseLanguageList(['a\r\nb'], 'audio_languages');
+    assert.doesNotMatch(!crlf.ok ? crlf.reason : '', /[\r\n]/, 'no control character echoed');
+  });
+});
+
+describe('stream parsers on real output', () => {
+  it('reads audio and subtitle streams from makemkvcon SINFO lines (Blu-ray capture)', () => {
+    const info = parseMakemkvInfo(sampleLines('makemkv-info-bd.txt'));
+    const title = info.titles[0];
+    assert.deepEqual(title.audio, [
+      { index: 1, language: 'eng', codec: 'lpcm', channels: 2 },
+      { index: 2, language: 'jpn', codec: 'lpcm', channels: 2 },
+    ]);
+    assert.deepEqual(
+      title.subtitles.map((s) => [s.index, s.language, s.codec, s.forced]),
+      [
+        [1, 'eng', 'pgs', false],
+        [2, 'eng', 'pgs', true],
+        [3, 'eng', 'pgs', false],
+        [4, 'eng', 'pgs', true],
+      ],
+      'StreamFlags 6144 marks the forced-only streams',
+    );
+  });
+
+  it('reads the audio and subtitle lists of HandBrake\'s JSON scan of the two-language DVD (captured)', () => {
+    const [title] = parseHandbrakeScan(sampleText('hb-scan-json-multilang-dvd.txt')).titles;
+    assert.deepEqual(title.audio, DISC_AUDIO);
+    assert.deepEqual(title.subtitles, DISC_SUBS);
+    assert.equal(Math.round(title.seconds), 12);
+  });
+
+  it('reads the same streams from the scan of the open backend\'s MKV (Matroska "ger" tags become deu)', () => {
+    const [title] = parseHandbrakeScan(sampleText('hb-scan-json-multilang-mkv.txt')).titles;
+    assert.deepEqual(title.audio, DISC_AUDIO);
+    assert.deepEqual(title.subtitles, DISC_SUBS);
+  });
+
+  it('reads the same streams from ffprobe\'s JSON of that MKV (captured), with its length', () => {
+    const probed = parseFfprobeStreams(sampleText('ffprobe-streams-multilang-mkv.json'));
+    assert.deepEqual(probed.audio, DISC_AUDIO);
+    assert.deepEqual(probed.subtitles, DISC_SUBS);
+    assert.equal(Math.round(probed.seconds), 12);
+  });
+
+  it('tells DTS-HD by its profile and a forced subtitle by its disposition (ffprobe)', () => {
+    const json = JSON.stringify({
+      streams: [
+        { index: 0, codec_type: 'video', codec_name: 'h264' },
+        { index: 1, codec_type: 'audio', codec_name: 'dts', profile: 'DTS-HD MA', channels: 8, tags: { language: 'eng' }, disposition: { forced: 0 } },
+        { index: 2, codec_type: 'subtitle', codec_name: 'hdmv_pgs_subtitle', tags: { language: 'fre' }, disposition: { forced: 1 } },
+      ],
+      format: { duration: '5400.5' },
+    });
+    assert.deepEqual(parseFfprobeStreams(json), {
+      seconds: 5400.5,
+      audio: [{ index: 1, language: 'eng', codec: 'dtshd', channels: 8 }],
+      subtitles: [{ index: 1, language: 'fra', codec: 'pgs', forced: true }],
+    });
+    assert.throws(() => parseFfprobeStreams('{"error":{}}'), /no stream list/);
+  });
+
+  it('gives one codec name across the tools', () => {
+    assert.equal(audioCodec('A_AC3'), 'ac3');
+    assert.equal(audioCodec('AC3'), 'ac3');
+    assert.equal(audioCodec('E-AC3'), 'eac3');
+    assert.equal(audioCodec('DTS-HD MA', 'A_DTS'), 'dtshd');
+    assert.equal(audioCodec('dca'), 'dts');
+    assert.equal(audioCodec('A_TRUEHD'), 'truehd');
+    assert.equal(audioCodec('mpeg2'), 'mp2');
+    assert.equal(audioCodec('LPCM', 'A_PCM/INT/LIT'), 'lpcm');
+    assert.equal(subtitleCodec('S_HDMV/PGS'), 'pgs');
+    assert.equal(subtitleCodec('VOBSUB'), 'vobsub');
+    assert.equal(subtitleCodec('S_TEXT/UTF8'), 'srt');
+  });
+});
+
+describe('which streams the transcode keeps', () => {
+  it('keeps German then English, passes AC-3 through, keeps German subtitles as a track, burns nothing', () => {
+    const plan = planStreams(DISC_AUDIO, DISC_SUBS, choice(['deu', 'eng'], ['deu']));
+    assert.deepEqual(plan.audio, [
+      { source: 1, encoder: 'copy', mixdown: 'none', language: 'deu' },
+      { source: 2, encoder: 'copy', mixdown: 'none', language: 'eng' },
+    ]);
+    assert.deepEqual(plan.subtitles, [1]);
+    assert.equal(plan.burned, null);
+    assert.deepEqual(handbrakeStreamArgs(plan), ['-a', '1,2', '-E', 'copy,copy', '-6', 'none,none', '--audio-copy-mask', 'ac3,eac3,dts,dtshd,truehd', '--audio-fallback', 'av_aac', '-s', '1', '--subtitle-burned=none', '--subtitle-default=none']);
+    assert.equal(plan.notes[0].message, 'keeping audio deu passthrough, eng passthrough; subtitles deu');
+  });
+
+  it('follows the list order, not the disc order: English first makes English the default track', () => {
+    const plan = planStreams(DISC_AUDIO, DISC_SUBS, choice(['eng', 'deu'], ['eng', 'deu']));
+    assert.deepEqual(plan.audio.map((a) => a.source), [2, 1]);
+    assert.deepEqual(plan.subtitles, [2, 1]);
+  });
+
+  it('keeps only English when only English is chosen', () => {
+    const plan = planStreams(DISC_AUDIO, DISC_SUBS, choice(['eng'], []));
+    assert.deepEqual(plan.audio.map((a) => [a.source, a.language]), [[2, 'eng']]);
+    assert.deepEqual(handbrakeStreamArgs(plan).slice(-3), ['-s', 'none', '--subtitle-burned=none', '--subtitle-default=none'].slice(-3));
+    assert.deepEqual(plan.subtitles, []);
+  });
+
+  it('keeps the first audio stream and says so when no stream matches the list', () => {
+    const plan = planStreams(DISC_AUDIO, DISC_SUBS, choice(['fra', 'ita'], ['fra']));
+    assert.deepEqual(plan.audio.map((a) => a.source), [1]);
+    assert.deepEqual(plan.subtitles, []);
+    const warn = plan.notes.find((n) => n.level === 'warn');
+    assert.equal(warn?.message, 'no audio stream in fra, ita (the file has deu ac3 6 ch, eng ac3 2 ch): keeping the first audio stream (deu)');
+    assert.ok(plan.notes.some((n) => n.message === 'no subtitles in fra (the file has deu, eng)'));
+  });
+
+  it('adds the original language after the chosen ones when the lookup knows it', () => {
+    const audio: AudioStream[] = [...DISC_AUDIO, { index: 3, language: 'jpn', codec: 'ac3', channels: 2 }];
+    const plan = planStreams(audio, [], choice(['deu'], [], { original_language: 'jpn' }));
+    assert.deepEqual(plan.audio.map((a) => a.language), ['deu', 'jpn']);
+  });
+
+  it('turns everything into AAC stereo without keepSurround', () => {
+    const plan = planStreams(DISC_AUDIO, [], choice(['deu', 'eng'], [], { keep_surround: false }));
+    assert.deepEqual(plan.audio.map((a) => [a.encoder, a.mixdown]), [['av_aac', 'dpl2'], ['av_aac', 'dpl2']]);
+  });
+
+  it('adds a stereo AAC companion only beside passed-through multichannel audio', () => {
+    const plan = planStreams(DISC_AUDIO, [], choice(['deu', 'eng'], [], { stereo_companion: true }));
+    assert.deepEqual(plan.audio.map((a) => [a.source, a.encoder, a.mixdown]), [[1, 'copy', 'none'], [1, 'av_aac', 'dpl2'], [2, 'copy', 'none']]);
+  });
+
+  it('encodes codecs that cannot pass through as AAC, 5.1 where the source is multichannel', () => {
+    const audio: AudioStream[] = [
+      { index: 1, language: 'eng', codec: 'lpcm', channels: 6 },
+      { index: 2, language: 'eng', codec: 'mp2', channels: 2 },
+    ];
+    const plan = planStreams(audio, [], choice(['eng'], []));
+    assert.deepEqual(plan.audio.map((a) => [a.encoder, a.mixdown]), [['av_aac', '5point1'], ['av_aac', 'dpl2']]);
+  });
+
+  it('burns a forced subtitle in only when asked, in the default audio language', () => {
+    const subs: SubtitleStream[] = [...DISC_SUBS, { index: 3, language: 'deu', codec: 'vobsub', forced: true }];
+    const off = planStreams(DISC_AUDIO, subs, choice(['deu'], ['eng']));
+    assert.equal(off.burned, null);
+    const on = planStreams(DISC_AUDIO, subs, choice(['deu'], ['eng'], { burn_forced_subtitles: true }));
+    assert.deepEqual(on.subtitles, [2, 3]);
+    assert.equal(on.burned, 2);
+    assert.ok(handbrakeStreamArgs(on).includes('--subtitle-burned=2'));
+    const none = planStreams(DISC_AUDIO, DISC_SUBS, choice(['deu'], [], { burn_forced_subtitles: true }));
+    assert.equal(none.burned, null);
+    assert.ok(none.notes.some((n) => n.message === 'no forced subtitles in deu: nothing is burned in'));
+  });
+
+  it('asks for no audio when the file has none', () => {
+    const plan = planStreams([], [], choice(['deu'], []));
+    assert.deepEqual(handbrakeStreamArgs(plan).slice(0, 2), ['-a', 'none']);
+  });
+});

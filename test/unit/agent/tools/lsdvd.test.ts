@@ -1,0 +1,218 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { dvdbackupError, DVD_SECTOR, estimateTitleSizes, parseDvdbackupInfo, scanVobSectors } from '../../../../agent/tools/dvdbackup-parser.js';
+import { cssLibraryMissing, lsdvdError, parseLsdvdXml } from '../../../../agent/tools/lsdvd-parser.js';
+import { openDvdRip } from '../../../../agent/tools/open-dvd-runner.js';
+import { sampleSection, sampleText } from '../../../fixtures/tools-samples.js';
+
+/** stdout of `lsdvd -Ox -a -c test.iso` as captured: the libdvdread banner, then the XML. */
+function lsdvdXmlOutput(): string {
+  const banner = sampleSection('dvd-lsdvd.txt', '## lsdvd test.iso', 'Disc Title:');
+  const xml = sampleSection('dvd-lsdvd.txt', '## lsdvd -Ox -a -c test.iso');
+  return [...banner, ...xml].join('\n');
+}
+
+describe('parseLsdvdXml', () => {
+  const disc = parseLsdvdXml(lsdvdXmlOutput());
+
+  it('reads label, main feature and titles behind the libdvdread banner', () => {
+    assert.equal(disc.label, 'MY_TEST_MOVIE');
+    assert.equal(disc.longest, 2);
+    assert.deepEqual(
+      disc.titles.map((t) => [t.number, t.seconds, t.chapters.length]),
+      [
+        [1, 20, 4],
+        [2, 75, 15],
+        [3, 8, 2],
+      ],
+    );
+  });
+
+  it('reads chapter lengths and audio streams', () => {
+    assert.deepEqual(disc.titles[0].chapters, [4.8, 5.4, 4.8, 5.0]);
+    assert.deepEqual(disc.titles[2].chapters, [4.8, 3.2]);
+    assert.deepEqual(disc.titles[0].audio.map((a) => a.language), ['und'], 'lsdvd "xx" = unknown');
+    assert.deepEqual(disc.titles[0].audio.map((a) => a.streamId), [0x80]);
+  });
+
+  it('keeps a single track, a numeric label and a raw & (lsdvd -x) readable', () => {
+    const xml = [
+      'libdvdread: Encrypted DVD support unavailable.',
+      '<?xml version="1.0" encoding="UTF-8"?>',
+      '<lsdvd><title>2001</title><track><ix>1</ix><length>12.500</length><df>P&S + Letter</df>',
+      '<audio><ix>1</ix><langcode>de</langcode><streamid>0x80</streamid></audio>',
+      '<audio><ix>2</ix><langcode>en</langcode><streamid>0x81</streamid></audio>',
+      '<chapter><ix>1</ix><length>12.500</length></chapter></track><longest_track>1</longest_track></lsdvd>',
+    ].join('\n');
+    const parsed = parseLsdvdXml(xml);
+    assert.equal(parsed.label, '2001');
+    assert.deepEqual(parsed.titles, [
+      {
+        number: 1,
+        seconds: 12.5,
+        chapters: [12.5],
+        audio: [
+          { language: 'deu', codec: 'unknown', channels: null, streamId: 0x80 },
+          { language: 'eng', codec: 'unknown', channels: null, streamId: 0x81 },
+        ],
+        subtitles: [],
+      },
+    ]);
+  });
+
+  it('throws when there is no XML', () => {
+    assert.throws(() => parseLsdvdXml('Disc Title: X\n'));
+  });
+});
+
+describe('lsdvd errors and the css banner', () => {
+  it('explains a missing path (exit 1) and a non-DVD (exit 3)', () => {
+    const missing = sampleSection('dvd-lsdvd.txt', '## lsdvd nothere.iso', '##').join('\n');
+    assert.equal(lsdvdError(missing, 1), 'The disc or image nothere.iso was not found');
+    const junk = sampleSection('dvd-lsdvd.txt', '## lsdvd junk.iso', '##').join('\n');
+    assert.equal(lsdvdError(junk, 3), "This is not a readable DVD-Video disc: it has no usable VIDEO_TS");
+    assert.equal(lsdvdError('', 5), 'Reading the DVD\'s title list failed with exit code 5');
+  });
+
+  it('detects the no-css banner without treating it as an error', () => {
+    const output = lsdvdXmlOutput();
+    assert.equal(cssLibraryMissing(output), true);
+    assert.equal(parseLsdvdXml(output).titles.length, 3);
+    assert.equal(cssLibraryMissing('<?xml version="1.0"?><lsdvd/>'), false);
+  });
+
+  it('reads the audio and subpicture streams of the two-language disc (lsdvd -a -s, captured)', () => {
+    const [title] = parseLsdvdXml(sampleText('dvd-lsdvd-multilang.txt')).titles;
+    assert.deepEqual(title.audio, [
+      { language: 'deu', codec: 'ac3', channels: 6, streamId: 0x80 },
+      { language: 'eng', codec: 'ac3', channels: 2, streamId: 0x81 },
+    ]);
+    assert.deepEqual(title.subtitles, [
+      { language: 'deu', forced: false, streamId: 0x20 },
+      { language: 'eng', forced: false, streamId: 0x21 },
+    ]);
+  });
+
+  it('marks a subpicture stream whose content code is Forced', () => {
+    const xml = '<?xml version="1.0"?><lsdvd><track><ix>1</ix><length>5</length><subp><ix>1</ix><langcode>en</langcode><content>Forced</content><streamid>0x22</streamid></subp></track></lsdvd>';
+    assert.deepEqual(parseLsdvdXml(xml).titles[0].subtitles, [{ language: 'eng', forced: true, streamId: 0x22 }]);
+  });
+});
+
+describe('dvdbackup -I', () => {
+  const info = parseDvdbackupInfo(sampleSection('dvd-backup-remux.txt', '## dvdbackup -i test.iso -I', '##').join('\n'));
+
+  it('reads VOB bytes and titles per title set', () => {
+    assert.deepEqual([...info.vobBytes], [[1, 26255360]]);
+    assert.deepEqual([...info.titleSets], [[1, [1, 2, 3]]]);
+  });
+
+  it('shares a title set among its titles by length', () => {
+    const sizes = estimateTitleSizes(
+      [
+        { number: 1, seconds: 20 },
+        { number: 2, seconds: 75 },
+        { number: 3, seconds: 8 },
+      ],
+      info,
+    );
+    assert.equal(sizes.get(2), Math.round((26255360 * 75) / 103));
+    assert.equal([...sizes.values()].reduce((a, b) => a + b, 0), 26255360);
+  });
+
+  it('gives a lone title its whole set and unknown titles 0', () => {
+    const two = parseDvdbackupInfo('\tVTS_01_1.VOB\t  1000\n\tVTS_01_0.VOB\t 50\n\tVTS_02_1.VOB\t 500\n\tVTS_02_2.VOB\t 300\nTitle set 1\n\t\t\tTitle 1:\nTitle set 2\n\t\t\tTitle 2:\n');
+    const sizes = estimateTitleSizes(
+      [
+        { number: 1, seconds: 10 },
+        { number: 2, seconds: 10 },
+        { number: 9, seconds: 5 },
+      ],
+      two,
+    );
+    assert.deepEqual([...sizes], [
+      [1, 1000],
+      [2, 800],
+      [9, 0],
+    ]);
+  });
+
+  it('explains a source that cannot be opened', () => {
+    const stderr = sampleSection('dvd-backup-remux.txt', '## dvdbackup -i nothere.iso -I', '##').join('\n');
+    assert.equal(dvdbackupError(stderr, 255), 'The DVD nothere.iso could not be opened');
+  });
+});
+
+/** One 2048-byte pack: pack header, then a PES packet of `streamId` with the given scrambling bits. */
+function pack(streamId: number, scrambling: number): Uint8Array {
+  const sector = new Uint8Array(DVD_SECTOR);
+  sector.set([0x00, 0x00, 0x01, 0xba, 0x44, 0, 0x04, 0, 0x04, 0x01, 0x01, 0x89, 0xc3, 0xf8]);
+  sector.set([0x00, 0x00, 0x01, streamId, 0x07, 0xec, 0x80 | (scrambling << 4), 0x80, 0x05], 14);
+  return sector;
+}
+
+function concat(...sectors: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(sectors.length * DVD_SECTOR);
+  sectors.forEach((s, i) => out.set(s, i * DVD_SECTOR));
+  return out;
+}
+
+describe('scanVobSectors', () => {
+  it('sees clear MPEG packs', () => {
+    assert.deepEqual(scanVobSectors(concat(pack(0xe0, 0), pack(0xbd, 0), pack(0xbb, 0))), { packs: 3, scrambled: 0 });
+  });
+
+  it('counts CSS-scrambled audio/video sectors', () => {
+    assert.deepEqual(scanVobSectors(concat(pack(0xe0, 1), pack(0xbd, 1), pack(0xbf, 3), new Uint8Array(DVD_SECTOR))), { packs: 3, scrambled: 2 });
+  });
+
+  it('finds no packs in random or empty data', () => {
+    assert.deepEqual(scanVobSectors(new Uint8Array(DVD_SECTOR * 4)), { packs: 0, scrambled: 0 });
+  });
+});
+
+describe('openDvdRip on a CSS-encrypted DVD (fake lsdvd, dvdbackup and ffmpeg)', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-css-'));
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const info = sampleSection('dvd-backup-remux.txt', '## dvdbackup -i test.iso -I', '##').join('\n');
+  fs.writeFileSync(path.join(dir, 'info.txt'), `${info}\n`);
+  fs.writeFileSync(path.join(dir, 'scrambled.vob'), concat(...Array.from({ length: 64 }, () => pack(0xe0, 1))));
+  fs.writeFileSync(path.join(dir, 'clear.vob'), concat(...Array.from({ length: 64 }, () => pack(0xe0, 0))));
+  const xmlOnly = sampleSection('dvd-lsdvd.txt', '## lsdvd -Ox -a -c test.iso').join('\n');
+
+  /** Fakes that print the captured outputs; dvdbackup "copies" the given VOB, ffmpeg writes its output file. */
+  function bins(name: string, lsdvdOut: string, vob: string) {
+    const bin = path.join(dir, name);
+    fs.mkdirSync(bin);
+    fs.writeFileSync(path.join(bin, 'lsdvd.out'), lsdvdOut);
+    const script = (body: string) => `#!/bin/sh\n${body}\n`;
+    fs.writeFileSync(path.join(bin, 'lsdvd'), script(`cat '${bin}/lsdvd.out'`), { mode: 0o755 });
+    fs.writeFileSync(
+      path.join(bin, 'dvdbackup'),
+      script(`case " $* " in *" -I "*) cat '${dir}/info.txt'; exit 0 ;; esac
+while [ $# -gt 0 ]; do case "$1" in -o) o=$2; shift ;; -n) n=$2; shift ;; esac; shift; done
+mkdir -p "$o/$n/VIDEO_TS" && cp '${vob}' "$o/$n/VIDEO_TS/VTS_01_1.VOB"`),
+      { mode: 0o755 },
+    );
+    fs.writeFileSync(path.join(bin, 'ffmpeg'), script('for a in "$@"; do last=$a; done; echo mkv >"$last"'), { mode: 0o755 });
+    return { lsdvd: path.join(bin, 'lsdvd'), dvdbackup: path.join(bin, 'dvdbackup'), ffmpeg: path.join(bin, 'ffmpeg') };
+  }
+
+  it('without libdvdcss refuses and says how to add it', async () => {
+    await assert.rejects(openDvdRip('/discs/test.iso', 1, path.join(dir, 'out-a', 'title.mkv'), { bins: bins('no-css', lsdvdXmlOutput(), path.join(dir, 'scrambled.vob')) }), (err: Error) => {
+      assert.match(err.message, /^this DVD is encrypted \(CSS\) and this worker has no libdvdcss: add it with `sudo bash scripts\/install\.sh --with-libdvdcss`/);
+      return true;
+    });
+    assert.deepEqual(fs.readdirSync(path.join(dir, 'out-a')), [], 'no temp folder or partial file left');
+  });
+
+  it('with libdvdcss tries the rip: a decrypted title is remuxed, one it could not decrypt needs MakeMKV', async () => {
+    const out = path.join(dir, 'out-b', 'title.mkv');
+    assert.deepEqual(await openDvdRip('/discs/test.iso', 1, out, { bins: bins('css-ok', xmlOnly, path.join(dir, 'clear.vob')) }), { files: [out] });
+    assert.equal(fs.readFileSync(out, 'utf8'), 'mkv\n');
+    await assert.rejects(openDvdRip('/discs/test.iso', 1, path.join(dir, 'out-c', 'title.mkv'), { bins: bins('css-fails', xmlOnly, path.join(dir, 'scrambled.vob')) }), /libdvdcss could not decrypt it: it needs MakeMKV/);
+  });
+});

@@ -1,0 +1,229 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  applyMkvLine,
+  createMkvRunState,
+  mkvOutcome,
+  parseMakemkvDuration,
+  parseMakemkvInfo,
+  ripperMessageText,
+  tokenizeMakemkvLine,
+  toMessage,
+} from '../../../../agent/tools/makemkv-parser.js';
+import type { MakemkvMessage, MkvRunState } from '../../../../agent/tools/makemkv-parser.js';
+import { sampleLines, sampleSection } from '../../../fixtures/tools-samples.js';
+
+function lineWith(name: string, needle: string): string {
+  const line = sampleLines(name).find((l) => !l.startsWith('#') && l.includes(needle));
+  assert.ok(line, `${needle} in ${name}`);
+  return line;
+}
+
+function run(lines: string[]): MkvRunState {
+  return lines.reduce(applyMkvLine, createMkvRunState());
+}
+
+function message(line: string): MakemkvMessage {
+  const record = tokenizeMakemkvLine(line);
+  assert.ok(record);
+  const msg = toMessage(record);
+  assert.ok(msg);
+  return msg;
+}
+
+describe('tokenizeMakemkvLine', () => {
+  it('splits a real MSG line into numbers and quoted strings', () => {
+    const line = lineWith('makemkv-mkv-one-title-bd.txt', 'MSG:5014');
+    assert.deepEqual(tokenizeMakemkvLine(line), {
+      prefix: 'MSG',
+      fields: [5014, 131072, 2, 'Saving 1 titles into directory file://./', 'Saving %1 titles into directory %2', '1', 'file://./'],
+    });
+  });
+
+  it('keeps commas, escaped quotes and escaped backslashes inside quotes', () => {
+    const record = tokenizeMakemkvLine(lineWith('makemkv-constructed-edge-cases.txt', 'DRV:0,2,999,12'));
+    assert.deepEqual(record?.fields, [0, 2, 999, 12, 'BD-RE ASUS BW-16D1HT 3.10 KL7L9D92707', 'SHOW, "PILOT" \\ DISC 1', '/dev/sr0']);
+  });
+
+  it('unescapes the Windows path of a real 5072 line', () => {
+    const record = tokenizeMakemkvLine(lineWith('makemkv-backup.txt', 'file://Z:'));
+    assert.equal(record?.fields[5], 'file://Z:\\dump\\Being John Malkovich (1999)\\BEING_J_MALKOVICH_G51_A105AB2C');
+  });
+
+  it('reads a quoted list as one field, empty values and UTF-8 names', () => {
+    assert.deepEqual(tokenizeMakemkvLine(lineWith('makemkv-constructed-edge-cases.txt', 'TINFO:1,26'))?.fields, [1, 26, 0, '155,156,157']);
+    assert.deepEqual(tokenizeMakemkvLine(lineWith('makemkv-constructed-edge-cases.txt', 'SINFO:3,1,38'))?.fields, [3, 1, 38, 0, '']);
+    assert.deepEqual(tokenizeMakemkvLine(lineWith('makemkv-constructed-edge-cases.txt', 'CINFO:2,0'))?.fields, [2, 0, 'Les Misérables']);
+  });
+
+  it('reads every record kind of a real run', () => {
+    assert.deepEqual(tokenizeMakemkvLine('PRGV:65536,65531,65536'), { prefix: 'PRGV', fields: [65536, 65531, 65536] });
+    assert.deepEqual(tokenizeMakemkvLine('PRGC:5017,0,"Saving to MKV file"'), { prefix: 'PRGC', fields: [5017, 0, 'Saving to MKV file'] });
+    assert.deepEqual(tokenizeMakemkvLine('TCOUNT:13'), { prefix: 'TCOUNT', fields: [13] });
+    assert.deepEqual(tokenizeMakemkvLine('DRV:1,256,999,0,"","",""')?.fields, [1, 256, 999, 0, '', '', '']);
+  });
+
+  it('returns null for usage text, annotations, blank and broken lines', () => {
+    for (const line of sampleSection('makemkv-bad-args-usage.txt', 'PRGV:65536,65536,65536')) {
+      assert.equal(tokenizeMakemkvLine(line), null, line);
+    }
+    assert.equal(tokenizeMakemkvLine('# REAL capture'), null);
+    assert.equal(tokenizeMakemkvLine(''), null);
+    assert.equal(tokenizeMakemkvLine('MSG:'), null);
+    assert.equal(tokenizeMakemkvLine('CINFO:2,0,"unterminated'), null);
+    assert.equal(tokenizeMakemkvLine('Source specification:'), null);
+  });
+
+  it('masks the burst flag of MSG lines', () => {
+    const msg = message(lineWith('makemkv-messages-assorted.txt', 'MSG:2003,16777216'));
+    assert.equal(msg.flags, 0);
+    assert.deepEqual(msg.params, ['Scsi error - MEDIUM ERROR:1090', '/VIDEO_TS/VTS_01_1.VOB', '1183580160']);
+  });
+});
+
+describe('parseMakemkvInfo', () => {
+  it('reads the Blu-ray info capture', () => {
+    const info = parseMakemkvInfo(sampleLines('makemkv-info-bd.txt'));
+    assert.equal(info.opened, true);
+    assert.equal(info.failed, false);
+    assert.equal(info.discName, 'Demon Slayer: Kimetsu no Yaiba Swordsmith Village Arc Complete Blu-ray Set Standard Edition Disc 1');
+    assert.equal(info.volumeName, 'BDROM');
+    assert.deepEqual(info.titles, [
+      {
+        number: 0,
+        seconds: 1 * 3600 + 37 * 60 + 28,
+        sizeBytes: 31843694592,
+        chapters: 21,
+        outputFileName: 'Demon Slayer- Kimetsu no Yaiba Swordsmith Village Arc Complete Blu-ray Set Standard Edition Disc 1_t00.mkv',
+        audio: [
+          { index: 1, language: 'eng', codec: 'lpcm', channels: 2 },
+          { index: 2, language: 'jpn', codec: 'lpcm', channels: 2 },
+        ],
+        subtitles: [
+          { index: 1, language: 'eng', codec: 'pgs', forced: false },
+          { index: 2, language: 'eng', codec: 'pgs', forced: true },
+          { index: 3, language: 'eng', codec: 'pgs', forced: false },
+          { index: 4, language: 'eng', codec: 'pgs', forced: true },
+        ],
+      },
+    ]);
+    assert.ok(info.messages.some((m) => m.code === 5011));
+  });
+
+  it('reads the DVD info capture', () => {
+    const info = parseMakemkvInfo(sampleSection('makemkv-info-dvd.txt', 'Block 1 source', 'Block 2 source'));
+    assert.equal(info.opened, true);
+    assert.equal(info.titleCount, 13);
+    assert.equal(info.discName, 'BETTERMAN_V1');
+    assert.equal(info.volumeName, 'BETTERMAN_V1');
+    // The capture elides the audio stream's attributes after its type line: an audio stream of unknown language and codec.
+    assert.deepEqual(info.titles[0], { number: 0, seconds: 13, sizeBytes: 3917824, chapters: 2, outputFileName: 'A1_t00.mkv', audio: [{ index: 1, language: 'und', codec: 'unknown', channels: null }], subtitles: [] });
+  });
+
+  it('reports a disc that could not be opened', () => {
+    const info = parseMakemkvInfo(['MSG:5010,0,0,"Failed to open disc","Failed to open disc"', 'TCOUNT:0']);
+    assert.equal(info.opened, false);
+    assert.equal(info.failed, true);
+    assert.deepEqual(info.titles, []);
+  });
+
+  it('needs TCOUNT >= 1 besides 5011', () => {
+    const info = parseMakemkvInfo(['MSG:5011,0,0,"Operation successfully completed","Operation successfully completed"', 'TCOUNT:0']);
+    assert.equal(info.opened, false);
+    assert.equal(info.failed, false);
+  });
+
+  it('parses H:MM:SS durations with an unpadded hour', () => {
+    assert.equal(parseMakemkvDuration('1:37:28'), 5848);
+    assert.equal(parseMakemkvDuration('0:00:13'), 13);
+    assert.equal(parseMakemkvDuration('bad'), 0);
+  });
+});
+
+describe('mkv run reducer', () => {
+  const realRun = sampleLines('makemkv-mkv-one-title-bd.txt');
+
+  it('takes the percent only from PRGV while PRGC 5017 is current', () => {
+    const untilSaving = realRun.slice(0, realRun.findIndex((l) => l.startsWith('PRGC:5017')));
+    const beforeSave = run(untilSaving);
+    assert.equal(beforeSave.ripPercent, 0, 'scan/open/seamless PRGV values are not rip progress');
+    assert.equal(beforeSave.currentOperation, 5057);
+    const first = run([...untilSaving, 'PRGC:5017,0,"Saving to MKV file"', 'PRGV:381,0,65536']);
+    assert.equal(first.ripPercent, (381 / 65536) * 100);
+    const half = applyMkvLine(first, 'PRGV:32768,381,65536');
+    assert.equal(half.ripPercent, 50);
+    assert.equal(first.ripPercent, (381 / 65536) * 100, 'the reducer does not mutate');
+  });
+
+  it('counts the real one-title run as a success with 100 %', () => {
+    const state = run(realRun);
+    assert.equal(state.ripPercent, 100);
+    assert.equal(state.saved, 1);
+    assert.equal(state.failed, 0);
+    assert.equal(state.completed, true);
+    assert.deepEqual(mkvOutcome(state), { ok: true, saved: 1, failed: 0, reason: null });
+  });
+
+  it('percent rises monotonically through the real save phase', () => {
+    let state = createMkvRunState();
+    const seen: number[] = [];
+    for (const line of realRun) {
+      state = applyMkvLine(state, line);
+      if (state.currentOperation === 5017) seen.push(state.ripPercent);
+    }
+    assert.ok(seen.length > 50);
+    assert.deepEqual(seen, [...seen].sort((a, b) => a - b));
+  });
+
+  it('fails the constructed write-error tail with the 2019 reason', () => {
+    const state = run(sampleLines('makemkv-constructed-edge-cases.txt'));
+    const outcome = mkvOutcome(state);
+    assert.equal(outcome.ok, false);
+    assert.equal(outcome.saved, 0);
+    assert.equal(outcome.failed, 1);
+    assert.equal(
+      outcome.reason,
+      'MakeMKV could not write the file /srv/ripwerk/staging/job-42/title_t00.mkv: Posix error - No such file or directory (code 2019)',
+    );
+  });
+
+  it('explains an expired key (5021) and an unopened disc (5010)', () => {
+    const expired = run([lineWith('makemkv-messages-assorted.txt', 'MSG:5021')]);
+    assert.equal(mkvOutcome(expired).reason, 'MakeMKV is too old or its beta key expired (code 5021): update MakeMKV or enter a new key');
+    const unopened = run(['MSG:5010,0,0,"Failed to open disc","Failed to open disc"', 'TCOUNT:0']);
+    assert.equal(mkvOutcome(unopened).reason, 'MakeMKV could not open the disc (code 5010)');
+  });
+
+  it('fails 5037 with failures and accepts 5037 with none', () => {
+    const failed = run([lineWith('makemkv-messages-assorted.txt', 'MSG:5037')]);
+    assert.deepEqual(mkvOutcome(failed), { ok: false, saved: 0, failed: 1, reason: 'MakeMKV saved 0 title(s) and failed 1' });
+    const none = run(['MSG:5037,516,2,"Copy complete. 2 titles saved, 0 failed.","Copy complete. %1 titles saved, %2 failed.","2","0"']);
+    assert.deepEqual(mkvOutcome(none), { ok: true, saved: 2, failed: 0, reason: null });
+  });
+
+  it('does not count 5011 alone as success', () => {
+    const state = run(['MSG:5011,0,0,"Operation successfully completed","Operation successfully completed"']);
+    assert.equal(mkvOutcome(state).ok, false);
+    assert.equal(mkvOutcome(state).reason, 'MakeMKV stopped before it reported the title as saved');
+  });
+
+  it('tracks TINFO 27 when a run prints it', () => {
+    const state = run([lineWith('makemkv-constructed-edge-cases.txt', 'TINFO:0,27')]);
+    assert.deepEqual(state.outputFiles, { 0: 'Les_Misérables_t00.mkv' });
+  });
+});
+
+describe('ripperMessageText', () => {
+  it('drops debug traces (1003) and blank messages, passes the rest trimmed', () => {
+    assert.equal(ripperMessageText(message(lineWith('makemkv-messages-assorted.txt', 'MSG:1003'))), null);
+    assert.equal(ripperMessageText(message(lineWith('makemkv-messages-assorted.txt', 'MSG:1004'))), 'Debug logging enabled, log will be saved as file://<logfile>');
+    assert.equal(ripperMessageText({ code: 5011, flags: 0, text: '   ', params: [] }), null);
+    assert.equal(ripperMessageText({ code: 5011, flags: 0, text: ' Operation successfully completed ', params: [] }), 'Operation successfully completed');
+  });
+
+  it('passes repeats on: the rip drops them (messageBudget)', () => {
+    const [first, second] = sampleLines('makemkv-messages-assorted.txt').filter((l) => l.includes('MEDIUM ERROR:1090'));
+    assert.match(ripperMessageText(message(first)) ?? '', /MEDIUM ERROR:1090/);
+    assert.match(ripperMessageText(message(second)) ?? '', /MEDIUM ERROR:1090/);
+  });
+});

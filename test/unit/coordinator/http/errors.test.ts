@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { HttpError, mediaDir, objectBody } from '../../../../coordinator/http/errors.js';
+import type { Request } from 'express';
+
+// realpath: the temp dir itself may lie behind a symlink (macOS /var → /private/var)
+const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-http-')));
+after(() => fs.rmSync(base, { recursive: true, force: true }));
+
+const root = path.join(base, 'media');
+const outside = path.join(base, 'elsewhere');
+fs.mkdirSync(path.join(root, 'Filme'), { recursive: true });
+fs.mkdirSync(outside);
+fs.mkdirSync(`${root}-x`);
+fs.symlinkSync(outside, path.join(root, 'escape'));
+fs.symlinkSync(path.join(root, 'Filme'), path.join(root, 'inner-link'));
+fs.symlinkSync(path.join(outside, 'not-yet'), path.join(root, 'dangling'));
+
+async function refused(candidate: unknown, pattern: RegExp, status = 400): Promise<void> {
+  await assert.rejects(mediaDir(root, candidate, 'target_dir'), (err: unknown) => {
+    assert.ok(err instanceof HttpError, `an HttpError, got ${String(err)}`);
+    assert.equal(err.status, status);
+    assert.match(err.message, pattern);
+    return true;
+  });
+}
+
+describe('mediaDir', () => {
+  it('accepts the root, existing and not yet existing folders below it, normalised', async () => {
+    assert.equal(await mediaDir(root, root, 'target_dir'), root);
+    assert.equal(await mediaDir(root, `${root}/Filme/`, 'target_dir'), path.join(root, 'Filme'));
+    assert.equal(await mediaDir(root, `${root}//Filme/./Neu/Tiefer`, 'target_dir'), path.join(root, 'Filme', 'Neu', 'Tiefer'));
+  });
+
+  it('is boundary-aware: a sibling with the root as prefix is outside', async () => {
+    await refused(`${root}-x`, /target_dir refused: path must lie under/);
+    await refused(`${root}-x/Filme`, /refused/);
+    await refused(base, /refused/);
+  });
+
+  it('refuses .. even when it would stay inside, and relative or non-string values', async () => {
+    await refused(`${root}/Filme/../Filme`, /must not contain \.\./);
+    await refused(`${root}/..`, /must not contain \.\./);
+    await refused('Filme', /must be absolute/);
+    await refused(42, /target_dir must be a string/);
+    await refused(undefined, /must be a string/);
+  });
+
+  it('refuses a symlink inside the root that leads outside with 403, also for paths below it', async () => {
+    await refused(path.join(root, 'escape'), /leads outside .* through a symbolic link/, 403);
+    await refused(path.join(root, 'escape', 'new', 'folder'), /symbolic link/, 403);
+  });
+
+  it('refuses a dangling symlink that would lead outside once its target exists', async () => {
+    await refused(path.join(root, 'dangling'), /broken symbolic link/, 403);
+    await refused(path.join(root, 'dangling', 'sub'), /broken symbolic link/, 403);
+  });
+
+  it('accepts a symlink that stays inside the root', async () => {
+    assert.equal(await mediaDir(root, path.join(root, 'inner-link', 'Neu'), 'target_dir'), path.join(root, 'inner-link', 'Neu'));
+  });
+
+  it('follows a root that is itself a symlink', async () => {
+    const linkRoot = path.join(base, 'media-link');
+    fs.symlinkSync(root, linkRoot);
+    assert.equal(await mediaDir(linkRoot, path.join(linkRoot, 'Filme'), 'target_dir'), path.join(linkRoot, 'Filme'));
+    await assert.rejects(mediaDir(linkRoot, path.join(linkRoot, 'escape'), 'target_dir'), HttpError);
+  });
+
+  it('accepts paths under the file system root as MEDIA_ROOT', async () => {
+    assert.equal(await mediaDir('/', path.join(root, 'Filme'), 'target_dir'), path.join(root, 'Filme'));
+  });
+});
+
+describe('objectBody', () => {
+  it('passes JSON objects and refuses everything else with a 400', () => {
+    assert.deepEqual(objectBody({ body: { a: 1 } } as unknown as Request), { a: 1 });
+    for (const body of [undefined, null, [1], 'text', 3]) {
+      assert.throws(
+        () => objectBody({ body } as unknown as Request),
+        (err: unknown) => err instanceof HttpError && err.status === 400 && err.message === 'the request body must be a JSON object',
+      );
+    }
+  });
+});

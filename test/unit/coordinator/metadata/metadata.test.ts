@@ -1,0 +1,306 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { MetadataChain } from '../../../../coordinator/metadata/chain.js';
+import { JikanClient } from '../../../../coordinator/metadata/jikan.js';
+import { normaliseOmdb, omdbMatch, OmdbClient, rankOmdbHits } from '../../../../coordinator/metadata/omdb.js';
+import { tmdbAuth, TmdbClient } from '../../../../coordinator/metadata/tmdb.js';
+import { coordinatorMigrations } from '../../../../coordinator/db/migrations.js';
+import { labelIdentity, type DiscIdentity } from '../../../../coordinator/metadata/disc-identity.js';
+import { OVERRIDE_TTL_MS, Prescan } from '../../../../coordinator/discs/prescan.js';
+import { Logger } from '../../../../shared/log.js';
+import type { DiscInfo } from '../../../../shared/protocol.js';
+import { openDatabase } from '../../../../shared/sqlite.js';
+import { normaliseTitle, searchCandidates, titleSimilarity } from '../../../../coordinator/metadata/title-similarity.js';
+import {
+  emptyCatalogue,
+  jikanAnime,
+  OMDB_KEY,
+  omdbDetail,
+  omdbHit,
+  startMetadataServer,
+  TMDB_V3_KEY,
+  TMDB_V4_TOKEN,
+  tmdbMovie,
+  tmdbSeason,
+  tmdbTv,
+  type MetadataServer,
+} from '../../../fixtures/metadata-server.js';
+
+const IMG = 'https://image.tmdb.org/t/p/w500';
+
+function disc(title: string, extra: Partial<DiscInfo> = {}): DiscInfo {
+  return { label: title.toUpperCase().replace(/ /g, '_'), title, year: null, type: 'dvd', size_bytes: 4_000_000_000, fingerprint: `fp-${title}`, source: '/x.iso', audio_tracks: null, ...extra };
+}
+
+describe('title similarity and search candidates', () => {
+  it('normalises case, accents, punctuation and ß', () => {
+    assert.equal(normaliseTitle('Die fabelhafte Welt der Amélie!'), 'die fabelhafte welt der amelie');
+    assert.equal(normaliseTitle('Straße & Co.'), 'strasse and co');
+    assert.equal(titleSimilarity('The Matrix', 'the matrix'), 1);
+    assert.equal(titleSimilarity('', 'x'), 0);
+  });
+
+  it('scores by edit distance over the longer title', () => {
+    assert.equal(titleSimilarity('abcdefghij', 'abcdefghiX'), 0.9);
+    const s = titleSimilarity('Spirited Away', 'Spirited Away Extras');
+    assert.ok(s > 0.55 && s < 0.9, `similarity ${s}`);
+  });
+
+  it('strips trailing words one by one down to one word', () => {
+    assert.deepEqual(searchCandidates('The Matrix Special Edition'), ['The Matrix Special Edition', 'The Matrix Special', 'The Matrix', 'The']);
+    assert.deepEqual(searchCandidates('  Alien  '), ['Alien']);
+  });
+});
+
+describe('OMDb rules (pure)', () => {
+  it('normalises N/A to null and drops a hit with neither poster nor plot', () => {
+    const d = normaliseOmdb(omdbDetail('tt1', 'Lost Film', '1999', 'movie', null, null));
+    assert.equal(d.Poster, null);
+    assert.equal(d.Plot, null);
+    assert.equal(d.Director, null);
+    assert.equal(d.Title, 'Lost Film');
+    assert.equal(omdbMatch(omdbDetail('tt1', 'Lost Film', '1999', 'movie', null, null)), null);
+    const withPlot = omdbMatch(omdbDetail('tt2', 'Plot Only', '2001', 'movie', null, 'Something happens.'));
+    assert.equal(withPlot?.overview, 'Something happens.');
+    assert.equal(withPlot?.poster_path, null);
+    assert.equal(omdbMatch(omdbHit('tt3', 'Poster Only', '2002–2004', 'series', 'https://m.media-amazon.com/p3.jpg'))?.year, 2002);
+  });
+
+  it('ranks movies before episodes, with poster before without, short titles before long', () => {
+    const ranked = rankOmdbHits([
+      omdbHit('tt1', 'Heat: The Episode', '2001', 'episode', 'https://img/1.jpg'),
+      omdbHit('tt2', 'Heat Wave Long Title', '1999', 'movie', 'https://img/2.jpg'),
+      omdbHit('tt3', 'Heat', '1995', 'movie', null),
+      omdbHit('tt4', 'Heat', '1995', 'movie', 'https://img/4.jpg'),
+      omdbHit('tt5', 'Heat', '2010', 'series', 'https://img/5.jpg'),
+    ]);
+    assert.deepEqual(
+      ranked.map((r) => r.imdbID),
+      ['tt4', 'tt2', 'tt3', 'tt5', 'tt1'],
+    );
+  });
+});
+
+describe('metadata sources against the loopback fixture', () => {
+  let srv: MetadataServer;
+  before(async () => {
+    srv = await startMetadataServer();
+  });
+  after(() => srv.close());
+  beforeEach(() => {
+    Object.assign(srv.catalogue, emptyCatalogue());
+    srv.requests.length = 0;
+  });
+
+  it('sends a 32-hex v3 key as api_key and anything else as a bearer token', async () => {
+    assert.equal(tmdbAuth(TMDB_V3_KEY).kind, 'v3');
+    assert.equal(tmdbAuth(TMDB_V4_TOKEN).kind, 'v4');
+    srv.catalogue.tmdbMovies.push(tmdbMovie(603, 'Matrix', '1999-03-30'));
+    const v3 = new TmdbClient(srv.tmdbBase, () => TMDB_V3_KEY, IMG);
+    assert.equal((await v3.search('Matrix', 'movie'))[0].title, 'Matrix');
+    const r3 = srv.requests.at(-1)!;
+    assert.equal(r3.query.api_key, TMDB_V3_KEY);
+    assert.equal(r3.authorization, null);
+    assert.equal(r3.query.language, 'de-DE');
+    const v4 = new TmdbClient(srv.tmdbBase, () => TMDB_V4_TOKEN, IMG);
+    assert.equal((await v4.search('Matrix', 'movie'))[0].poster_path, '/poster603.jpg');
+    const r4 = srv.requests.at(-1)!;
+    assert.equal(r4.query.api_key, undefined);
+    assert.equal(r4.authorization, `Bearer ${TMDB_V4_TOKEN}`);
+    const wrong = new TmdbClient(srv.tmdbBase, () => 'ffffffffffffffffffffffffffffffff', IMG);
+    await assert.rejects(wrong.check(), /TMDB answered 401: Invalid API key/);
+  });
+
+  it('reads season runtimes sorted by episode', async () => {
+    srv.catalogue.tmdbSeasons['1396/1'] = tmdbSeason(1396, 1, [58, 48, 47]);
+    const s = await new TmdbClient(srv.tmdbBase, () => TMDB_V3_KEY, IMG).season(1396, 1);
+    assert.deepEqual(
+      s.episodes.map((e) => [e.episode, e.runtime_minutes, e.name]),
+      [
+        [1, 58, 'Folge 1'],
+        [2, 48, 'Folge 2'],
+        [3, 47, 'Folge 3'],
+      ],
+    );
+  });
+
+  it('retries Jikan once after 2 s on a 504, and gives up after the second', async () => {
+    srv.catalogue.jikan.push(jikanAnime(199, 'Sen to Chihiro no Kamikakushi', 'Movie', 2001, { title_english: 'Spirited Away' }));
+    const waits: number[] = [];
+    const jikan = new JikanClient(srv.jikanBase, async (ms) => {
+      waits.push(ms);
+    });
+    srv.jikan504(1);
+    const hits = await jikan.search('Spirited Away');
+    assert.deepEqual(waits, [2000]);
+    assert.equal(hits[0].match.title, 'Spirited Away');
+    assert.equal(hits[0].match.kind, 'movie');
+    assert.equal(hits[0].match.poster_path, 'https://cdn.myanimelist.net/images/anime/199l.jpg');
+    srv.jikan504(2);
+    await assert.rejects(jikan.search('Spirited Away'), /Jikan answered 504/);
+    assert.deepEqual(waits, [2000, 2000]);
+  });
+
+  describe('the chain', () => {
+    let logged: string[];
+    function makeChain(opts: { tmdb?: string; omdb?: string } = {}): MetadataChain {
+      logged = [];
+      const log = new Logger('t', true);
+      log.addSink((e) => logged.push(e.message));
+      return new MetadataChain(
+        new TmdbClient(srv.tmdbBase, () => opts.tmdb ?? '', IMG),
+        new JikanClient(srv.jikanBase, async () => undefined),
+        new OmdbClient(srv.omdbBase, () => opts.omdb ?? ''),
+        log,
+      );
+    }
+    const identify = (c: MetadataChain, title: string) => {
+      const d = disc(title);
+      return c.identify(d, labelIdentity(d));
+    };
+    const asked = (prefix: string) => srv.requests.filter((r) => r.path.startsWith(prefix));
+
+    it('ends at an exact TMDB title, found by stripping trailing words', async () => {
+      srv.catalogue.tmdbMovies.push(tmdbMovie(603, 'Matrix', '1999-03-30'));
+      srv.catalogue.jikan.push(jikanAnime(1, 'Matrix', 'Movie', 2003));
+      const id = (await identify(makeChain({ tmdb: TMDB_V3_KEY, omdb: OMDB_KEY }), 'Matrix Special Edition'))!;
+      assert.equal(id.title, 'Matrix');
+      assert.equal(id.year, 1999);
+      assert.equal(id.confidence, 1);
+      assert.equal(id.source, 'tmdb');
+      assert.equal(id.tmdb_id, 603);
+      assert.equal(id.poster, '/poster603.jpg', 'TMDB posters stay relative to its image base');
+      assert.deepEqual(
+        asked('/tmdb/3/search').map((r) => r.query.query),
+        ['Matrix Special Edition', 'Matrix Special', 'Matrix'],
+      );
+      assert.equal(asked('/jikan').length, 0, 'an exact title ends the chain');
+      assert.equal(asked('/omdb').length, 0);
+    });
+
+    it('strips a long title down to its first word: no cap on the number of candidates', async () => {
+      srv.catalogue.tmdbMovies.push(tmdbMovie(348, 'Alien', '1979-05-25'));
+      const label = 'Alien Der Achte Passagier Director Cut Special Edition Bonus Disc';
+      const id = (await identify(makeChain({ tmdb: TMDB_V3_KEY }), label))!;
+      assert.equal(id.title, 'Alien');
+      assert.equal(id.tmdb_id, 348);
+      const queries = asked('/tmdb/3/search').map((r) => r.query.query);
+      assert.equal(queries.length, 10, queries.join(' | '));
+      assert.equal(queries[0], label);
+      assert.equal(queries.at(-1), 'Alien');
+    });
+
+    it('ends at an exact anime title (0.9 or more) without asking OMDb', async () => {
+      srv.catalogue.jikan.push(jikanAnime(199, 'Sen to Chihiro no Kamikakushi', 'Movie', 2001, { title_english: 'Spirited Away' }));
+      const id = (await identify(makeChain({ omdb: OMDB_KEY }), 'Spirited Away'))!;
+      assert.equal(id.source, 'jikan');
+      assert.equal(id.title, 'Spirited Away');
+      assert.equal(id.confidence, 1);
+      assert.equal(id.poster, 'https://cdn.myanimelist.net/images/anime/199l.jpg');
+      assert.equal(asked('/omdb').length, 0);
+    });
+
+    it('only remembers an anime hit between 0.55 and 0.9: OMDb is asked and wins when it has a hit', async () => {
+      // "Akira Ultimate" against the disc's "Akira Ultim": similar, not exact.
+      srv.catalogue.jikan.push(jikanAnime(47, 'Akira Ultimate', 'Movie', 1988));
+      srv.catalogue.omdbSearch.push(omdbHit('tt0094625', 'Akira Ultim', '1988', 'movie', 'https://m.media-amazon.com/akira.jpg'));
+      const id = (await identify(makeChain({ omdb: OMDB_KEY }), 'Akira Ultim'))!;
+      assert.equal(id.source, 'omdb');
+      assert.equal(id.imdb_id, 'tt0094625');
+      assert.equal(id.poster, 'https://m.media-amazon.com/akira.jpg', 'OMDb posters are absolute URLs');
+      assert.ok(asked('/omdb').length > 0);
+    });
+
+    it('makes the remembered anime hit a suggestion with confidence 0.6 when OMDb has nothing', async () => {
+      srv.catalogue.jikan.push(jikanAnime(47, 'Akira Ultimate', 'Movie', 1988));
+      const id = (await identify(makeChain({ omdb: OMDB_KEY }), 'Akira Ultim'))!;
+      assert.equal(id.source, 'jikan');
+      assert.equal(id.title, 'Akira Ultimate');
+      assert.equal(id.confidence, 0.6);
+      assert.ok(asked('/omdb').length > 0, 'OMDb was asked before the suggestion');
+      assert.ok(logged.some((l) => /suggesting "Akira Ultimate" from jikan/.test(l)));
+    });
+
+    it('ignores an anime hit below 0.55: unknown, confidence 0.3, the disc title kept', async () => {
+      srv.catalogue.jikan.push(jikanAnime(5, 'Kaze no Tani no Nausicaa and a very long subtitle', 'Movie', 1984));
+      const id = (await identify(makeChain(), 'Kaze'))!;
+      assert.equal(id.kind, 'unknown');
+      assert.equal(id.confidence, 0.3);
+      assert.equal(id.title, 'Kaze');
+      assert.equal(id.source, 'none');
+    });
+
+    it('counts an OMDb hit without poster and plot as none, and re-localises a hit through TMDB find', async () => {
+      srv.catalogue.omdbSearch.push(omdbHit('tt0000001', 'Das Boot', '1981', 'movie', null), omdbHit('tt0082096', 'Das Boot', '1981', 'movie', 'https://m.media-amazon.com/boot.jpg'));
+      srv.catalogue.omdbDetail.tt0000001 = omdbDetail('tt0000001', 'Das Boot', '1981', 'movie', null, null);
+      srv.catalogue.tmdbFind.tt0082096 = { movie_results: [tmdbMovie(387, 'Das Boot', '1981-09-17', { overview: 'U 96 läuft aus.' })], person_results: [], tv_results: [], tv_episode_results: [], tv_season_results: [] };
+      const id = (await identify(makeChain({ tmdb: TMDB_V3_KEY, omdb: OMDB_KEY }), 'Das Boot'))!;
+      assert.equal(id.source, 'omdb');
+      assert.equal(id.imdb_id, 'tt0082096', 'the hit without poster or plot is skipped');
+      assert.equal(id.tmdb_id, 387);
+      assert.equal(id.overview, 'U 96 läuft aus.');
+      assert.equal(id.poster, '/poster387.jpg');
+      const find = asked('/tmdb/3/find/tt0082096');
+      assert.equal(find.length, 1);
+      assert.equal(find[0].query.external_source, 'imdb_id');
+      assert.equal(find[0].query.language, 'de-DE');
+      assert.deepEqual(
+        asked('/omdb').filter((r) => r.query.i).map((r) => r.query.i),
+        ['tt0000001'],
+        'only the posterless hit needed its detail',
+      );
+    });
+
+    it('skips a source with a bad key and logs why without the key', async () => {
+      srv.catalogue.jikan.push(jikanAnime(199, 'Spirited Away', 'Movie', 2001));
+      const id = (await identify(makeChain({ tmdb: 'ffffffffffffffffffffffffffffffff' }), 'Spirited Away'))!;
+      assert.equal(id.source, 'jikan');
+      assert.ok(logged.some((l) => /metadata source skipped: TMDB answered 401/.test(l)));
+      assert.ok(!logged.some((l) => l.includes('ffffffff')));
+    });
+
+    it('searches series discs as series', async () => {
+      srv.catalogue.tmdbTv.push(tmdbTv(1396, 'Breaking Bad', '2008-01-20'));
+      const d = disc('BREAKING_BAD_S1_D2', { title: 'Breaking Bad S1 D2' });
+      const label = labelIdentity(d);
+      assert.equal(label.kind, 'series');
+      const id = (await makeChain({ tmdb: TMDB_V4_TOKEN }).identify(d, label))!;
+      assert.equal(id.kind, 'series');
+      assert.equal(id.season, 1);
+      assert.equal(id.tmdb_id, 1396);
+      assert.ok(asked('/tmdb/3/search/tv').length > 0);
+    });
+  });
+});
+
+describe('override memory', () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-override-'));
+  after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  it('answers a corrected disc from the override for 30 days, then asks the chain again', async () => {
+    let now = Date.parse('2026-11-23T10:00:00Z');
+    let calls = 0;
+    const lookup = {
+      async identify(_d: DiscInfo, label: DiscIdentity) {
+        calls++;
+        return { ...label, title: 'Wrong Guess', confidence: 0.95, source: 'tmdb' };
+      },
+    };
+    const p = new Prescan(openDatabase(path.join(root, 'o.sqlite'), coordinatorMigrations), lookup, new Logger('t', true), () => now);
+    const d = disc('Heat');
+    assert.equal((await p.run(d)).title, 'Wrong Guess');
+    const corrected: DiscIdentity = { title: 'Heat', year: 1995, confidence: 1, poster: '/heat.jpg', kind: 'movie', season: null, source: 'override' };
+    p.override(d.fingerprint, corrected);
+    assert.equal(p.get(d.fingerprint)?.title, 'Heat', 'the disc card shows it at once');
+    now += 29 * 24 * 3600_000;
+    assert.equal((await p.run(d)).title, 'Heat');
+    assert.equal(calls, 1);
+    now += OVERRIDE_TTL_MS;
+    const after30 = await p.run(d);
+    assert.equal(after30.title, 'Wrong Guess', 'after 30 days the chain answers again');
+    assert.equal(calls, 2);
+  });
+});

@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { coordinatorMigrations } from '../../../../coordinator/db/migrations.js';
+import {
+  isSettingName,
+  maskUrlCredentials,
+  restoreMaskedUrl,
+  SECRET_MASK,
+  SECRET_SETTINGS,
+  SETTING_DEFAULTS,
+  SettingsError,
+  SettingsStore,
+  validateSetting,
+} from '../../../../coordinator/system/settings-store.js';
+import { openDatabase } from '../../../../shared/sqlite.js';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-settings-'));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+let n = 0;
+function store(): SettingsStore {
+  return new SettingsStore(openDatabase(path.join(root, `s-${++n}.sqlite`), coordinatorMigrations));
+}
+
+describe('SettingsStore', () => {
+  it('answers the defaults for an empty table', () => {
+    const s = store();
+    assert.deepEqual(s.all(), { ...SETTING_DEFAULTS });
+    assert.equal(s.get('transcodePreset'), 'Fast 1080p30');
+    assert.equal(s.get('autoEject'), true);
+    assert.equal(s.get('keepOriginal'), false);
+  });
+
+  it('stores values with their types and keeps the others at their defaults', () => {
+    const s = store();
+    s.set({ keepOriginal: true, workDir: '/media/raw', transcodePreset: 'H.265 MKV 1080p30' });
+    assert.equal(s.get('keepOriginal'), true);
+    assert.equal(s.get('workDir'), '/media/raw');
+    assert.equal(s.get('transcodePreset'), 'H.265 MKV 1080p30');
+    assert.equal(s.get('autoEject'), true);
+    s.set({ keepOriginal: false });
+    assert.equal(s.get('keepOriginal'), false, 'a later write replaces the value');
+  });
+
+  it('hands out copies: changing an answer changes neither the store nor the defaults', () => {
+    const s = store();
+    const all = s.all() as Record<string, unknown>;
+    all.workDir = '/changed';
+    assert.equal(s.get('workDir'), '');
+    assert.equal(SETTING_DEFAULTS.workDir, '');
+  });
+
+  it('answers from memory between writes, and every write through the store is seen at once', () => {
+    const s = store();
+    assert.equal(s.get('transcodePreset'), 'Fast 1080p30');
+    s.set({ transcodePreset: 'Very Fast 480p30' });
+    assert.equal(s.get('transcodePreset'), 'Very Fast 480p30');
+    s.setRaw('transcodePreset', 'HQ 720p30 Surround');
+    assert.equal(s.all().transcodePreset, 'HQ 720p30 Surround');
+    s.setRaw('tracks:kitchen-sr0', []);
+    assert.equal(s.get('transcodePreset'), 'HQ 720p30 Surround');
+  });
+
+  it('keeps free-form keys apart from the settings', () => {
+    const s = store();
+    assert.equal(s.getRaw('tracks:kitchen-sr0'), undefined);
+    s.setRaw('tracks:kitchen-sr0', [{ number: 1, seconds: 60 }]);
+    assert.deepEqual(s.getRaw('tracks:kitchen-sr0'), [{ number: 1, seconds: 60 }]);
+  });
+
+  it('masks secrets that are set in the public view, and only there', () => {
+    const s = store();
+    s.set({ tmdbApiKey: 'tmdb-secret', webhookUrl: 'https://hook.example/abc', mediaServerUrl: 'http://jellyfin:8096' });
+    const view = s.publicView();
+    assert.equal(view.tmdbApiKey, SECRET_MASK);
+    assert.equal(view.webhookUrl, SECRET_MASK);
+    assert.equal(view.omdbApiKey, '', 'an empty secret stays empty, so the UI can tell it is not set');
+    assert.equal(view.mediaServerUrl, 'http://jellyfin:8096', 'non-secret values are shown');
+    assert.ok(!JSON.stringify(view).includes('tmdb-secret'));
+    assert.ok(!JSON.stringify(view).includes('hook.example'));
+    assert.equal(s.get('tmdbApiKey'), 'tmdb-secret', 'the stored value is untouched');
+  });
+
+  it('masks the password in a URL setting and keeps internal keys out of the settings', () => {
+    const s = store();
+    s.set({ mediaServerUrl: 'http://kodi:geheim@192.168.1.5:8080' });
+    s.setRaw('tracks:kitchen-sr0', [{ number: 1, seconds: 60 }]);
+    const view = s.publicView();
+    assert.equal(view.mediaServerUrl, `http://kodi:${SECRET_MASK}@192.168.1.5:8080`);
+    assert.ok(!JSON.stringify(view).includes('geheim'));
+    assert.ok(!('tracks:kitchen-sr0' in view) && !('tracks:kitchen-sr0' in s.all()), 'tracks:<device> is no setting');
+    assert.deepEqual(Object.keys(view).sort(), Object.keys(SETTING_DEFAULTS).sort());
+    s.set({ mediaServerUrl: 'http://token123@kodi:8080/' });
+    assert.equal(s.publicView().mediaServerUrl, `http://${SECRET_MASK}@kodi:8080/`, 'a user part without password may be a token');
+    s.set({ mediaServerUrl: 'http://jellyfin:8096' });
+    assert.equal(s.publicView().mediaServerUrl, 'http://jellyfin:8096');
+  });
+
+  it('puts the stored credentials back into a URL sent with the mask', () => {
+    const stored = 'http://kodi:geheim@192.168.1.5:8080';
+    assert.equal(restoreMaskedUrl('mediaServerUrl', maskUrlCredentials(stored), stored), stored);
+    assert.equal(restoreMaskedUrl('mediaServerUrl', `http://kodi:${SECRET_MASK}@192.168.1.6:8080`, stored), 'http://kodi:geheim@192.168.1.6:8080', 'a new host keeps the password');
+    assert.equal(restoreMaskedUrl('mediaServerUrl', 'http://kodi:neu@192.168.1.5:8080', stored), 'http://kodi:neu@192.168.1.5:8080', 'a typed password wins');
+    assert.equal(restoreMaskedUrl('mediaServerUrl', `http://${SECRET_MASK}@kodi/`, 'http://token123@kodi/'), 'http://token123@kodi/');
+    assert.throws(() => restoreMaskedUrl('mediaServerUrl', `http://kodi:${SECRET_MASK}@kodi/`, 'http://kodi/'), /holds the mask .* type the password/);
+  });
+
+  it('masks every secret setting', () => {
+    const s = store();
+    const values: Record<string, string> = {};
+    for (const name of SECRET_SETTINGS) values[name] = `value-of-${name}`;
+    s.set(values);
+    const view = s.publicView();
+    for (const name of SECRET_SETTINGS) assert.equal(view[name], SECRET_MASK, name);
+    assert.deepEqual([...SECRET_SETTINGS].sort(), ['mediaServerKey', 'omdbApiKey', 'ripperAppKey', 'tmdbApiKey', 'webhookUrl']);
+  });
+});
+
+describe('validateSetting', () => {
+  it('accepts values of the type of the default', () => {
+    assert.equal(validateSetting('keepOriginal', true), true);
+    assert.equal(validateSetting('workDir', '/media/raw'), '/media/raw');
+    assert.equal(validateSetting('workDir', ''), '');
+  });
+
+  it('refuses unknown names, including names from the object prototype', () => {
+    assert.throws(() => validateSetting('nope', 1), (err: unknown) => err instanceof SettingsError && err.message === 'unknown setting "nope"');
+    assert.throws(() => validateSetting('toString', 'x'), SettingsError);
+    assert.throws(() => validateSetting('__proto__', {}), SettingsError);
+    assert.equal(isSettingName('constructor'), false);
+    assert.equal(isSettingName('autoEject'), true);
+  });
+
+  it('refuses a value of the wrong type, naming the expected one', () => {
+    assert.throws(() => validateSetting('keepOriginal', 'true'), { message: 'setting "keepOriginal" must be a boolean' });
+    assert.throws(() => validateSetting('workDir', 5), { message: 'setting "workDir" must be a string' });
+    assert.throws(() => validateSetting('autoEject', null), SettingsError);
+    assert.throws(() => validateSetting('workDir', ['/a']), SettingsError);
+  });
+
+  it('refuses strings longer than 4096 characters', () => {
+    assert.equal(validateSetting('webhookUrl', 'x'.repeat(4096)), 'x'.repeat(4096));
+    assert.throws(() => validateSetting('webhookUrl', 'x'.repeat(4097)), /longer than 4096/);
+  });
+});

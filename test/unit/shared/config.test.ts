@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { ConfigError, readAgentConfig, readNativeWorkerConfig } from '../../../shared/config.js';
+
+describe('ENCODER_NICE (agent configuration)', () => {
+  it('runs the encoder at nice 10 unless told otherwise, 0 to 19 allowed', () => {
+    assert.equal(readAgentConfig({ WORKER_NAME: 'w' }).encoderNice, 10);
+    assert.equal(readAgentConfig({ WORKER_NAME: 'w', ENCODER_NICE: '0' }).encoderNice, 0);
+    assert.equal(readAgentConfig({ WORKER_NAME: 'w', ENCODER_NICE: ' 19 ' }).encoderNice, 19);
+  });
+
+  it('refuses anything but a whole number from 0 to 19, saying what it got', () => {
+    for (const raw of ['20', '-1', '5.5', 'low']) {
+      assert.throws(
+        () => readAgentConfig({ WORKER_NAME: 'w', ENCODER_NICE: raw }),
+        (err: Error) => err instanceof ConfigError && err.message === `ENCODER_NICE must be a nice value from 0 (normal priority) to 19 (lowest), got "${raw}"`,
+      );
+    }
+  });
+
+  it('is one of the settings a native worker\'s config file may hold', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-config-'));
+    try {
+      const file = path.join(dir, 'worker.json');
+      fs.writeFileSync(file, JSON.stringify({ ENCODER_NICE: '15', WORKER_NAME: 'laptop' }));
+      assert.equal(readNativeWorkerConfig({ HOME: dir }, file).encoderNice, 15);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -8,7 +8,7 @@ import { after, describe, it } from 'node:test';
 import { HttpError } from '../../../../coordinator/http/errors.js';
 import { KEY_BODY_LIMIT_BYTES, KEY_ENTRIES_LIMIT, KeyStore, readKeystoreArchive, safeEntryPath } from '../../../../coordinator/keys/key-store.js';
 import { coordinatorMigrations } from '../../../../coordinator/db/migrations.js';
-import { extractAppKey, RipperAppKeyRefresher } from '../../../../coordinator/keys/ripper-app-key.js';
+import { extractAppKey, REFRESH_SCHEDULE, RipperAppKeyRefresher } from '../../../../coordinator/keys/ripper-app-key.js';
 import { SettingsStore } from '../../../../coordinator/system/settings-store.js';
 import { Logger } from '../../../../shared/log.js';
 import { openDatabase } from '../../../../shared/sqlite.js';
@@ -161,5 +161,14 @@ describe('ripper application key', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('ripper key refresh schedule', () => {
+  it('refreshes the ripper key once a day: a fixed minute and hour, every day', () => {
+    const [minute, hour, ...rest] = REFRESH_SCHEDULE.split(' ');
+    assert.match(minute ?? '', /^\d+$/);
+    assert.match(hour ?? '', /^\d+$/);
+    assert.deepEqual(rest, ['*', '*', '*']);
   });
 });

@@ -12,7 +12,7 @@ import { extractAppKey, REFRESH_SCHEDULE, RipperAppKeyRefresher } from '../../..
 import { SettingsStore } from '../../../../coordinator/system/settings-store.js';
 import { Logger } from '../../../../shared/log.js';
 import { openDatabase } from '../../../../shared/sqlite.js';
-import { FIXTURES_DIR } from '../../../fixtures/tools-samples.js';
+import { FIXTURES_DIR, REPO_DIR } from '../../../fixtures/tools-samples.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-keys-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -170,5 +170,14 @@ describe('ripper key refresh schedule', () => {
     assert.match(minute ?? '', /^\d+$/);
     assert.match(hour ?? '', /^\d+$/);
     assert.deepEqual(rest, ['*', '*', '*']);
+  });
+});
+
+describe('key store body limit', () => {
+  it('takes key store and KEYDB bodies up to 64 MB, the same limit as the proxy in deploy/nginx-ripwerk.conf', () => {
+    assert.equal(KEY_BODY_LIMIT_BYTES, 64 * 1024 * 1024);
+    const conf = fs.readFileSync(path.join(REPO_DIR, 'deploy', 'nginx-ripwerk.conf'), 'utf8');
+    const proxyMb = Number(/^\s*client_max_body_size (\d+)m;$/m.exec(conf)?.[1]);
+    assert.equal(proxyMb * 1024 * 1024, KEY_BODY_LIMIT_BYTES);
   });
 });

@@ -135,6 +135,9 @@ function clientIp(req: express.Request, trusted: ReadonlySet<string>): string {
   return value || socket;
 }
 
+/** The rate limit counts per minute (spec: 600 requests per minute), and a hit is logged at most once per client per minute. */
+export const RATE_LIMIT_WINDOW_MS = 60_000;
+
 export function createApp(ctx: AppContext): express.Express {
   const app = express();
   app.disable('x-powered-by');
@@ -145,7 +148,7 @@ export function createApp(ctx: AppContext): express.Express {
   const trusted = new Set(ctx.config.trustedProxies);
   app.use(
     rateLimit({
-      windowMs: 60_000,
+      windowMs: RATE_LIMIT_WINDOW_MS,
       limit: ctx.config.rateLimitPerMinute,
       standardHeaders: 'draft-7',
       legacyHeaders: false,
@@ -154,7 +157,7 @@ export function createApp(ctx: AppContext): express.Express {
       handler: (req, res) => {
         const ip = clientIp(req, trusted);
         const now = Date.now();
-        if ((limitLogged.get(ip) ?? 0) < now - 60_000) {
+        if ((limitLogged.get(ip) ?? 0) < now - RATE_LIMIT_WINDOW_MS) {
           limitLogged.set(ip, now);
           ctx.log.warn(`rate limit hit by ${ip} (${ctx.config.rateLimitPerMinute} requests per minute)`);
         }

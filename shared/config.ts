@@ -206,6 +206,13 @@ function cronExpression(env: Env, name: string, fallback: string): string {
   return raw;
 }
 
+/** Spec, Limits: 600 requests per minute per client IP (RATE_LIMIT_PER_MINUTE may change it). */
+export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
+/** Spec, Limits: the capability ping loop runs every 5 seconds (CAPABILITY_PING_SECONDS may change it). */
+export const DEFAULT_CAPABILITY_PING_SECONDS = 5;
+/** Spec, Limits: the mount guard runs every minute (MOUNT_GUARD_SCHEDULE may change it). */
+export const DEFAULT_MOUNT_GUARD_SCHEDULE = '* * * * *';
+
 export function readCoordinatorConfig(env: Env): CoordinatorConfig {
   return {
     port: port(env, 'PORT', 8080),
@@ -220,11 +227,11 @@ export function readCoordinatorConfig(env: Env): CoordinatorConfig {
     tmdbImageBaseUrl: url(env, 'TMDB_IMAGE_BASE_URL', 'https://image.tmdb.org/t/p/w500') as string,
     tmdbApiKey: (env.TMDB_API_KEY ?? '').trim(),
     omdbApiKey: (env.OMDB_API_KEY ?? '').trim(),
-    rateLimitPerMinute: positiveInt(env, 'RATE_LIMIT_PER_MINUTE', 600),
+    rateLimitPerMinute: positiveInt(env, 'RATE_LIMIT_PER_MINUTE', DEFAULT_RATE_LIMIT_PER_MINUTE),
     agentGraceSeconds: positiveInt(env, 'AGENT_GRACE_SECONDS', 20),
     encodedWaitSeconds: positiveInt(env, 'ENCODED_WAIT_SECONDS', 600),
-    capabilityPingSeconds: positiveInt(env, 'CAPABILITY_PING_SECONDS', 5),
-    mountGuardSchedule: cronExpression(env, 'MOUNT_GUARD_SCHEDULE', '* * * * *'),
+    capabilityPingSeconds: positiveInt(env, 'CAPABILITY_PING_SECONDS', DEFAULT_CAPABILITY_PING_SECONDS),
+    mountGuardSchedule: cronExpression(env, 'MOUNT_GUARD_SCHEDULE', DEFAULT_MOUNT_GUARD_SCHEDULE),
     brokerSecret: (env.RIPWERK_BROKER_SECRET ?? '').trim() || null,
     mqttMaxPacketBytes: packetSize(env, 'MQTT_MAX_PACKET_SIZE', 1024 * 1024),
     trustedProxies: (env.TRUSTED_PROXIES ?? '127.0.0.1,::1').split(',').map((a) => a.trim()).filter(Boolean),
@@ -289,6 +296,9 @@ function mqttCredentials(env: Env): { username: string; password: string } | nul
 /** What a node (and so an MQTT user name of a worker) may hold: nothing that is special in a topic. */
 export const MQTT_NODE_RE = /^[A-Za-z0-9._@-]{1,120}$/;
 
+/** Spec, Limits: a worker has 4 slots (a second disc can be ripped while the first one transcodes). */
+export const WORKER_SLOTS = 4;
+
 export function readAgentConfig(env: Env, embeddedMqttUrl?: string): AgentConfig {
   const { drives, auto } = parseDrives(env.DRIVES);
   let pathMap: PathMapEntry[];
@@ -316,7 +326,7 @@ export function readAgentConfig(env: Env, embeddedMqttUrl?: string): AgentConfig
     abcde: env.ABCDE || 'abcde',
     makemkvDataDir: makemkvDataDir(env),
     pathMap,
-    slots: 4,
+    slots: WORKER_SLOTS,
     encoderNice: niceValue(env, 'ENCODER_NICE', 10),
     brokerSecret: (env.RIPWERK_BROKER_SECRET ?? '').trim() || null,
     mqttCredentials: credentials,

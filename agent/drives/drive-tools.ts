@@ -4,6 +4,7 @@
  * O_NONBLOCK for two ioctls. Each returns the device's answer (or a plain problem) and throws a
  * ToolError only when the tool itself could not run (missing binary, timeout, cancel).
  */
+import { DRIVE_TOOL_TIMEOUT_MS, EJECT_TIMEOUT_MS } from '../../shared/drive-limits.js';
 import { runTool, type RunToolOptions } from '../../shared/process.js';
 import { blockdevError, parseBlockdevSize } from './blockdev-parser.js';
 import { CDROM_STATUS_SCRIPT, cdromStatusError, parseCdromStatusLine, type CdromStatusReport } from './cdrom-status-parser.js';
@@ -31,11 +32,8 @@ export const DEFAULT_DRIVE_TOOLS: DriveToolPaths = {
   blockdev: 'blockdev',
 };
 
-/** Limit for one status or listing call; the tools answer in milliseconds. */
-export const DRIVE_TOOL_TIMEOUT_MS = 5_000;
-
-/** Limit for `eject` itself: it returns once the tray motor has run. */
-export const EJECT_TIMEOUT_MS = 20_000;
+// The limits live in shared/drive-limits.ts: the coordinator's wait for an eject answer is derived from them.
+export { DRIVE_TOOL_TIMEOUT_MS, EJECT_TIMEOUT_MS };
 
 export interface DriveToolOptions {
   tools?: Partial<DriveToolPaths>;

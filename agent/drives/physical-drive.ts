@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { EJECT_POLL_MS, EJECT_WAIT_MS } from '../../shared/drive-limits.js';
 import { ToolError } from '../../shared/process.js';
 import type { CdromDriveStatus } from './cdrom-status-parser.js';
 import { runBlockdevSize, runCdromStatus, runEject, runLsblk, runSetcdInfo, runUdevadmInfo, type DeviceAnswer, type DriveToolOptions } from './drive-tools.js';
@@ -56,8 +57,8 @@ export interface EjectOptions extends PhysicalDriveOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export const EJECT_WAIT_MS = 5_000;
-export const EJECT_POLL_MS = 250;
+// Spec "eject verification up to 5 seconds": shared/drive-limits.ts, which the coordinator's wait is derived from.
+export { EJECT_POLL_MS, EJECT_WAIT_MS };
 
 /** A drive operation that failed; `message` is the plain reason. */
 export class DriveError extends Error {

@@ -2,7 +2,8 @@ import os from 'node:os';
 import type { AgentStatus } from '../../shared/protocol.js';
 import type { AgentContext, AgentFeature } from '../agent-context.js';
 
-const HEARTBEAT_MS = 60_000;
+/** Spec, Events: workers send a heartbeat (last_seen) once per minute. */
+export const HEARTBEAT_MS = 60_000;
 
 function localIp(): string | undefined {
   for (const list of Object.values(os.networkInterfaces())) {

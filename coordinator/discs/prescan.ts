@@ -7,10 +7,17 @@ const DAY_MS = 24 * 3600_000;
 /** How long a correction (POST /metadata/override) is remembered for a disc. */
 export const OVERRIDE_TTL_MS = 30 * DAY_MS;
 
+/** Spec, Limits: a pre-scan result of this confidence or more is cached (below it, not at all)... */
+export const PRESCAN_CACHE_MIN_CONFIDENCE = 0.6;
+/** ...for a day, and from this confidence on for 7 days. */
+export const PRESCAN_LONG_CACHE_CONFIDENCE = 0.9;
+export const PRESCAN_SHORT_TTL_MS = DAY_MS;
+export const PRESCAN_LONG_TTL_MS = 7 * DAY_MS;
+
 /** How long a pre-scan result is cached: 7 days from confidence 0.9, 1 day from 0.6, below that not at all. */
 export function prescanTtlMs(confidence: number): number | null {
-  if (confidence >= 0.9) return 7 * DAY_MS;
-  if (confidence >= 0.6) return DAY_MS;
+  if (confidence >= PRESCAN_LONG_CACHE_CONFIDENCE) return PRESCAN_LONG_TTL_MS;
+  if (confidence >= PRESCAN_CACHE_MIN_CONFIDENCE) return PRESCAN_SHORT_TTL_MS;
   return null;
 }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { DEFAULT_CAPABILITY_PING_SECONDS } from '../../shared/config.js';
 import type { Db } from '../../shared/sqlite.js';
 import type { Logger } from '../../shared/log.js';
 import type { InProcessConnect } from '../../shared/mqtt-client.js';
@@ -22,7 +23,7 @@ import { TranscodeQueue } from './transcode-queue.js';
 export { DispatchError } from './dispatch-error.js';
 export type { StoredTracks } from './drive-requests.js';
 
-const PING_MS = 5_000;
+const PING_MS = DEFAULT_CAPABILITY_PING_SECONDS * 1000;
 
 /**
  * The coordinator's side of the MQTT protocol: sends commands to agents, applies their events to the

@@ -1,5 +1,6 @@
 /** Eject, title scan and capability ping: commands whose answer the coordinator waits for. */
 import { randomUUID } from 'node:crypto';
+import { EJECT_REPLY_TIMEOUT_MS } from '../../shared/drive-limits.js';
 import type { Db } from '../../shared/sqlite.js';
 import type { Logger } from '../../shared/log.js';
 import { TASKS, type AgentEvent, type Command, type Track } from '../../shared/protocol.js';
@@ -8,7 +9,8 @@ import type { SettingsStore } from '../system/settings-store.js';
 import { DispatchError, refuseNative } from './dispatch-error.js';
 import type { CommandLink } from './link.js';
 
-const REPLY_TIMEOUT_MS = 15_000;
+/** An eject's answer: longer than the agent can take (shared/drive-limits.ts), so a slow tray is no 502 while it ejects. */
+const REPLY_TIMEOUT_MS = EJECT_REPLY_TIMEOUT_MS;
 const SCAN_TIMEOUT_MS = 10 * 60_000;
 
 /** The setting tracks:<device>: the last title scan of a drive. */

@@ -9,7 +9,10 @@
 /** One measured progress value: `t` in milliseconds since the epoch, `p` in percent (0..100). */
 export type ProgressPoint = { t: number; p: number };
 
-/** A series must span at least this long before an estimate is given. */
+/** Spec, Limits (ETA): no value below this many measured points... */
+export const MIN_POINTS = 2;
+
+/** ...or below this span between the first and the last point. */
 export const MIN_SPAN_MS = 60_000;
 
 /** Default bound of a stored series. */
@@ -32,7 +35,7 @@ function isValidPoint(point: ProgressPoint | undefined): point is ProgressPoint 
  * seconds and is at least 1.
  */
 export function computeEtaSeconds(points: readonly ProgressPoint[], now: number): number | null {
-  if (points.length < 2) return null;
+  if (points.length < MIN_POINTS) return null;
   const first = points[0];
   const last = points[points.length - 1];
   if (!isValidPoint(first) || !isValidPoint(last) || !Number.isFinite(now)) return null;

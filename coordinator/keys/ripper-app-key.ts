@@ -25,6 +25,9 @@ export function extractAppKey(html: string): string | null {
 
 const FETCH_TIMEOUT_MS = 30_000;
 
+/** Spec, Limits: the ripper key is refreshed once a day (04:41, a quiet hour). */
+export const REFRESH_SCHEDULE = '41 4 * * *';
+
 /**
  * Keeps the ripperAppKey setting current: once a day (and at start when none is set) the configured
  * page is read and a new key saved and handed to the workers. A failed refresh keeps the old key.
@@ -59,7 +62,7 @@ export class RipperAppKeyRefresher {
   }
 
   start(): void {
-    this.task = schedule('41 4 * * *', () => void this.refresh(), { name: 'ripper-app-key' });
+    this.task = schedule(REFRESH_SCHEDULE, () => void this.refresh(), { name: 'ripper-app-key' });
     if (!this.settings.get('ripperAppKey')) void this.refresh();
   }
 

@@ -2,12 +2,11 @@ import type { SystemInfo } from '../../shared/api-types.js';
 import { Router } from 'express';
 import type { AppContext } from '../context.js';
 import { workerDiscKinds } from '../workers/disc-kinds.js';
+import { PING_STALE_MS } from '../workers/fleet.js';
 import { disk } from '../system/storage-space.js';
 import { parseGithubLatest, parseMakemkvPage, parseNodeIndex, UpdateChecker } from '../integrations/update-check.js';
 import { webhookKind } from '../integrations/webhook.js';
 
-/** A ping store older than this is answered with a fresh ping by GET /capabilities. */
-const PING_FRESH_MS = 30_000;
 
 /** The tool versions the workers report, newest report first: one installed version per tool. */
 function installedTools(ctx: AppContext): Record<string, string | null> {
@@ -71,8 +70,9 @@ export function systemRouter(ctx: AppContext): Router {
     res.json({
       ping: {
         alter_sekunden: newest === null ? null : Math.round((now - newest) / 1000),
-        mit_treffer: pings.some((t) => now - t < PING_FRESH_MS),
-        workers_answering: pings.filter((t) => now - t < PING_FRESH_MS).length,
+        // A ping younger than the stale limit counts as a finding (an older one GET /capabilities would renew).
+        mit_treffer: pings.some((t) => now - t < PING_STALE_MS),
+        workers_answering: pings.filter((t) => now - t < PING_STALE_MS).length,
       },
       rohdaten: {
         alter_sekunden: sweep ? Math.round((now - sweep.at) / 1000) : null,

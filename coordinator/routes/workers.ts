@@ -3,10 +3,10 @@ import type { Worker } from '../../shared/api-types.js';
 import type { Capabilities } from '../../shared/protocol.js';
 import type { AppContext } from '../context.js';
 import { workerDiscKinds } from '../workers/disc-kinds.js';
+import { PING_STALE_MS } from '../workers/fleet.js';
 import { HttpError } from '../http/errors.js';
 import { topics } from '../../shared/protocol.js';
 
-const STALE_PING_MS = 30_000;
 const SYNC_PING_TIMEOUT_MS = 2000;
 
 /** /capabilities and /workers: the worker list with online state, tools and slots. */
@@ -19,7 +19,7 @@ export function workersRouter(ctx: AppContext): Router {
   router.get('/capabilities', async (_req, res) => {
     // Served from the background ping (every 5 s); when that is older than 30 s, one ping now.
     const now = Date.now();
-    if (fleet.online().some((a) => a.lastPing === null || now - a.lastPing > STALE_PING_MS)) await ctx.dispatcher.pingNow(SYNC_PING_TIMEOUT_MS);
+    if (fleet.online().some((a) => a.lastPing === null || now - a.lastPing > PING_STALE_MS)) await ctx.dispatcher.pingNow(SYNC_PING_TIMEOUT_MS);
     res.json(
       fleet.list().map((a): Worker => {
         const row = extra.get(a.node);

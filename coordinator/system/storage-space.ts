@@ -2,13 +2,13 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 
 /** Free space below this is called out (the size of a UHD disc's raw rip plus its encode). */
-const LOW_SPACE_BYTES = 60 * 1000 ** 3;
+export const LOW_SPACE_BYTES = 60 * 1000 ** 3;
 
 import type { DiskSpace } from '../../shared/api-types.js';
 export type { DiskSpace };
 
 export function lowSpaceWarning(dir: string, freeBytes: number): string | null {
-  return freeBytes < LOW_SPACE_BYTES ? `less than 60 GB free on ${dir}` : null;
+  return freeBytes < LOW_SPACE_BYTES ? `less than ${LOW_SPACE_BYTES / 1000 ** 3} GB free on ${dir}` : null;
 }
 
 /** Total and free bytes of the file system holding `dir` (fs.statfs), with the 60 GB warning. */

@@ -20,6 +20,9 @@ export interface DeviceEntry {
   state: DriveState;
 }
 
+/** Spec, Limits: a stored capability ping older than 30 s is stale (GET /capabilities then pings once itself). */
+export const PING_STALE_MS = 30_000;
+
 /** An online worker's row is written again at least this often while its statuses change only in their live parts. */
 export const STATUS_STORE_EVERY_MS = 60_000;
 

@@ -3,7 +3,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, readAgentConfig, readNativeWorkerConfig } from '../../../shared/config.js';
+import { validate } from 'node-cron';
+import {
+  ConfigError,
+  DEFAULT_CAPABILITY_PING_SECONDS,
+  DEFAULT_MOUNT_GUARD_SCHEDULE,
+  DEFAULT_RATE_LIMIT_PER_MINUTE,
+  readAgentConfig,
+  readCoordinatorConfig,
+  readNativeWorkerConfig,
+  WORKER_SLOTS,
+} from '../../../shared/config.js';
 
 describe('ENCODER_NICE (agent configuration)', () => {
   it('runs the encoder at nice 10 unless told otherwise, 0 to 19 allowed', () => {
@@ -30,5 +40,29 @@ describe('ENCODER_NICE (agent configuration)', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('spec limits kept in the configuration defaults', () => {
+  it('limits each client to 600 requests per minute unless RATE_LIMIT_PER_MINUTE says otherwise', () => {
+    assert.equal(DEFAULT_RATE_LIMIT_PER_MINUTE, 600);
+    assert.equal(readCoordinatorConfig({}).rateLimitPerMinute, 600);
+    assert.equal(readCoordinatorConfig({ RATE_LIMIT_PER_MINUTE: '50' }).rateLimitPerMinute, 50);
+  });
+
+  it('pings the workers every 5 s unless CAPABILITY_PING_SECONDS says otherwise', () => {
+    assert.equal(DEFAULT_CAPABILITY_PING_SECONDS, 5);
+    assert.equal(readCoordinatorConfig({}).capabilityPingSeconds, 5);
+  });
+
+  it('runs the mount guard every minute unless MOUNT_GUARD_SCHEDULE says otherwise', () => {
+    assert.equal(DEFAULT_MOUNT_GUARD_SCHEDULE, '* * * * *');
+    assert.ok(validate(DEFAULT_MOUNT_GUARD_SCHEDULE));
+    assert.equal(readCoordinatorConfig({}).mountGuardSchedule, '* * * * *');
+  });
+
+  it('gives a worker 4 slots', () => {
+    assert.equal(WORKER_SLOTS, 4);
+    assert.equal(readAgentConfig({ WORKER_NAME: 'w' }).slots, 4);
   });
 });

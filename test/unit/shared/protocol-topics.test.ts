@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseAgentTopic, topics } from '../../../shared/protocol.js';
+import { parseAgentTopic, TASKS, topics } from '../../../shared/protocol.js';
 
 describe('parseAgentTopic', () => {
   it('reads back the agent topics the tree builds', () => {
@@ -25,5 +25,14 @@ describe('parseAgentTopic', () => {
     ]) {
       assert.equal(parseAgentTopic(topic), null, topic);
     }
+  });
+});
+
+describe('task names', () => {
+  it('names the tasks as the spec does: worker.tasks.rip_disc, transcode_files, scan_tracks, ping_worker', () => {
+    assert.equal(TASKS.ripDisc, 'worker.tasks.rip_disc');
+    assert.equal(TASKS.transcodeFiles, 'worker.tasks.transcode_files');
+    assert.equal(TASKS.scanTracks, 'worker.tasks.scan_tracks');
+    assert.equal(TASKS.pingWorker, 'worker.tasks.ping_worker');
   });
 });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, describe, it, mock } from 'node:test';
 import { JobsStore } from '../../../../coordinator/jobs/jobs-store.js';
 import { coordinatorMigrations } from '../../../../coordinator/db/migrations.js';
-import { folderIn, parseProbeOutput, RawDataFinder } from '../../../../coordinator/jobs/raw-data.js';
+import { folderIn, parseProbeOutput, PROBE_TIMEOUT_MS, RawDataFinder, REFRESH_MS } from '../../../../coordinator/jobs/raw-data.js';
 import { SettingsStore } from '../../../../coordinator/system/settings-store.js';
 import { AnswersInFlight } from '../../../../coordinator/http/answers-in-flight.js';
 import { Logger } from '../../../../shared/log.js';
@@ -517,3 +517,9 @@ describe('RawDataFinder.sweep', () => {
   });
 });
 
+describe('raw-data store limits', () => {
+  it('refreshes the raw-data findings every 30 s and gives one probe 4 s', () => {
+    assert.equal(REFRESH_MS, 30_000);
+    assert.equal(PROBE_TIMEOUT_MS, 4_000);
+  });
+});

@@ -8,11 +8,11 @@ import { after, describe, it } from 'node:test';
 import { HttpError } from '../../../../coordinator/http/errors.js';
 import { KEY_BODY_LIMIT_BYTES, KEY_ENTRIES_LIMIT, KeyStore, readKeystoreArchive, safeEntryPath } from '../../../../coordinator/keys/key-store.js';
 import { coordinatorMigrations } from '../../../../coordinator/db/migrations.js';
-import { extractAppKey, RipperAppKeyRefresher } from '../../../../coordinator/keys/ripper-app-key.js';
+import { extractAppKey, REFRESH_SCHEDULE, RipperAppKeyRefresher } from '../../../../coordinator/keys/ripper-app-key.js';
 import { SettingsStore } from '../../../../coordinator/system/settings-store.js';
 import { Logger } from '../../../../shared/log.js';
 import { openDatabase } from '../../../../shared/sqlite.js';
-import { FIXTURES_DIR } from '../../../fixtures/tools-samples.js';
+import { FIXTURES_DIR, REPO_DIR } from '../../../fixtures/tools-samples.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-keys-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -161,5 +161,23 @@ describe('ripper application key', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('ripper key refresh schedule', () => {
+  it('refreshes the ripper key once a day: a fixed minute and hour, every day', () => {
+    const [minute, hour, ...rest] = REFRESH_SCHEDULE.split(' ');
+    assert.match(minute ?? '', /^\d+$/);
+    assert.match(hour ?? '', /^\d+$/);
+    assert.deepEqual(rest, ['*', '*', '*']);
+  });
+});
+
+describe('key store body limit', () => {
+  it('takes key store and KEYDB bodies up to 64 MB, the same limit as the proxy in deploy/nginx-ripwerk.conf', () => {
+    assert.equal(KEY_BODY_LIMIT_BYTES, 64 * 1024 * 1024);
+    const conf = fs.readFileSync(path.join(REPO_DIR, 'deploy', 'nginx-ripwerk.conf'), 'utf8');
+    const proxyMb = Number(/^\s*client_max_body_size (\d+)m;$/m.exec(conf)?.[1]);
+    assert.equal(proxyMb * 1024 * 1024, KEY_BODY_LIMIT_BYTES);
   });
 });

@@ -7,6 +7,7 @@ import { credentialsFileText, mountArgs, parseMountRequest, uncPath } from '../.
 import { isReadOnly, layersAt, parseMountinfo } from '../../../../coordinator/mounts/mountinfo.js';
 import type { MountRow } from '../../../../coordinator/mounts/mounts-store.js';
 import { pathMapAdvice } from '../../../../coordinator/mounts/path-map-advice.js';
+import { PROBE_LIMIT_MS } from '../../../../coordinator/mounts/probe.js';
 import { parseShareList } from '../../../../coordinator/mounts/smb-shares.js';
 import { Logger, type LogEntry } from '../../../../shared/log.js';
 import { mapPath, parsePathMap } from '../../../../shared/path-map.js';
@@ -202,5 +203,11 @@ describe('mount guard (injected clock and schedule)', () => {
     await t.guard.tick();
     await t.guard.tick();
     assert.deepEqual(t.lines.map((l) => l.message), ['mount guard: storage mount nas unreachable (no answer within 3 s)', 'mount guard: storage mount nas reachable again']);
+  });
+});
+
+describe('mount reachability probe limit', () => {
+  it('gives a share 3 s to answer the reachability probe', () => {
+    assert.equal(PROBE_LIMIT_MS, 3_000);
   });
 });

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { Fleet, STATUS_STORE_EVERY_MS } from '../../../../coordinator/workers/fleet.js';
+import { Fleet, PING_STALE_MS, STATUS_STORE_EVERY_MS } from '../../../../coordinator/workers/fleet.js';
+import { DEFAULT_CAPABILITY_PING_SECONDS } from '../../../../shared/config.js';
 import { coordinatorMigrations } from '../../../../coordinator/db/migrations.js';
 import type { AgentStatus, Capabilities, DriveState } from '../../../../shared/protocol.js';
 import { openDatabase, type Db } from '../../../../shared/sqlite.js';
@@ -227,5 +228,12 @@ describe('Fleet.applyStatus: what reaches the row', () => {
     assert.equal(workerRow(d, 'attic@abc')?.online, 0);
     fleet.applyStatus(online('attic@abc'));
     assert.equal(workerRow(d, 'attic@abc')?.online, 1);
+  });
+});
+
+describe('capability ping limits', () => {
+  it('counts a stored ping as stale after 30 s, several background pings (every 5 s) later', () => {
+    assert.equal(PING_STALE_MS, 30_000);
+    assert.equal(PING_STALE_MS / (DEFAULT_CAPABILITY_PING_SECONDS * 1000), 6);
   });
 });

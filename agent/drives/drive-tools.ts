@@ -32,9 +32,6 @@ export const DEFAULT_DRIVE_TOOLS: DriveToolPaths = {
   blockdev: 'blockdev',
 };
 
-// The limits live in shared/drive-limits.ts: the coordinator's wait for an eject answer is derived from them.
-export { DRIVE_TOOL_TIMEOUT_MS, EJECT_TIMEOUT_MS };
-
 export interface DriveToolOptions {
   tools?: Partial<DriveToolPaths>;
   /** Limit per tool call (default DRIVE_TOOL_TIMEOUT_MS). */

@@ -57,9 +57,6 @@ export interface EjectOptions extends PhysicalDriveOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-// Spec "eject verification up to 5 seconds": shared/drive-limits.ts, which the coordinator's wait is derived from.
-export { EJECT_POLL_MS, EJECT_WAIT_MS };
-
 /** A drive operation that failed; `message` is the plain reason. */
 export class DriveError extends Error {
   constructor(

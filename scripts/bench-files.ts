@@ -25,7 +25,7 @@ import {
   type CoordinatorHandle,
   type Job,
 } from '../test/e2e/harness.js';
-import { benchScript, cleanup, expectStatus, infoReplayBranch, logTime, logTimes, measures, median, ms, newWorld } from './bench-kit.js';
+import { benchScript, cleanup, expectStatus, infoReplayBranch, logTime, logTimes, measures, median, ms, newWorld, timedRun } from './bench-kit.js';
 
 const RIP_ROUNDS = Number(process.env.BENCH_RIP_ROUNDS) || 3;
 const RIP_MB = 150;
@@ -120,25 +120,6 @@ function readCalls(file: string): string[][] {
     .map((l) => l.split('\x1f').slice(0, -1));
 }
 
-/** Runs a command to its end, its stdout read through a pipe (as Ripwerk reads it) and discarded; wall time in ms. */
-function pipedRun(bin: string, args: string[]): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let err = '';
-    child.stdout.resume();
-    child.stderr.on('data', (c: Buffer) => {
-      err = (err + c.toString('utf8')).slice(-2000);
-    });
-    child.once('error', reject);
-    child.once('close', (code, signal) => {
-      const took = performance.now() - t0;
-      if (code === 0) resolve(took);
-      else reject(new Error(`${bin} ${args.join(' ')} ended with ${code ?? signal}: ${err.trim()}`));
-    });
-  });
-}
-
 /** A coordinator and one MakeMKV agent with the fixed-speed ripper, a one-title disc in its drive, no transcode stage. */
 async function ripSetup(ripper: FixedRipper, titleSeconds: number): Promise<{ c: CoordinatorHandle; device: string }> {
   const w = newWorld();
@@ -214,7 +195,7 @@ export async function rip(): Promise<void> {
     fs.mkdirSync(rawDir, { recursive: true });
     const t0 = performance.now();
     for (const args of calls) {
-      const took = await pipedRun(ripper.bin, args);
+      const took = await timedRun(ripper.bin, args, { pipeStdout: true });
       if (args.includes('mkv')) mkvBare.push(took);
     }
     bare.push(performance.now() - t0);

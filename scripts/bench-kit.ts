@@ -58,20 +58,26 @@ export function rssMb(pid: number | undefined): number {
   return Number(line.replace(/\D+/g, '')) / 1024;
 }
 
-/** Runs a command to its end with output discarded; resolves with the wall time in ms. */
-export function timedRun(bin: string, args: string[]): Promise<number> {
+/**
+ * Runs a command to its end with its output discarded; resolves with the wall time in ms. With
+ * `pipeStdout` its stdout is read through a pipe and dropped, as Ripwerk reads a tool's progress,
+ * so a bare run of a chatty tool pays for the pipe as the run inside Ripwerk does.
+ */
+export function timedRun(bin: string, args: string[], opts: { pipeStdout?: boolean } = {}): Promise<number> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(bin, args, { stdio: ['ignore', opts.pipeStdout ? 'pipe' : 'ignore', 'pipe'] });
     let err = '';
-    child.stderr.on('data', (c: Buffer) => {
+    child.stdout?.resume();
+    child.stderr?.on('data', (c: Buffer) => {
       err = (err + c.toString('utf8')).slice(-4000);
     });
     child.once('error', reject);
-    child.once('exit', (code, signal) => {
+    // 'close': after the exit and the end of its output, so a piped stdout is read to its end.
+    child.once('close', (code, signal) => {
       const took = performance.now() - t0;
       if (code === 0) resolve(took);
-      else reject(new Error(`${bin} ended with ${code ?? signal}: ${err.split('\n').slice(-5).join(' | ')}`));
+      else reject(new Error(`${bin} ${args.join(' ')} ended with ${code ?? signal}: ${err.split('\n').slice(-5).join(' | ')}`));
     });
   });
 }

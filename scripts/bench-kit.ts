@@ -10,12 +10,28 @@ import { api, Proc, sleep, tempDir, world, type World } from '../test/e2e/harnes
 
 // ------------------------------------------------------------------ results
 
+/** The unit of a measure's figure and of its reference. */
+export type FigureUnit = 'ms' | 'MB' | 'cores' | 'jobs';
+
+/**
+ * One measure: Ripwerk's figure, the bare reference measured in the same run and the same moments,
+ * and the ratio of the two that the target bounds. On a shared host an absolute time says how busy
+ * the host was; the ratio against what the bare tool (or a bare Node process) took in the same
+ * moments says what Ripwerk adds. Counts that must be zero (jobs lost) have no reference.
+ */
 export interface Measure {
   key: string;
   name: string;
-  value: number;
-  unit: 'x' | 'ms' | 'MB';
-  /** Upper bound: the measure passes when value <= target. */
+  /** Ripwerk's figure, in unit. */
+  figure: number;
+  /** The bare reference of the same run and moments, in unit; null for a count whose target is the count itself. */
+  reference: number | null;
+  /** What the reference is, a few words for the table ("bare server", "nginx"). */
+  referenceName: string;
+  unit: FigureUnit;
+  /** What the target bounds: figure / reference, or a median of paired ratios where the detail says so; the count itself without a reference. */
+  ratio: number;
+  /** Upper bound: the measure passes when ratio <= target. */
   target: number;
   detail: string;
   samples?: Record<string, number[]>;

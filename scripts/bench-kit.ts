@@ -10,12 +10,28 @@ import { api, Proc, sleep, tempDir, world, type World } from '../test/e2e/harnes
 
 // ------------------------------------------------------------------ results
 
+/** The unit of a measure's figure and of its reference. */
+export type FigureUnit = 'ms' | 'MB' | 'cores' | 'jobs';
+
+/**
+ * One measure: Ripwerk's figure, the bare reference measured in the same run and the same moments,
+ * and the ratio of the two that the target bounds. On a shared host an absolute time says how busy
+ * the host was; the ratio against what the bare tool (or a bare Node process) took in the same
+ * moments says what Ripwerk adds. Counts that must be zero (jobs lost) have no reference.
+ */
 export interface Measure {
   key: string;
   name: string;
-  value: number;
-  unit: 'x' | 'ms' | 'MB';
-  /** Upper bound: the measure passes when value <= target. */
+  /** Ripwerk's figure, in unit. */
+  figure: number;
+  /** The bare reference of the same run and moments, in unit; null for a count whose target is the count itself. */
+  reference: number | null;
+  /** What the reference is, a few words for the table ("bare server", "nginx"). */
+  referenceName: string;
+  unit: FigureUnit;
+  /** What the target bounds: figure / reference, or a median of paired ratios where the detail says so; the count itself without a reference. */
+  ratio: number;
+  /** Upper bound: the measure passes when ratio <= target. */
   target: number;
   detail: string;
   samples?: Record<string, number[]>;
@@ -58,20 +74,26 @@ export function rssMb(pid: number | undefined): number {
   return Number(line.replace(/\D+/g, '')) / 1024;
 }
 
-/** Runs a command to its end with output discarded; resolves with the wall time in ms. */
-export function timedRun(bin: string, args: string[]): Promise<number> {
+/**
+ * Runs a command to its end with its output discarded; resolves with the wall time in ms. With
+ * `pipeStdout` its stdout is read through a pipe and dropped, as Ripwerk reads a tool's progress,
+ * so a bare run of a chatty tool pays for the pipe as the run inside Ripwerk does.
+ */
+export function timedRun(bin: string, args: string[], opts: { pipeStdout?: boolean } = {}): Promise<number> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(bin, args, { stdio: ['ignore', opts.pipeStdout ? 'pipe' : 'ignore', 'pipe'] });
     let err = '';
-    child.stderr.on('data', (c: Buffer) => {
+    child.stdout?.resume();
+    child.stderr?.on('data', (c: Buffer) => {
       err = (err + c.toString('utf8')).slice(-4000);
     });
     child.once('error', reject);
-    child.once('exit', (code, signal) => {
+    // 'close': after the exit and the end of its output, so a piped stdout is read to its end.
+    child.once('close', (code, signal) => {
       const took = performance.now() - t0;
       if (code === 0) resolve(took);
-      else reject(new Error(`${bin} ended with ${code ?? signal}: ${err.split('\n').slice(-5).join(' | ')}`));
+      else reject(new Error(`${bin} ${args.join(' ')} ended with ${code ?? signal}: ${err.split('\n').slice(-5).join(' | ')}`));
     });
   });
 }

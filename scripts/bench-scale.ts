@@ -26,11 +26,14 @@
  * once; ffprobe is a stand-in too, replaying the real ffprobe's answer for the sample file (every raw
  * file is a copy of it, every output a copy of its input). So the figures are Ripwerk's own cost.
  *
- * Figures: jobs lost (did not end, or completed without an encode and an output file), jobs encoded
- * twice (two finished encodes of one job in the stand-in's log), p99 of the slot idle gap while work
- * waits (per agent, an encode's end to the next encode's start on the slot it freed, for slots freed
- * after every job was queued and before the last job's first start), coordinator CPU average (utime+stime of /proc/<pid>/stat over
- * the run), coordinator peak RSS (VmHWM), GET /jobs p99 (sequential requests every 100 ms).
+ * Figures, each with its reference in the same run (targets at SLOT_GAP_TARGET and below): jobs lost
+ * (did not end, or completed without an encode and an output file) and jobs encoded twice (two
+ * finished encodes of one job in the stand-in's log), counts that must be zero; p99 of the slot idle
+ * gap while work waits (per agent, an encode's end to the next encode's start on the slot it freed,
+ * for slots freed after every job was queued and before the last job's first start) against the bare
+ * server's p99 in those seconds; the coordinator's CPU per job (utime+stime of /proc/<pid>/stat over
+ * the run) against the agents' own; its peak RSS (VmHWM) against its RSS before the queueing; GET
+ * /jobs p99 (sequential requests every 100 ms) against the bare server's right after each.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -41,7 +44,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { api, freePort, restartAgent, sleep, smallMkv, startAgent, startCoordinator, stopAll, tempDir, waitFor, type AgentHandle, type Proc, type CoordinatorHandle, type Job, type World } from '../test/e2e/harness.js';
 import { REPO_DIR } from '../test/fixtures/tools-samples.js';
-import { bareHttpServer, cleanup, failures, measures, median, ms, newWorld, pct } from './bench-kit.js';
+import { bareHttpServer, cleanup, failures, measures, median, ms, newWorld, pct, rssMb, type Measure } from './bench-kit.js';
 
 const AGENTS = Number(process.env.BENCH_SCALE_AGENTS) || 20;
 const JOBS = Number(process.env.BENCH_SCALE_JOBS) || 1000;
@@ -359,11 +362,17 @@ interface RunResult {
   /** ms of CPU per job: the whole host, the agents themselves, the tools they started. */
   cpuPerJob: { host: number; agents: number; tools: number };
   peakMb: number;
+  /** The coordinator's RSS once every worker was online, before the jobs were queued. */
+  startMb: number;
   listMs: number[];
   /** How many of listMs were taken while the jobs were being queued (50 retry requests in flight). */
   listWhileQueueing: number;
   /** The same moments' GET of a bare Node server sending the same body. */
   bareMs: number[];
+  /** When each bareMs sample ended (epoch ms). */
+  bareAt: number[];
+  /** Ms from the gate's opening (all jobs queued) to the last job's first start: the window of the slot gaps. */
+  gapWindow: [number, number];
   listErrors: number;
   wallS: number;
   queueS: number;
@@ -414,6 +423,7 @@ async function scaleRun(broker: 'embedded' | 'mosquitto', faults: boolean): Prom
 
     const events: string[] = [];
     const cost = new CoordinatorCost(c.proc.child.pid as number);
+    const startMb = rssMb(c.proc.child.pid);
     coordinators.push(c.proc);
     const t0 = Date.now();
     const queueTicks0 = cpuTicks(c.proc.child.pid as number);
@@ -426,6 +436,7 @@ async function scaleRun(broker: 'embedded' | 'mosquitto', faults: boolean): Prom
     let sampling = true;
     const listMs: number[] = [];
     const bareMs: number[] = [];
+    const bareAt: number[] = [];
     let listErrors = 0;
     const sampler = (async () => {
       while (sampling) {
@@ -437,7 +448,10 @@ async function scaleRun(broker: 'embedded' | 'mosquitto', faults: boolean): Prom
           listErrors++;
         }
         const base = await get(bare.url).catch(() => null);
-        if (base?.status === 200) bareMs.push(base.ms);
+        if (base?.status === 200) {
+          bareMs.push(base.ms);
+          bareAt.push(Date.now());
+        }
         await sleep(100);
       }
     })();
@@ -557,9 +571,12 @@ async function scaleRun(broker: 'embedded' | 'mosquitto', faults: boolean): Prom
       cpuCores: cost.ticks / CLK_TCK / wallS,
       cpuPerJob,
       peakMb: cost.peakMb,
+      startMb,
       listMs,
       listWhileQueueing,
       bareMs,
+      bareAt,
+      gapWindow: [t0 + queueS * 1000, lastFirstStart],
       listErrors,
       wallS,
       queueS,
@@ -579,22 +596,100 @@ async function scaleRun(broker: 'embedded' | 'mosquitto', faults: boolean): Prom
 /** The p99 for a detail text, or "none" without samples. */
 const p99 = (values: number[]): string => (values.length ? ms(pct(values, 99)) : 'none');
 
+/**
+ * The targets of a scale run, each a ratio against a reference of the same run and moments (or a
+ * count that must be zero). Why each threshold is where it is:
+ * - SLOT_GAP_TARGET 4: a freed slot waits for the agent's event through the broker, the coordinator's
+ *   dispatch (a database write) and the command back, then a process start; the reference is one
+ *   answer of the bare Node server in the same seconds, the host's responsiveness at that moment.
+ *   The recorded runs gave 1.9-2.9 (slot gap p99 61-136 ms against the bare server's p99 25-63 ms of
+ *   the whole run): 4 passes them and is over when the queue itself holds slots back.
+ * - COORDINATOR_CPU_TARGET 1: the coordinator's CPU per job against the CPU per job of the agents
+ *   themselves (without the tools they start), in the same run: the centre of the house may not cost
+ *   more per job than the worker that runs the job. Measured 0.40 (35 against 87 ms).
+ * - PEAK_RSS_TARGET 2.2: the coordinator's peak RSS against its RSS once all workers were online,
+ *   before the jobs were queued: growth, as the memory measure. Peaks were 137-164 MB against an idle
+ *   coordinator of 84-91 MB (one agent; with 20 online and 1,000 jobs stored it starts higher), so at
+ *   most about 1.95; 2.2 is about the 200 MB this row had, over a start of about 90 MB.
+ * - LIST_DURING_SCALE_TARGET 3: GET /jobs p99 against the bare server's p99 over the same request
+ *   pairs. Unlike the joblist measure the coordinator is at work meanwhile (dispatching 4 jobs a
+ *   second, taking every agent's events), the bare server is not: recorded 1.15-2.25 (the most on
+ *   Mosquitto, whose TCP brings the agents' events in bursts); over 3 the list waits on that work.
+ */
+const SLOT_GAP_TARGET = 4;
+const COORDINATOR_CPU_TARGET = 1;
+const PEAK_RSS_TARGET = 2.2;
+const LIST_DURING_SCALE_TARGET = 3;
+
 function record(key: string, r: RunResult, withGap: boolean): void {
   const tag = `${AGENTS} agents × 4 slots, ${JOBS} transcodes, ${r.label}`;
   const common = `run ${r.wallS.toFixed(1)} s (all queued after ${r.queueS.toFixed(1)} s); encoder held ${HOLD_MS / 2}-${(HOLD_MS * 3) / 2} ms (mean ${HOLD_MS})`;
-  measures.push({ key: `${key}-lost`, name: `scale (${tag}): jobs lost`, value: r.lost.length, unit: 'x', target: 0, detail: `${r.lost.length ? r.lost.slice(0, 5).join('; ') : 'none'}; ${r.failed.length} ended failed${r.failed.length ? `: ${[...new Set(r.failed.map((f) => f.error))].slice(0, 3).join(' | ')}` : ''}; ${r.events.join('; ')}` });
-  measures.push({ key: `${key}-doubled`, name: `scale (${tag}): jobs encoded twice`, value: r.doubled.length, unit: 'x', target: 0, detail: `${r.doubled.length ? r.doubled.slice(0, 5).join('; ') : 'none'}; encodes started again after an interruption: ${r.restartedEncodes}` });
+  const count = (n: number): Pick<Measure, 'figure' | 'reference' | 'referenceName' | 'unit' | 'ratio' | 'target'> => ({ figure: n, reference: null, referenceName: '', unit: 'jobs', ratio: n, target: 0 });
+  measures.push({ key: `${key}-lost`, name: `scale (${tag}): jobs lost`, ...count(r.lost.length), detail: `${r.lost.length ? r.lost.slice(0, 5).join('; ') : 'none'}; ${r.failed.length} ended failed${r.failed.length ? `: ${[...new Set(r.failed.map((f) => f.error))].slice(0, 3).join(' | ')}` : ''}; ${r.events.join('; ')}` });
+  measures.push({ key: `${key}-doubled`, name: `scale (${tag}): jobs encoded twice`, ...count(r.doubled.length), detail: `${r.doubled.length ? r.doubled.slice(0, 5).join('; ') : 'none'}; encodes started again after an interruption: ${r.restartedEncodes}` });
+  const c = r.cpuPerJob;
+  const coordinatorMs = (r.cpuCores * r.wallS * 1000) / JOBS;
   if (withGap && r.gaps.length) {
-    const c = r.cpuPerJob;
-    const coordinatorMs = (r.cpuCores * r.wallS * 1000) / JOBS;
     const cores = os.cpus().length;
     const bound = `host CPU per job ${c.host.toFixed(0)} ms (agents ${c.agents.toFixed(0)}, the tools they started ${c.tools.toFixed(0)}, coordinator ${coordinatorMs.toFixed(0)}): ${cores} cores finish at most ${((cores * 1000) / c.host).toFixed(1)} jobs/s, the ${AGENTS * 4} slots would take ${((AGENTS * 4 * 1000) / HOLD_MS).toFixed(0)}/s`;
-    measures.push({ key: `${key}-slot-gap`, name: `scale (${tag}): slot idle while work waits, p99`, value: pct(r.gaps, 99), unit: 'ms', target: 100, detail: `p50 ${ms(median(r.gaps))}, max ${ms(Math.max(...r.gaps))}, ${r.gaps.length} gaps; ${common}; ${bound}`, samples: { gap_ms: r.gaps } });
+    const [from, to] = r.gapWindow;
+    const bareInWindow = r.bareMs.filter((_, i) => r.bareAt[i] >= from && r.bareAt[i] <= to);
+    if (bareInWindow.length) {
+      const gap = pct(r.gaps, 99);
+      const bare = pct(bareInWindow, 99);
+      measures.push({
+        key: `${key}-slot-gap`,
+        name: `scale (${tag}): slot idle while work waits, p99 / the bare server's p99 in the same seconds`,
+        figure: gap,
+        reference: bare,
+        referenceName: 'bare server',
+        unit: 'ms',
+        ratio: gap / bare,
+        target: SLOT_GAP_TARGET,
+        detail: `p50 ${ms(median(r.gaps))}, max ${ms(Math.max(...r.gaps))}, ${r.gaps.length} gaps; the bare server in those seconds p50 ${ms(median(bareInWindow))} (${bareInWindow.length} requests); ${common}; ${bound}`,
+        samples: { gap_ms: r.gaps, bare_ms: bareInWindow },
+      });
+    } else {
+      failures.push({ measure: `${key}-slot-gap`, error: 'no request to the bare server fell between the gate\'s opening and the last job\'s first start' });
+    }
   }
-  measures.push({ key: `${key}-cpu`, name: `scale (${tag}): coordinator CPU average (cores)`, value: r.cpuCores, unit: 'x', target: 1, detail: `${common}; ${os.cpus().length} CPUs shared with 20 agents and the broker` });
-  measures.push({ key: `${key}-rss`, name: `scale (${tag}): coordinator peak RSS`, value: r.peakMb, unit: 'MB', target: 200, detail: 'VmHWM of the coordinator process(es)' });
-  if (r.listMs.length) {
-    measures.push({ key: `${key}-joblist`, name: `scale (${tag}): GET /jobs p99 during the run`, value: pct(r.listMs, 99), unit: 'ms', target: 20, detail: `p50 ${ms(median(r.listMs))}, ${r.listMs.length} requests, ${r.listErrors} failed (coordinator down); while the ${JOBS} jobs were queued (50 retry requests in flight) p99 ${p99(r.listMs.slice(0, r.listWhileQueueing))} (the coordinator's CPU then: ${ms(r.queueCpuMs)} per retry request), after that p99 ${p99(r.listMs.slice(r.listWhileQueueing))}; a bare Node server sending the same body from its own process, right after each: p99 ${p99(r.bareMs)}, p50 ${r.bareMs.length ? ms(median(r.bareMs)) : 'none'}`, samples: { ripwerk_ms: r.listMs, bare_ms: r.bareMs } });
+  measures.push({
+    key: `${key}-cpu`,
+    name: `scale (${tag}): coordinator CPU per job / an agent's own CPU per job`,
+    figure: coordinatorMs,
+    reference: c.agents,
+    referenceName: "agents' own",
+    unit: 'ms',
+    ratio: coordinatorMs / c.agents,
+    target: COORDINATOR_CPU_TARGET,
+    detail: `coordinator average ${r.cpuCores.toFixed(3)} cores; the tools the agents started ${c.tools.toFixed(0)} ms per job, the whole host ${c.host.toFixed(0)} ms; ${common}; ${os.cpus().length} CPUs shared with ${AGENTS} agents and the broker`,
+  });
+  measures.push({
+    key: `${key}-rss`,
+    name: `scale (${tag}): coordinator peak RSS / its RSS with all workers online before the queueing`,
+    figure: r.peakMb,
+    reference: r.startMb,
+    referenceName: 'at the start',
+    unit: 'MB',
+    ratio: r.peakMb / r.startMb,
+    target: PEAK_RSS_TARGET,
+    detail: 'VmHWM of the coordinator process(es); the start: VmRSS once every worker was online',
+  });
+  if (r.listMs.length && r.bareMs.length) {
+    const list = pct(r.listMs, 99);
+    const bare = pct(r.bareMs, 99);
+    measures.push({
+      key: `${key}-joblist`,
+      name: `scale (${tag}): GET /jobs p99 during the run / the bare server's p99 in the same moments`,
+      figure: list,
+      reference: bare,
+      referenceName: 'bare server',
+      unit: 'ms',
+      ratio: list / bare,
+      target: LIST_DURING_SCALE_TARGET,
+      detail: `p50 ${ms(median(r.listMs))}, ${r.listMs.length} requests, ${r.listErrors} failed (coordinator down); while the ${JOBS} jobs were queued (50 retry requests in flight) p99 ${p99(r.listMs.slice(0, r.listWhileQueueing))} (the coordinator's CPU then: ${ms(r.queueCpuMs)} per retry request), after that p99 ${p99(r.listMs.slice(r.listWhileQueueing))}; a bare Node server sending the same body from its own process, right after each: p99 ${p99(r.bareMs)}, p50 ${ms(median(r.bareMs))}`,
+      samples: { ripwerk_ms: r.listMs, bare_ms: r.bareMs },
+    });
   }
 }
 

@@ -1,11 +1,14 @@
 /**
  * npm run bench: Ripwerk against the bare tools, every measure in one run, on real coordinator and
- * agent processes (the e2e harness). Prints one line per measure (value, target, PASS/OVER) and
- * writes .tmp/bench-results.json with every sample. It is a report: exit 0 even when a figure is over
- * its target, 1 when a measure could not be taken.
+ * agent processes (the e2e harness). Prints one line per measure (Ripwerk's figure, the bare reference
+ * measured in the same run and moments, their ratio, the ratio's target, PASS/OVER), then a pass/over
+ * summary, and writes .tmp/bench-results.json with every sample. Every target bounds a ratio (or a
+ * count that must be zero): on a shared host an absolute time says how busy the host was. It is a
+ * report: exit 0 even when a figure is over its target, 1 when a measure could not be taken.
+ * docs/benchmarks.md tells what each measure is, its reference and its target.
  *
  *   node dist/scripts/bench.js                      all measures
- *   node dist/scripts/bench.js latency joblist      some (transcode, latency, joblist, idle, download, rip, memory)
+ *   node dist/scripts/bench.js latency joblist      some (transcode, latency, joblist, idle, download, rip, memory, scale)
  *   BENCH_KEEP=1 node dist/scripts/bench.js         keep the temp folders (printed at the end)
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -43,6 +46,15 @@ const PRESET = 'Very Fast 480p30';
 const TRANSCODE_RUNS = Number(process.env.BENCH_TRANSCODE_RUNS) || 3;
 const TRANSCODE_SECONDS = 60;
 const LATENCY_SAMPLES = 20;
+/**
+ * POST /jobs → ripper started against the bare start of the same calls (see latency): Ripwerk adds an
+ * HTTP route, a database write, a command through the broker and the agent's task setup to the two
+ * process starts and the `info` run. Measured 2.17 (28.2 against 13.0 ms) in a single run of it; the
+ * bench before had 42.4 ms in an hour when the bash replay of `info` alone took 6.2 ms against 2.7 ms
+ * here, a host about twice as slow for both sides. 3 leaves a third of headroom over 2.2 and is over
+ * when what Ripwerk adds (15 ms of the 28 here) grows by about 70 %.
+ */
+const LATENCY_TARGET = 3;
 const JOB_ROWS = 10_000;
 const LIST_REQUESTS = 200;
 /** Raw-data sweeps sampled by joblist: about a second each on this host. */
@@ -126,9 +138,14 @@ async function transcode(): Promise<void> {
   measures.push({
     key: 'transcode',
     name: `transcode stage with passthrough, Ripwerk / bare HandBrakeCLI with the same arguments (median of ${TRANSCODE_RUNS}, ${TRANSCODE_SECONDS} s two-language DVD title, "${PRESET}")`,
-    value: ratio,
-    unit: 'x',
-    target: 1.05,
+    figure: median(ripwerk),
+    reference: median(bare),
+    referenceName: 'bare HandBrakeCLI',
+    unit: 'ms',
+    ratio,
+    // 1.10: the encoder's own run-to-run spread is in this ratio (single rounds 0.98-1.19 in one hour,
+    // medians 1.034 and 1.064 in the last two benches); what Ripwerk adds is bounded by transcode-own.
+    target: 1.1,
     detail:
       `Ripwerk transcoding→completed median ${ms(median(ripwerk))} (${spread(ripwerk)}), bare HandBrakeCLI median ${ms(median(bare))} (${spread(bare)}); ` +
       `paired ratios ${ripwerk.map((r, i) => (r / bare[i]).toFixed(3)).join(', ')}; ` +
@@ -138,9 +155,13 @@ async function transcode(): Promise<void> {
   });
   measures.push({
     key: 'transcode-own',
-    name: `transcode stage, Ripwerk window / the same encoder run inside it (median of ${TRANSCODE_RUNS})`,
-    value: median(ripwerk.map((r, i) => r / inside[i])),
-    unit: 'x',
+    name: `transcode stage, Ripwerk window / the same encoder run inside it (median of ${TRANSCODE_RUNS} paired ratios)`,
+    figure: median(ripwerk),
+    reference: median(inside),
+    referenceName: 'encoder inside',
+    unit: 'ms',
+    ratio: median(ripwerk.map((r, i) => r / inside[i])),
+    // 1.05: at most 5 % around the very encoder run (median of the paired ratios); measured 1.006.
     target: 1.05,
     detail: `Ripwerk adds ${ms(median(own))} per job around a ${ms(median(inside))} encode (not subject to the encoder's run-to-run spread)`,
   });
@@ -150,20 +171,73 @@ async function transcode(): Promise<void> {
 // ------------------------------------------------------------------ 2. POST /jobs → ripper start
 
 /**
+ * The reference of the latency measure: a bare Node server in its own process (as the agent is one)
+ * that answers a POST with 201 at once, then does what any service must to start a rip: it starts
+ * the ripper's `info` with the arguments Ripwerk gave it, reads its output to the end, and starts
+ * `mkv` with Ripwerk's arguments (into a folder of its own). No HTTP routing, database, broker or
+ * job logic. GET /wait answers once that `mkv` has ended.
+ */
+async function bareRipperStarter(bin: string, env: Record<string, string>): Promise<{ url: string; proc: Proc }> {
+  const code = [
+    "const { spawn } = require('child_process');",
+    `const bin = ${JSON.stringify(bin)};`,
+    'let running = false; const waiters = [];',
+    'const run = (args, then) => { const c = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] }); c.stdout.resume(); c.stderr.resume(); c.on("close", then); };',
+    "require('http').createServer((q, s) => {",
+    "  let body = ''; q.on('data', (c) => (body += c));",
+    "  q.on('end', () => {",
+    "    if (q.url === '/wait') { if (running) waiters.push(s); else s.end('done'); return; }",
+    '    const r = JSON.parse(body); running = true; s.statusCode = 201; s.end("{}");',
+    '    run(r.info, () => run(r.mkv, () => { running = false; for (const w of waiters.splice(0)) w.end("done"); }));',
+    '  });',
+    "}).listen(0, '127.0.0.1', function () { console.log('port ' + this.address().port); });",
+  ].join('\n');
+  const proc = new Proc('bare-ripper-start', spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } }));
+  const line = await proc.waitForLine(/^port \d+$/);
+  return { url: `http://127.0.0.1:${line.split(' ')[1]}`, proc };
+}
+
+/** Waits for the stamps of a ripper start in `file` (polled every 2 ms, nothing else loaded meanwhile). */
+async function ripperStamps(file: string): Promise<{ info: number; infoEnd: number; mkv: number }> {
+  return waitFor(
+    'the mkv stamp',
+    async () => {
+      const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+      const at = (kind: string): number | undefined => {
+        const line = text.split('\n').find((l) => l.startsWith(`${kind} `));
+        return line ? Number(line.split(' ')[1]) * 1000 : undefined;
+      };
+      const [info, infoEnd, mkvAt] = [at('info'), at('info-end'), at('mkv')];
+      return info !== undefined && infoEnd !== undefined && mkvAt !== undefined ? { info, infoEnd, mkv: mkvAt } : undefined;
+    },
+    30_000,
+    2,
+  );
+}
+
+/**
  * POST /jobs until the ripper starts. A bash wrapper in front of the MakeMKV stand-in stamps the
  * wall clock ($EPOCHREALTIME, no fork) when `info` starts and ends and when `mkv` starts; `mkv` is
  * the ripper proper. The stand-in is a Node script whose start alone takes ~50 ms, so the wrapper
  * answers `info` itself: the first run (a warm-up) records the stand-in's robot-mode lines and exit
  * code for those arguments, later runs replay them byte for byte from bash. So the figure measures
  * Ripwerk, not a Node start; the info run is still reported apart.
+ *
+ * The reference, right after each job in the same moments: a POST to a bare Node server that starts
+ * the same `info` and `mkv` calls through the same wrapper (bareRipperStarter), timed the same way
+ * from before its POST to the `mkv` stamp. The ratio is what Ripwerk's HTTP route, database, broker
+ * round trip and job logic add to the two process starts and the `info` run any ripper start costs.
  */
 async function latency(): Promise<void> {
   const w = newWorld();
   const stamps = path.join(w.root, 'stamps');
+  const calls = path.join(w.root, 'calls');
   const { file: wrapper } = benchScript('ripwerk-bench-wrap-', 'makemkvcon', (dir) => [
     '#!/bin/bash',
-    `stamps=${JSON.stringify(stamps)}`,
+    // The bare reference names its own files; the agent's runs use these.
+    `stamps=\${BENCH_STAMPS:-${JSON.stringify(stamps)}}; calls=\${BENCH_CALLS:-${JSON.stringify(calls)}}`,
     `fake=${JSON.stringify(FAKE_MAKEMKVCON)}`,
+    "printf -v joined '%s\\x1f' \"$@\"; printf '%s\\n' \"$joined\" >> \"$calls\"",
     'case " $* " in',
     '  *" mkv "*) echo "mkv $EPOCHREALTIME" >> "$stamps"; exec "$fake" "$@" ;;',
     ...infoReplayBranch(path.join(dir, 'info-replay')),
@@ -182,54 +256,67 @@ async function latency(): Promise<void> {
   cleanup.push(path.dirname(iso));
   insertDisc(a.driveDir, iso);
   const device = await waitForDisc(c.url, a);
+  const bareStamps = path.join(w.root, 'bare-stamps');
+  const bareOut = path.join(w.root, 'bare-rip');
+  const bare = await bareRipperStarter(wrapper, { ...a.env, BENCH_STAMPS: bareStamps, BENCH_CALLS: path.join(w.root, 'bare-calls') });
 
   const total: number[] = [];
   const post: number[] = [];
   const toInfo: number[] = [];
   const infoRun: number[] = [];
   const infoToMkv: number[] = [];
+  const bareTotal: number[] = [];
+  const bareInfoRun: number[] = [];
   const warmups = 2;
   for (let i = 0; i < LATENCY_SAMPLES + warmups; i++) {
     fs.rmSync(stamps, { force: true });
+    fs.rmSync(calls, { force: true });
     const t0 = Date.now();
     const created = await api<Job>(c.url, 'POST', '/jobs', { device });
     const t1 = Date.now();
     expectStatus(created, 201, 'POST /jobs');
     // Wait on the stamp file, not the API, so nothing loads the coordinator while the job starts.
-    const s = await waitFor(
-      'the mkv stamp',
-      async () => {
-        const text = fs.existsSync(stamps) ? fs.readFileSync(stamps, 'utf8') : '';
-        const at = (kind: string): number | undefined => {
-          const line = text.split('\n').find((l) => l.startsWith(`${kind} `));
-          return line ? Number(line.split(' ')[1]) * 1000 : undefined;
-        };
-        const [info, infoEnd, mkvAt] = [at('info'), at('info-end'), at('mkv')];
-        return info !== undefined && infoEnd !== undefined && mkvAt !== undefined ? { info, infoEnd, mkv: mkvAt } : undefined;
-      },
-      30_000,
-      2,
-    );
+    const s = await ripperStamps(stamps);
     await waitForStatus(c.url, created.body.id, ['completed'], 60_000);
+
+    // The bare start of the same two calls, right after.
+    const given = fs.readFileSync(calls, 'utf8').split('\n').filter(Boolean).map((l) => l.split('\x1f').slice(0, -1));
+    const mkvArgs = given.find((g) => g.includes('mkv'));
+    const infoArgs = given.filter((g) => g.includes('info')).pop();
+    if (!mkvArgs || !infoArgs) throw new Error(`job ${created.body.id}: the wrapper saw no info and mkv call: ${JSON.stringify(given)}`);
+    fs.rmSync(bareStamps, { force: true });
+    fs.rmSync(bareOut, { recursive: true, force: true });
+    fs.mkdirSync(bareOut);
+    const b0 = Date.now();
+    expectStatus(await api(bare.url, 'POST', '/', { info: infoArgs, mkv: [...mkvArgs.slice(0, -1), bareOut] }), 201, 'POST to the bare ripper start');
+    const b = await ripperStamps(bareStamps);
+    await api(bare.url, 'GET', '/wait');
+
     if (i < warmups) continue;
     total.push(s.mkv - t0);
     post.push(t1 - t0);
     toInfo.push(s.info - t0);
     infoRun.push(s.infoEnd - s.info);
     infoToMkv.push(s.mkv - s.infoEnd);
+    bareTotal.push(b.mkv - b0);
+    bareInfoRun.push(b.infoEnd - b.info);
   }
+  await bare.proc.kill();
   const ripwerkOnly = total.map((t, i) => t - infoRun[i]);
   measures.push({
     key: 'latency',
-    name: `POST /jobs → ripper (makemkvcon mkv) started, p50 of ${LATENCY_SAMPLES}`,
-    value: median(total),
+    name: `POST /jobs → ripper (makemkvcon mkv) started, p50 of ${LATENCY_SAMPLES} / a bare Node server starting the same calls`,
+    figure: median(total),
+    reference: median(bareTotal),
+    referenceName: 'bare start',
     unit: 'ms',
-    target: 50,
+    ratio: median(total) / median(bareTotal),
+    target: LATENCY_TARGET,
     detail:
       `p90 ${ms(pct(total, 90))}; medians: POST answered ${ms(median(post))}, POST→\`info\` spawned ${ms(median(toInfo))}, ` +
       `stand-in \`info\` run ${ms(median(infoRun))} (replayed from bash; not Ripwerk), \`info\` ended→\`mkv\` spawned ${ms(median(infoToMkv))}; ` +
-      `without the stand-in's info run: p50 ${ms(median(ripwerkOnly))}`,
-    samples: { total_ms: total, post_ms: post, to_info_ms: toInfo, info_run_ms: infoRun, info_to_mkv_ms: infoToMkv },
+      `without the stand-in's info run: p50 ${ms(median(ripwerkOnly))}; the bare start: p50 ${ms(median(bareTotal))}, p90 ${ms(pct(bareTotal, 90))}, its \`info\` run ${ms(median(bareInfoRun))}`,
+    samples: { total_ms: total, post_ms: post, to_info_ms: toInfo, info_run_ms: infoRun, info_to_mkv_ms: infoToMkv, bare_total_ms: bareTotal, bare_info_run_ms: bareInfoRun },
   });
   await stopAll();
 }
@@ -352,6 +439,24 @@ async function pairedGets(url: string, bareUrl: string, n: number, until = Infin
   return out;
 }
 
+/**
+ * GET /jobs p99 against the bare server's p99 over the same request pairs. 1.5: a p99 of 200 pairs is
+ * the second-slowest request, and one scheduler hiccup on either side moves it by tens of ms; the
+ * recorded runs gave 0.86-1.41 (the last: 0.97 / 0.90 / 0.99 quiet / one job processing / during
+ * the sweeps). A list that costs clearly more than sending its bytes is over: during the sweep before
+ * its probes moved into shells it took 49-138 ms against about 20.
+ */
+const LIST_TARGET = 1.5;
+
+const listRatio = (p: Paired): Pick<Measure, 'figure' | 'reference' | 'referenceName' | 'unit' | 'ratio' | 'target'> => ({
+  figure: pct(p.ripwerk, 99),
+  reference: pct(p.bare, 99),
+  referenceName: 'bare server',
+  unit: 'ms',
+  ratio: pct(p.ripwerk, 99) / pct(p.bare, 99),
+  target: LIST_TARGET,
+});
+
 /** "p50 … p99 …" of both servers' times in the same moments. */
 const pairDetail = (p: Paired): string =>
   `p50 ${ms(median(p.ripwerk))}; the bare server in the same moments p50 ${ms(median(p.bare))} p99 ${ms(pct(p.bare, 99))}`;
@@ -459,10 +564,8 @@ async function joblist(): Promise<void> {
 
   measures.push({
     key: 'joblist',
-    name: `GET /jobs with ${JOB_ROWS.toLocaleString('en')} jobs, p99 of ${quiet.ripwerk.length}`,
-    value: pct(quiet.ripwerk, 99),
-    unit: 'ms',
-    target: 20,
+    name: `GET /jobs with ${JOB_ROWS.toLocaleString('en')} jobs, p99 of ${quiet.ripwerk.length} / the bare server's in the same moments`,
+    ...listRatio(quiet),
     detail:
       `${pairDetail(quiet)}; first request after start ${ms(cold.ms)}, body ${(cold.bytes / 1e6).toFixed(1)} MB; ` +
       `bare better-sqlite3 SELECT + JSON.stringify in-process p50 ${ms(median(bareDb))} p99 ${ms(pct(bareDb, 99))}`,
@@ -471,10 +574,8 @@ async function joblist(): Promise<void> {
   if (during.ripwerk.length >= 10) {
     measures.push({
       key: 'joblist-sweep',
-      name: `GET /jobs with ${JOB_ROWS.toLocaleString('en')} jobs during the raw-data sweep, p99 of ${during.ripwerk.length}`,
-      value: pct(during.ripwerk, 99),
-      unit: 'ms',
-      target: 20,
+      name: `GET /jobs with ${JOB_ROWS.toLocaleString('en')} jobs during the raw-data sweep, p99 of ${during.ripwerk.length} / the bare server's`,
+      ...listRatio(during),
       detail: `${pairDetail(during)}; ${sweepDetail}`,
       samples: { ripwerk_ms: during.ripwerk, bare_http_ms: during.bare },
     });
@@ -483,10 +584,8 @@ async function joblist(): Promise<void> {
   }
   measures.push({
     key: 'joblist-live',
-    name: `GET /jobs with ${JOB_ROWS.toLocaleString('en')} jobs, one of them processing, p99 of ${live.ripwerk.length}`,
-    value: pct(live.ripwerk, 99),
-    unit: 'ms',
-    target: 20,
+    name: `GET /jobs with ${JOB_ROWS.toLocaleString('en')} jobs, one of them processing, p99 of ${live.ripwerk.length} / the bare server's`,
+    ...listRatio(live),
     detail: pairDetail(live),
     samples: { ripwerk_ms: live.ripwerk, bare_http_ms: live.bare },
   });
@@ -495,6 +594,12 @@ async function joblist(): Promise<void> {
 
 // ------------------------------------------------------------------ 4. idle memory
 
+/**
+ * Idle RSS of a coordinator and an agent against a bare `node` started beside them: what the same
+ * Node binary holds on this host with nothing loaded (about 40 MB), so a Node upgrade or another
+ * allocator moves the reference with the figure. RSS does not move with the host's load the way a
+ * time does, but the bare node is a reference in the same run all the same, so the target is a ratio.
+ */
 async function idle(): Promise<void> {
   const w = newWorld();
   const c = await startCoordinator(w);
@@ -507,18 +612,27 @@ async function idle(): Promise<void> {
   const bareMb = rssMb(bare.child.pid);
   measures.push({
     key: 'idle-coordinator',
-    name: `idle RSS coordinator (embedded MQTT broker, one agent), after ${IDLE_MS / 1000} s`,
-    value: coordinator,
+    name: `idle RSS coordinator (embedded MQTT broker, one agent), after ${IDLE_MS / 1000} s / a bare node beside it`,
+    figure: coordinator,
+    reference: bareMb,
+    referenceName: 'bare node',
     unit: 'MB',
-    target: 100,
+    ratio: coordinator / bareMb,
+    // 2.5: the 100 MB this row had over a bare node of about 40 MB; measured 2.1-2.3 (84-91 MB).
+    target: 2.5,
     detail: `bare \`node -e "setInterval(()=>{},1000)"\` ${bareMb.toFixed(1)} MB; above bare ${(coordinator - bareMb).toFixed(1)} MB`,
   });
   measures.push({
     key: 'idle-agent',
-    name: `idle RSS agent (one image drive), after ${IDLE_MS / 1000} s`,
-    value: agent,
+    name: `idle RSS agent (one image drive), after ${IDLE_MS / 1000} s / a bare node beside it`,
+    figure: agent,
+    reference: bareMb,
+    referenceName: 'bare node',
     unit: 'MB',
-    target: 70,
+    ratio: agent / bareMb,
+    // 1.9 (75 MB over a 40 MB bare node): measured 1.5-1.75 (61-68.5 MB, scattering by several MB
+    // between runs of unchanged code); the 70 MB it had left 1.5 MB of that scatter.
+    target: 1.9,
     detail: `bare node ${bareMb.toFixed(1)} MB; above bare ${(agent - bareMb).toFixed(1)} MB`,
   });
   await stopAll();
@@ -557,21 +671,29 @@ for (const [name, run] of Object.entries(ALL)) {
   }
 }
 
-const fmt = (m: Measure, v: number): string => (m.unit === 'x' ? v.toFixed(3) : v.toFixed(1));
+const figureText = (m: Measure, v: number): string => (m.unit === 'jobs' ? String(v) : m.unit === 'cores' ? `${v.toFixed(3)} cores` : `${v.toFixed(1)} ${m.unit}`);
+const passes = (m: Measure): boolean => m.ratio <= m.target;
 const rows = measures.map((m) => ({
   name: m.name,
-  value: `${fmt(m, m.value)} ${m.unit}`,
-  target: `≤ ${m.unit === 'x' ? m.target.toFixed(2) : m.target} ${m.unit}`,
-  verdict: m.value <= m.target ? 'PASS' : 'OVER',
+  figure: figureText(m, m.figure),
+  reference: m.reference === null ? '—' : `${figureText(m, m.reference)} ${m.referenceName}`,
+  ratio: m.reference === null ? '—' : `${m.ratio.toFixed(3)}×`,
+  target: m.reference === null ? `= ${m.target}` : `≤ ${m.target.toFixed(2)}×`,
+  verdict: passes(m) ? 'PASS' : 'OVER',
 }));
-const width = (k: 'name' | 'value' | 'target'): number => Math.max(k.length, ...rows.map((r) => r[k].length));
-const [wn, wv, wt] = [width('name'), width('value'), width('target')];
+type Column = 'name' | 'figure' | 'reference' | 'ratio' | 'target';
+const head: Record<Column, string> = { name: 'measure', figure: 'figure', reference: 'reference (same moments)', ratio: 'ratio', target: 'target' };
+const width = (k: Column): number => Math.max(head[k].length, ...rows.map((r) => r[k].length));
+const line = (r: Record<Column, string> & { verdict: string }): string =>
+  `${r.name.padEnd(width('name'))}  ${r.figure.padStart(width('figure'))}  ${r.reference.padEnd(width('reference'))}  ${r.ratio.padStart(width('ratio'))}  ${r.target.padEnd(width('target'))}  ${r.verdict}`;
 console.log('');
-console.log(`${'measure'.padEnd(wn)}  ${'value'.padStart(wv)}  ${'target'.padEnd(wt)}  verdict`);
-for (const r of rows) console.log(`${r.name.padEnd(wn)}  ${r.value.padStart(wv)}  ${r.target.padEnd(wt)}  ${r.verdict}`);
+console.log(line({ ...head, verdict: 'verdict' }));
+for (const r of rows) console.log(line(r));
 console.log('');
 for (const m of measures) console.log(`${m.key}: ${m.detail}`);
 for (const f of failures) console.log(`${f.measure}: NOT MEASURED: ${f.error.split('\n')[0]}`);
+const over = measures.filter((m) => !passes(m));
+console.log(`\n${measures.length - over.length} pass, ${over.length} over${over.length ? ` (${over.map((m) => m.key).join(', ')})` : ''}, ${failures.length} not measured`);
 
 const outDir = path.join(REPO_DIR, '.tmp');
 fs.mkdirSync(outDir, { recursive: true });
@@ -586,10 +708,13 @@ fs.writeFileSync(
       measures: measures.map((m) => ({
         key: m.key,
         name: m.name,
-        value: round(m.value, 3),
+        figure: round(m.figure, 3),
+        reference: m.reference === null ? null : round(m.reference, 3),
+        reference_name: m.reference === null ? null : m.referenceName,
         unit: m.unit,
+        ratio: round(m.ratio, 3),
         target: m.target,
-        verdict: m.value <= m.target ? 'PASS' : 'OVER',
+        verdict: passes(m) ? 'PASS' : 'OVER',
         detail: m.detail,
         samples: m.samples ? Object.fromEntries(Object.entries(m.samples).map(([k, v]) => [k, v.map((x) => round(x))])) : undefined,
       })),

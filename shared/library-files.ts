@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { XMLBuilder } from 'fast-xml-parser';
+import { exists } from './fs-exists.js';
 import type { LibraryInfo } from './protocol.js';
 
 const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', format: true, indentBy: '  ', suppressEmptyNode: true, suppressBooleanAttributes: false });
@@ -36,13 +37,6 @@ export function nfoXml(info: LibraryInfo): string {
     },
   };
   return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n${builder.build(doc) as string}`;
-}
-
-async function exists(p: string): Promise<boolean> {
-  return fs.stat(p).then(
-    () => true,
-    () => false,
-  );
 }
 
 /** Downloads a poster to dest (through a temporary name); refuses what is not an image or is too big. */

@@ -14,6 +14,8 @@
  *   ripwerk/keys/app_key                 retained, coordinator -> agents  AppKeyMessage
  */
 
+import type { IClientOptions } from 'mqtt';
+
 export const TOPIC_ROOT = 'ripwerk';
 
 export const topics = {
@@ -374,6 +376,29 @@ export interface AppKeyMessage {
 export interface CoordinatorStatus {
   state: 'online' | 'offline';
   started_at?: string;
+}
+
+/**
+ * The connect options of both sides' links (docs/mqtt.md, connection settings): MQTT 3.1.1,
+ * keepalive 10 s (the broker sees a silent side gone within 15 s and publishes its will), a reconnect
+ * every second with a 10 s connect timeout, QoS 0 messages not queued while offline, subscriptions
+ * renewed on a reconnect, and a retained QoS 1 last will with the side's offline state. They differ
+ * in the client id, the session (`clean`: an agent keeps its session, the coordinator starts clean)
+ * and the will; `login` is null when the broker wants none.
+ */
+export function linkConnectOptions(link: { clientId: string; login: { username: string; password: string } | null; clean: boolean; will: { topic: string; state: AgentStatus | CoordinatorStatus } }): IClientOptions {
+  return {
+    clientId: link.clientId,
+    ...(link.login ?? {}),
+    clean: link.clean,
+    protocolVersion: 4,
+    keepalive: 10,
+    reconnectPeriod: 1000,
+    connectTimeout: 10_000,
+    queueQoSZero: false,
+    resubscribe: true,
+    will: { topic: link.will.topic, payload: Buffer.from(JSON.stringify(link.will.state)), qos: 1, retain: true },
+  };
 }
 
 /** Turns off Nagle on an MQTT client's TCP socket: a command or event is a few hundred bytes and must not wait ~40 ms. */

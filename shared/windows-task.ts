@@ -38,10 +38,7 @@ export function psEncoded(script: string): string {
  */
 export function registerTaskLines(): string[] {
   return [
-    `$taskName = ${psQuote(WINDOWS.taskName)}`,
-    `$taskPath = ${psQuote(WINDOWS.taskPath)}`,
-    `$old = Get-ScheduledTask -TaskName $taskName -TaskPath $taskPath -ErrorAction SilentlyContinue`,
-    `if ($old) { Stop-ScheduledTask -TaskName $taskName -TaskPath $taskPath -ErrorAction SilentlyContinue; Unregister-ScheduledTask -TaskName $taskName -TaskPath $taskPath -Confirm:$false }`,
+    ...unregisterTaskLines(),
     `$action = New-ScheduledTaskAction -Execute $exe -Argument ('--config "' + $config + '" --log-file "' + $log + '"') -WorkingDirectory $dataDir`,
     `$trigger = New-ScheduledTaskTrigger -AtStartup`,
     `$principal = New-ScheduledTaskPrincipal -UserId 'S-1-5-18' -LogonType ServiceAccount -RunLevel Highest`,

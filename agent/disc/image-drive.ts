@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { exists } from '../../shared/fs-exists.js';
 import type { DiscInfo } from '../../shared/protocol.js';
 import { discFingerprint, makeDiscInfo } from './disc-info.js';
 import { identifyImageFile, identifyImageFolder } from './identify.js';
@@ -21,13 +22,6 @@ export type DiscSource =
 export interface ImageDisc {
   source: DiscSource;
   disc: DiscInfo;
-}
-
-async function exists(p: string): Promise<boolean> {
-  return fs.stat(p).then(
-    () => true,
-    () => false,
-  );
 }
 
 async function folderSize(dir: string): Promise<number> {

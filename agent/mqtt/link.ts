@@ -1,6 +1,6 @@
 import { connectMqtt, type InProcessConnect, type MqttClient } from '../../shared/mqtt-client.js';
 import { closeWithLastWord } from '../../shared/mqtt-close.js';
-import { sendImmediately, topics, type AgentEvent, type AgentStatus, type AppKeyMessage, type Command, type DriveState, type KeydbMessage, type KeystoreMessage } from '../../shared/protocol.js';
+import { linkConnectOptions, sendImmediately, topics, type AgentEvent, type AgentStatus, type AppKeyMessage, type Command, type DriveState, type KeydbMessage, type KeystoreMessage } from '../../shared/protocol.js';
 import { appKeyMessageSchema, commandSchema, eventAckSchema, keydbMessageSchema, keystoreMessageSchema, parseMessage } from '../../shared/protocol-schemas.js';
 import { DropLog } from '../../shared/drop-log.js';
 import type { Logger } from '../../shared/log.js';
@@ -49,18 +49,11 @@ export class AgentLink {
 
   start(): void {
     const willPayload: AgentStatus = { node: this.node, state: 'offline' };
-    this.client = connectMqtt(this.url, {
-      clientId: `ripwerk-agent-${this.node}`.slice(0, 120),
-      ...(this.credentials ?? {}),
-      clean: false,
-      protocolVersion: 4,
-      keepalive: 10,
-      reconnectPeriod: 1000,
-      connectTimeout: 10_000,
-      queueQoSZero: false,
-      resubscribe: true,
-      will: { topic: topics.agentStatus(this.node), payload: Buffer.from(JSON.stringify(willPayload)), qos: 1, retain: true },
-    }, this.inProcess);
+    this.client = connectMqtt(
+      this.url,
+      linkConnectOptions({ clientId: `ripwerk-agent-${this.node}`.slice(0, 120), login: this.credentials, clean: false, will: { topic: topics.agentStatus(this.node), state: willPayload } }),
+      this.inProcess,
+    );
     this.client.on('connect', (packet) => {
       if (this.client) sendImmediately(this.client);
       this.log.info(`connected to MQTT broker ${this.url}${this.inProcess ? ' in-process' : ''} (session present: ${packet.sessionPresent})`);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { exists } from '../../shared/fs-exists.js';
 import { folderName, safeName, seasonFolder, withCollisionSuffix } from '../../shared/output-name.js';
 
 export interface OutputTarget {
@@ -17,13 +18,6 @@ export interface OutputPlan {
   dir: string;
   /** Base of the file names inside dir, without extension. */
   fileBase: string;
-}
-
-async function exists(p: string): Promise<boolean> {
-  return fs.lstat(p).then(
-    () => true,
-    () => false,
-  );
 }
 
 /**

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { connectMqtt, type IClientOptions, type InProcessConnect, type MqttClient } from '../../shared/mqtt-client.js';
+import { connectMqtt, type InProcessConnect, type MqttClient } from '../../shared/mqtt-client.js';
 import { closeWithLastWord } from '../../shared/mqtt-close.js';
 import type { Logger } from '../../shared/log.js';
 import { DropLog } from '../../shared/drop-log.js';
-import { parseAgentTopic, sendImmediately, topicMatches, topics, type AgentEvent, type AgentStatus, type Command, type CoordinatorStatus, type DriveState } from '../../shared/protocol.js';
+import { linkConnectOptions, parseAgentTopic, sendImmediately, topicMatches, topics, type AgentEvent, type AgentStatus, type Command, type CoordinatorStatus, type DriveState } from '../../shared/protocol.js';
 import { agentEventSchema, agentStatusSchema, driveStateSchema, parseMessage } from '../../shared/protocol-schemas.js';
 
 const ACK_DELAY_MS = 50;
@@ -77,17 +77,7 @@ export class CoordinatorLink implements CommandLink {
    */
   async start(url: string, login: { username: string; password: string } | null, inProcess: InProcessConnect | null = null): Promise<void> {
     this.url = url;
-    const options: IClientOptions = {
-      clientId: `ripwerk-coordinator-${randomUUID().slice(0, 8)}`,
-      ...(login ?? {}),
-      clean: true,
-      protocolVersion: 4,
-      keepalive: 10,
-      reconnectPeriod: 1000,
-      connectTimeout: 10_000,
-      queueQoSZero: false,
-      will: { topic: topics.coordinatorStatus, payload: Buffer.from(JSON.stringify({ state: 'offline' } satisfies CoordinatorStatus)), qos: 1, retain: true },
-    };
+    const options = linkConnectOptions({ clientId: `ripwerk-coordinator-${randomUUID().slice(0, 8)}`, login, clean: true, will: { topic: topics.coordinatorStatus, state: { state: 'offline' } } });
     const client = connectMqtt(url, options, inProcess);
     this.client = client;
     client.on('connect', () => {

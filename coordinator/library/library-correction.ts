@@ -8,6 +8,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { exists } from '../../shared/fs-exists.js';
 import { writeLibraryFiles } from '../../shared/library-files.js';
 import { folderName, safeName, seasonFolder } from '../../shared/output-name.js';
 import type { LibraryInfo } from '../../shared/protocol.js';
@@ -22,13 +23,6 @@ export interface CorrectionPlan {
   moves: { from: string; to: string }[];
   /** The files relative to toDir after the correction. */
   files: string[];
-}
-
-async function exists(p: string): Promise<boolean> {
-  return fs.lstat(p).then(
-    () => true,
-    () => false,
-  );
 }
 
 /** The name of a file after the correction: the old base at its start replaced by the new base. */

@@ -143,9 +143,9 @@ async function transcode(): Promise<void> {
     referenceName: 'bare HandBrakeCLI',
     unit: 'ms',
     ratio,
-    // 1.10: the encoder's own run-to-run spread is in this ratio (single rounds 0.98-1.19 in one hour,
-    // medians 1.034 and 1.064 in the last two benches); what Ripwerk adds is bounded by transcode-own.
-    target: 1.1,
+    // 1.05, as set when the stage was first measured. The encoder's own run-to-run spread is in this
+    // ratio (single rounds 0.98-1.19 in one hour), so a run over it is read with transcode-own beside it.
+    target: 1.05,
     detail:
       `Ripwerk transcoding→completed median ${ms(median(ripwerk))} (${spread(ripwerk)}), bare HandBrakeCLI median ${ms(median(bare))} (${spread(bare)}); ` +
       `paired ratios ${ripwerk.map((r, i) => (r / bare[i]).toFixed(3)).join(', ')}; ` +

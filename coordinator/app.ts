@@ -199,7 +199,7 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
     insertLog.run(e.ts, e.level, e.source, e.job_id ?? null, e.message);
     if (++written % 1000 === 0) db.prepare('DELETE FROM logs WHERE id <= (SELECT MAX(id) FROM logs) - ?').run(KEEP_LOG_ROWS);
   });
-  const jobs = new JobsStore(db);
+  const jobs = new JobsStore(db, Date.now, log.child('jobs'));
   const settings = new SettingsStore(db);
   const fleet = new Fleet(db);
   const dispatcher = new Dispatcher(db, jobs, settings, fleet, { graceMs: config.agentGraceSeconds * 1000, encodedWaitMs: config.encodedWaitSeconds * 1000 }, log.child('dispatcher'));

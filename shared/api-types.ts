@@ -3,7 +3,7 @@
  * tests check them. Types only: nothing here runs, so the UI's bundle gains nothing from it.
  * docs/api.md lists every field with its meaning; German names are the spec's own.
  */
-import type { AlbumInfo, AudioStream, DiscInfo, DriveState, FileStreams, Phase, SubtitleStream, Track } from './protocol.js';
+import type { AlbumInfo, AudioStream, DiscInfo, DriveState, EpisodeRuntime, FileStreams, Phase, SubtitleStream, Track } from './protocol.js';
 
 export type { AlbumInfo, AudioStream, FileStreams, SubtitleStream, Track };
 
@@ -12,7 +12,12 @@ export type { AlbumInfo, AudioStream, FileStreams, SubtitleStream, Track };
 /** A job's status as the API names it (the store's `running` is shown as `processing`). */
 export type JobStatusName = 'pending' | 'processing' | 'transcoding' | 'canceling' | 'failed' | 'completed' | 'canceled';
 
-/** What a job remembers besides its columns: the request, the disc and what the pipeline found. */
+/**
+ * What a job remembers besides its columns: the request, the disc and what the pipeline found. Every
+ * key the code reads or writes is declared here; coordinator/jobs/job-meta.ts checks each one once,
+ * where a row is read (a value of the wrong type is dropped), and keeps keys it does not know (rows of
+ * older or newer versions).
+ */
 export interface JobMeta {
   poster_path?: string;
   titles?: number[];
@@ -33,7 +38,29 @@ export interface JobMeta {
   original_language?: string;
   /** The streams of each finished file (from the transcode's scan of its output). */
   streams?: FileStreams[];
-  [key: string]: unknown;
+  /** Who named the job when it was made: the request, the disc's lookup, or its label. */
+  title_source?: 'request' | 'lookup' | 'label';
+  /** Who answered the disc's lookup (tmdb, jikan, omdb, override, label, none) and how sure it was. */
+  metadata_source?: string;
+  confidence?: number;
+  overview?: string;
+  tmdb_id?: number;
+  imdb_id?: string;
+  /** Series discs: the disc's number in the season set. */
+  disc_number?: number;
+  /** Series jobs: the season's episodes with their runtimes (TMDB), for the agent's episode matcher. */
+  episodes?: EpisodeRuntime[];
+  /** Audio CDs: the album the files are named by, and the disc's MusicBrainz id. */
+  album?: AlbumInfo;
+  musicbrainz_disc_id?: string;
+  /** The rip's files in the raw folder (rip_done). */
+  raw_files?: string[];
+  /** The finished files, relative to the output folder (a metadata correction renames exactly these). */
+  output_files?: string[];
+  /** The transcode guessed the episode numbers (no runtimes to match). */
+  episodes_guessed?: boolean;
+  /** The job whose rip this job runs again (retry-rip). */
+  retry_of?: string;
 }
 
 /** GET /jobs, GET /jobs/{id}: one job. */

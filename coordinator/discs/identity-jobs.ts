@@ -1,4 +1,5 @@
-import { parseMeta, type JobsStore } from '../jobs/jobs-store.js';
+import type { JobMeta } from '../../shared/api-types.js';
+import type { JobsStore } from '../jobs/jobs-store.js';
 import { identityMeta, type DiscIdentity } from '../metadata/disc-identity.js';
 import { isDriveBusy } from '../jobs/job-status.js';
 
@@ -18,16 +19,15 @@ export function applyIdentityToJobs(ctx: { jobs: JobsStore }, fingerprint: strin
   if (reason === 'lookup' && !ANSWERS.has(identity.source)) return [];
   const updated: string[] = [];
   for (const job of ctx.jobs.byFingerprint(fingerprint)) {
-    const meta = parseMeta(job.meta) ?? {};
-    const unnamed = isDriveBusy(job.status) && meta.rip_fertig !== true;
-    if (reason === 'lookup' && (meta.title_source !== 'label' || !unnamed)) continue;
-    const patch: Record<string, unknown> = { ...identityMeta(identity), year: identity.year };
+    const unnamed = isDriveBusy(job.status) && job.meta?.rip_fertig !== true;
+    if (reason === 'lookup' && (job.meta?.title_source !== 'label' || !unnamed)) continue;
+    const patch: JobMeta = { ...identityMeta(identity), year: identity.year };
     if (unnamed) {
-      if (typeof meta.series === 'string') patch.series = identity.title;
+      if ((job.meta?.series ?? null) !== null) patch.series = identity.title;
       if (reason === 'lookup') patch.title_source = 'lookup';
-      ctx.jobs.update(job.id, { title: identity.title });
     }
-    ctx.jobs.updateMeta(job.id, patch);
+    // One write: the title (while the rip still names the output) with the meta.
+    ctx.jobs.update(job.id, unnamed ? { title: identity.title } : {}, patch);
     const named = `"${identity.title}"${identity.year ? ` (${identity.year})` : ''}`;
     const message = reason === 'lookup' ? `the disc's lookup answered after the job was made: named ${named} from ${identity.source}` : `metadata corrected to ${named}${unnamed ? '' : '; the output already written keeps its name'}`;
     ctx.jobs.addLog(job.id, 'info', message);

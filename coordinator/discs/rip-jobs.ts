@@ -8,7 +8,7 @@ import type { MetadataService } from '../metadata/service.js';
 import type { SettingsStore } from '../system/settings-store.js';
 import type { Fleet } from '../workers/fleet.js';
 import { HttpError, mediaDir } from '../http/errors.js';
-import { parseMeta, type JobMeta, type JobRow, type JobsStore } from '../jobs/jobs-store.js';
+import type { JobMeta, JobRow, JobsStore } from '../jobs/jobs-store.js';
 import { libraryInfo } from '../library/library-info.js';
 import type { TitleSource } from './identity-jobs.js';
 import { albumForJob, albumTitle, fallbackAlbum } from '../metadata/album-choice.js';
@@ -100,7 +100,7 @@ export async function createRipJob(ctx: RipJobDeps, req: RipRequest): Promise<Jo
   const active = jobs.active();
   const busy = active.find((j) => j.device === req.device && isDriveBusy(j.status));
   if (busy) throw new HttpError(409, `${req.device} is busy with job ${busy.id} (${apiStatus(busy.status)})`);
-  const sameDisc = active.find((j) => isDriveBusy(j.status) && parseMeta(j.meta)?.fingerprint === disc.fingerprint);
+  const sameDisc = active.find((j) => isDriveBusy(j.status) && j.meta?.fingerprint === disc.fingerprint);
   if (sameDisc) throw new HttpError(409, `this disc is already being ripped by job ${sameDisc.id} (${sameDisc.device ?? 'another drive'})`);
 
   const id = randomUUID();

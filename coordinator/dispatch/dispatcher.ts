@@ -159,16 +159,16 @@ export class Dispatcher {
   cancel(job: JobRow): JobRow {
     if (!isActive(job.status)) throw new DispatchError(`the job is ${apiStatus(job.status)}; only pending, processing or transcoding jobs can be canceled`, 409);
     if (job.status === 'canceling') return job;
-    this.jobs.update(job.id, { status: 'canceling' });
+    if (!this.jobs.move(job.id, 'canceling')) return this.jobs.get(job.id) as JobRow;
     this.journal.note(job.id, 'info', 'cancel requested');
     const queued = this.queue.isQueued(job.id);
     const cmd = this.commands.active(job.id);
     if (queued || !cmd) {
       this.queue.close(job.id);
-      this.journal.finish(job.id, { status: 'canceled' }, 'canceled before a worker started it');
+      this.journal.finish(job.id, 'canceled', {}, 'canceled before a worker started it');
     } else if (!this.fleet.get(cmd.node)?.online) {
       this.commands.setState(cmd.id, 'superseded');
-      this.journal.finish(job.id, { status: 'canceled' }, `canceled (worker ${cmd.node} is offline; it is told when it returns)`);
+      this.journal.finish(job.id, 'canceled', {}, `canceled (worker ${cmd.node} is offline; it is told when it returns)`);
     } else {
       this.commands.sendCancel(cmd.node, job.id, cmd.id);
     }

@@ -122,7 +122,7 @@ export class Handshake {
       const job = this.jobs.get(cmd.job_id);
       if (!job || !isActive(job.status)) continue;
       const stage = cmd.task === TASKS.ripDisc ? 'rip' : 'transcode';
-      this.journal.finish(job.id, { status: 'failed', error: `the worker ${node} no longer runs this ${stage} (it restarted without it): retry the ${stage}` }, `worker ${node} lost the ${stage}`);
+      this.journal.finish(job.id, 'failed', { error: `the worker ${node} no longer runs this ${stage} (it restarted without it): retry the ${stage}` }, `worker ${node} lost the ${stage}`);
     }
     this.queue.pump();
   }

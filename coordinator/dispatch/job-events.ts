@@ -1,7 +1,7 @@
 /** One handler per job event type: what an accepted, progress, rip_done, job_done, … event does to its job. */
 import path from 'node:path';
 import { TASKS, type AgentEvent, type AgentEventType } from '../../shared/protocol.js';
-import type { JobRow, JobsStore } from '../jobs/jobs-store.js';
+import { phaseStart, type JobRow, type JobsStore } from '../jobs/jobs-store.js';
 import { isActive } from '../jobs/job-status.js';
 import type { CommandRow, CommandTable } from './commands.js';
 import type { JobJournal } from './job-journal.js';
@@ -28,19 +28,22 @@ export interface JobEventContext<T extends JobEventType> {
 
 type JobEventHandler<T extends JobEventType> = (parts: JobEventParts, ctx: JobEventContext<T>) => void;
 
-/** The rip finished: its files are recorded and the transcode stage is queued (unless the job is being canceled). */
+/**
+ * The rip finished: its files are recorded and the transcode stage is queued (unless the job is being
+ * canceled). The job row is written once: its raw data, rip_fertig and the files, with its new status.
+ */
 function ripDone({ jobs, commands, queue, journal }: JobEventParts, { node, job, event }: JobEventContext<'rip_done'>): void {
   const cmd = commands.active(job.id);
   if (cmd) commands.setState(cmd.id, 'done');
-  jobs.updateMeta(job.id, { rip_fertig: true, raw_files: event.files });
-  jobs.update(job.id, { raw_path: event.raw_dir, raw_state: 'present', raw_checked_at: new Date().toISOString() });
+  const raw = { raw_path: event.raw_dir, raw_state: 'present', raw_checked_at: new Date().toISOString() } as const;
+  const meta = { rip_fertig: true, raw_files: event.files };
   journal.note(job.id, 'info', `rip finished on ${node}: ${event.files.length} file(s)`);
   journal.recordHistory(job);
   if (job.status === 'canceling') {
-    journal.finish(job.id, { status: 'canceled' }, 'canceled after the rip; the raw data is kept');
+    journal.finish(job.id, 'canceled', raw, 'canceled after the rip; the raw data is kept', meta);
     return;
   }
-  jobs.startPhase(job.id, 'transcode', { status: 'transcoding' });
+  if (!jobs.move(job.id, 'transcoding', { ...raw, ...phaseStart('transcode') }, meta)) return;
   queue.enqueue(job.id, event.raw_dir, event.files);
 }
 
@@ -53,7 +56,7 @@ export const JOB_EVENT_HANDLERS: { [T in JobEventType]: JobEventHandler<T> } = {
   rejected({ commands, journal }, { node, job, cmd, event }) {
     if (cmd) commands.setState(cmd.id, 'done');
     if (!isActive(job.status)) return;
-    journal.finish(job.id, { status: 'failed', error: event.reason }, `worker ${node} refused: ${event.reason}`);
+    journal.finish(job.id, 'failed', { error: event.reason }, `worker ${node} refused: ${event.reason}`);
   },
   log({ jobs }, { job, event }) {
     jobs.addLog(job.id, event.level, event.message);
@@ -62,17 +65,18 @@ export const JOB_EVENT_HANDLERS: { [T in JobEventType]: JobEventHandler<T> } = {
     if (isActive(job.status)) jobs.recordProgress(job.id, event.phase, event.progress);
   },
   rip_started({ jobs, journal }, { node, job, event }) {
-    if (job.status === 'pending') jobs.startPhase(job.id, 'rip', { status: 'running', node });
-    jobs.updateMeta(job.id, { rip_fertig: false });
-    jobs.update(job.id, { raw_path: event.raw_dir });
+    // A rip that starts again (an agent that resumed it) keeps its status: only its raw folder and rip_fertig are written.
+    const meta = { rip_fertig: false };
+    if (job.status === 'pending') jobs.move(job.id, 'running', { ...phaseStart('rip'), node, raw_path: event.raw_dir }, meta);
+    else jobs.update(job.id, { raw_path: event.raw_dir }, meta);
     journal.note(job.id, 'info', `rip started on ${node} into ${event.raw_dir}`);
   },
   rip_done: ripDone,
   transcode_started({ jobs, commands, journal }, { node, job, cmd }) {
     // A transcode run again (an agent that resumed it after a restart) takes its slot again.
     if (cmd?.encoded || cmd?.ending) commands.setEncoded(cmd.id, false);
-    if (job.status !== 'canceling') jobs.startPhase(job.id, 'transcode', { status: 'transcoding', transcode_node: node });
-    else jobs.update(job.id, { transcode_node: node });
+    // The job is transcoding already (or canceling): its status stays, the phase starts anew.
+    jobs.update(job.id, { ...(job.status !== 'canceling' ? phaseStart('transcode') : {}), transcode_node: node });
     journal.note(job.id, 'info', `transcode started on ${node}`);
   },
   transcode_ending({ commands, queue }, { cmd }) {
@@ -85,21 +89,22 @@ export const JOB_EVENT_HANDLERS: { [T in JobEventType]: JobEventHandler<T> } = {
     commands.setEncoded(cmd.id, true);
     queue.pump();
   },
-  job_done({ jobs, commands, queue, journal }, { job, cmd, event }) {
+  job_done({ commands, queue, journal }, { job, cmd, event }) {
     if (cmd) commands.setState(cmd.id, 'done');
-    // One meta write: the streams of each file, guessed episode numbers, and the files relative to
-    // the output folder (a correction after the fact renames exactly these).
-    jobs.updateMeta(job.id, {
-      ...(event.streams ? { streams: event.streams } : {}),
-      ...(event.episodes_guessed ? { episodes_guessed: true } : {}),
-      output_files: event.files.map((f) => path.relative(event.output_path, f)).filter((f) => f && !f.startsWith('..')),
-    });
     queue.close(job.id);
     journal.finish(
       job.id,
+      'completed',
       // error: null, since a late finish of a superseded transcode may complete a job a newer attempt failed.
-      { status: 'completed', progress: 100, error: null, output_path: event.output_path, raw_state: event.raw_removed ? 'absent' : 'present', raw_checked_at: new Date().toISOString() },
+      { progress: 100, error: null, output_path: event.output_path, raw_state: event.raw_removed ? 'absent' : 'present', raw_checked_at: new Date().toISOString() },
       `finished: ${event.files.length} file(s) in ${event.output_path}${event.raw_removed ? '; raw data removed' : '; raw data kept'}`,
+      // In the same write: the streams of each file, guessed episode numbers, and the files relative to
+      // the output folder (a correction after the fact renames exactly these).
+      {
+        ...(event.streams ? { streams: event.streams } : {}),
+        ...(event.episodes_guessed ? { episodes_guessed: true } : {}),
+        output_files: event.files.map((f) => path.relative(event.output_path, f)).filter((f) => f && !f.startsWith('..')),
+      },
     );
     journal.recordHistory(job);
     queue.pump();
@@ -108,13 +113,13 @@ export const JOB_EVENT_HANDLERS: { [T in JobEventType]: JobEventHandler<T> } = {
     if (cmd) commands.setState(cmd.id, 'done');
     queue.close(job.id);
     const rawPresent = event.phase === 'transcode';
-    journal.finish(job.id, { status: 'failed', error: event.reason, ...(rawPresent ? { raw_state: 'present', raw_checked_at: new Date().toISOString() } : {}) }, `${event.phase} failed on ${node}: ${event.reason}`);
+    journal.finish(job.id, 'failed', { error: event.reason, ...(rawPresent ? { raw_state: 'present', raw_checked_at: new Date().toISOString() } : {}) }, `${event.phase} failed on ${node}: ${event.reason}`);
     queue.pump();
   },
   job_canceled({ commands, queue, journal }, { node, job, cmd, event }) {
     if (cmd) commands.setState(cmd.id, 'done');
     queue.close(job.id);
-    journal.finish(job.id, { status: 'canceled' }, `${event.phase} canceled on ${node}`);
+    journal.finish(job.id, 'canceled', {}, `${event.phase} canceled on ${node}`);
     queue.pump();
   },
 };

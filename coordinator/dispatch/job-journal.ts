@@ -1,6 +1,8 @@
 import type { Db } from '../../shared/sqlite.js';
 import type { Logger } from '../../shared/log.js';
-import { parseMeta, type JobRow, type JobsStore } from '../jobs/jobs-store.js';
+import type { JobMeta } from '../../shared/api-types.js';
+import type { JobFields, JobRow, JobsStore } from '../jobs/jobs-store.js';
+import type { JobStatus } from '../jobs/job-status.js';
 import { endNoticeDue } from './event-rules.js';
 
 /**
@@ -24,30 +26,31 @@ export class JobJournal {
   }
 
   /**
-   * Ends a job with the given fields (its status among them) and tells the end hook, unless the job had
-   * ended with that very outcome already (endNoticeDue: no household hears the same outcome twice).
+   * Ends a job: moves it to its end status with the given fields and meta patch (one write, through
+   * JobsStore.move) and tells the end hook, unless the job had ended with that very outcome already
+   * (endNoticeDue: no household hears the same outcome twice). A move the state table refuses is
+   * logged by the store and ends nothing.
    */
-  finish(jobId: string, fields: Partial<JobRow>, message: string): void {
+  finish(jobId: string, to: Extract<JobStatus, 'completed' | 'failed' | 'canceled'>, fields: JobFields, message: string, meta?: JobMeta): void {
     const before = this.jobs.get(jobId)?.status;
-    const row = this.jobs.update(jobId, { ...fields, finished_at: new Date().toISOString() });
-    this.note(jobId, fields.status === 'failed' ? 'error' : 'info', message);
-    if (row && !endNoticeDue(before, row.status)) {
+    const row = this.jobs.move(jobId, to, { ...fields, finished_at: new Date().toISOString() }, meta);
+    if (!row) return;
+    this.note(jobId, to === 'failed' ? 'error' : 'info', message);
+    if (!endNoticeDue(before, row.status)) {
       this.log.info(`the job had ended ${row.status} already: no second notice`, jobId);
       return;
     }
-    if (row) {
-      try {
-        this.onEnd(row);
-      } catch (err) {
-        this.log.warn(`job end hook failed: ${(err as Error).message}`, jobId);
-      }
+    try {
+      this.onEnd(row);
+    } catch (err) {
+      this.log.warn(`job end hook failed: ${(err as Error).message}`, jobId);
     }
   }
 
   /** The disc of a job counts as ripped once its rip finished (automatic rips skip it from then on). */
   recordHistory(job: JobRow): void {
-    const fp = parseMeta(job.meta)?.fingerprint;
-    if (typeof fp !== 'string') return;
+    const fp = job.meta?.fingerprint;
+    if (fp === undefined) return;
     this.db
       .prepare('INSERT INTO history (fingerprint, title, job_id, finished_at) SELECT ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM history WHERE job_id = ?)')
       .run(fp, job.title, job.id, new Date().toISOString(), job.id);

@@ -202,9 +202,9 @@ export class Presence {
       this.commands.sendCancel(node, cmd.job_id, cmd.id);
       if (!active) continue;
       if (job.status === 'canceling') {
-        this.journal.finish(job.id, { status: 'canceled' }, `canceled (worker ${node} is offline)`);
+        this.journal.finish(job.id, 'canceled', {}, `canceled (worker ${node} is offline)`);
       } else if (cmd.task === TASKS.ripDisc) {
-        this.journal.finish(job.id, { status: 'failed', error: `the worker ${node} went offline during the rip (no contact for ${seconds} s): retry the rip` }, `worker ${node} lost during the rip`);
+        this.journal.finish(job.id, 'failed', { error: `the worker ${node} went offline during the rip (no contact for ${seconds} s): retry the rip` }, `worker ${node} lost during the rip`);
       } else {
         this.queue.requeue(job.id);
         this.journal.note(job.id, 'warn', `worker ${node} went offline during the transcode; the transcode goes back to the shared queue`);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../../shared/sqlite.js';
 import { TASKS, type LibraryInfo, type TranscodeArgs } from '../../shared/protocol.js';
 import type { Fleet } from '../workers/fleet.js';
-import { metaLanguages, outputTarget, parseMeta, type JobRow, type JobsStore } from '../jobs/jobs-store.js';
+import { outputTarget, type JobRow, type JobsStore } from '../jobs/jobs-store.js';
 import type { SettingsStore } from '../system/settings-store.js';
 import { extrasFolder, jobEpisodes } from '../library/library-info.js';
 import type { CommandTable } from './commands.js';
@@ -61,7 +61,7 @@ export class TranscodeQueue {
   enqueue(jobId: string, rawDir: string, files: string[]): void {
     const job = this.jobs.get(jobId);
     if (!job) return;
-    const meta = parseMeta(job.meta) ?? {};
+    const meta = job.meta ?? {};
     const s = this.settings.all();
     const args: TranscodeArgs = {
       raw_dir: rawDir,
@@ -71,19 +71,19 @@ export class TranscodeQueue {
       preset: s.transcodePreset,
       keep_original: s.keepOriginal,
       episodes: jobEpisodes(job),
-      disc_number: typeof meta.disc_number === 'number' ? meta.disc_number : null,
+      disc_number: meta.disc_number ?? null,
       library: this.libraryFor(job),
       extras_folder: extrasFolder(s.mediaServerType),
-      audio_languages: metaLanguages(meta, 'audio_languages') ?? [...s.audioLanguages],
-      subtitle_languages: metaLanguages(meta, 'subtitle_languages') ?? [...s.subtitleLanguages],
+      audio_languages: meta.audio_languages ?? [...s.audioLanguages],
+      subtitle_languages: meta.subtitle_languages ?? [...s.subtitleLanguages],
       audio: {
         keep_surround: s.keepSurround,
         stereo_companion: s.stereoCompanion,
         burn_forced_subtitles: s.burnForcedSubtitles,
-        original_language: s.originalLanguage && typeof meta.original_language === 'string' ? meta.original_language : null,
+        original_language: s.originalLanguage ? (meta.original_language ?? null) : null,
       },
     };
-    const preferred = typeof meta.transcode_node === 'string' && meta.transcode_node ? meta.transcode_node : null;
+    const preferred = meta.transcode_node || null;
     this.stmts.endOpen.run(jobId);
     this.stmts.insert.run(randomUUID(), jobId, JSON.stringify(args), preferred, new Date().toISOString());
     this.journal.note(jobId, 'info', preferred ? `transcode queued for ${preferred}` : 'transcode queued for any free worker');

@@ -1,5 +1,5 @@
 import type { Logger } from '../../shared/log.js';
-import { parseMeta, type JobRow } from '../jobs/jobs-store.js';
+import type { JobRow } from '../jobs/jobs-store.js';
 import type { SettingsStore } from '../system/settings-store.js';
 
 export const MEDIA_SERVER_KINDS: readonly string[] = ['', 'jellyfin', 'emby', 'plex', 'kodi'];
@@ -77,7 +77,7 @@ export class LibraryRefresher {
     const s = this.settings.all();
     if (!s.mediaServerType || !s.mediaServerUrl) return;
     const kind = s.mediaServerType as MediaServerKind;
-    const req = refreshRequest(kind, s.mediaServerUrl, s.mediaServerKey, parseMeta(job.meta)?.disc_type === 'cd');
+    const req = refreshRequest(kind, s.mediaServerUrl, s.mediaServerKey, job.meta?.disc_type === 'cd');
     // A redirect is not followed: the key would go wherever the answer points.
     fetch(req.url, { method: req.method, headers: req.headers, body: req.body, redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) })
       .then(async (res) => {

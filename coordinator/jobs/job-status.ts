@@ -44,6 +44,9 @@ export const STAGE_STATUSES: Readonly<Record<'rip' | 'transcode', readonly JobSt
  * transcoding (rip finished), any active → canceling (POST /jobs/{id}/cancel), any active → failed.
  * The rest is ours: a job ends completed (the last stage finished) or canceled (the worker confirmed,
  * or nothing ran), and a failed or canceled job's transcode may be run again (retry-transcode).
+ * JobsStore.move is the one writer of a status and refuses any move not listed here. A status is
+ * never moved to itself: a write that keeps it (a rip or transcode that starts again, the spec's
+ * running → running on "rip starts") is no move and writes only its columns and meta.
  */
 export const TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
   pending: ['running', 'transcoding', 'canceling', 'failed', 'completed', 'canceled'],

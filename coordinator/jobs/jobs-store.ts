@@ -1,11 +1,13 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../../shared/sqlite.js';
+import { Logger } from '../../shared/log.js';
 import type { Phase } from '../../shared/protocol.js';
 import type { Job, JobLogLine, JobMeta } from '../../shared/api-types.js';
 import { appendPoint, computeEtaSeconds, etaText, type ProgressPoint } from './eta.js';
 
-import { ACTIVE_STATUSES, apiStatus, isLive, RETRYABLE_STATUSES, sqlList, type JobStatus } from './job-status.js';
+import { ACTIVE_STATUSES, apiStatus, canMove, isLive, RETRYABLE_STATUSES, sqlList, type JobStatus } from './job-status.js';
 import { JobListBody, type LiveJson } from './list-body.js';
+import { mergedMeta, parseJobMeta } from './job-meta.js';
 
 export type { JobStatus } from './job-status.js';
 export type { JobMeta };
@@ -19,7 +21,8 @@ export interface JobRow {
   progress: number;
   output_path: string | null;
   target_dir: string | null;
-  meta: string | null;
+  /** Parsed and checked where the row is read (job-meta.ts); null when the stored value is absent or corrupt. */
+  meta: JobMeta | null;
   device: string | null;
   node: string | null;
   transcode_node: string | null;
@@ -35,24 +38,32 @@ export interface JobRow {
   finished_at: string | null;
 }
 
-/** What the raw-data sweep reads of a job (coordinator/jobs/raw-data.ts): SQLite takes the work_dir out of meta, so no meta reaches JS. */
-export type RawSweepRow = Pick<JobRow, 'id' | 'raw_state' | 'raw_path' | 'raw_size'> & { work_dir: unknown };
+/** A job row as SQLite holds it: meta is the column's text. */
+type StoredRow = Omit<JobRow, 'meta'> & { meta: string | null };
 
-export function parseMeta(raw: string | null): JobMeta | null {
-  if (!raw) return null;
-  try {
-    const value: unknown = JSON.parse(raw);
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as JobMeta) : null;
-  } catch {
-    return null;
-  }
+/** The columns a write may set besides status and meta (status: JobsStore.move; meta: a patch merged into the stored one). */
+export type JobFields = Partial<Omit<JobRow, 'id' | 'created_at' | 'updated_at' | 'status' | 'meta'>>;
+
+/** A row as read, with its meta parsed and checked: the one place meta is parsed. The row object is reused, not copied. */
+function fromStored(row: StoredRow): JobRow;
+function fromStored(row: StoredRow | undefined): JobRow | undefined;
+function fromStored(row: StoredRow | undefined): JobRow | undefined {
+  if (!row) return undefined;
+  const typed = row as unknown as JobRow;
+  typed.meta = parseJobMeta(row.meta);
+  return typed;
 }
 
-/** A language list of a job's meta, or null when the job has none (made before languages were chosen). */
-export function metaLanguages(meta: JobMeta | null, key: 'audio_languages' | 'subtitle_languages'): string[] | null {
-  const v = meta?.[key];
-  return Array.isArray(v) && v.every((c) => typeof c === 'string') ? v : null;
+/** The columns that start a phase: progress from 0, a new ETA series. */
+export function phaseStart(phase: Phase): Pick<JobRow, 'phase' | 'progress' | 'eta_points'> {
+  return { phase, progress: 0, eta_points: JSON.stringify([]) };
 }
+
+/**
+ * What the raw-data sweep reads of a job (coordinator/jobs/raw-data.ts): SQLite takes the work_dir out
+ * of meta when it is a text (as job-meta.ts checks it), so no meta reaches JS.
+ */
+export type RawSweepRow = Pick<JobRow, 'id' | 'raw_state' | 'raw_path' | 'raw_size'> & { work_dir: string | null };
 
 function parsePoints(raw: string | null): ProgressPoint[] {
   if (!raw) return [];
@@ -66,13 +77,7 @@ function parsePoints(raw: string | null): ProgressPoint[] {
 
 /** Title, year and series/season of a job's output folder, from its row and meta. */
 export function outputTarget(row: Pick<JobRow, 'title' | 'meta'>): { title: string; year: number | null; series: string | null; season: number | null } {
-  const meta = parseMeta(row.meta) ?? {};
-  return {
-    title: row.title,
-    year: typeof meta.year === 'number' ? meta.year : null,
-    series: typeof meta.series === 'string' ? meta.series : null,
-    season: typeof meta.season === 'number' ? meta.season : null,
-  };
+  return { title: row.title, year: row.meta?.year ?? null, series: row.meta?.series ?? null, season: row.meta?.season ?? null };
 }
 
 export function toView(row: JobRow, now: number): Job {
@@ -87,7 +92,7 @@ function viewWithEta(row: JobRow, eta: number | null): Job {
     progress: row.progress,
     output_path: row.output_path,
     target_dir: row.target_dir,
-    meta: parseMeta(row.meta),
+    meta: row.meta,
     can_retry: row.raw_state === 'present',
     eta_sekunden: eta,
     eta_text: etaText(eta),
@@ -135,7 +140,11 @@ export interface NewJob {
   meta: JobMeta;
 }
 
-/** Job rows: every write goes through here, so the serialised-row cache of GET /jobs stays right. */
+/**
+ * Job rows: every write goes through here, so the serialised-row cache of GET /jobs stays right. A
+ * status changes only through move(), which checks the table of job-status.ts; every write of a row
+ * is one UPDATE, its meta patch merged into the stored meta in the same statement.
+ */
 export class JobsStore {
   /** The GET /jobs body, kept in step with every write. */
   private readonly list: JobListBody<JobRow>;
@@ -143,18 +152,23 @@ export class JobsStore {
   private readonly updateStmts = new Map<string, Statement>();
   private readonly stmts;
 
-  constructor(private readonly db: Db, private readonly clock: () => number = Date.now) {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: () => number = Date.now,
+    private readonly log: Logger = new Logger('jobs'),
+  ) {
     this.list = new JobListBody<JobRow>({ all: () => this.all(), get: (id) => this.get(id), view: toView, live: liveRenderer }, clock);
     this.stmts = {
-      get: db.prepare<[string], JobRow>('SELECT * FROM jobs WHERE id = ?'),
-      all: db.prepare<[], JobRow>('SELECT * FROM jobs ORDER BY created_at DESC, id'),
-      active: db.prepare<[], JobRow>(`SELECT * FROM jobs WHERE status IN (${sqlList(ACTIVE_STATUSES)})`),
+      get: db.prepare<[string], StoredRow>('SELECT * FROM jobs WHERE id = ?'),
+      progressOf: db.prepare<[string], Pick<JobRow, 'phase' | 'eta_points'>>('SELECT phase, eta_points FROM jobs WHERE id = ?'),
+      all: db.prepare<[], StoredRow>('SELECT * FROM jobs ORDER BY created_at DESC, id'),
+      active: db.prepare<[], StoredRow>(`SELECT * FROM jobs WHERE status IN (${sqlList(ACTIVE_STATUSES)})`),
       rawSweepPage: db.prepare<[string, number], RawSweepRow>(
         // "+status": walk the primary key from `id > ?` and stop after LIMIT matches. With the status
         // index SQLite would collect and sort every match for each page: work in proportion to all jobs.
         // Only the columns the sweep reads: a page of whole rows cost two and a half times as much, and
         // the meta of each row, parsed for its work_dir, was a sixth of what a sweep allocated.
-        `SELECT id, raw_state, raw_path, raw_size, CASE WHEN json_valid(meta) THEN json_extract(meta, '$.work_dir') END AS work_dir FROM jobs WHERE id > ? AND (+status IN (${sqlList(RETRYABLE_STATUSES)}) OR (+status = 'completed' AND raw_state = 'present')) ORDER BY id LIMIT ?`,
+        `SELECT id, raw_state, raw_path, raw_size, CASE WHEN json_valid(meta) THEN CASE json_type(meta, '$.work_dir') WHEN 'text' THEN json_extract(meta, '$.work_dir') END END AS work_dir FROM jobs WHERE id > ? AND (+status IN (${sqlList(RETRYABLE_STATUSES)}) OR (+status = 'completed' AND raw_state = 'present')) ORDER BY id LIMIT ?`,
       ),
       insert: db.prepare(
         `INSERT INTO jobs (id, title, status, progress, target_dir, meta, device, node, created_at, updated_at)
@@ -172,15 +186,15 @@ export class JobsStore {
   }
 
   get(id: string): JobRow | undefined {
-    return this.stmts.get.get(id);
+    return fromStored(this.stmts.get.get(id));
   }
 
   all(): JobRow[] {
-    return this.stmts.all.all();
+    return this.stmts.all.all().map((r) => fromStored(r));
   }
 
   active(): JobRow[] {
-    return this.stmts.active.all();
+    return this.stmts.active.all().map((r) => fromStored(r));
   }
 
   /**
@@ -202,8 +216,9 @@ export class JobsStore {
   /** Every job of a disc (meta.fingerprint), newest first; a job with corrupt meta is none of them. */
   byFingerprint(fingerprint: string): JobRow[] {
     return this.db
-      .prepare<[string], JobRow>(`SELECT * FROM jobs WHERE CASE WHEN json_valid(meta) THEN json_extract(meta, '$.fingerprint') END = ? ORDER BY created_at DESC`)
-      .all(fingerprint);
+      .prepare<[string], StoredRow>(`SELECT * FROM jobs WHERE CASE WHEN json_valid(meta) THEN json_extract(meta, '$.fingerprint') END = ? ORDER BY created_at DESC`)
+      .all(fingerprint)
+      .map((r) => fromStored(r));
   }
 
   /** Runs several writes as one SQLite transaction (one commit instead of one per row). */
@@ -211,39 +226,60 @@ export class JobsStore {
     this.db.transaction(fn)();
   }
 
-  /** Updates the given columns; `updated_at` is set. */
-  update(id: string, fields: Partial<Omit<JobRow, 'id' | 'created_at'>>): JobRow | undefined {
-    const entries = Object.entries({ ...fields, updated_at: this.nowIso() });
-    const columns = entries.map(([k]) => k).join(',');
-    let stmt = this.updateStmts.get(columns);
-    if (!stmt) {
-      // RETURNING: the written row in the same statement, not read again by a second one.
-      stmt = this.db.prepare(`UPDATE jobs SET ${entries.map(([k]) => `${k} = @${k}`).join(', ')} WHERE id = @id RETURNING *`);
-      this.updateStmts.set(columns, stmt);
-    }
-    const row = stmt.get({ ...Object.fromEntries(entries), id }) as JobRow | undefined;
-    this.list.track(id, row);
-    return row;
-  }
-
-  updateMeta(id: string, patch: Partial<JobMeta>): JobRow | undefined {
+  /**
+   * The one writer of a job's status: moves the job to `to` when the table of job-status.ts allows the
+   * move from its current status, and writes the status, the other fields and the meta patch in one
+   * UPDATE. A move the table does not allow is refused: logged with the job id, from and to, and not
+   * written (undefined, as for a job that does not exist).
+   */
+  move(id: string, to: JobStatus, fields: JobFields = {}, meta?: JobMeta): JobRow | undefined {
     const row = this.get(id);
     if (!row) return undefined;
-    return this.update(id, { meta: JSON.stringify({ ...(parseMeta(row.meta) ?? {}), ...patch }) });
+    if (!canMove(row.status, to)) {
+      this.log.warn(`status change refused: ${row.status} → ${to} is no move of the job state table`, id);
+      return undefined;
+    }
+    const written = this.write(id, { ...fields, status: to, ...(meta ? { meta: mergedMeta(row.meta, meta) } : {}) }, row.status);
+    // The guard on the status read above: another connection changed the row in between.
+    if (!written) this.log.warn(`status change refused: the job is no longer ${row.status} (wanted ${to})`, id);
+    return written;
+  }
+
+  /** Writes the given columns and merges the meta patch into the stored meta, in one UPDATE; the status stays (move() changes it). */
+  update(id: string, fields: JobFields, meta?: JobMeta): JobRow | undefined {
+    if (!meta) return this.write(id, fields);
+    const row = this.get(id);
+    if (!row) return undefined;
+    return this.write(id, { ...fields, meta: mergedMeta(row.meta, meta) }, row.status);
+  }
+
+  /**
+   * One UPDATE of the given columns (`updated_at` is set), the written row returned by the same
+   * statement. With `whileStatus` it writes only while the row still has that status (it was read
+   * with it, and the new meta was merged from that read).
+   */
+  private write(id: string, columns: JobFields & { status?: JobStatus; meta?: string }, whileStatus?: JobStatus): JobRow | undefined {
+    const entries = Object.entries({ ...columns, updated_at: this.nowIso() });
+    const key = `${entries.map(([k]) => k).join(',')}${whileStatus ? '?' : ''}`;
+    let stmt = this.updateStmts.get(key);
+    if (!stmt) {
+      // RETURNING: the written row in the same statement, not read again by a second one.
+      stmt = this.db.prepare(`UPDATE jobs SET ${entries.map(([k]) => `${k} = @${k}`).join(', ')} WHERE id = @id${whileStatus ? ' AND status = @whileStatus' : ''} RETURNING *`);
+      this.updateStmts.set(key, stmt);
+    }
+    const row = fromStored(stmt.get({ ...Object.fromEntries(entries), id, ...(whileStatus ? { whileStatus } : {}) }) as StoredRow | undefined);
+    if (row || !whileStatus) this.list.track(id, row);
+    return row;
   }
 
   /** Records a progress value of one phase; a new phase starts a new ETA series. */
   recordProgress(id: string, phase: Phase, progress: number): JobRow | undefined {
-    const row = this.get(id);
+    const row = this.stmts.progressOf.get(id);
     if (!row) return undefined;
     const series = row.phase === phase ? parsePoints(row.eta_points) : [];
     const points = appendPoint(series, { t: this.clock(), p: progress });
     const last = points.length ? points[points.length - 1].p : progress;
     return this.update(id, { phase, progress: Math.max(0, Math.min(100, last)), eta_points: JSON.stringify(points) });
-  }
-
-  startPhase(id: string, phase: Phase, fields: Partial<JobRow> = {}): JobRow | undefined {
-    return this.update(id, { ...fields, phase, progress: 0, eta_points: JSON.stringify([]) });
   }
 
   remove(id: string): void {

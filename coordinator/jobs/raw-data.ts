@@ -5,7 +5,6 @@ import { AnswersInFlight } from '../http/answers-in-flight.js';
 import { RAW_MEDIA_EXTENSIONS, TRANSCODE_INPUT_EXTENSIONS } from '../../shared/raw-media.js';
 import type { JobRow, JobsStore, RawState, RawSweepRow } from './jobs-store.js';
 import { ProbeShellPool } from '../../shared/probe-shell.js';
-import { parseMeta } from './jobs-store.js';
 import type { SettingsStore } from '../system/settings-store.js';
 
 export const PROBE_TIMEOUT_MS = 4_000;
@@ -201,8 +200,8 @@ export class RawDataFinder {
       if (!dirs.includes(dir)) dirs.push(dir);
     };
     if (job.raw_path) add(job.raw_path);
-    const workDir = 'work_dir' in job ? job.work_dir : parseMeta(job.meta)?.work_dir;
-    for (const root of [shared[0], shared[1], typeof workDir === 'string' ? workDir : null, ...shared.slice(2)]) {
+    const workDir = 'work_dir' in job ? job.work_dir : job.meta?.work_dir;
+    for (const root of [shared[0], shared[1], workDir, ...shared.slice(2)]) {
       if (typeof root === 'string' && root.length > 0) add(folderIn(root, job.id));
     }
     return dirs;

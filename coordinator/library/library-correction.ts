@@ -13,7 +13,7 @@ import { writeLibraryFiles } from '../../shared/library-files.js';
 import { folderName, safeName, seasonFolder } from '../../shared/output-name.js';
 import type { LibraryInfo } from '../../shared/protocol.js';
 import { HttpError } from '../http/errors.js';
-import { outputTarget, parseMeta, type JobRow } from '../jobs/jobs-store.js';
+import { outputTarget, type JobRow } from '../jobs/jobs-store.js';
 import type { DiscIdentity } from '../metadata/disc-identity.js';
 
 export interface CorrectionPlan {
@@ -36,8 +36,7 @@ function renamed(relative: string, oldBase: string, newBase: string): string {
 /** The file renames of a correction, checked against the disk: 409 when a file is gone or a target exists. */
 export async function planCorrection(job: JobRow, identity: Pick<DiscIdentity, 'title' | 'year' | 'kind' | 'season'>): Promise<CorrectionPlan> {
   if (!job.output_path) throw new HttpError(409, 'the job has no output folder to rename');
-  const meta = parseMeta(job.meta) ?? {};
-  const files = Array.isArray(meta.output_files) ? meta.output_files.filter((f): f is string => typeof f === 'string') : [];
+  const files = job.meta?.output_files ?? [];
   if (files.length === 0) throw new HttpError(409, 'the job does not record its output files (it finished before corrections were possible): rename the folder by hand');
   const target = outputTarget(job);
   const fromDir = job.output_path;

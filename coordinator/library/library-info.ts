@@ -1,5 +1,5 @@
 import type { EpisodeRuntime, LibraryInfo } from '../../shared/protocol.js';
-import { parseMeta, type JobRow } from '../jobs/jobs-store.js';
+import type { JobRow } from '../jobs/jobs-store.js';
 import type { Settings } from '../system/settings-store.js';
 
 const NFO_PROFILES: readonly string[] = ['jellyfin', 'emby', 'kodi'];
@@ -39,27 +39,23 @@ export function extrasFolder(mediaServerType: string): string {
  */
 export function libraryInfo(job: Pick<JobRow, 'title' | 'meta'>, settings: Pick<Settings, 'mediaServerType'>, imageBase: string): LibraryInfo | null {
   if (!NFO_PROFILES.includes(settings.mediaServerType)) return null;
-  const meta = parseMeta(job.meta) ?? {};
+  const meta = job.meta ?? {};
   if (meta.disc_type === 'cd') return null;
-  const series = typeof meta.series === 'string' && meta.series ? meta.series : null;
+  const series = meta.series || null;
   return {
     profile: settings.mediaServerType as LibraryInfo['profile'],
     kind: series ? 'series' : 'movie',
     title: series ?? job.title,
-    year: typeof meta.year === 'number' ? meta.year : null,
-    overview: typeof meta.overview === 'string' ? meta.overview : null,
+    year: meta.year ?? null,
+    overview: meta.overview ?? null,
     poster_url: posterUrl(meta.poster_path, imageBase),
-    tmdb_id: typeof meta.tmdb_id === 'number' ? meta.tmdb_id : null,
-    imdb_id: typeof meta.imdb_id === 'string' ? meta.imdb_id : null,
+    tmdb_id: meta.tmdb_id ?? null,
+    imdb_id: meta.imdb_id ?? null,
   };
 }
 
 /** The season's episodes stored on a series job (meta.episodes), as the agent's matcher wants them. */
 export function jobEpisodes(job: Pick<JobRow, 'meta'>): EpisodeRuntime[] | null {
-  const list = parseMeta(job.meta)?.episodes;
-  if (!Array.isArray(list)) return null;
-  const out = list
-    .filter((e): e is { episode: number; minutes: number | null } => Boolean(e) && typeof (e as { episode?: unknown }).episode === 'number')
-    .map((e) => ({ episode: e.episode, minutes: typeof e.minutes === 'number' ? e.minutes : null }));
-  return out.length ? out : null;
+  const list = job.meta?.episodes;
+  return list?.length ? list : null;
 }

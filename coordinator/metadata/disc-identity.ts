@@ -1,4 +1,5 @@
 import type { AlbumInfo, DiscInfo } from '../../shared/protocol.js';
+import type { JobMeta } from '../../shared/api-types.js';
 import type { AlbumSuggestion } from './album-choice.js';
 
 /** What the pre-scan knows about a disc: the disc object of GET /devices is built from it. */
@@ -52,8 +53,8 @@ export function labelIdentity(disc: DiscInfo): DiscIdentity {
 }
 
 /** The keys a disc's identity adds to a job's meta: poster_path (as the spec keeps it) and what the library files need. */
-export function identityMeta(identity: DiscIdentity): Record<string, unknown> {
-  const meta: Record<string, unknown> = { metadata_source: identity.source, confidence: identity.confidence };
+export function identityMeta(identity: DiscIdentity): JobMeta {
+  const meta: JobMeta = { metadata_source: identity.source, confidence: identity.confidence };
   if (identity.poster) meta.poster_path = identity.poster;
   if (identity.overview) meta.overview = identity.overview;
   if (identity.tmdb_id) meta.tmdb_id = identity.tmdb_id;

@@ -11,8 +11,7 @@ import { sendOpenedFile } from '../http/file-download.js';
 import { openJobFile } from '../jobs/job-file.js';
 import { HttpError, objectBody } from '../http/errors.js';
 import { createRipJob } from '../discs/rip-jobs.js';
-import { metaLanguages, outputTarget, parseMeta, toView, type JobRow } from '../jobs/jobs-store.js';
-import { storedAlbum } from '../metadata/album-choice.js';
+import { outputTarget, phaseStart, toView, type JobRow } from '../jobs/jobs-store.js';
 import { apiStatus, isActive, isRetryable } from '../jobs/job-status.js';
 
 function optionalString(body: Record<string, unknown>, key: string): string | null {
@@ -128,14 +127,14 @@ export function jobsRouter(ctx: AppContext): Router {
   router.get('/jobs/:id/detail', (req, res) => {
     const row = job(req);
     const device = row.device ? fleet.device(row.device) : undefined;
-    const meta = parseMeta(row.meta);
+    const meta = row.meta;
     const detail: JobDetail = {
       ...toView(row, Date.now()),
       disc: device?.state.disc && device.state.disc.fingerprint === meta?.fingerprint ? device.state.disc : null,
       raw: { state: row.raw_state ?? 'unclear', path: row.raw_path, size_bytes: row.raw_size, checked_at: row.raw_checked_at },
-      audio_languages: metaLanguages(meta, 'audio_languages'),
-      subtitle_languages: metaLanguages(meta, 'subtitle_languages'),
-      streams: Array.isArray(meta?.streams) ? meta.streams : [],
+      audio_languages: meta?.audio_languages ?? null,
+      subtitle_languages: meta?.subtitle_languages ?? null,
+      streams: meta?.streams ?? [],
       logs: jobs.logs(row.id),
     };
     res.json(detail);
@@ -202,11 +201,11 @@ export function jobsRouter(ctx: AppContext): Router {
     await checkRawFolder(row, rawDir);
     const files = (await fs.promises.readdir(rawDir)).filter((n) => isTranscodeInput(n) && !n.startsWith('.')).sort().map((n) => path.join(rawDir, n));
     if (files.length === 0) throw new HttpError(409, `the raw folder ${rawDir} holds no video files: retry the rip instead`);
-    // One write: the phase, and the rip marked finished in the meta as it is now (the probe took a while).
-    const meta = parseMeta((jobs.get(row.id) ?? row).meta) ?? {};
-    // The job's new phase and its queue entry in one commit: never one without the other.
+    // The job's new phase and its queue entry in one commit: never one without the other. One write of
+    // the job: its status, the phase, and the rip marked finished in the meta as it is now (the probe took a while).
     jobs.inTransaction(() => {
-      jobs.startPhase(row.id, 'transcode', { status: 'transcoding', error: null, finished_at: null, output_path: null, meta: JSON.stringify({ ...meta, rip_fertig: true }) });
+      const moved = jobs.move(row.id, 'transcoding', { ...phaseStart('transcode'), error: null, finished_at: null, output_path: null }, { rip_fertig: true });
+      if (!moved) throw new HttpError(409, 'the job changed meanwhile (a second retry?): it is not transcoded again');
       dispatcher.enqueueTranscode(row.id, rawDir, files);
     });
     res.status(202).json(toView(jobs.get(row.id) as JobRow, Date.now()));
@@ -217,10 +216,10 @@ export function jobsRouter(ctx: AppContext): Router {
     if (!isRetryable(row.status)) throw new HttpError(409, `only a failed or canceled job can be ripped again (this one is ${apiStatus(row.status)})`);
     const device = row.device ? fleet.device(row.device) : undefined;
     if (!device) throw new HttpError(409, `the drive ${row.device ?? '?'} of this job is not known any more`);
-    const meta = parseMeta(row.meta) ?? {};
+    const meta = row.meta ?? {};
     const disc = device.state.disc;
     if (!disc) throw new HttpError(409, `there is no disc in ${device.name}: insert the disc of this job and try again`);
-    if (typeof meta.fingerprint === 'string' && disc.fingerprint !== meta.fingerprint) {
+    if (meta.fingerprint !== undefined && disc.fingerprint !== meta.fingerprint) {
       throw new HttpError(409, `the disc in ${device.name} ("${disc.title}") is not the disc of this job: insert that disc and try again`);
     }
     const { rip_fertig: _done, raw_files: _files, ...kept } = meta;
@@ -231,14 +230,14 @@ export function jobsRouter(ctx: AppContext): Router {
       year: target.year,
       series: target.series,
       season: target.season,
-      titles: Array.isArray(meta.titles) ? meta.titles : [],
-      mainFeatureOnly: typeof meta.main_feature_only === 'boolean' ? meta.main_feature_only : null,
+      titles: meta.titles ?? [],
+      mainFeatureOnly: meta.main_feature_only ?? null,
       targetDir: row.target_dir,
-      workDir: typeof meta.work_dir === 'string' ? meta.work_dir : null,
-      transcodeNode: typeof meta.transcode_node === 'string' ? meta.transcode_node : null,
-      audioLanguages: metaLanguages(meta, 'audio_languages'),
-      subtitleLanguages: metaLanguages(meta, 'subtitle_languages'),
-      album: storedAlbum(meta.album),
+      workDir: meta.work_dir ?? null,
+      transcodeNode: meta.transcode_node ?? null,
+      audioLanguages: meta.audio_languages ?? null,
+      subtitleLanguages: meta.subtitle_languages ?? null,
+      album: meta.album ?? null,
       origin: `retry of the rip of job ${row.id}`,
       meta: { ...kept, retry_of: row.id },
     });

@@ -3,7 +3,6 @@ import express from 'express';
 import { realPathWithin } from '../../shared/media-paths.js';
 import type { AppContext } from '../context.js';
 import { HttpError, objectBody } from '../http/errors.js';
-import { parseMeta } from '../jobs/jobs-store.js';
 import { SourceError } from '../metadata/match.js';
 import { applyIdentityToJobs } from '../discs/identity-jobs.js';
 import { isPosterPath, libraryInfo } from '../library/library-info.js';
@@ -33,8 +32,8 @@ function optionalInt(body: Record<string, unknown>, key: string, min: number, ma
  * poster anew and asks the media server to rescan. Returns where the files went.
  */
 async function correctFinishedJob(ctx: AppContext, job: JobRow, identity: DiscIdentity): Promise<{ from: string; to: string; files: string[] }> {
-  const meta = parseMeta(job.meta) ?? {};
-  const series = typeof meta.series === 'string' && meta.series !== '';
+  const meta = job.meta ?? {};
+  const series = Boolean(meta.series);
   // The folder is renamed and written into: it must be a real folder under MEDIA_ROOT, not a link a share user put there.
   if (job.output_path) {
     const st = await fs.lstat(job.output_path).catch(() => null);
@@ -44,8 +43,7 @@ async function correctFinishedJob(ctx: AppContext, job: JobRow, identity: DiscId
   const plan = await planCorrection(job, identity);
   await applyCorrection(plan, series);
   const season = series ? (identity.kind === 'series' && identity.season !== null ? identity.season : meta.season) : meta.season;
-  ctx.jobs.update(job.id, { title: identity.title, output_path: plan.toDir });
-  ctx.jobs.updateMeta(job.id, { ...identityMeta(identity), year: identity.year, output_files: plan.files, ...(series ? { series: identity.title, season } : {}) });
+  ctx.jobs.update(job.id, { title: identity.title, output_path: plan.toDir }, { ...identityMeta(identity), year: identity.year, output_files: plan.files, ...(series ? { series: identity.title, season } : {}) });
   const updated = ctx.jobs.get(job.id) as JobRow;
   await rewriteLibraryFiles(plan.toDir, libraryInfo(updated, ctx.settings.all(), ctx.config.tmdbImageBaseUrl), (level, text) => ctx.jobs.addLog(job.id, level, text));
   ctx.jobs.addLog(job.id, 'info', `library corrected: ${plan.fromDir} → ${plan.toDir} (${plan.files.length} file(s) renamed)`);
@@ -68,8 +66,8 @@ function targetFingerprint(ctx: AppContext, body: Record<string, unknown>): stri
   }
   const job = ctx.jobs.get(value);
   if (!job) throw new HttpError(404, `no job with id ${value}`);
-  const fp = parseMeta(job.meta)?.fingerprint;
-  if (typeof fp !== 'string') throw new HttpError(409, `job ${value} has no disc fingerprint (made before fingerprints were kept)`);
+  const fp = job.meta?.fingerprint;
+  if (fp === undefined) throw new HttpError(409, `job ${value} has no disc fingerprint (made before fingerprints were kept)`);
   return fp;
 }
 

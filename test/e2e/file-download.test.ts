@@ -63,7 +63,7 @@ describe('file download: Range requests on GET /jobs/{id}/files/{name}', () => {
     const db = openDatabase(path.join(dataDir, 'coordinator.sqlite'), coordinatorMigrations);
     const jobs = new JobsStore(db);
     jobs.create({ id: JOB, title: 'Heat', target_dir: path.join(w.media, 'Filme'), device: 'flur-drive-flur', node: 'flur@host', meta: {} });
-    jobs.update(JOB, { status: 'completed', output_path: out, finished_at: new Date().toISOString() });
+    jobs.move(JOB, 'completed', { output_path: out, finished_at: new Date().toISOString() });
     db.close();
     c = await startCoordinator(w);
     url = `${c.url}/jobs/${JOB}/files/${encodeURIComponent(NAME)}`;

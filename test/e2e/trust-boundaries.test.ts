@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { JobsStore } from '../../coordinator/jobs/jobs-store.js';
+import { JobsStore, type JobMeta } from '../../coordinator/jobs/jobs-store.js';
 import { coordinatorMigrations } from '../../coordinator/db/migrations.js';
 import { openDatabase } from '../../shared/sqlite.js';
 import { api, freePort, startAgent, startCoordinator, stopAll, tempDir, world, type CoordinatorHandle, type World } from './harness.js';
@@ -45,16 +45,16 @@ interface Seeded { healthy: string; linkedOutput: string; linkedRaw: string; str
 function seedJobs(w: World, dataDir: string): Seeded {
   const db = openDatabase(path.join(dataDir, 'coordinator.sqlite'), coordinatorMigrations);
   const jobs = new JobsStore(db);
-  const make = (id: string, title: string, fields: Parameters<JobsStore['update']>[1], meta: Record<string, unknown> = {}): string => {
+  const make = (id: string, title: string, to: 'completed' | 'failed', fields: Parameters<JobsStore['update']>[1], meta: JobMeta = {}): string => {
     jobs.create({ id, title, target_dir: path.join(w.media, 'Filme'), device: 'flur-drive-flur', node: 'flur@host', meta });
-    jobs.update(id, { finished_at: new Date().toISOString(), ...fields });
+    jobs.move(id, to, { finished_at: new Date().toISOString(), ...fields });
     return id;
   };
   const ids: Seeded = {
-    healthy: make('11111111-1111-4111-8111-111111111111', 'Heat', { status: 'completed', output_path: path.join(w.media, 'Filme', 'Heat (1995)') }),
-    linkedOutput: make('22222222-2222-4222-8222-222222222222', 'Evil', { status: 'completed', output_path: path.join(w.media, 'Filme', 'Evil (2000)') }, { fingerprint: 'EVIL:1', year: 2000, output_files: ['shadow'] }),
-    linkedRaw: make('33333333-3333-4333-8333-333333333333', 'Kaputt', { status: 'failed', error: 'the disc could not be read' }),
-    strayRaw: make('44444444-4444-4444-8444-444444444444', 'Fremd', { status: 'failed', error: 'x' }),
+    healthy: make('11111111-1111-4111-8111-111111111111', 'Heat', 'completed', { output_path: path.join(w.media, 'Filme', 'Heat (1995)') }),
+    linkedOutput: make('22222222-2222-4222-8222-222222222222', 'Evil', 'completed', { output_path: path.join(w.media, 'Filme', 'Evil (2000)') }, { fingerprint: 'EVIL:1', year: 2000, output_files: ['shadow'] }),
+    linkedRaw: make('33333333-3333-4333-8333-333333333333', 'Kaputt', 'failed', { error: 'the disc could not be read' }),
+    strayRaw: make('44444444-4444-4444-8444-444444444444', 'Fremd', 'failed', { error: 'x' }),
   };
   db.prepare("INSERT INTO settings (key, value) VALUES ('tracks:flur-drive-flur', '[{\"number\":1,\"seconds\":60}]')").run();
   db.close();

@@ -135,7 +135,7 @@ describe('EventIntake', () => {
     const other = q.transcodingJob('enc@1');
     const old = q.link.of(TASKS.transcodeFiles)[0]!;
     q.commands.setState(old.id, 'superseded');
-    q.jobs.update(other.id, { status: 'failed', phase: 'rip' });
+    q.jobs.move(other.id, 'failed', { phase: 'rip' });
     q.intake.onEvent('enc@1', event('enc@1', 'job_done', { command_id: old.id, job_id: other.id, output_path: '/media/movies/Old', files: ['/media/movies/Old/Old.mkv'], raw_removed: true }));
     assert.equal(q.jobs.get(other.id)?.status, 'failed');
   });
@@ -152,12 +152,15 @@ describe('EventIntake', () => {
     const p = dispatchParts();
     p.presence.onStatus(onlineStatus('enc@1'));
     const job = p.transcodingJob('enc@1');
-    p.journal.finish(job.id, { status: 'failed', error: 'first' }, 'failed once');
-    p.journal.finish(job.id, { status: 'failed', error: 'again' }, 'failed again');
-    p.journal.finish(job.id, { status: 'completed', error: null }, 'completed after all');
-    p.journal.finish(job.id, { status: 'completed', error: null }, 'completed twice');
+    p.journal.finish(job.id, 'failed', { error: 'first' }, 'failed once');
+    p.journal.finish(job.id, 'failed', { error: 'again' }, 'failed again');
+    p.journal.finish(job.id, 'completed', { error: null }, 'completed after all');
+    p.journal.finish(job.id, 'completed', { error: null }, 'completed twice');
     assert.deepEqual(p.ended.map((r) => r.status), ['failed', 'completed']);
-    assert.ok(p.logs.some((e) => /had ended completed already: no second notice/.test(e.message)));
+    // The same outcome twice is no move of the state table: the store refuses it, nothing is written or told.
+    assert.ok(p.logs.some((e) => e.job_id === job.id && /status change refused: failed → failed/.test(e.message)));
+    assert.ok(p.logs.some((e) => e.job_id === job.id && /status change refused: completed → completed/.test(e.message)));
+    assert.equal(p.jobs.logs(job.id).some((l) => /failed again|completed twice/.test(l.message)), false);
   });
 
   it('runs a job through its rip into the transcode queue and on to its end', () => {

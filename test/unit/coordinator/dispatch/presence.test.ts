@@ -48,7 +48,7 @@ describe('Presence', () => {
     const p = dispatchParts({ graceMs: 30 });
     p.presence.onStatus(onlineStatus('ripper@1'));
     const { job } = p.rippingJob('ripper@1');
-    p.jobs.update(job.id, { status: 'canceling' });
+    p.jobs.move(job.id, 'canceling');
     p.presence.onStatus({ node: 'ripper@1', state: 'offline' });
     await sleep(80);
     assert.equal(p.jobs.get(job.id)?.status, 'canceled');
@@ -196,7 +196,7 @@ describe('Presence', () => {
     const job = p.transcodingJob('enc@1');
     const cmd = p.link.of(TASKS.transcodeFiles)[0]!;
     p.commands.setEncoded(cmd.id, true);
-    p.jobs.update(job.id, { status: 'canceling' });
+    p.jobs.move(job.id, 'canceling');
     p.presence.onStatus({ node: 'enc@1', state: 'offline' });
     await sleep(80);
     assert.equal(p.jobs.get(job.id)?.status, 'canceled');

@@ -3,7 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { JobsStore, liveRenderer, outputTarget, parseMeta, toView, type JobRow } from '../../../../coordinator/jobs/jobs-store.js';
+import { JobsStore, liveRenderer, outputTarget, phaseStart, toView, type JobRow } from '../../../../coordinator/jobs/jobs-store.js';
+import { parseJobMeta } from '../../../../coordinator/jobs/job-meta.js';
+import type { JobStatus } from '../../../../coordinator/jobs/job-status.js';
 import type { Job } from '../../../../shared/api-types.js';
 import { coordinatorMigrations } from '../../../../coordinator/db/migrations.js';
 import { openDatabase, type Db } from '../../../../shared/sqlite.js';
@@ -20,7 +22,8 @@ function setup(): { jobs: JobsStore; db: Db; clock: { now: number } } {
   return { jobs: new JobsStore(db, () => clock.now), db, clock };
 }
 
-function row(overrides: Partial<JobRow> = {}): JobRow {
+/** A row as the store reads it; its meta given as the stored text, read through the meta check. */
+function row({ meta = JSON.stringify({ year: 1995 }), ...overrides }: Partial<Omit<JobRow, 'meta'>> & { meta?: string | null } = {}): JobRow {
   return {
     id: 'job-1',
     title: 'Heat',
@@ -28,7 +31,7 @@ function row(overrides: Partial<JobRow> = {}): JobRow {
     progress: 100,
     output_path: '/media/Filme/Heat (1995)',
     target_dir: '/media/Filme',
-    meta: JSON.stringify({ year: 1995 }),
+    meta: parseJobMeta(meta),
     device: 'kitchen-sr0',
     node: 'kitchen@host',
     transcode_node: null,
@@ -44,6 +47,15 @@ function row(overrides: Partial<JobRow> = {}): JobRow {
     finished_at: null,
     ...overrides,
   };
+}
+
+/**
+ * A status written around the state table (as an old row or another version may hold it), then a
+ * write through the store so the list body sees the row: the list body must stay right for any row.
+ */
+function forceStatus(jobs: JobsStore, db: Db, id: string, status: JobStatus, fields: Parameters<JobsStore['update']>[1] = {}): void {
+  db.prepare('UPDATE jobs SET status = ? WHERE id = ?').run(status, id);
+  jobs.update(id, fields);
 }
 
 function list(jobs: JobsStore): Job[] {
@@ -153,12 +165,11 @@ describe('liveRenderer', () => {
   });
 });
 
-describe('parseMeta and outputTarget', () => {
+describe('outputTarget', () => {
   it('reads year, series and season only with the right types', () => {
-    assert.equal(parseMeta('{'), null);
-    assert.deepEqual(outputTarget({ title: 'Heat', meta: '{"year":1995}' }), { title: 'Heat', year: 1995, series: null, season: null });
-    assert.deepEqual(outputTarget({ title: 'D1', meta: '{"year":"1995","series":"Show","season":"2"}' }), { title: 'D1', year: null, series: 'Show', season: null });
-    assert.deepEqual(outputTarget({ title: 'D1', meta: 'broken' }), { title: 'D1', year: null, series: null, season: null });
+    assert.deepEqual(outputTarget({ title: 'Heat', meta: parseJobMeta('{"year":1995}') }), { title: 'Heat', year: 1995, series: null, season: null });
+    assert.deepEqual(outputTarget({ title: 'D1', meta: parseJobMeta('{"year":"1995","series":"Show","season":"2"}') }), { title: 'D1', year: null, series: 'Show', season: null });
+    assert.deepEqual(outputTarget({ title: 'D1', meta: parseJobMeta('broken') }), { title: 'D1', year: null, series: null, season: null });
   });
 });
 
@@ -169,31 +180,32 @@ describe('JobsStore', () => {
     assert.equal(job.status, 'pending');
     assert.equal(job.progress, 0);
     assert.equal(job.created_at, new Date(T0).toISOString());
-    assert.deepEqual(parseMeta(job.meta), { year: 2001 });
+    assert.deepEqual(job.meta, { year: 2001 });
     assert.deepEqual(
       jobs.active().map((j) => j.id),
       ['a'],
     );
   });
 
-  it('updates columns and updated_at, and merges meta patches', () => {
+  it('moves the status, updates columns and updated_at, and merges meta patches', () => {
     const { jobs, clock } = setup();
     jobs.create(newJob('a'));
     clock.now += 5000;
-    const updated = jobs.update('a', { status: 'failed', error: 'no disc' });
+    const updated = jobs.move('a', 'failed', { error: 'no disc' });
     assert.equal(updated?.status, 'failed');
     assert.equal(updated?.error, 'no disc');
     assert.equal(updated?.updated_at, new Date(T0 + 5000).toISOString());
     assert.deepEqual(jobs.active(), []);
-    jobs.updateMeta('a', { titles: [1, 2] });
-    assert.deepEqual(parseMeta(jobs.get('a')?.meta ?? null), { year: 2001, titles: [1, 2] });
-    assert.equal(jobs.updateMeta('missing', { titles: [] }), undefined);
+    jobs.update('a', {}, { titles: [1, 2] });
+    assert.deepEqual(jobs.get('a')?.meta, { year: 2001, titles: [1, 2] });
+    assert.equal(jobs.update('missing', {}, { titles: [] }), undefined);
+    assert.equal(jobs.move('missing', 'failed'), undefined);
   });
 
   it('records progress: the same phase extends the series, a new phase starts a new one', () => {
     const { jobs, clock } = setup();
     jobs.create(newJob('a'));
-    jobs.update('a', { status: 'running' });
+    jobs.move('a', 'running');
     jobs.recordProgress('a', 'rip', 10);
     clock.now += 30_000;
     jobs.recordProgress('a', 'rip', 20);
@@ -221,12 +233,12 @@ describe('JobsStore', () => {
     assert.equal(jobs.recordProgress('missing', 'rip', 1), undefined);
   });
 
-  it('startPhase resets progress and the ETA series', () => {
+  it('a phase start resets progress and the ETA series', () => {
     const { jobs, clock } = setup();
     jobs.create(newJob('a'));
     jobs.recordProgress('a', 'rip', 70);
     clock.now += 1000;
-    const r = jobs.startPhase('a', 'transcode', { status: 'transcoding' });
+    const r = jobs.move('a', 'transcoding', phaseStart('transcode'));
     assert.equal(r?.progress, 0);
     assert.equal(r?.status, 'transcoding');
     assert.equal(r?.eta_points, '[]');
@@ -278,7 +290,7 @@ describe('JobsStore list body', () => {
   it('serves finished rows from its cache and refreshes a row written through the store', () => {
     const { jobs, db } = setup();
     jobs.create(newJob('a', 'Old Title'));
-    jobs.update('a', { status: 'failed' });
+    jobs.move('a', 'failed');
     jobs.create(newJob('b', 'Other'));
     assert.equal(list(jobs).find((j) => j.id === 'a')?.title, 'Old Title');
 
@@ -296,9 +308,9 @@ describe('JobsStore list body', () => {
   it('renders processing rows anew: progress and ETA follow writes and the clock', () => {
     const { jobs, clock } = setup();
     jobs.create(newJob('done'));
-    jobs.update('done', { status: 'completed' });
+    jobs.move('done', 'completed');
     jobs.create(newJob('live'));
-    jobs.update('live', { status: 'running' });
+    jobs.move('live', 'running');
     jobs.recordProgress('live', 'rip', 0);
     assert.equal(list(jobs).find((j) => j.id === 'live')?.eta_sekunden, null, 'one point: no ETA');
 
@@ -313,7 +325,7 @@ describe('JobsStore list body', () => {
     live = list(jobs).find((j) => j.id === 'live');
     assert.equal(live?.eta_sekunden, 1080, 'the rate runs up to now');
 
-    jobs.update('live', { status: 'completed', progress: 100 });
+    jobs.move('live', 'completed', { progress: 100 });
     live = list(jobs).find((j) => j.id === 'live');
     assert.equal(live?.status, 'completed');
     assert.equal(live?.eta_sekunden, null);
@@ -323,9 +335,9 @@ describe('JobsStore list body', () => {
   it('renders a live row from its last write, with only the ETA following the clock', () => {
     const { jobs, db, clock } = setup();
     jobs.create(newJob('queued'));
-    jobs.startPhase('queued', 'transcode', { status: 'transcoding' });
+    jobs.move('queued', 'transcoding', phaseStart('transcode'));
     jobs.create(newJob('moving'));
-    jobs.update('moving', { status: 'transcoding' });
+    jobs.move('moving', 'transcoding');
     jobs.recordProgress('moving', 'transcode', 0);
     clock.now += 60_000;
     jobs.recordProgress('moving', 'transcode', 10);
@@ -349,7 +361,7 @@ describe('JobsStore list body', () => {
     assert.equal(queued?.eta_sekunden, 60);
     clock.now += 30_000;
     assert.equal(list(jobs).find((j) => j.id === 'queued')?.eta_sekunden, 90);
-    jobs.update('queued', { status: 'completed', progress: 100 });
+    jobs.move('queued', 'completed', { progress: 100 });
     queued = list(jobs).find((j) => j.id === 'queued');
     assert.equal(queued?.status, 'completed');
     assert.equal(queued?.eta_sekunden, null);
@@ -374,25 +386,26 @@ describe('JobsStore list body', () => {
     const { jobs, clock } = setup();
     for (const id of ['a', 'b', 'c']) {
       jobs.create(newJob(id));
-      jobs.update(id, { status: 'completed' });
+      jobs.move(id, id === 'b' ? 'canceled' : 'completed');
       clock.now += 1000;
     }
     assert.deepEqual(
       list(jobs).map((j) => j.id),
       ['c', 'b', 'a'],
     );
-    jobs.update('b', { status: 'running' });
+    // A retry of the transcode: the ended row becomes a live one.
+    jobs.move('b', 'transcoding');
     assert.deepEqual(
       list(jobs).map((j) => [j.id, j.status]),
       [
         ['c', 'completed'],
-        ['b', 'processing'],
+        ['b', 'transcoding'],
         ['a', 'completed'],
       ],
     );
-    jobs.recordProgress('b', 'rip', 50);
+    jobs.recordProgress('b', 'transcode', 50);
     jobs.update('c', { title: 'C2' });
-    jobs.update('b', { status: 'failed' });
+    jobs.move('b', 'failed');
     assert.deepEqual(
       list(jobs).map((j) => [j.id, j.status, j.title]),
       [
@@ -409,11 +422,11 @@ describe('JobsStore list body over several chunks', () => {
   const expected = (jobs: JobsStore, now: number): Job[] => jobs.all().map((r) => toView(r, now));
 
   it('stays equal to the table through scattered writes, live rows and rows written many times', () => {
-    const { jobs, clock } = setup();
+    const { jobs, db, clock } = setup();
     // 700 jobs: three chunks of 250 rows. Titles with multi-byte characters, so byte and character offsets differ.
     for (let i = 0; i < 700; i++) {
       jobs.create(newJob(`j${String(i).padStart(4, '0')}`, i % 3 === 0 ? `Amélie ${i} – 千と千尋` : `Title ${i}`));
-      jobs.update(`j${String(i).padStart(4, '0')}`, { status: i % 50 === 7 ? 'transcoding' : 'completed' });
+      jobs.move(`j${String(i).padStart(4, '0')}`, i % 50 === 7 ? 'transcoding' : 'completed');
       if (i % 10 === 0) clock.now += 1000;
     }
     assert.deepEqual(list(jobs), expected(jobs, clock.now));
@@ -427,17 +440,17 @@ describe('JobsStore list body over several chunks', () => {
       // A round writes up to 30 rows anywhere in the list (some several times), then the body is read.
       for (let w = 0; w < 1 + random(30); w++) {
         const id = `j${String(random(700)).padStart(4, '0')}`;
-        if (random(2) === 0) jobs.update(id, { status: statuses[random(statuses.length)] });
+        if (random(2) === 0) forceStatus(jobs, db, id, statuses[random(statuses.length)]);
         else jobs.update(id, { title: `T${round}-${w} ${'ü'.repeat(random(40))}`, raw_state: random(2) ? 'present' : 'absent' });
       }
       assert.deepEqual(list(jobs), expected(jobs, clock.now), `round ${round}`);
     }
     // The first and the last row: no comma before the first, none after the last.
-    jobs.update('j0699', { status: 'running' });
-    jobs.update('j0000', { status: 'running' });
+    forceStatus(jobs, db, 'j0699', 'running');
+    forceStatus(jobs, db, 'j0000', 'running');
     assert.deepEqual(list(jobs), expected(jobs, clock.now));
-    jobs.update('j0699', { status: 'failed', title: 'Ende' });
-    jobs.update('j0000', { status: 'failed', title: 'Anfang' });
+    jobs.move('j0699', 'failed', { title: 'Ende' });
+    jobs.move('j0000', 'failed', { title: 'Anfang' });
     assert.deepEqual(list(jobs), expected(jobs, clock.now));
   });
 
@@ -445,7 +458,7 @@ describe('JobsStore list body over several chunks', () => {
     const { jobs, clock } = setup();
     for (let i = 0; i < 750; i++) {
       jobs.create(newJob(`k${String(i).padStart(4, '0')}`, `Title ${i}`));
-      jobs.update(`k${String(i).padStart(4, '0')}`, { status: 'completed', raw_state: 'present' });
+      jobs.move(`k${String(i).padStart(4, '0')}`, 'completed', { raw_state: 'present' });
       if (i % 10 === 0) clock.now += 1000;
     }
     const before = jobs.listParts();
@@ -473,7 +486,7 @@ describe('JobsStore list body over several chunks', () => {
     for (let i = 0; i < 1000; i++) {
       const id = `w${String(i).padStart(4, '0')}`;
       jobs.create(newJob(id, `Queued ${i}`));
-      jobs.startPhase(id, 'transcode', { status: 'transcoding' });
+      jobs.move(id, 'transcoding', phaseStart('transcode'));
       if (i % 10 === 0) clock.now += 1000;
     }
     const queued = jobs.listParts();
@@ -498,7 +511,7 @@ describe('JobsStore list body over several chunks', () => {
     assert.deepEqual(JSON.parse(Buffer.concat(later).toString('utf8')), expected(jobs, clock.now));
     // A queued one handed out (its row written) and one ended: right at once.
     jobs.update('w0001', { transcode_node: 'keller@nas' });
-    jobs.update('w0050', { status: 'completed', progress: 100 });
+    jobs.move('w0050', 'completed', { progress: 100 });
     assert.deepEqual(list(jobs), expected(jobs, clock.now));
   });
 
@@ -507,7 +520,7 @@ describe('JobsStore list body over several chunks', () => {
     for (let i = 0; i < 120; i++) {
       const id = `q${String(i).padStart(3, '0')}`;
       jobs.create(newJob(id, `Queued ${i}`));
-      jobs.startPhase(id, 'transcode', { status: 'transcoding' });
+      jobs.move(id, 'transcoding', phaseStart('transcode'));
       if (i % 3 === 0) jobs.recordProgress(id, 'transcode', 1);
     }
     clock.now += 120_000;
@@ -527,7 +540,7 @@ describe('JobsStore list body over several chunks', () => {
     const { jobs, clock } = setup();
     for (let i = 0; i < 300; i++) {
       jobs.create(newJob(`r${String(i).padStart(3, '0')}`, `Title ${i}`));
-      jobs.update(`r${String(i).padStart(3, '0')}`, { status: 'failed' });
+      jobs.move(`r${String(i).padStart(3, '0')}`, 'failed');
     }
     jobs.listParts();
     for (let i = 0; i < 300; i += 7) jobs.update(`r${String(i).padStart(3, '0')}`, { raw_state: 'absent', title: `Swept ${i}` });

@@ -23,7 +23,7 @@ function setup() {
   const jobs = new JobsStore(db);
   const settings = new SettingsStore(db);
   const finder = new RawDataFinder(jobs, settings, rawDir, new Logger('test', true));
-  return { dir, rawDir, jobs, settings, finder };
+  return { dir, rawDir, db, jobs, settings, finder };
 }
 
 /** The start of a fake du: drops the options up to "--", leaving the folders in "$@". */
@@ -82,7 +82,7 @@ describe('RawDataFinder.locate (what "transcode again" needs)', () => {
     const odd = path.join(dir, 'work [1] *');
     fs.mkdirSync(path.join(odd, 'job-l1'), { recursive: true });
     fs.writeFileSync(path.join(odd, 'job-l1', 'TITLE_T00.MKV'), 'v');
-    jobs.updateMeta('job-l1', { work_dir: odd });
+    jobs.update('job-l1', {}, { work_dir: odd });
     fs.mkdirSync(path.join(rawDir, 'job-l1'));
     fs.writeFileSync(path.join(rawDir, 'job-l1', 'abcde.conf'), 'x');
     const found = await withFakeTools(dir, marking(dir), () => finder.locate(jobs.get(job.id) as NonNullable<ReturnType<typeof jobs.get>>));
@@ -132,7 +132,7 @@ describe('RawDataFinder.locate (what "transcode again" needs)', () => {
     const ids = Array.from({ length: 10 }, (_, i) => `job-burst-${i}`);
     for (const [i, id] of ids.entries()) {
       jobs.create({ id, title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: {} });
-      jobs.update(id, { status: 'failed' });
+      jobs.move(id, 'failed');
       // Every other job still has its raw folder with a video directly in it.
       if (i % 2 === 0) {
         fs.mkdirSync(path.join(rawDir, id));
@@ -163,7 +163,7 @@ describe('RawDataFinder.locate (what "transcode again" needs)', () => {
     const finder = new DeadMount(jobs, settings, rawDir, new Logger('test', true));
     for (const id of ['job-ok-1', 'job-dead', 'job-ok-2']) {
       jobs.create({ id, title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: {} });
-      jobs.update(id, { status: 'failed', raw_state: 'present', raw_path: path.join(rawDir, id) });
+      jobs.move(id, 'failed', { raw_state: 'present', raw_path: path.join(rawDir, id) });
       fs.mkdirSync(path.join(rawDir, id));
       fs.writeFileSync(path.join(rawDir, id, 'title_t00.mkv'), 'v');
     }
@@ -339,16 +339,19 @@ describe('RawDataFinder.refresh and candidates', () => {
   });
 
   it('gives the sweep the same folders from the work_dir SQLite takes out of meta as from the whole row', () => {
-    const { jobs, settings, finder } = setup();
+    const { db, jobs, settings, finder } = setup();
     settings.set({ workDir: '/media/work/' });
     jobs.create({ id: 'job-s1', title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: { work_dir: '/media/own' } });
     jobs.create({ id: 'job-s2', title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: {} });
     jobs.create({ id: 'job-s3', title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: { work_dir: '/media/work' } });
-    for (const id of ['job-s1', 'job-s2', 'job-s3']) jobs.update(id, { status: 'failed' });
-    // A row whose meta is not JSON (written by hand) is swept as one without a work_dir, not an error.
-    jobs.update('job-s2', { meta: '{broken' });
+    jobs.create({ id: 'job-s4', title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: {} });
+    for (const id of ['job-s1', 'job-s2', 'job-s3', 'job-s4']) jobs.move(id, 'failed');
+    // A row whose meta is not JSON (written by hand) is swept as one without a work_dir, not an error;
+    // so is a work_dir that is no text (the meta check of the row drops it too).
+    db.prepare(`UPDATE jobs SET meta = '{broken' WHERE id = 'job-s2'`).run();
+    db.prepare(`UPDATE jobs SET meta = '{"work_dir":42}' WHERE id = 'job-s4'`).run();
     const page = jobs.rawSweepPage('', 10);
-    assert.deepEqual(page.map((r) => [r.id, r.work_dir]), [['job-s1', '/media/own'], ['job-s2', null], ['job-s3', '/media/work']]);
+    assert.deepEqual(page.map((r) => [r.id, r.work_dir]), [['job-s1', '/media/own'], ['job-s2', null], ['job-s3', '/media/work'], ['job-s4', null]]);
     for (const row of page) assert.deepEqual(finder.candidates(row), finder.candidates(jobs.get(row.id)!), row.id);
     assert.deepEqual(finder.candidates(page[2]).slice(1), ['/media/work/job-s3'], 'the same folder is searched once');
   });
@@ -395,7 +398,7 @@ describe('RawDataFinder.sweep', () => {
     const { dir, rawDir, jobs, finder } = setup();
     const id = 'job-nice';
     jobs.create({ id, title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: {} });
-    jobs.update(id, { status: 'failed', raw_state: 'present', raw_path: path.join(rawDir, id) });
+    jobs.move(id, 'failed', { raw_state: 'present', raw_path: path.join(rawDir, id) });
     fs.mkdirSync(path.join(rawDir, id));
     fs.writeFileSync(path.join(rawDir, id, 'title_t00.mkv'), 'v');
     // The fake du notes the priority it runs at: what the probe's find and du get.
@@ -419,7 +422,9 @@ describe('RawDataFinder.sweep', () => {
       const kind = kinds[i % kinds.length];
       jobs.create({ id, title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: {} });
       const status = kind === 'completed-present' || kind === 'completed-absent' ? 'completed' : kind;
-      jobs.update(id, { status, raw_state: kind === 'completed-absent' ? 'absent' : kind === 'pending' ? null : 'present', raw_path: path.join(rawDir, id) });
+      const fields = { raw_state: kind === 'completed-absent' ? 'absent' : kind === 'pending' ? null : 'present', raw_path: path.join(rawDir, id) } as const;
+      if (status === 'pending') jobs.update(id, fields);
+      else jobs.move(id, status, fields);
       const keep = kind === 'failed' && i % 3 === 0;
       if (keep) {
         fs.mkdirSync(path.join(rawDir, id));
@@ -460,7 +465,7 @@ describe('RawDataFinder.sweep', () => {
     for (let i = 0; i < 300; i++) {
       const id = `job-${String(i).padStart(3, '0')}`;
       jobs.create({ id, title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: {} });
-      jobs.update(id, { status: 'failed', raw_state: 'present', raw_path: path.join(rawDir, id) });
+      jobs.move(id, 'failed', { raw_state: 'present', raw_path: path.join(rawDir, id) });
     }
     const changed = (): number => jobs.all().filter((j) => j.raw_state === 'absent').length;
     const sweep = finder.sweep();
@@ -483,7 +488,7 @@ describe('RawDataFinder.sweep', () => {
     for (let i = 0; i < 200; i++) {
       const id = `job-p${String(i).padStart(3, '0')}`;
       jobs.create({ id, title: 'T', target_dir: '/m', device: 'd', node: 'n', meta: {} });
-      jobs.update(id, { status: 'failed', raw_state: 'present', raw_path: path.join(rawDir, id) });
+      jobs.move(id, 'failed', { raw_state: 'present', raw_path: path.join(rawDir, id) });
     }
     const changed = (): number => jobs.all().filter((j) => j.raw_state === 'absent').length;
     const turns = async (n: number): Promise<void> => {

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isPosterPath, jobEpisodes, libraryInfo, posterUrl } from '../../../../coordinator/library/library-info.js';
+import { parseJobMeta } from '../../../../coordinator/jobs/job-meta.js';
 
 const IMG = 'https://image.tmdb.org/t/p/w500';
-const job = (meta: Record<string, unknown>, title = 'Heat') => ({ title, meta: JSON.stringify(meta) });
+/** A job as the store reads it: its meta stored as JSON and read back through the meta check. */
+const job = (meta: Record<string, unknown>, title = 'Heat') => ({ title, meta: parseJobMeta(JSON.stringify(meta)) });
 
 describe('library info per media-server profile', () => {
   it('resolves poster paths: TMDB-relative under the image base, absolute URLs as they are', () => {
@@ -34,7 +36,7 @@ describe('library info per media-server profile', () => {
     const info = libraryInfo(job({ series: 'Breaking Bad', season: 2, tmdb_id: 1396 }, 'BREAKING BAD S2'), { mediaServerType: 'emby' }, IMG);
     assert.equal(info?.kind, 'series');
     assert.equal(info?.title, 'Breaking Bad');
-    assert.equal(libraryInfo({ title: 'X', meta: '{broken' }, { mediaServerType: 'emby' }, IMG)?.kind, 'movie');
+    assert.equal(libraryInfo({ title: 'X', meta: parseJobMeta('{broken') }, { mediaServerType: 'emby' }, IMG)?.kind, 'movie');
   });
 
   it('reads stored episode runtimes, dropping malformed entries', () => {

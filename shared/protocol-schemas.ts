@@ -74,6 +74,17 @@ const discInfoSchema = z.looseObject({
   type: z.enum(['dvd', 'bluray', 'uhd', 'cd', 'unknown']),
   size_bytes: count,
   fingerprint: shortText,
+  label_fingerprint: z.optional(shortText),
+  ids: z.optional(
+    z.nullable(
+      z.looseObject({
+        dvd_disc_id: z.nullable(shortText),
+        aacs_disc_id: z.nullable(shortText),
+        content_hash: z.nullable(shortText),
+        file_fingerprint: z.nullable(shortText),
+      }),
+    ),
+  ),
   source: pathText,
   audio_tracks: z.nullable(count),
 });

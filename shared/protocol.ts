@@ -125,14 +125,34 @@ export interface DiscInfo {
   year: number | null;
   type: DiscType;
   size_bytes: number;
-  /** Fingerprint of label and size, for the history and the metadata cache. */
+  /**
+   * The disc's identity, the key of its history, pre-scan cache and corrections: `dvd:<dvd_disc_id>`,
+   * `aacs:<aacs_disc_id>`, `mb:<MusicBrainz disc id>` or `files:<file_fingerprint>`, the first the agent
+   * could read; only where none can be read, `label_fingerprint` (label and size).
+   */
   fingerprint: string;
+  /** The fingerprint of label and size (16 hex digits): what `fingerprint` was before content ids; older records are found by it. */
+  label_fingerprint?: string;
+  /** What the agent read of the disc's content (without mounting or decrypting it); absent from older agents. */
+  ids?: DiscIds | null;
   /** The image file/folder or device path the disc is read from. */
   source: string;
   /** Audio CD: number of audio tracks; null for other discs. */
   audio_tracks: number | null;
   /** Audio CD: its table of contents, MusicBrainz disc id and CD-Text, when the agent could read them. */
   audio_cd?: AudioCdInfo | null;
+}
+
+/** Ids computed from a disc's files, each null where it could not be read. */
+export interface DiscIds {
+  /** DVD: libdvdread's DVDDiscID (MD5 over VIDEO_TS.IFO and the title sets' IFOs), 32 hex digits, upper case as TheDiscDB stores it. */
+  dvd_disc_id: string | null;
+  /** Blu-ray and UHD: SHA-1 of AACS/Unit_Key_RO.inf, 40 hex digits upper case: the disc id of KEYDB.cfg and libbluray's bd_info. */
+  aacs_disc_id: string | null;
+  /** TheDiscDB's ContentHash: MD5 over the sizes of BDMV/STREAM/*.m2ts (Blu-ray) or of the files in VIDEO_TS (DVD), 32 hex digits upper case. */
+  content_hash: string | null;
+  /** matrix256 v1: SHA-256 over every file's path and size, 64 hex digits lower case. */
+  file_fingerprint: string | null;
 }
 
 /** An audio CD as MusicBrainz identifies it, plus the CD-Text the disc (or a cue sheet) carries. */

@@ -3,9 +3,9 @@
  * tests check them. Types only: nothing here runs, so the UI's bundle gains nothing from it.
  * docs/api.md lists every field with its meaning; German names are the spec's own.
  */
-import type { AlbumInfo, AudioStream, DiscInfo, DriveState, EpisodeRuntime, FileStreams, Phase, SubtitleStream, Track } from './protocol.js';
+import type { AlbumInfo, AudioStream, DiscIds, DiscInfo, DriveState, EpisodeRuntime, FileStreams, Phase, SubtitleStream, Track } from './protocol.js';
 
-export type { AlbumInfo, AudioStream, FileStreams, SubtitleStream, Track };
+export type { AlbumInfo, AudioStream, DiscIds, FileStreams, SubtitleStream, Track };
 
 // ------------------------------------------------------------------ jobs
 
@@ -24,7 +24,12 @@ export interface JobMeta {
   transcode_node?: string;
   work_dir?: string;
   rip_fertig?: boolean;
+  /** The disc's identity (`dvd:…`, `aacs:…`, `mb:…`, `files:…`, or label+size without a colon): its history, pre-scan and corrections hang on it. */
   fingerprint?: string;
+  /** The disc's label+size fingerprint (records made before content ids are keyed by it); absent on older jobs. */
+  label_fingerprint?: string;
+  /** The ids the agent read of the disc when the job was made; null when it read none, absent on older jobs. */
+  disc_ids?: DiscIds | null;
   year?: number | null;
   series?: string | null;
   season?: number | null;
@@ -127,7 +132,12 @@ export interface Disc {
   year: number | null;
   type: DiscInfo['type'];
   size_bytes: number;
+  /** The disc's identity: `dvd:…`, `aacs:…`, `mb:…`, `files:…`, or (nothing could be read, older agents) label+size. */
   fingerprint: string;
+  /** Label+size (16 hex digits): the key of records made before content ids; null when unknown. */
+  label_fingerprint: string | null;
+  /** The ids the agent read of the disc's content; null from older agents. */
+  ids: DiscIds | null;
   confidence: number | null;
   poster: string | null;
   /** The poster as Ripwerk serves it (/api/posters/<key>), fetched once from the movie database. */

@@ -185,4 +185,14 @@ export const coordinatorMigrations: Migration[] = [
     name: 'commands: the open ones indexed apart, so counting the taken slots (every hand-out does) reads only them, not the week of finished ones',
     up: `CREATE INDEX commands_open ON commands(node, ending) WHERE state IN ('sent','accepted') AND encoded = 0;`,
   },
+  {
+    version: 11,
+    // Issue 36: fingerprints become content identities (dvd:…, aacs:…, mb:…, files:…). The rows
+    // written before keep their label+size keys and are found through a disc's label fingerprint
+    // (shared/disc-key.ts), so history, prescan_cache and metadata_overrides need no change. The
+    // last disc of a device keeps its label fingerprint too: a disc seen once with and once without
+    // its ids (the agent updated while it sat in the drive) is then no new insert.
+    name: 'device_discs: the label fingerprint of the last disc beside its identity',
+    up: `ALTER TABLE device_discs ADD COLUMN label_fingerprint TEXT;`,
+  },
 ];

@@ -1,5 +1,6 @@
 import type { Disc } from '../../shared/api-types.js';
 import type { DiscInfo } from '../../shared/protocol.js';
+import { labelKey, lookupKeys, sameDisc, type DiscKey } from '../../shared/disc-key.js';
 import type { Logger } from '../../shared/log.js';
 import { ripsAsSeries } from '../../shared/rip-as-series.js';
 import type { Statement } from 'better-sqlite3';
@@ -18,6 +19,10 @@ import type { SettingsStore } from '../system/settings-store.js';
  * before, remembered in SQLite so a restart or a repeated message is not a new insert) gets a
  * pre-scan and, with autoRipStart, a rip; a disc already inside at start gets its pre-scan only.
  * One device is handled at a time, so a detection that fires twice starts nothing twice.
+ *
+ * A disc is known by its content identity (DiscInfo.fingerprint). The same disc seen once with and
+ * once without it (an agent updated while the disc sat in the drive, ids not read this time) is no
+ * new insert: device_discs keeps the label fingerprint too (shared/disc-key.ts, sameDisc).
  */
 export class DiscWatch {
   private readonly chains = new Map<string, Promise<void>>();
@@ -30,8 +35,8 @@ export class DiscWatch {
     private readonly startRip: (req: RipRequest) => Promise<JobRow>,
     private readonly log: Logger,
     private readonly posters: PosterCache,
-    /** Called with each pre-scan answer: jobs made before it answered take it. */
-    private readonly onIdentity: (fingerprint: string, identity: DiscIdentity) => void = () => undefined,
+    /** Called with each pre-scan answer (with the disc's keys): jobs made before it answered take it. */
+    private readonly onIdentity: (disc: DiscKey, identity: DiscIdentity) => void = () => undefined,
   ) {
     this.rippedCount = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM history WHERE fingerprint = ?');
   }
@@ -41,8 +46,13 @@ export class DiscWatch {
     return this.prescan.get(fingerprint);
   }
 
-  alreadyRipped(fingerprint: string): boolean {
-    return (this.rippedCount.get(fingerprint)?.n ?? 0) > 0;
+  /**
+   * A rip of this disc finished before: a history row under its identity, else a row written before
+   * content ids under its label fingerprint (lookupKeys; a row of a twin disc's identity never counts).
+   */
+  alreadyRipped(disc: DiscKey | string): boolean {
+    const keys = lookupKeys(typeof disc === 'string' ? { fingerprint: disc } : disc);
+    return keys.some((key) => (this.rippedCount.get(key)?.n ?? 0) > 0);
   }
 
   view(disc: DiscInfo): Disc {
@@ -54,10 +64,12 @@ export class DiscWatch {
       type: disc.type,
       size_bytes: disc.size_bytes,
       fingerprint: disc.fingerprint,
+      label_fingerprint: labelKey(disc),
+      ids: disc.ids ?? null,
       confidence: identity ? identity.confidence : null,
       poster: identity?.poster ?? null,
       poster_url: this.posters.urlFor(identity?.poster),
-      already_ripped: this.alreadyRipped(disc.fingerprint),
+      already_ripped: this.alreadyRipped(disc),
       audio_tracks: disc.audio_tracks ?? null,
       kind: identity?.kind ?? null,
       season: identity?.season ?? null,
@@ -77,13 +89,14 @@ export class DiscWatch {
 
   private async handle(entry: DeviceEntry): Promise<void> {
     const disc = entry.state.disc;
-    const known = this.db.prepare<[string], { fingerprint: string | null }>('SELECT fingerprint FROM device_discs WHERE device = ?').get(entry.name);
+    const known = this.db.prepare<[string], { fingerprint: string | null; label_fingerprint: string | null }>('SELECT fingerprint, label_fingerprint FROM device_discs WHERE device = ?').get(entry.name);
     const fingerprint = disc?.fingerprint ?? null;
-    const inserted = disc !== null && known?.fingerprint !== fingerprint;
-    if (!known || known.fingerprint !== fingerprint) {
+    const label = disc ? labelKey(disc) : null;
+    const inserted = disc !== null && !(known?.fingerprint && sameDisc({ fingerprint: known.fingerprint, label_fingerprint: known.label_fingerprint }, disc));
+    if (!known || known.fingerprint !== fingerprint || known.label_fingerprint !== label) {
       this.db
-        .prepare('INSERT INTO device_discs (device, fingerprint, seen_at) VALUES (?, ?, ?) ON CONFLICT(device) DO UPDATE SET fingerprint = excluded.fingerprint, seen_at = excluded.seen_at')
-        .run(entry.name, fingerprint, new Date().toISOString());
+        .prepare('INSERT INTO device_discs (device, fingerprint, label_fingerprint, seen_at) VALUES (?, ?, ?, ?) ON CONFLICT(device) DO UPDATE SET fingerprint = excluded.fingerprint, label_fingerprint = excluded.label_fingerprint, seen_at = excluded.seen_at')
+        .run(entry.name, fingerprint, label, new Date().toISOString());
       if (!disc && known?.fingerprint) this.log.info(`device ${entry.name}: disc ejected`);
     }
     if (!disc) return;
@@ -91,8 +104,8 @@ export class DiscWatch {
     if (inserted) this.log.info(`device ${entry.name}: disc inserted: "${disc.title}" (${disc.type}, ${disc.size_bytes} bytes, label "${disc.label}")`);
     const identity = await this.prescan.run(disc);
     this.posters.prefetch(identity.poster);
-    this.onIdentity(disc.fingerprint, identity);
-    const ripped = this.alreadyRipped(disc.fingerprint);
+    this.onIdentity(disc, identity);
+    const ripped = this.alreadyRipped(disc);
     this.log.info(`device ${entry.name}: pre-scan: ${describe(identity)}, ${disc.type}${ripped ? ', already ripped' : ''}`);
     if (inserted) await this.autoRip(entry, disc, identity, ripped);
   }

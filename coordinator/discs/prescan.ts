@@ -1,4 +1,5 @@
 import type { DiscInfo } from '../../shared/protocol.js';
+import { lookupKeys, type DiscKey } from '../../shared/disc-key.js';
 import { labelIdentity, type DiscIdentity, type DiscLookup } from '../metadata/disc-identity.js';
 import type { Logger } from '../../shared/log.js';
 import type { Db } from '../../shared/sqlite.js';
@@ -25,6 +26,11 @@ export function prescanTtlMs(confidence: number): number | null {
  * Pre-scan of an inserted disc: the label identity, improved by the metadata chain, cached by
  * fingerprint by the spec's rules (prescanTtlMs). The last result per fingerprint is kept in memory
  * for GET /devices.
+ *
+ * The fingerprint is the disc's content identity (`dvd:…`, `aacs:…`, `mb:…`, `files:…`); cache rows
+ * and corrections are written under it. A disc with nothing under its identity finds the rows
+ * written before content ids under its label fingerprint (shared/disc-key.ts, lookupKeys); a row
+ * under another disc's identity is never one of them.
  */
 export class Prescan {
   private readonly latest = new Map<string, DiscIdentity>();
@@ -41,7 +47,11 @@ export class Prescan {
     return this.latest.get(fingerprint);
   }
 
-  /** A user's correction: shown for the disc at once, and used for it instead of the chain for 30 days. */
+  /**
+   * A user's correction: shown for the disc at once, and used for it instead of the chain for 30 days.
+   * Written under the key given: a disc's identity (a job made before content ids gives its label
+   * fingerprint, which the disc still finds).
+   */
   override(fingerprint: string, identity: DiscIdentity): void {
     this.db
       .prepare('INSERT INTO metadata_overrides (fingerprint, identity, expires_at) VALUES (?, ?, ?) ON CONFLICT(fingerprint) DO UPDATE SET identity = excluded.identity, expires_at = excluded.expires_at')
@@ -49,13 +59,13 @@ export class Prescan {
     this.latest.set(fingerprint, identity);
   }
 
-  /** The remembered correction of a disc, if it is younger than 30 days. */
-  overridden(fingerprint: string): DiscIdentity | null {
-    return this.stored('metadata_overrides', fingerprint);
+  /** The remembered correction of a disc, if it is younger than 30 days: under its identity, else a legacy one under its label fingerprint. */
+  overridden(disc: DiscKey | string): DiscIdentity | null {
+    return this.storedFor('metadata_overrides', typeof disc === 'string' ? { fingerprint: disc } : disc);
   }
 
   async run(disc: DiscInfo): Promise<DiscIdentity> {
-    const overridden = this.overridden(disc.fingerprint);
+    const overridden = this.overridden(disc);
     if (overridden) {
       this.latest.set(disc.fingerprint, overridden);
       return overridden;
@@ -63,7 +73,7 @@ export class Prescan {
     // Audio CDs skip this cache: MusicBrainz's answers have their own (per disc id), and the release
     // is chosen anew by the current musicCountry setting.
     const cacheable = disc.type !== 'cd';
-    const cached = cacheable ? this.stored('prescan_cache', disc.fingerprint) : null;
+    const cached = cacheable ? this.storedFor('prescan_cache', disc) : null;
     if (cached) {
       this.latest.set(disc.fingerprint, cached);
       return cached;
@@ -83,6 +93,15 @@ export class Prescan {
     }
     this.latest.set(disc.fingerprint, identity);
     return identity;
+  }
+
+  /** The first unexpired identity of a disc under its lookup keys: its identity, then its label fingerprint (legacy rows only). */
+  private storedFor(table: 'prescan_cache' | 'metadata_overrides', disc: DiscKey): DiscIdentity | null {
+    for (const key of lookupKeys(disc)) {
+      const found = this.stored(table, key);
+      if (found) return found;
+    }
+    return null;
   }
 
   /** An unexpired identity of a fingerprint from the cache or the override table; an expired one is deleted. */

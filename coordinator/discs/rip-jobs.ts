@@ -14,6 +14,7 @@ import type { TitleSource } from './identity-jobs.js';
 import { albumForJob, albumTitle, fallbackAlbum } from '../metadata/album-choice.js';
 import { identityMeta, type DiscIdentity } from '../metadata/disc-identity.js';
 import { apiStatus, isDriveBusy } from '../jobs/job-status.js';
+import { keyMatches, labelKey } from '../../shared/disc-key.js';
 
 /** What making a rip job uses of the coordinator (a part of its context). */
 export interface RipJobDeps {
@@ -100,7 +101,7 @@ export async function createRipJob(ctx: RipJobDeps, req: RipRequest): Promise<Jo
   const active = jobs.active();
   const busy = active.find((j) => j.device === req.device && isDriveBusy(j.status));
   if (busy) throw new HttpError(409, `${req.device} is busy with job ${busy.id} (${apiStatus(busy.status)})`);
-  const sameDisc = active.find((j) => isDriveBusy(j.status) && j.meta?.fingerprint === disc.fingerprint);
+  const sameDisc = active.find((j) => isDriveBusy(j.status) && keyMatches(j.meta?.fingerprint, disc));
   if (sameDisc) throw new HttpError(409, `this disc is already being ripped by job ${sameDisc.id} (${sameDisc.device ?? 'another drive'})`);
 
   const id = randomUUID();
@@ -120,7 +121,11 @@ export async function createRipJob(ctx: RipJobDeps, req: RipRequest): Promise<Jo
     ...req.meta,
     titles,
     work_dir: workDir,
+    // The disc's identity, the key its history, pre-scan and corrections are found by, with the
+    // label fingerprint (what older records are keyed by) and the ids it was made of.
     fingerprint: disc.fingerprint,
+    label_fingerprint: labelKey(disc) ?? undefined,
+    disc_ids: disc.ids ?? null,
     disc_label: disc.label,
     disc_type: disc.type,
     year,

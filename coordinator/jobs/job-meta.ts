@@ -8,7 +8,7 @@
  *   they carry through every write.
  * - Corrupt JSON, or JSON that is no object, is no meta at all (null), as the spec says for the API.
  */
-import type { EpisodeRuntime, FileStreams } from '../../shared/protocol.js';
+import type { DiscIds, EpisodeRuntime, FileStreams } from '../../shared/protocol.js';
 import type { JobMeta } from '../../shared/api-types.js';
 import { storedAlbum } from '../metadata/album-choice.js';
 
@@ -46,6 +46,15 @@ const episodes: Check<EpisodeRuntime[]> = (v) => {
   return v.filter((e): e is Record<string, unknown> => isObject(e) && isNumber(e.episode)).map((e) => ({ episode: e.episode as number, minutes: isNumber(e.minutes) ? e.minutes : null }));
 };
 
+/** The disc's ids: each of the four a text or null (a missing one is null); anything else drops the object. */
+const DISC_ID_KEYS = ['dvd_disc_id', 'aacs_disc_id', 'content_hash', 'file_fingerprint'] as const;
+const discIds: Check<DiscIds> = (v) => {
+  if (!isObject(v)) return undefined;
+  if (!DISC_ID_KEYS.every((k) => v[k] === undefined || v[k] === null || typeof v[k] === 'string')) return undefined;
+  if (DISC_ID_KEYS.every((k) => v[k] === null || typeof v[k] === 'string')) return v as unknown as DiscIds;
+  return { dvd_disc_id: (v.dvd_disc_id as string | undefined) ?? null, aacs_disc_id: (v.aacs_disc_id as string | undefined) ?? null, content_hash: (v.content_hash as string | undefined) ?? null, file_fingerprint: (v.file_fingerprint as string | undefined) ?? null };
+};
+
 const isStreams = (v: unknown): v is FileStreams => isObject(v) && typeof v.file === 'string' && Array.isArray(v.audio) && Array.isArray(v.subtitles);
 
 /** One check per declared key of JobMeta: a key added to the type without a check here fails to compile. */
@@ -56,6 +65,8 @@ const CHECKS: { readonly [K in keyof JobMeta]-?: Check<NonNullable<JobMeta[K]> |
   work_dir: text,
   rip_fertig: flag,
   fingerprint: text,
+  label_fingerprint: text,
+  disc_ids: orNull(discIds),
   year: orNull(number),
   series: orNull(text),
   season: orNull(number),

@@ -6,6 +6,7 @@ import { toCsv } from '../http/csv.js';
 import { parseLanguageList } from '../../shared/languages.js';
 import { checkMediaPath, isBareFileName, realPathWithin } from '../../shared/media-paths.js';
 import { isTranscodeInput } from '../../shared/raw-media.js';
+import { keyMatches } from '../../shared/disc-key.js';
 import type { AppContext } from '../context.js';
 import { sendOpenedFile } from '../http/file-download.js';
 import { openJobFile } from '../jobs/job-file.js';
@@ -130,7 +131,7 @@ export function jobsRouter(ctx: AppContext): Router {
     const meta = row.meta;
     const detail: JobDetail = {
       ...toView(row, Date.now()),
-      disc: device?.state.disc && device.state.disc.fingerprint === meta?.fingerprint ? device.state.disc : null,
+      disc: device?.state.disc && keyMatches(meta?.fingerprint, device.state.disc) ? device.state.disc : null,
       raw: { state: row.raw_state ?? 'unclear', path: row.raw_path, size_bytes: row.raw_size, checked_at: row.raw_checked_at },
       audio_languages: meta?.audio_languages ?? null,
       subtitle_languages: meta?.subtitle_languages ?? null,
@@ -219,7 +220,8 @@ export function jobsRouter(ctx: AppContext): Router {
     const meta = row.meta ?? {};
     const disc = device.state.disc;
     if (!disc) throw new HttpError(409, `there is no disc in ${device.name}: insert the disc of this job and try again`);
-    if (meta.fingerprint !== undefined && disc.fingerprint !== meta.fingerprint) {
+    // The job's key is the disc's identity, or (a job made before content ids) its label fingerprint.
+    if (meta.fingerprint !== undefined && !keyMatches(meta.fingerprint, disc)) {
       throw new HttpError(409, `the disc in ${device.name} ("${disc.title}") is not the disc of this job: insert that disc and try again`);
     }
     const { rip_fertig: _done, raw_files: _files, ...kept } = meta;

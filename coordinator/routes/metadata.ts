@@ -5,6 +5,7 @@ import type { AppContext } from '../context.js';
 import { HttpError, objectBody } from '../http/errors.js';
 import { SourceError } from '../metadata/match.js';
 import { applyIdentityToJobs } from '../discs/identity-jobs.js';
+import type { DiscKey } from '../../shared/disc-key.js';
 import { isPosterPath, libraryInfo } from '../library/library-info.js';
 import { applyCorrection, planCorrection, rewriteLibraryFiles } from '../library/library-correction.js';
 import { identityMeta, type DiscIdentity } from '../metadata/disc-identity.js';
@@ -51,24 +52,28 @@ async function correctFinishedJob(ctx: AppContext, job: JobRow, identity: DiscId
   return { from: plan.fromDir, to: plan.toDir, files: plan.files };
 }
 
-/** The disc an override is for: given directly, as the disc in a drive, or as the disc of a job. */
-function targetFingerprint(ctx: AppContext, body: Record<string, unknown>): string {
+/**
+ * The disc an override is for: given directly, as the disc in a drive, or as the disc of a job. The
+ * key is the disc's identity; its label fingerprint (from the drive's disc or the job's meta) finds
+ * the jobs made before content ids when none are under the identity.
+ */
+function targetDisc(ctx: AppContext, body: Record<string, unknown>): DiscKey {
   const given = ['fingerprint', 'device', 'job_id'].filter((k) => body[k] !== undefined && body[k] !== null && body[k] !== '');
   if (given.length !== 1) throw new HttpError(400, 'name the disc with exactly one of fingerprint, device or job_id');
   const value = body[given[0]];
   if (typeof value !== 'string') throw new HttpError(400, `${given[0]} must be a text`);
-  if (given[0] === 'fingerprint') return value;
+  if (given[0] === 'fingerprint') return { fingerprint: value };
   if (given[0] === 'device') {
     const device = ctx.fleet.device(value);
     if (!device) throw new HttpError(404, `no device named "${value}"`);
     if (!device.state.disc) throw new HttpError(409, `there is no disc in ${value}`);
-    return device.state.disc.fingerprint;
+    return device.state.disc;
   }
   const job = ctx.jobs.get(value);
   if (!job) throw new HttpError(404, `no job with id ${value}`);
   const fp = job.meta?.fingerprint;
   if (fp === undefined) throw new HttpError(409, `job ${value} has no disc fingerprint (made before fingerprints were kept)`);
-  return fp;
+  return { fingerprint: fp, label_fingerprint: job.meta?.label_fingerprint ?? null };
 }
 
 /** /metadata: search, live status, season runtimes and corrections (of a disc, or of a finished job's files). */
@@ -106,7 +111,8 @@ export function metadataRouter(ctx: AppContext): express.Router {
 
   r.post('/metadata/override', async (req, res) => {
     const body = objectBody(req);
-    const fingerprint = targetFingerprint(ctx, body);
+    const disc = targetDisc(ctx, body);
+    const fingerprint = disc.fingerprint;
     const title = optionalString(body, 'title', 300)?.trim();
     if (!title) throw new HttpError(400, 'title is required: the chosen match\'s title');
     const source = optionalString(body, 'source', 20) ?? 'manual';
@@ -137,7 +143,7 @@ export function metadataRouter(ctx: AppContext): express.Router {
     const finished = typeof body.job_id === 'string' ? ctx.jobs.get(body.job_id) : undefined;
     const renamed = finished?.status === 'completed' ? await correctFinishedJob(ctx, finished, identity) : null;
     ctx.discs.prescan.override(fingerprint, identity);
-    const jobs = applyIdentityToJobs(ctx, fingerprint, identity, 'override');
+    const jobs = applyIdentityToJobs(ctx, disc, identity, 'override');
     ctx.log.info(`metadata of disc ${fingerprint} corrected to "${identity.title}"${identity.year ? ` (${identity.year})` : ''} from ${source}; ${jobs.length} job(s) updated`);
     res.json({ fingerprint, identity, jobs, renamed });
   });

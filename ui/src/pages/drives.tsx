@@ -6,15 +6,20 @@ import { bytes, discTypeText } from '../format.js';
 import { t, tCount, tKnown } from '../i18n/index.js';
 import { FAST_MS, SLOW_MS, usePoll } from '../poll.js';
 import { RipDialog } from './rip-dialog.js';
+import { keyMatches } from '../../../shared/disc-key.js';
 
 /** The part of GET /system/info the drive cards read: what each worker can rip (absent: unknown). */
 interface WorkerKinds {
   workers: { name: string; disc_kinds?: DiscKinds | null }[];
 }
 
-/** The latest job of a drive whose rip is done: the disc may come out while the transcode runs. */
+/**
+ * The latest job of a drive whose rip is done: the disc may come out while the transcode runs. The
+ * job's fingerprint is the disc's identity, or (a job made before content ids) its label fingerprint.
+ */
 function ripDone(device: Device, jobs: Job[]): Job | undefined {
-  return jobs.find((j) => j.device === device.name && j.meta?.rip_fertig === true && j.meta?.fingerprint === device.disc?.fingerprint && ['transcoding', 'completed', 'canceling'].includes(j.status));
+  const disc = device.disc;
+  return jobs.find((j) => j.device === device.name && j.meta?.rip_fertig === true && (disc ? keyMatches(j.meta?.fingerprint, disc) : j.meta?.fingerprint === undefined) && ['transcoding', 'completed', 'canceling'].includes(j.status));
 }
 
 function DriveCard({ device, jobs, kinds, onRip }: { device: Device; jobs: Job[]; kinds: DiscKinds | null; onRip(d: Device): void }) {

@@ -13,7 +13,9 @@ describe('job meta: parsed and checked once', () => {
     const meta = {
       titles: [0, 3],
       work_dir: '/media/work',
-      fingerprint: 'HEAT:4700000000',
+      fingerprint: 'dvd:3F2C9A7E0B1D4C5E6F708192A3B4C5D6',
+      label_fingerprint: 'd94b641ab4b8f509',
+      disc_ids: { dvd_disc_id: '3F2C9A7E0B1D4C5E6F708192A3B4C5D6', aacs_disc_id: null, content_hash: '8E1F0C3B5A7D9E2F4A6C8B0D1E3F5A7C', file_fingerprint: null },
       disc_label: 'HEAT',
       disc_type: 'dvd',
       year: 1995,
@@ -100,6 +102,13 @@ describe('job meta: parsed and checked once', () => {
       source: 'none',
     });
     assert.equal(parse({ album: 'B' })?.album, undefined);
+  });
+
+  it('keeps the disc ids as an object of texts or nulls (a missing id is null), and drops anything else', () => {
+    assert.equal(parse({ disc_ids: null })?.disc_ids, null);
+    assert.deepEqual(parse({ disc_ids: { dvd_disc_id: 'AAA' } })?.disc_ids, { dvd_disc_id: 'AAA', aacs_disc_id: null, content_hash: null, file_fingerprint: null });
+    for (const bad of ['dvd:AAA', [], { dvd_disc_id: 3 }, { content_hash: false }]) assert.equal(parse({ disc_ids: bad, year: 2001 })?.disc_ids, undefined, JSON.stringify(bad));
+    assert.equal(parse({ label_fingerprint: 7 })?.label_fingerprint, undefined);
   });
 
   it('keeps keys it does not know, of older rows and newer versions, as they are', () => {

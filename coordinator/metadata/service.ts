@@ -37,7 +37,7 @@ export class MetadataService {
     this.thediscdbClient = new TheDiscDbClient(config.thediscdbBaseUrl);
     this.mirror = new TheDiscDbMirror(() => settings.get('thediscdbMirror'), log);
     this.thediscdb = new TheDiscDbLookup(this.mirror, this.thediscdbClient, log);
-    this.chain = new MetadataChain(this.tmdb, this.jikan, this.omdb, log);
+    this.chain = new MetadataChain(this.tmdb, this.jikan, this.omdb, log, this.thediscdb);
   }
 
   /** Every source at once; results of all of them, most similar to the query first. */

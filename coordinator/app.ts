@@ -208,6 +208,7 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   const answers = new AnswersInFlight();
   const raw = new RawDataFinder(jobs, settings, config.rawDir, log.child('rohdaten'), targetDirs, answers);
   const metadata = new MetadataService(config, settings, log.child('metadata'));
+  metadata.mirror.start();
   if (!config.musicbrainzContact) log.warn('MUSICBRAINZ_CONTACT is not set: MusicBrainz asks every client for a contact (an e-mail address or URL) in its User-Agent');
   const musicbrainz = new MusicBrainzClient(config.musicbrainzBaseUrl, musicbrainzUserAgent(RIPWERK_VERSION, config.musicbrainzContact), new RateLimiter(MUSICBRAINZ_INTERVAL_MS));
   const music = new MusicLookup(musicbrainz, new MusicBrainzCache(db), settings, config.coverArtBaseUrl, log.child('musicbrainz'));
@@ -296,6 +297,7 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
     ctx,
     async stop() {
       raw.stop();
+      metadata.mirror.stop();
       homeAssistant.stop();
       await mountGuard.stop();
       await mounts.close();

@@ -362,7 +362,7 @@ export interface BrowseListing {
 
 /** GET /metadata/search: one answer of a metadata database. */
 export interface Match {
-  source: 'tmdb' | 'jikan' | 'omdb';
+  source: 'tmdb' | 'jikan' | 'omdb' | 'thediscdb';
   /** The source's own id: TMDB's number, MyAnimeList's mal_id, the IMDb id for OMDb. */
   id: string;
   kind: 'movie' | 'series';

@@ -17,6 +17,8 @@ export interface CoordinatorConfig {
   tmdbBaseUrl: string;
   omdbBaseUrl: string;
   jikanBaseUrl: string;
+  /** TheDiscDB (disc lookup by content hash / disc id): its GraphQL API is `<this>/graphql`, covers `<this>/images/…`. */
+  thediscdbBaseUrl: string;
   /** TMDB's poster_path values are relative to this (a size folder of its image server). */
   tmdbImageBaseUrl: string;
   /** Metadata keys from the environment; keys saved in the settings (UI, wizard) win over them. */
@@ -224,6 +226,7 @@ export function readCoordinatorConfig(env: Env): CoordinatorConfig {
     tmdbBaseUrl: url(env, 'TMDB_BASE_URL', 'https://api.themoviedb.org') as string,
     omdbBaseUrl: url(env, 'OMDB_BASE_URL', 'https://www.omdbapi.com') as string,
     jikanBaseUrl: url(env, 'JIKAN_BASE_URL', 'https://api.jikan.moe/v4') as string,
+    thediscdbBaseUrl: url(env, 'THEDISCDB_BASE_URL', 'https://thediscdb.com') as string,
     tmdbImageBaseUrl: url(env, 'TMDB_IMAGE_BASE_URL', 'https://image.tmdb.org/t/p/w500') as string,
     tmdbApiKey: (env.TMDB_API_KEY ?? '').trim(),
     omdbApiKey: (env.OMDB_API_KEY ?? '').trim(),

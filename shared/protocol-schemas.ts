@@ -108,6 +108,10 @@ const trackSchema = z.looseObject({
   seconds: z.number().check(z.gte(0), z.lte(1e7)),
   size_bytes: count,
   chapters: count,
+  source_file: z.optional(z.nullable(shortText)),
+  original_title_id: z.optional(z.nullable(shortText)),
+  segment_count: z.optional(z.nullable(count)),
+  segment_map: z.optional(z.nullable(text(4096))),
   audio: z.optional(list(audioStreamSchema, 200)),
   subtitles: z.optional(list(subtitleStreamSchema, 200)),
 });

@@ -213,6 +213,18 @@ export interface Track {
   seconds: number;
   size_bytes: number;
   chapters: number;
+  /**
+   * Where the title comes from on the disc, as TheDiscDB's SourceFile names it: Blu-ray the playlist
+   * or clip (MakeMKV TINFO 16: "00800.mpls", "00006.m2ts", "00000.mpls(1)"), DVD the DVD title
+   * number in two digits ("01": TINFO 24, or lsdvd's title number). Absent from older agents.
+   */
+  source_file?: string | null;
+  /** MakeMKV TINFO 24: the DVD title number the title was made from ("01"); DVDs only. */
+  original_title_id?: string | null;
+  /** MakeMKV TINFO 25: how many segments (DVD cell ranges, Blu-ray clips) the title plays. */
+  segment_count?: number | null;
+  /** MakeMKV TINFO 26: the segments, "1-19,20-35" (DVD cells) or "14,15,16" (Blu-ray clips). */
+  segment_map?: string | null;
   /** The title's audio and subtitle streams, as far as the scanning tool reports them. */
   audio?: AudioStream[];
   subtitles?: SubtitleStream[];

@@ -29,6 +29,13 @@ export interface Track {
   chapters: number;
   /** TINFO 27: the file name `mkv` writes. */
   outputFileName: string | null;
+  /** TINFO 16: the playlist or clip a Blu-ray title plays ("00800.mpls", "00006.m2ts"); null on DVDs. */
+  sourceFileName?: string | null;
+  /** TINFO 24: the DVD title number ("01"); null on Blu-rays. */
+  originalTitleId?: string | null;
+  /** TINFO 25 and 26: the number of segments and their map ("1-19,20-35", "14,15,16"). */
+  segmentCount?: number | null;
+  segmentMap?: string | null;
   /** From the title's SINFO lines, in stream order. */
   audio: AudioStream[];
   subtitles: SubtitleStream[];
@@ -67,6 +74,10 @@ const PRGV_MAX = 65536;
 const ATTR_CHAPTERS = 8;
 const ATTR_DURATION = 9;
 const ATTR_SIZE_BYTES = 11;
+const ATTR_SOURCE_FILE = 16;
+const ATTR_ORIGINAL_TITLE_ID = 24;
+const ATTR_SEGMENT_COUNT = 25;
+const ATTR_SEGMENT_MAP = 26;
 const ATTR_OUTPUT_FILE = 27;
 const CATTR_NAME = 2;
 /** SINFO attributes (makemkv.md §2.5). */
@@ -164,7 +175,7 @@ export function parseMakemkvDuration(value: string): number {
 }
 
 function blankTrack(number: number): Track {
-  return { number, seconds: 0, sizeBytes: 0, chapters: 0, outputFileName: null, audio: [], subtitles: [] };
+  return { number, seconds: 0, sizeBytes: 0, chapters: 0, outputFileName: null, sourceFileName: null, originalTitleId: null, segmentCount: null, segmentMap: null, audio: [], subtitles: [] };
 }
 
 /** The attributes of one SINFO stream, collected before it is known whether it is audio or subtitles. */
@@ -197,6 +208,10 @@ function applyTitleAttribute(track: Track, attr: number, value: string): void {
   else if (attr === ATTR_SIZE_BYTES) track.sizeBytes = Number(value) || 0;
   else if (attr === ATTR_CHAPTERS) track.chapters = Number(value) || 0;
   else if (attr === ATTR_OUTPUT_FILE) track.outputFileName = value || null;
+  else if (attr === ATTR_SOURCE_FILE) track.sourceFileName = value || null;
+  else if (attr === ATTR_ORIGINAL_TITLE_ID) track.originalTitleId = value || null;
+  else if (attr === ATTR_SEGMENT_COUNT) track.segmentCount = /^\d+$/.test(value) ? Number(value) : null;
+  else if (attr === ATTR_SEGMENT_MAP) track.segmentMap = value || null;
 }
 
 /** The result of an `info` run (makemkv.md §2, §3: success ⇔ 5011 and TCOUNT ≥ 1, 5010 ⇒ failure). */

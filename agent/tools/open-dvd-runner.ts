@@ -97,6 +97,8 @@ function toTrack(title: LsdvdTitle, sizes: Map<number, number>): Track {
     sizeBytes: sizes.get(title.number) ?? 0,
     chapters: title.chapters.length,
     outputFileName: null,
+    // MakeMKV names a DVD title by its DVD title number (TINFO 24, "01"); lsdvd's number is the same one.
+    originalTitleId: String(title.number).padStart(2, '0'),
     audio: title.audio.map((a, i) => ({ index: i + 1, language: a.language, codec: a.codec, channels: a.channels })),
     subtitles: title.subtitles.map((sp, i) => ({ index: i + 1, language: sp.language, codec: 'vobsub', forced: sp.forced })),
   };

@@ -16,7 +16,23 @@ export interface RipHooks {
 
 /** A title as the scan found it, in the shape the title scan sends to the coordinator. */
 function toProtocolTrack(t: ScannedTitle): Track {
-  return { number: t.number, seconds: t.seconds, size_bytes: t.sizeBytes, chapters: t.chapters, audio: t.audio, subtitles: t.subtitles };
+  const source = sourceFields(t);
+  return { number: t.number, seconds: t.seconds, size_bytes: t.sizeBytes, chapters: t.chapters, ...source, audio: t.audio, subtitles: t.subtitles };
+}
+
+/**
+ * The fields TheDiscDB matches a title on (never its number, which shifts with MakeMKV's minimum
+ * length): source_file is TINFO 16 on a Blu-ray and the DVD title number (TINFO 24) on a DVD, as
+ * TheDiscDB's SourceFile is. Only the fields the scan knows are sent.
+ */
+export function sourceFields(t: ScannedTitle): Pick<Track, 'source_file' | 'original_title_id' | 'segment_count' | 'segment_map'> {
+  const out: Pick<Track, 'source_file' | 'original_title_id' | 'segment_count' | 'segment_map'> = {};
+  const sourceFile = t.sourceFileName ?? t.originalTitleId ?? null;
+  if (sourceFile) out.source_file = sourceFile;
+  if (t.originalTitleId) out.original_title_id = t.originalTitleId;
+  if (t.segmentCount !== undefined && t.segmentCount !== null) out.segment_count = t.segmentCount;
+  if (t.segmentMap) out.segment_map = t.segmentMap;
+  return out;
 }
 
 /** One rip backend: reads the titles of a disc and rips one title into the raw dir. */

@@ -6,6 +6,7 @@ import type { JikanClient } from './jikan.js';
 import { SourceError, type MetadataMatch } from './match.js';
 import type { OmdbClient } from './omdb.js';
 import type { TmdbClient } from './tmdb.js';
+import type { TheDiscDbHit, TheDiscDbLookup } from './thediscdb/lookup.js';
 
 /** Similarity from which a title counts as exact and ends the chain. */
 export const EXACT_SIMILARITY = 0.9;
@@ -13,6 +14,8 @@ export const EXACT_SIMILARITY = 0.9;
 export const FUZZY_SIMILARITY = 0.55;
 export const SUGGESTION_CONFIDENCE = 0.6;
 export const UNKNOWN_CONFIDENCE = 0.3;
+/** TheDiscDB found the disc by its own content: no guess from a title. */
+export const DISC_ID_CONFIDENCE = 1;
 
 interface Scored {
   match: MetadataMatch;
@@ -42,8 +45,26 @@ function identityFromMatch(m: MetadataMatch, label: DiscIdentity, confidence: nu
   };
 }
 
+function identityFromDisc(hit: TheDiscDbHit, label: DiscIdentity): DiscIdentity {
+  return {
+    title: hit.title,
+    year: hit.year ?? label.year,
+    confidence: DISC_ID_CONFIDENCE,
+    poster: hit.poster_url,
+    kind: hit.kind,
+    season: hit.season ?? (hit.kind === 'series' ? label.season : null),
+    source: 'thediscdb',
+    source_id: hit.slug,
+    overview: null,
+    tmdb_id: hit.tmdb_id,
+    imdb_id: hit.imdb_id,
+    disc_number: label.disc_number ?? (hit.kind === 'series' ? hit.disc_number : null),
+    original_language: null,
+  };
+}
+
 /**
- * The spec's lookup chain: TMDB (exact only), then Jikan (exact ends it, 0.55..0.9 is remembered),
+ * The spec's lookup chain (after TheDiscDB, for video discs with content ids): TMDB (exact only), then Jikan (exact ends it, 0.55..0.9 is remembered),
  * then OMDb (re-localised to German through TMDB's find), then the remembered fuzzy hit as a
  * suggestion (0.6), then unknown (0.3, the disc title kept). Every candidate of the title (trailing
  * words stripped one by one) is tried per source. A failing source is logged and skipped.
@@ -54,10 +75,16 @@ export class MetadataChain implements DiscLookup {
     private readonly jikan: JikanClient,
     private readonly omdb: OmdbClient,
     private readonly log: Logger,
+    private readonly thediscdb: Pick<TheDiscDbLookup, 'lookupDisc'> | null = null,
   ) {}
 
-  async identify(_disc: DiscInfo, label: DiscIdentity): Promise<DiscIdentity | null> {
+  async identify(disc: DiscInfo, label: DiscIdentity): Promise<DiscIdentity | null> {
     if (label.kind === 'music') return null;
+    // A video disc TheDiscDB knows by its content ids is exact; the title search below is for the rest.
+    if (this.thediscdb && disc.ids && (disc.type === 'dvd' || disc.type === 'bluray' || disc.type === 'uhd')) {
+      const hit = await this.thediscdb.lookupDisc(disc.ids, []);
+      if (hit) return identityFromDisc(hit, label);
+    }
     const kind = label.kind === 'series' ? 'series' : null;
     const candidates = searchCandidates(label.title);
     let fuzzy: Scored | null = null;

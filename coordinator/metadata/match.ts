@@ -15,14 +15,25 @@ export class SourceError extends Error {
 
 const TIMEOUT_MS = 10_000;
 
+/** A POST instead of a GET (a GraphQL query), and a time-out other than 10 s. */
+export interface JsonRequest {
+  method?: 'GET' | 'POST';
+  /** Sent as application/json. */
+  body?: unknown;
+  timeoutMs?: number;
+}
+
 /** GET a JSON document; any non-2xx answer or unreadable body is a SourceError naming the source and status. */
-export async function getJson(source: MetadataMatch['source'], url: string, headers: Record<string, string> = {}): Promise<unknown> {
+export async function getJson(source: MetadataMatch['source'], url: string, headers: Record<string, string> = {}, request: JsonRequest = {}): Promise<unknown> {
   let res: Response;
+  const timeoutMs = request.timeoutMs ?? TIMEOUT_MS;
   try {
-    res = await fetch(url, { headers: { accept: 'application/json', ...headers }, signal: AbortSignal.timeout(TIMEOUT_MS) });
+    const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+    const sent = body === undefined ? headers : { 'content-type': 'application/json', ...headers };
+    res = await fetch(url, { method: request.method ?? 'GET', body, headers: { accept: 'application/json', ...sent }, signal: AbortSignal.timeout(timeoutMs) });
   } catch (err) {
     const c = (err as { cause?: { code?: string; message?: string; errors?: { code?: string }[] } }).cause;
-    const cause = c?.code ?? c?.errors?.[0]?.code ?? ((err as Error).name === 'TimeoutError' ? 'no answer within 10 s' : (c?.message ?? (err as Error).message));
+    const cause = c?.code ?? c?.errors?.[0]?.code ?? ((err as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : (c?.message ?? (err as Error).message));
     throw new SourceError(source, `${sourceName(source)} is not reachable (${cause})`);
   }
   const text = await res.text().catch(() => '');
@@ -44,7 +55,7 @@ export async function getJson(source: MetadataMatch['source'], url: string, head
 }
 
 export function sourceName(source: MetadataMatch['source']): string {
-  return source === 'tmdb' ? 'TMDB' : source === 'omdb' ? 'OMDb' : 'Jikan';
+  return source === 'tmdb' ? 'TMDB' : source === 'omdb' ? 'OMDb' : source === 'thediscdb' ? 'TheDiscDB' : 'Jikan';
 }
 
 export function yearOf(date: unknown): number | null {

@@ -8,6 +8,9 @@ import { JikanClient } from './jikan.js';
 import { SourceError, sourceName, type MetadataMatch } from './match.js';
 import { OmdbClient } from './omdb.js';
 import { TmdbClient } from './tmdb.js';
+import { TheDiscDbClient } from './thediscdb/client.js';
+import { TheDiscDbLookup } from './thediscdb/lookup.js';
+import { TheDiscDbMirror } from './thediscdb/mirror.js';
 
 export type { SourceStatus };
 
@@ -22,12 +25,19 @@ export class MetadataService {
   readonly jikan: JikanClient;
   readonly omdb: OmdbClient;
   readonly chain: MetadataChain;
+  /** TheDiscDB's live API and the offline copy the setting thediscdbMirror names. */
+  readonly thediscdbClient: TheDiscDbClient;
+  readonly mirror: TheDiscDbMirror;
+  readonly thediscdb: TheDiscDbLookup;
 
   constructor(config: CoordinatorConfig, settings: SettingsStore, log: Logger, sleep?: (ms: number) => Promise<void>) {
     this.tmdb = new TmdbClient(config.tmdbBaseUrl, () => settings.get('tmdbApiKey') || config.tmdbApiKey, config.tmdbImageBaseUrl);
     this.jikan = new JikanClient(config.jikanBaseUrl, sleep);
     this.omdb = new OmdbClient(config.omdbBaseUrl, () => settings.get('omdbApiKey') || config.omdbApiKey);
-    this.chain = new MetadataChain(this.tmdb, this.jikan, this.omdb, log);
+    this.thediscdbClient = new TheDiscDbClient(config.thediscdbBaseUrl);
+    this.mirror = new TheDiscDbMirror(() => settings.get('thediscdbMirror'), log);
+    this.thediscdb = new TheDiscDbLookup(this.mirror, this.thediscdbClient, log);
+    this.chain = new MetadataChain(this.tmdb, this.jikan, this.omdb, log, this.thediscdb);
   }
 
   /** Every source at once; results of all of them, most similar to the query first. */
@@ -69,7 +79,17 @@ export class MetadataService {
       probe('tmdb', this.tmdb.configured(), () => this.tmdb.check(), { auth: this.tmdb.authKind() }),
       probe('jikan', true, () => this.jikan.check()),
       probe('omdb', this.omdb.configured(), () => this.omdb.check()),
+      this.thediscdbStatus(probe),
     ]);
+  }
+
+  /** TheDiscDB: the live API (no key), and in the message the state of the offline copy when one is set. */
+  private async thediscdbStatus(probe: (source: MetadataMatch['source'], configured: boolean, check: () => Promise<void>) => Promise<SourceStatus>): Promise<SourceStatus> {
+    const live = await probe('thediscdb', true, () => this.thediscdbClient.check());
+    const copy = this.mirror.status();
+    if (!copy) return live;
+    const state = copy.error ? `offline copy ${copy.folder}: ${copy.error}` : copy.ready ? `offline copy ${copy.folder}: ${copy.discs} discs` : `offline copy ${copy.folder}: being indexed`;
+    return { ...live, ok: live.ok || copy.ready, message: `${live.message}; ${state}` };
   }
 }
 

@@ -6,6 +6,7 @@ import { MEDIA_SERVER_KINDS } from '../integrations/library-refresh.js';
 import { WEBHOOK_KINDS } from '../integrations/webhook.js';
 import { SECRET_MASK, SECRET_SETTINGS, SettingsError, URL_SETTINGS, isSettingName, restoreMaskedUrl, validateSetting, type Settings } from '../system/settings-store.js';
 import { checkTarget } from '../integrations/webhook-target.js';
+import { checkMirrorFolder } from '../metadata/thediscdb/mirror.js';
 
 /** /settings: the key-value settings; secrets are shown masked and a masked value sent back keeps the stored one. */
 export function settingsRouter(ctx: AppContext): Router {
@@ -47,7 +48,13 @@ export function settingsRouter(ctx: AppContext): Router {
       if (!sub.trim() || path.isAbsolute(sub)) throw new HttpError(400, `${name} must be a folder name below ${ctx.config.mediaRoot}, such as "Filme"`);
       await mediaDir(ctx.config.mediaRoot, path.join(ctx.config.mediaRoot, sub), name);
     }
+    // The offline TheDiscDB copy must be a folder that is there now (the coordinator reads it, not an agent).
+    if (values.thediscdbMirror) {
+      const reason = await checkMirrorFolder(values.thediscdbMirror);
+      if (reason) throw new HttpError(400, reason);
+    }
     ctx.settings.set(values);
+    if (values.thediscdbMirror !== undefined) void ctx.metadata.mirror.refresh();
     if (values.ripperAppKey !== undefined) void ctx.dispatcher.publishKeys();
     ctx.log.info(`settings changed: ${Object.keys(values).join(', ') || 'nothing'}`);
   };

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { parseLanguageList } from '../../shared/languages.js';
 import type { Db } from '../../shared/sqlite.js';
 
@@ -42,6 +43,8 @@ export const SETTING_DEFAULTS = {
   minTitleSeconds: 120,
   /** Webhooks may go to loopback, link-local and this machine's addresses (off: refused). */
   allowPrivateWebhooks: false,
+  /** Folder of an offline copy of TheDiscDB's data repository (absolute; empty: none); checked on save to exist. */
+  thediscdbMirror: '',
 } as const;
 
 type SettingValue<T> = T extends boolean ? boolean : T extends readonly string[] ? readonly string[] : T extends number ? number : string;
@@ -102,6 +105,13 @@ export function validateSetting(name: string, value: unknown): Settings[SettingN
   if (name === 'musicCountry') {
     if (typeof value !== 'string' || !/^[A-Za-z]{2}$/.test(value.trim())) throw new SettingsError('setting "musicCountry" must be a two-letter country code (ISO 3166-1, e.g. "DE")');
     return value.trim().toUpperCase();
+  }
+  if (name === 'thediscdbMirror') {
+    if (typeof value !== 'string') throw new SettingsError('setting "thediscdbMirror" must be a folder path (a string; empty switches the offline copy off)');
+    const folder = value.trim();
+    if (folder !== '' && !path.isAbsolute(folder)) throw new SettingsError(`setting "thediscdbMirror" must be an absolute folder path, got "${folder}"`);
+    if (folder.length > 4096) throw new SettingsError('setting "thediscdbMirror" is longer than 4096 characters');
+    return folder;
   }
   const expected = typeof SETTING_DEFAULTS[name];
   if (expected === 'number' && (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 36_000)) {

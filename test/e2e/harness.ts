@@ -231,6 +231,8 @@ export async function startCoordinator(w: World, extra: Record<string, string> =
     RIPPER_KEY_URL: 'http://127.0.0.1:9/',
     // The anime database needs no key: it gets a closed port too unless a test brings a fixture.
     JIKAN_BASE_URL: 'http://127.0.0.1:9/v4',
+    // TheDiscDB too: a disc's content ids would otherwise be looked up on the real site.
+    THEDISCDB_BASE_URL: 'http://127.0.0.1:9',
     // MusicBrainz and the Cover Art Archive likewise (audio CDs fall back to their CD-Text).
     MUSICBRAINZ_BASE_URL: 'http://127.0.0.1:9/ws/2',
     COVERART_BASE_URL: 'http://127.0.0.1:9',
@@ -260,6 +262,7 @@ export async function startAllInOne(w: World, name: string): Promise<Coordinator
     MAKEMKV_DATA_DIR: path.join(w.root, `home-${name}`, '.MakeMKV'),
     RIPPER_KEY_URL: 'http://127.0.0.1:9/',
     JIKAN_BASE_URL: 'http://127.0.0.1:9/v4',
+    THEDISCDB_BASE_URL: 'http://127.0.0.1:9',
     MUSICBRAINZ_BASE_URL: 'http://127.0.0.1:9/ws/2',
     COVERART_BASE_URL: 'http://127.0.0.1:9',
   };

@@ -24,6 +24,16 @@ describe('MQTT message schemas', () => {
     assert.deepEqual(parseMessage(agentStatusSchema, Buffer.alloc(0)), { ok: false, reason: 'empty payload' });
   });
 
+  it('takes a title scan with and without the source fields TheDiscDB matches on (older agents send none)', () => {
+    const base = { event_id: 'e1', node: 'a@h', ts: '2026-01-01T00:00:00.000Z', type: 'tracks', drive: 'sr0' };
+    const old = { number: 0, seconds: 8904, size_bytes: 6858530816, chapters: 34 };
+    const withSource = { ...old, source_file: '01', original_title_id: '01', segment_count: 2, segment_map: '1-19,20-35' };
+    const ok = parseMessage(agentEventSchema, json({ ...base, tracks: [old, withSource, { ...old, number: 1, source_file: null, segment_map: null }] }));
+    assert.equal(ok.ok, true);
+    const bad = parseMessage(agentEventSchema, json({ ...base, tracks: [{ ...old, segment_count: -1 }] }));
+    assert.equal(bad.ok, false);
+  });
+
   it('passes a good status, keeping fields it does not know', () => {
     const good = parseMessage(agentStatusSchema, json({ node: 'a@h', state: 'online', name: 'a', slots: 4, capabilities: caps, future_field: { x: 1 } }));
     assert.equal(good.ok, true);

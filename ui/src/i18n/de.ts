@@ -181,6 +181,7 @@ export const de = {
   'setting.webhookUrl': 'Benachrichtigungs-URL (Webhook)',
   'setting.webhookKind': 'Webhook-Art (auto, discord, slack, ntfy, generic)',
   'setting.allowPrivateWebhooks': 'Webhook auch an diesen Rechner (localhost) oder link-lokale Adressen',
+  'setting.thediscdbMirror': 'Ordner einer Offline-Kopie der TheDiscDB-Daten (absoluter Pfad, leer: keine)',
   'setting.tmdbApiKey': 'TMDB-Schlüssel',
   'setting.omdbApiKey': 'OMDb-Schlüssel',
   'setting.quickPickMovies': 'Ordner für Filme',

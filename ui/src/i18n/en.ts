@@ -180,6 +180,7 @@ export const en: Record<MessageKey, string> = {
   'setting.webhookUrl': 'Notification URL (webhook)',
   'setting.webhookKind': 'Webhook kind (auto, discord, slack, ntfy, generic)',
   'setting.allowPrivateWebhooks': 'Allow the webhook to reach this machine (localhost) or link-local addresses',
+  'setting.thediscdbMirror': 'Folder of an offline copy of the TheDiscDB data (absolute path; empty: none)',
   'setting.tmdbApiKey': 'TMDB key',
   'setting.omdbApiKey': 'OMDb key',
   'setting.quickPickMovies': 'Folder for movies',

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { dvdbackupError, DVD_SECTOR, estimateTitleSizes, parseDvdbackupInfo, scanVobSectors } from '../../../../agent/tools/dvdbackup-parser.js';
 import { cssLibraryMissing, lsdvdError, parseLsdvdXml } from '../../../../agent/tools/lsdvd-parser.js';
-import { openDvdRip } from '../../../../agent/tools/open-dvd-runner.js';
+import { openDvdRip, openDvdScan } from '../../../../agent/tools/open-dvd-runner.js';
+import { sourceFields } from '../../../../agent/tools/rippers.js';
 import { sampleSection, sampleText } from '../../../fixtures/tools-samples.js';
 
 /** stdout of `lsdvd -Ox -a -c test.iso` as captured: the libdvdread banner, then the XML. */
@@ -214,5 +215,12 @@ mkdir -p "$o/$n/VIDEO_TS" && cp '${vob}' "$o/$n/VIDEO_TS/VTS_01_1.VOB"`),
     assert.deepEqual(await openDvdRip('/discs/test.iso', 1, out, { bins: bins('css-ok', xmlOnly, path.join(dir, 'clear.vob')) }), { files: [out] });
     assert.equal(fs.readFileSync(out, 'utf8'), 'mkv\n');
     await assert.rejects(openDvdRip('/discs/test.iso', 1, path.join(dir, 'out-c', 'title.mkv'), { bins: bins('css-fails', xmlOnly, path.join(dir, 'scrambled.vob')) }), /libdvdcss could not decrypt it: it needs MakeMKV/);
+  });
+
+  it('scans titles with the DVD title number in two digits as their source, as MakeMKV (TINFO 24) and TheDiscDB name it', async () => {
+    const scan = await openDvdScan('/discs/test.iso', { bins: bins('scan', xmlOnly, path.join(dir, 'clear.vob')) });
+    assert.ok(scan.titles.length > 0);
+    for (const t of scan.titles) assert.equal(t.originalTitleId, String(t.number).padStart(2, '0'));
+    assert.deepEqual(sourceFields(scan.titles[0]), { source_file: '01', original_title_id: '01' });
   });
 });

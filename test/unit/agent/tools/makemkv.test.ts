@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import {
   applyMkvLine,
@@ -11,7 +13,8 @@ import {
   toMessage,
 } from '../../../../agent/tools/makemkv-parser.js';
 import type { MakemkvMessage, MkvRunState } from '../../../../agent/tools/makemkv-parser.js';
-import { sampleLines, sampleSection } from '../../../fixtures/tools-samples.js';
+import { FIXTURES_DIR, sampleLines, sampleSection } from '../../../fixtures/tools-samples.js';
+import { sourceFields } from '../../../../agent/tools/rippers.js';
 
 function lineWith(name: string, needle: string): string {
   const line = sampleLines(name).find((l) => !l.startsWith('#') && l.includes(needle));
@@ -95,6 +98,10 @@ describe('parseMakemkvInfo', () => {
         sizeBytes: 31843694592,
         chapters: 21,
         outputFileName: 'Demon Slayer- Kimetsu no Yaiba Swordsmith Village Arc Complete Blu-ray Set Standard Edition Disc 1_t00.mkv',
+        sourceFileName: '00000.mpls',
+        originalTitleId: null,
+        segmentCount: 4,
+        segmentMap: '0,1,2,3',
         audio: [
           { index: 1, language: 'eng', codec: 'lpcm', channels: 2 },
           { index: 2, language: 'jpn', codec: 'lpcm', channels: 2 },
@@ -117,7 +124,7 @@ describe('parseMakemkvInfo', () => {
     assert.equal(info.discName, 'BETTERMAN_V1');
     assert.equal(info.volumeName, 'BETTERMAN_V1');
     // The capture elides the audio stream's attributes after its type line: an audio stream of unknown language and codec.
-    assert.deepEqual(info.titles[0], { number: 0, seconds: 13, sizeBytes: 3917824, chapters: 2, outputFileName: 'A1_t00.mkv', audio: [{ index: 1, language: 'und', codec: 'unknown', channels: null }], subtitles: [] });
+    assert.deepEqual(info.titles[0], { number: 0, seconds: 13, sizeBytes: 3917824, chapters: 2, outputFileName: 'A1_t00.mkv', sourceFileName: null, originalTitleId: '02', segmentCount: 1, segmentMap: '1-2', audio: [{ index: 1, language: 'und', codec: 'unknown', channels: null }], subtitles: [] });
   });
 
   it('reports a disc that could not be opened', () => {
@@ -225,5 +232,53 @@ describe('ripperMessageText', () => {
     const [first, second] = sampleLines('makemkv-messages-assorted.txt').filter((l) => l.includes('MEDIUM ERROR:1090'));
     assert.match(ripperMessageText(message(first)) ?? '', /MEDIUM ERROR:1090/);
     assert.match(ripperMessageText(message(second)) ?? '', /MEDIUM ERROR:1090/);
+  });
+});
+
+describe('parseMakemkvInfo: the source fields TheDiscDB matches on (TINFO 16, 24, 25, 26)', () => {
+  /** A TheDiscDB capture without the HSH: lines TheDiscDB appends (file sizes for its hash; no MakeMKV output). */
+  const capture = (name: string) =>
+    fs
+      .readFileSync(path.join(FIXTURES_DIR, 'thediscdb', name), 'utf8')
+      .split(/\r?\n/)
+      .filter((l) => !l.startsWith('HSH:'));
+
+  it('reads a DVD: the DVD title number (24) is the source, with cell ranges as the segment map', () => {
+    const info = parseMakemkvInfo(capture('2001-2011-dvd-disc01.txt'));
+    assert.equal(info.opened, true);
+    assert.equal(info.titles.length, 8);
+    const main = info.titles[0];
+    assert.deepEqual([main.number, main.seconds, main.sizeBytes, main.sourceFileName, main.originalTitleId, main.segmentCount, main.segmentMap], [0, 2 * 3600 + 28 * 60 + 24, 6858530816, null, '01', 2, '1-19,20-35']);
+    assert.deepEqual(
+      info.titles.map((t) => t.originalTitleId),
+      ['01', '02', '03', '04', '05', '06', '07', '08'],
+    );
+    assert.deepEqual(sourceFields(main), { source_file: '01', original_title_id: '01', segment_count: 2, segment_map: '1-19,20-35' });
+  });
+
+  it('reads a Blu-ray: playlists, lone clips and a suffixed playlist as the source (16), clip numbers as the segment map', () => {
+    const info = parseMakemkvInfo(capture('the-office-s4d1-sample-disc-log.txt'));
+    assert.equal(info.titles.length, 10);
+    assert.deepEqual(
+      info.titles.map((t) => [t.number, t.sourceFileName, t.originalTitleId, t.segmentCount, t.segmentMap, t.sizeBytes]),
+      [
+        [0, '00003.mpls', null, 1, '7', 10347927552],
+        [1, '00002.mpls', null, 1, '5', 10334693376],
+        [2, '00000.mpls(1)', null, 2, '1,2', 43118592],
+        [3, '00004.mpls', null, 1, '9', 10367877120],
+        [4, '00006.m2ts', null, 1, '6', 2776498176],
+        [5, '00003.m2ts', null, 1, '3', 313921536],
+        [6, '00000.m2ts', null, 1, '0', 119961600],
+        [7, '00011.m2ts', null, 1, '11', 39561216],
+        [8, '00010.m2ts', null, 1, '10', 1564176384],
+        [9, '00008.m2ts', null, 1, '8', 2473807872],
+      ],
+    );
+    assert.deepEqual(sourceFields(info.titles[2]), { source_file: '00000.mpls(1)', segment_count: 2, segment_map: '1,2' });
+  });
+
+  it('sends nothing of what a scan did not report', () => {
+    const info = parseMakemkvInfo(['MSG:5011,0,0,"Operation successfully completed","Operation successfully completed"', 'TCOUNT:1', 'TINFO:0,9,0,"0:01:00"']);
+    assert.deepEqual(sourceFields(info.titles[0]), {});
   });
 });

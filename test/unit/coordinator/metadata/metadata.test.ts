@@ -28,6 +28,7 @@ import {
   tmdbTv,
   type MetadataServer,
 } from '../../../fixtures/metadata-server.js';
+import type { TheDiscDbHit } from '../../../../coordinator/metadata/thediscdb/lookup.js';
 
 const IMG = 'https://image.tmdb.org/t/p/w500';
 
@@ -162,6 +163,30 @@ describe('metadata sources against the loopback fixture', () => {
       return c.identify(d, labelIdentity(d));
     };
     const asked = (prefix: string) => srv.requests.filter((r) => r.path.startsWith(prefix));
+
+    it('asks TheDiscDB first for a video disc with content ids: an exact hit ends the chain at confidence 1', async () => {
+      const asks: unknown[] = [];
+      const hit: TheDiscDbHit = { title: 'The Office', year: 2005, kind: 'series', tmdb_id: 2316, imdb_id: 'tt0386676', poster_url: 'https://thediscdb.example/images/Series/the-office-2005/cover.jpg', season: 4, slug: 'the-office-2005', release: '2021-season-4-blu-ray', disc_number: 1, format: 'Blu-ray', matched_by: 'content_hash', from: 'api', titles: [] };
+      const tddb = { lookupDisc: async (ids: unknown) => (asks.push(ids), (ids as { content_hash: string | null }).content_hash === 'HIT' ? hit : null) };
+      const chain = new MetadataChain(new TmdbClient(srv.tmdbBase, () => TMDB_V3_KEY, IMG), new JikanClient(srv.jikanBase, async () => undefined), new OmdbClient(srv.omdbBase, () => ''), new Logger('t', true), tddb);
+      const ids = { dvd_disc_id: null, aacs_disc_id: null, content_hash: 'HIT', file_fingerprint: null };
+      const before = srv.requests.length;
+      const d = disc('THE OFFICE S4D1', { type: 'bluray', ids });
+      const id = (await chain.identify(d, labelIdentity(d)))!;
+      assert.deepEqual(
+        [id.title, id.year, id.kind, id.season, id.confidence, id.source, id.source_id, id.tmdb_id, id.imdb_id, id.poster, id.disc_number],
+        ['The Office', 2005, 'series', 4, 1, 'thediscdb', 'the-office-2005', 2316, 'tt0386676', hit.poster_url, 1],
+      );
+      assert.equal(srv.requests.length, before, 'no title search');
+      // A miss, or a disc without ids (an older agent), goes on to the title search; audio CDs never ask.
+      const miss = disc('Unknown Disc Zz', { ids: { ...ids, content_hash: 'MISS' } });
+      assert.equal((await chain.identify(miss, labelIdentity(miss)))?.source, 'none');
+      const old = disc('Unknown Disc Zz');
+      await chain.identify(old, labelIdentity(old));
+      const cd = disc('Audio', { type: 'cd', ids });
+      await chain.identify(cd, labelIdentity(cd));
+      assert.equal(asks.length, 2);
+    });
 
     it('ends at an exact TMDB title, found by stripping trailing words', async () => {
       srv.catalogue.tmdbMovies.push(tmdbMovie(603, 'Matrix', '1999-03-30'));

@@ -37,6 +37,14 @@ for cmd in "${!TOOLS[@]}"; do
 done
 # The two-language test disc renders its subtitles with DejaVu Sans (scripts/make-multilang-dvd-image.sh).
 if [ "${RIPWERK_TEST_DEPS:-}" = 1 ] && [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ]; then missing+=(fonts-dejavu-core); fi
+# The disc-id tests compare with the reference implementations: libdvdread's DVDDiscID (a small C
+# program built with cc against libdvdread-dev) and the disc id bd_info (libbluray-bin) gets from libaacs0.
+if [ "${RIPWERK_TEST_DEPS:-}" = 1 ]; then
+  if ! command -v cc >/dev/null 2>&1; then missing+=(build-essential); fi
+  if ! command -v bd_info >/dev/null 2>&1; then missing+=(libbluray-bin); fi
+  if [ ! -f /usr/include/dvdread/dvd_reader.h ]; then missing+=(libdvdread-dev); fi
+  if ! compgen -G '/usr/lib/*/libaacs.so.0' >/dev/null && [ ! -f /usr/lib/libaacs.so.0 ]; then missing+=(libaacs0); fi
+fi
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "installing Debian packages: ${missing[*]}"
   SUDO=""

@@ -40,4 +40,10 @@ done
 printf '  </titles>\n </titleset>\n</dvdauthor>\n' >> "$xml"
 
 VIDEO_FORMAT=PAL dvdauthor -x "$xml" > "$work/dvdauthor.log" 2>&1 || { cat "$work/dvdauthor.log" >&2; exit 1; }
+# The label goes into the Video Manager's provider id (32 bytes at 0x40 of VIDEO_TS.IFO and its backup),
+# where a pressed disc names its studio: dvdauthor writes the same IFOs for titles of the same length,
+# and the DVD disc id (an MD5 over the IFOs) would take two such images for one disc.
+for ifo in "$work/DVD/VIDEO_TS/VIDEO_TS.IFO" "$work/DVD/VIDEO_TS/VIDEO_TS.BUP"; do
+  printf '%-32.32s' "$label" | dd of="$ifo" bs=1 seek=64 conv=notrunc status=none
+done
 genisoimage -quiet -dvd-video -V "$label" -o "$out" "$work/DVD"

@@ -4,6 +4,8 @@ import path from 'node:path';
 export interface DiscEntry {
   name: string;
   isDirectory: boolean;
+  /** False for what is neither a directory nor a regular file (a symbolic link, device, FIFO); absent where the listing cannot tell. */
+  isFile?: boolean;
 }
 
 /** The head of a file: its full size and its first bytes (at most the limit asked for). */
@@ -57,7 +59,7 @@ export function folderTree(root: string): DiscTree {
       const dir = await resolve(dirPath);
       if (dir === null) return null;
       const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => null);
-      return entries && entries.map((e) => ({ name: e.name, isDirectory: e.isDirectory() }));
+      return entries && entries.map((e) => ({ name: e.name, isDirectory: e.isDirectory(), isFile: e.isFile() }));
     },
     async readFile(filePath, maxBytes) {
       const file = await resolve(filePath);

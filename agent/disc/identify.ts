@@ -1,6 +1,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { DiscIds } from '../../shared/protocol.js';
 import type { BdmtFile } from './bdmt.js';
+import { readDiscIds, type DiscFile } from './disc-ids.js';
 import type { DiscReader } from './disc-reader.js';
 import { isGenericLabel, titleFromLabel } from './disc-title.js';
 import { findEntry, folderTree, type DiscTree } from './disc-tree.js';
@@ -25,6 +27,8 @@ export interface DiscIdentity {
   uhdMarker: boolean;
   /** discinfo/title/name of BDMV/META/DL/bdmt_*.xml (English preferred), null when absent. */
   bdmtTitle: string | null;
+  /** The ids read from the content of a DVD or Blu-ray (disc-ids.ts); null when the layout is unknown. */
+  ids: DiscIds | null;
 }
 
 export interface VolumeLabels {
@@ -98,15 +102,18 @@ async function readBdmtTitle(tree: DiscTree): Promise<string | null> {
 
 /**
  * Layout, UHD marker and bdmt title from the first tree that shows a disc layout (trees in order of
- * preference; a later tree only fills what an earlier one could not read).
+ * preference; a later tree only fills what an earlier one could not read). The content ids come from
+ * that first tree (on a bridge disc the UDF side, whose names and sizes are the disc's own); `files`
+ * is its file list when the caller has walked it already.
  */
-export async function inspectTrees(trees: readonly DiscTree[]): Promise<Pick<DiscIdentity, 'layout' | 'uhdMarker' | 'bdmtTitle'>> {
-  const found: Pick<DiscIdentity, 'layout' | 'uhdMarker' | 'bdmtTitle'> = { layout: 'unknown', uhdMarker: false, bdmtTitle: null };
+export async function inspectTrees(trees: readonly DiscTree[], files?: readonly DiscFile[] | null): Promise<Pick<DiscIdentity, 'layout' | 'uhdMarker' | 'bdmtTitle' | 'ids'>> {
+  const found: Pick<DiscIdentity, 'layout' | 'uhdMarker' | 'bdmtTitle' | 'ids'> = { layout: 'unknown', uhdMarker: false, bdmtTitle: null, ids: null };
   for (const tree of trees) {
     const root = await tree.list([]).catch(() => null);
     const layout = root ? layoutOf(root) : 'unknown';
     if (layout === 'unknown' || (found.layout !== 'unknown' && layout !== found.layout)) continue;
     found.layout = layout;
+    found.ids ??= await readDiscIds(tree, layout, files);
     if (layout !== 'bluray') break;
     found.uhdMarker ||= await readUhdMarker(tree);
     found.bdmtTitle ??= await readBdmtTitle(tree);
@@ -143,9 +150,12 @@ export async function identifyImageFile(file: string): Promise<DiscIdentity> {
   }
 }
 
-/** Identifies a disc folder (a copy holding VIDEO_TS or BDMV): the folder name is the label; bdmt is read from the folder. */
-export async function identifyImageFolder(dir: string): Promise<DiscIdentity> {
+/**
+ * Identifies a disc folder (a copy holding VIDEO_TS or BDMV): the folder name is the label; bdmt and
+ * ids are read from the folder. `files`: its regular files with sizes, when the caller has them.
+ */
+export async function identifyImageFolder(dir: string, files?: readonly DiscFile[] | null): Promise<DiscIdentity> {
   const label = path.basename(dir);
-  const content = await inspectTrees([folderTree(dir)]);
+  const content = await inspectTrees([folderTree(dir)], files);
   return { label, labelSource: 'name', ...displayTitle(label, content.bdmtTitle, label), ...content };
 }

@@ -1,8 +1,11 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { exists } from '../../shared/fs-exists.js';
 import type { DiscInfo } from '../../shared/protocol.js';
-import { discFingerprint, makeDiscInfo } from './disc-info.js';
+import { audioCdFingerprints, makeDiscInfo } from './disc-info.js';
+import type { DiscFile } from './disc-ids.js';
+import { findEntry } from './disc-tree.js';
 import { identifyImageFile, identifyImageFolder } from './identify.js';
 import { musicbrainzDiscId, tocFromTracks, tocParam } from '../cd/cd-toc.js';
 import { BYTES_PER_FRAME, cueCdText, parseCueSheet, trackSpans } from '../cd/cue-sheet.js';
@@ -24,14 +27,22 @@ export interface ImageDisc {
   disc: DiscInfo;
 }
 
-async function folderSize(dir: string): Promise<number> {
-  let total = 0;
-  for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) total += await folderSize(full);
-    else if (entry.isFile()) total += (await fs.stat(full)).size;
+/** The regular files under a folder (symbolic links and other kinds left out), with sizes and change times. */
+async function folderFiles(root: string): Promise<(DiscFile & { mtimeMs: number })[]> {
+  const files: (DiscFile & { mtimeMs: number })[] = [];
+  async function walk(dir: string, rel: string): Promise<void> {
+    for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      const relPath = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) await walk(full, relPath);
+      else if (entry.isFile()) {
+        const st = await fs.stat(full);
+        files.push({ path: relPath, size: st.size, mtimeMs: st.mtimeMs });
+      }
+    }
   }
-  return total;
+  await walk(root, '');
+  return files;
 }
 
 /**
@@ -39,6 +50,8 @@ async function folderSize(dir: string): Promise<number> {
  * drive poll (every 3 s, and before every rip) reads an unchanged image's labels once, not every time.
  */
 const isoSeen = new Map<string, { key: string; disc: ImageDisc }>();
+/** The same for disc folders, keyed by every file's path, size and change time (the size needs that walk anyway). */
+const folderSeen = new Map<string, { key: string; disc: ImageDisc | null }>();
 
 async function inspectIso(file: string): Promise<ImageDisc> {
   const st = await fs.stat(file);
@@ -53,15 +66,26 @@ async function inspectIso(file: string): Promise<ImageDisc> {
 }
 
 async function inspectFolder(dir: string): Promise<ImageDisc | null> {
-  const identity = await identifyImageFolder(dir);
-  if (identity.layout === 'unknown') return null;
-  const size = await folderSize(dir);
-  return { source: { kind: 'folder', path: dir }, disc: makeDiscInfo(identity, size, dir) };
+  // Only a folder that looks like a disc is walked: any other folder in the drive stays cheap to poll.
+  const root = (await fs.readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => ({ name: e.name, isDirectory: true }));
+  if (!findEntry(root, 'VIDEO_TS') && !findEntry(root, 'BDMV')) return null;
+  const files = await folderFiles(dir);
+  const key = createHash('sha256')
+    .update(files.map((f) => `${f.path}\0${f.size}\0${f.mtimeMs}`).join('\n'))
+    .digest('hex');
+  const seen = folderSeen.get(dir);
+  if (seen?.key === key) return seen.disc;
+  const identity = await identifyImageFolder(dir, files);
+  const size = files.reduce((total, f) => total + f.size, 0);
+  const disc: ImageDisc | null = identity.layout === 'unknown' ? null : { source: { kind: 'folder', path: dir }, disc: makeDiscInfo(identity, size, dir) };
+  if (folderSeen.size >= 64) folderSeen.clear();
+  folderSeen.set(dir, { key, disc });
+  return disc;
 }
 
 /**
  * An audio CD image: a cue sheet whose audio file (raw CD-DA) lies beside it. Title "Performer -
- * Title" from the sheet; the fingerprint takes the MusicBrainz disc id of its table of contents.
+ * Title" from the sheet; the fingerprint is the MusicBrainz disc id of its table of contents.
  */
 async function inspectCue(file: string): Promise<ImageDisc | null> {
   const sheet = parseCueSheet(await fs.readFile(file, 'utf8').catch(() => ''));
@@ -73,7 +97,7 @@ async function inspectCue(file: string): Promise<ImageDisc | null> {
   const title = sheet.title ? (sheet.performer ? `${sheet.performer} - ${sheet.title}` : sheet.title) : 'Audio CD';
   return {
     source: { kind: 'cue', path: file },
-    disc: { label: '', title, year: null, type: 'cd', size_bytes: size, fingerprint: discFingerprint(`musicbrainz:${discId}`, size), source: file, audio_tracks: sheet.tracks.length, audio_cd: { musicbrainz_disc_id: discId, toc: tocParam(toc), cd_text: cueCdText(sheet) } },
+    disc: { label: '', title, year: null, type: 'cd', size_bytes: size, ...audioCdFingerprints(discId, '', size), source: file, audio_tracks: sheet.tracks.length, audio_cd: { musicbrainz_disc_id: discId, toc: tocParam(toc), cd_text: cueCdText(sheet) } },
   };
 }
 

@@ -11,6 +11,7 @@ const FIRST_DESCRIPTOR = 16;
 const MAX_DESCRIPTORS = 32;
 const MAX_DIRECTORY_BYTES = 4 * 1024 * 1024;
 const MAX_PATH_DEPTH = 32;
+const MAX_CACHED_DIRECTORIES = 4096;
 const JOLIET_ESCAPES = new Set(['%/@', '%/C', '%/E']);
 
 export interface IsoDirectoryRecord extends DiscEntry {
@@ -74,6 +75,8 @@ export class Iso9660Volume implements DiscTree {
   readonly joliet: boolean;
   private readonly reader: DiscReader;
   private readonly root: { lba: number; size: number };
+  /** Directories read so far, by extent: a walk over every file reads each directory once. */
+  private readonly directories = new Map<string, Promise<IsoDirectoryRecord[] | null>>();
 
   constructor(reader: DiscReader, label: string, root: { lba: number; size: number }, joliet: boolean) {
     this.reader = reader;
@@ -96,9 +99,17 @@ export class Iso9660Volume implements DiscTree {
     return data && { size: file.size, data };
   }
 
-  private async readDirectory(dir: { lba: number; size: number }): Promise<IsoDirectoryRecord[] | null> {
-    const extent = await readExact(this.reader, dir.lba * SECTOR, Math.min(dir.size, MAX_DIRECTORY_BYTES));
-    return extent && parseDirectoryRecords(extent, this.joliet);
+  private readDirectory(dir: { lba: number; size: number }): Promise<IsoDirectoryRecord[] | null> {
+    const key = `${dir.lba}:${dir.size}`;
+    let pending = this.directories.get(key);
+    if (!pending) {
+      if (this.directories.size >= MAX_CACHED_DIRECTORIES) this.directories.clear();
+      pending = readExact(this.reader, dir.lba * SECTOR, Math.min(dir.size, MAX_DIRECTORY_BYTES)).then((extent) => extent && parseDirectoryRecords(extent, this.joliet));
+      // A failed read (an unreadable sector) is not remembered.
+      pending.catch(() => this.directories.delete(key));
+      this.directories.set(key, pending);
+    }
+    return pending;
   }
 
   private async resolve(names: readonly string[]): Promise<Pick<IsoDirectoryRecord, 'lba' | 'size' | 'isDirectory'> | null> {

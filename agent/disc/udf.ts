@@ -20,6 +20,7 @@ const MAX_EXTENTS = 4096;
 const MAX_AED_HOPS = 64;
 const MAX_DIRECTORY_BYTES = 4 * 1024 * 1024;
 const MAX_PATH_DEPTH = 32;
+const MAX_CACHED_DIRECTORIES = 4096;
 
 const TAG_PVD = 1;
 const TAG_AVDP = 2;
@@ -276,6 +277,8 @@ export class UdfVolume implements DiscTree {
   private readonly reader: DiscReader;
   private readonly descriptors: VolumeDescriptors;
   private readonly metadataExtents = new Map<number, Promise<Extent[] | null>>();
+  /** Directories read so far, by partition and block: a walk over every file reads each directory once. */
+  private readonly directories = new Map<string, Promise<FileIdentifier[] | null>>();
   private rootIcb: Promise<LongAd | null> | null = null;
 
   constructor(reader: DiscReader, revision: UdfRevisionClass, blockSize: number, descriptors: VolumeDescriptors) {
@@ -328,11 +331,22 @@ export class UdfVolume implements DiscTree {
     return block && parseFileEntry(block);
   }
 
-  private async readDirectory(icb: LongAd): Promise<FileIdentifier[] | null> {
-    const entry = await this.readFileEntry(icb);
-    if (!entry || entry.fileType !== 4) return null;
-    const data = await this.readData(entry, icb.partRef, MAX_DIRECTORY_BYTES);
-    return data && parseFileIdentifiers(data);
+  private readDirectory(icb: LongAd): Promise<FileIdentifier[] | null> {
+    const key = `${icb.partRef}:${icb.lbn}`;
+    let pending = this.directories.get(key);
+    if (!pending) {
+      if (this.directories.size >= MAX_CACHED_DIRECTORIES) this.directories.clear();
+      pending = (async () => {
+        const entry = await this.readFileEntry(icb);
+        if (!entry || entry.fileType !== 4) return null;
+        const data = await this.readData(entry, icb.partRef, MAX_DIRECTORY_BYTES);
+        return data && parseFileIdentifiers(data);
+      })();
+      // A failed read (an unreadable sector) is not remembered.
+      pending.catch(() => this.directories.delete(key));
+      this.directories.set(key, pending);
+    }
+    return pending;
   }
 
   /** The extents a file's allocation descriptors describe, following allocation extent descriptors. */

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { DriveSpec } from '../../shared/config.js';
 import type { AudioCdInfo, DiscInfo, DriveState } from '../../shared/protocol.js';
 import type { Logger } from '../../shared/log.js';
-import { discFingerprint, makeDiscInfo } from '../disc/disc-info.js';
+import { audioCdFingerprints, makeDiscInfo } from '../disc/disc-info.js';
 import { titleFromLabel } from '../disc/disc-title.js';
 import { identifyDisc } from '../disc/identify.js';
 import { ejectImage, readImageDrive, type ImageDisc } from '../disc/image-drive.js';
@@ -42,17 +42,18 @@ function readingKey(r: PhysicalDriveReading): string {
  * Identifies the disc in a physical drive, once per insert: labels, layout, 4K UHD marker and the
  * Blu-ray clear-text title are read from the medium in user space (opened read-only and non-blocking,
  * so an open tray is never pulled in); the udev media profile stands in for an unreadable layout.
- * Audio CDs have no file system: their fingerprint takes the track count and the size.
+ * The content ids (disc-ids.ts) are read from the same file system. Audio CDs have no file system:
+ * their fingerprint is the MusicBrainz disc id of the TOC, else the track count and the size.
  */
 export async function physicalDisc(devicePath: string, r: PhysicalDriveReading, readAudioCd: AudioCdReader = noAudioCdReader): Promise<DiscInfo> {
   const size = r.sizeBytes ?? 0;
   if (r.media.mediaKind === 'cd' && r.media.audioTracks) {
     // The TOC gives the MusicBrainz disc id (the fingerprint then tells two CDs of equal track count apart).
     const audioCd = await readAudioCd(devicePath).catch(() => null);
-    const fingerprint = audioCd ? discFingerprint(`musicbrainz:${audioCd.musicbrainz_disc_id}`, size) : discFingerprint(`AUDIO_CD_${r.media.audioTracks}_TRACKS`, size);
+    const fingerprints = audioCdFingerprints(audioCd?.musicbrainz_disc_id ?? null, `AUDIO_CD_${r.media.audioTracks}_TRACKS`, size);
     const text = audioCd?.cd_text;
     const title = text?.title ? (text.performer ? `${text.performer} - ${text.title}` : text.title) : 'Audio CD';
-    return { label: '', title, year: null, type: 'cd', size_bytes: size, fingerprint, source: devicePath, audio_tracks: r.media.audioTracks, audio_cd: audioCd };
+    return { label: '', title, year: null, type: 'cd', size_bytes: size, ...fingerprints, source: devicePath, audio_tracks: r.media.audioTracks, audio_cd: audioCd };
   }
   const udevLayout = r.media.mediaKind === 'dvd' || r.media.mediaKind === 'bluray' ? r.media.mediaKind : 'unknown';
   const fallback = r.media.fsLabel ?? path.basename(devicePath);

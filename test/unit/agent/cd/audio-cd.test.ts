@@ -9,6 +9,7 @@ import { abcdeFailure, abcdePercent, applyAbcdeLine, createAbcdeProgress } from 
 import { imageKind, MAX_COVER_BYTES, planAlbumFolder, saveCover, trackFileName, vorbisTags } from '../../../../agent/cd/album-files.js';
 import { parseCdInfoCdText } from '../../../../agent/cd/cd-info.js';
 import { readDriveCdIdentity } from '../../../../agent/cd/drive-cd-identity.js';
+import { discFingerprint } from '../../../../agent/disc/disc-info.js';
 import { physicalDisc } from '../../../../agent/drives/drive-manager.js';
 import type { PhysicalDriveReading } from '../../../../agent/drives/physical-drive.js';
 import { abcdeArgs, abcdeConfig, ripAudioCd, scanAudioCd, type AudioCdTools } from '../../../../agent/tasks/audio-cd-ripper.js';
@@ -297,5 +298,9 @@ describe('audio CD identity from a drive (cdparanoia -Q and cd-info stand-ins)',
     const unread = await physicalDisc('/dev/sr0', reading, async () => null);
     assert.deepEqual([unread.title, unread.audio_cd], ['Audio CD', null]);
     assert.notEqual(disc.fingerprint, unread.fingerprint, 'the disc id is part of the fingerprint');
+    assert.equal(disc.fingerprint, 'mb:Dr2EtzSM39D9_zS0uLw6CQcfvEw-', 'a CD whose TOC was read is keyed on its MusicBrainz disc id');
+    assert.equal(disc.label_fingerprint, discFingerprint('musicbrainz:Dr2EtzSM39D9_zS0uLw6CQcfvEw-', 2_763_600), 'the label fingerprint is what the fingerprint was');
+    assert.equal(unread.fingerprint, discFingerprint('AUDIO_CD_3_TRACKS', 2_763_600), 'no TOC: the label fingerprint is the key');
+    assert.equal(unread.label_fingerprint, unread.fingerprint);
   });
 });

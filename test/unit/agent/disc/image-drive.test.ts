@@ -134,7 +134,7 @@ describe('disc-info', () => {
     assert.notEqual(discFingerprint('HEAT2', 4_700_000_000), fp);
   });
 
-  it('builds the disc info from an identity, the fingerprint from the raw label', () => {
+  it('builds the disc info from an identity without content ids: the fingerprint is the label fingerprint', () => {
     const identity = { label: 'THE_BIG_LEBOWSKI_1998', title: 'The Big Lebowski', year: 1998, layout: 'bluray' as const, uhdMarker: false };
     assert.deepEqual(makeDiscInfo(identity, 123, '/x.iso'), {
       label: 'THE_BIG_LEBOWSKI_1998',
@@ -143,6 +143,8 @@ describe('disc-info', () => {
       type: 'bluray',
       size_bytes: 123,
       fingerprint: discFingerprint('THE_BIG_LEBOWSKI_1998', 123),
+      label_fingerprint: discFingerprint('THE_BIG_LEBOWSKI_1998', 123),
+      ids: null,
       source: '/x.iso',
       audio_tracks: null,
     });
@@ -162,7 +164,10 @@ describe('image drive', () => {
     assert.equal(found.disc.title, 'My Test Movie');
     assert.equal(found.disc.type, 'dvd');
     assert.equal(found.disc.size_bytes, size);
+    // Its VIDEO_TS.IFO is no VMG libdvdread would open: no DVD id, so the label fingerprint is the key.
+    assert.equal(found.disc.ids?.dvd_disc_id, null);
     assert.equal(found.disc.fingerprint, discFingerprint('MY_TEST_MOVIE', size));
+    assert.equal(found.disc.label_fingerprint, discFingerprint('MY_TEST_MOVIE', size));
     const again = await readImageDrive(dir);
     assert.equal(again?.disc.fingerprint, found.disc.fingerprint, 'the fingerprint is stable across reads');
   });

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { contentHashOf, fileFingerprintOf } from '../../../../agent/disc/disc-ids.js';
 import { readImageDrive } from '../../../../agent/disc/image-drive.js';
 import { identifyDisc, identifyImageFile, identifyImageFolder } from '../../../../agent/disc/identify.js';
 import { openIso9660 } from '../../../../agent/disc/iso9660.js';
@@ -48,6 +49,22 @@ const bdFiles = (index = 'INDX0200') => ({
   'BDMV/META/DL/MYMOVIE_416x240.jpg': Buffer.alloc(3000, 7),
   'CERTIFICATE/id.bdmv': 'BDID0200',
 });
+
+/**
+ * The ids a tree of these files gets: no DVD id (these IFOs are 12 bytes, no VMG libdvdread opens),
+ * no AACS file; the content hash over VIDEO_TS/* or BDMV/STREAM/*.m2ts sizes, the file fingerprint over all.
+ */
+function idsOf(files: Record<string, string | Buffer>, layout: 'dvd' | 'bluray') {
+  const all = Object.entries(files).map(([p, content]) => ({ path: p, size: Buffer.byteLength(content) }));
+  const dir = layout === 'dvd' ? 'VIDEO_TS/' : 'BDMV/STREAM/';
+  const hashed = all.filter((f) => f.path.startsWith(dir) && !f.path.slice(dir.length).includes('/') && (layout === 'dvd' || f.path.endsWith('.m2ts')));
+  return {
+    dvd_disc_id: null,
+    aacs_disc_id: null,
+    content_hash: contentHashOf(hashed.map((f) => ({ name: f.path.slice(dir.length), size: f.size }))),
+    file_fingerprint: fileFingerprintOf(all),
+  };
+}
 
 /** genisoimage image: ISO 9660 only, or a UDF 1.02 + ISO 9660 bridge with udf. */
 function genisoimage(label: string, src: string, udf: boolean, extra: string[] = []): string {
@@ -226,6 +243,7 @@ describe('udf and iso 9660 images', () => {
       layout: 'dvd',
       uhdMarker: false,
       bdmtTitle: null,
+      ids: idsOf(dvdFiles, 'dvd'),
     });
   });
 
@@ -252,6 +270,7 @@ describe('udf and iso 9660 images', () => {
       layout: 'bluray',
       uhdMarker: false,
       bdmtTitle: 'My Movie (2003) - Disc 1',
+      ids: idsOf(bdFiles(), 'bluray'),
     });
   });
 
@@ -378,6 +397,7 @@ describe('udf and iso 9660 images', () => {
       layout: 'bluray',
       uhdMarker: true,
       bdmtTitle: 'My Movie (2003) - Disc 1',
+      ids: idsOf(Object.fromEntries(Object.entries(bdFiles('INDX0300')).filter(([p]) => p.startsWith('BDMV/'))), 'bluray'), // only BDMV was put
     });
   });
 
@@ -402,6 +422,7 @@ describe('udf and iso 9660 images', () => {
       layout: 'unknown',
       uhdMarker: false,
       bdmtTitle: null,
+      ids: null,
     });
     const failing = { read: async () => Promise.reject(Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' })) };
     assert.equal((await identifyDisc(failing, 8e9, 'sr0')).label, 'sr0', 'read errors (a scrambled sector) are no failure');
@@ -425,6 +446,7 @@ describe('udf and iso 9660 images', () => {
       layout: 'dvd',
       uhdMarker: false,
       bdmtTitle: null,
+      ids: { dvd_disc_id: null, aacs_disc_id: null, content_hash: null, file_fingerprint: fileFingerprintOf([]) },
     });
   });
 });

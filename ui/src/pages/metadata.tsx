@@ -5,7 +5,7 @@ import { t, tCount } from '../i18n/index.js';
 import { FAST_MS, SLOW_MS, usePoll } from '../poll.js';
 
 function sourceText(source: string): string {
-  return source === 'tmdb' ? 'TMDB' : source === 'omdb' ? 'OMDb' : source === 'jikan' ? t('meta.jikan') : source;
+  return source === 'tmdb' ? 'TMDB' : source === 'omdb' ? 'OMDb' : source === 'jikan' ? t('meta.jikan') : source === 'thediscdb' ? 'TheDiscDB' : source;
 }
 
 export function MetadataPage() {

@@ -511,7 +511,9 @@ describe('agent feature: job runner', () => {
     const runner = new JobRunner(h.ctx, async (_cmd, _signal, _slot, encoded) => void given.push(encoded), async () => undefined, STARTED, 20);
     await runner.start();
     assert.equal(runner.resumeRecovered('enc1', STARTED), true);
-    for (let i = 0; i < 100 && h.store.getTask('enc1')?.state !== 'done'; i++) await sleep(10);
+    // The ledger goes right after the outcome is stored (a file removal later): wait for both.
+    for (let i = 0; i < 100 && (h.store.getTask('enc1')?.state !== 'done' || fs.existsSync(ledger.file)); i++) await sleep(10);
+    assert.equal(h.store.getTask('enc1')?.state, 'done');
     assert.deepEqual(given, [{ output_path: folder, files: [own], episodes_guessed: false }]);
     assert.equal(fs.readFileSync(own, 'utf8'), 'encoded before the crash');
     assert.equal(fs.existsSync(ledger.file), false, 'with its outcome stored the ledger goes');

@@ -4,6 +4,7 @@
  * docs/api.md lists every field with its meaning; German names are the spec's own.
  */
 import type { AlbumInfo, AudioStream, DiscIds, DiscInfo, DriveState, EpisodeRuntime, FileStreams, Phase, SubtitleStream, Track } from './protocol.js';
+import type { DiscTitle, TitleRole } from './disc-titles.js';
 
 export type { AlbumInfo, AudioStream, DiscIds, FileStreams, SubtitleStream, Track };
 
@@ -153,6 +154,45 @@ export interface Disc {
   album: AlbumInfo | null;
   /** Audio CDs: the other MusicBrainz releases with this disc id. */
   suggestions: AlbumSuggestion[];
+  /** Who answered the disc's lookup: thediscdb, tmdb, jikan, omdb, musicbrainz, override, label, none; null before the pre-scan. */
+  metadata_source: string | null;
+  /** Set when a disc database recognised the disc exactly by its content ids (no guess from a title). */
+  recognised: DiscRecognition | null;
+  /** The disc's titles as the disc database knows them, each with its role and whether it is in the library; [] when none knows them. */
+  titles: KnownDiscTitle[];
+  /** How many titles of each kind the disc has and how many of them are in the library; null when its titles are not known. */
+  library: DiscLibrarySummary | null;
+}
+
+/** How a disc was recognised exactly. */
+export interface DiscRecognition {
+  source: 'thediscdb';
+  /** The offline copy (setting thediscdbMirror) or the live API. */
+  from: 'mirror' | 'api';
+  matched_by: 'content_hash' | 'global_disc_id';
+  /** TheDiscDB's slug of the release ("2011-dvd") and the disc's number in it. */
+  release: string | null;
+  disc_number: number | null;
+}
+
+/** A title of a recognised disc (evidence and role, shared/disc-titles.ts) with its state. */
+export interface KnownDiscTitle extends DiscTitle {
+  /** A finished job of this disc ripped the title (same source, segments, duration or size). */
+  in_library: boolean;
+  /** The automatic rip (and the dialog's preselection) takes it: a kind the setting ripTitleKinds wants, not in the library. */
+  wanted: boolean;
+}
+
+export interface TitleCount {
+  total: number;
+  in_library: number;
+}
+
+/** Per kind of title: how many the disc has and how many are in the library. */
+export interface DiscLibrarySummary {
+  main_feature: TitleCount;
+  episodes: TitleCount;
+  extras: TitleCount;
 }
 
 /** GET /devices: one drive of a worker. */
@@ -172,7 +212,15 @@ export interface DeviceTracks {
   scanned_at: string | null;
   scanning: boolean;
   error: string | null;
-  tracks: Track[];
+  /** The scanned titles; on a recognised disc each one TheDiscDB knows carries its role, in_library and wanted. */
+  tracks: ScannedDiscTrack[];
+}
+
+/** A scanned title, with what the disc database says of it when the disc was recognised. */
+export interface ScannedDiscTrack extends Track {
+  role?: TitleRole | null;
+  in_library?: boolean;
+  wanted?: boolean;
 }
 
 // ------------------------------------------------------------------ workers

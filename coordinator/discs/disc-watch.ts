@@ -76,6 +76,10 @@ export class DiscWatch {
       tmdb_id: identity?.tmdb_id ?? null,
       album: identity?.album ?? null,
       suggestions: identity?.suggestions ?? [],
+      metadata_source: identity?.source ?? null,
+      recognised: identity?.recognised ?? null,
+      titles: [],
+      library: null,
     };
   }
 

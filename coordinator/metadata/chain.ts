@@ -60,6 +60,8 @@ function identityFromDisc(hit: TheDiscDbHit, label: DiscIdentity): DiscIdentity 
     imdb_id: hit.imdb_id,
     disc_number: label.disc_number ?? (hit.kind === 'series' ? hit.disc_number : null),
     original_language: null,
+    recognised: { source: 'thediscdb', from: hit.from, matched_by: hit.matched_by, release: hit.release, disc_number: hit.disc_number },
+    disc_titles: hit.disc_titles,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { AlbumInfo, DiscInfo } from '../../shared/protocol.js';
-import type { JobMeta } from '../../shared/api-types.js';
+import type { DiscRecognition, JobMeta } from '../../shared/api-types.js';
+import type { DiscTitle } from '../../shared/disc-titles.js';
 import type { AlbumSuggestion } from './album-choice.js';
 
 /** What the pre-scan knows about a disc: the disc object of GET /devices is built from it. */
@@ -29,6 +30,10 @@ export interface DiscIdentity {
   suggestions?: AlbumSuggestion[];
   /** Audio CDs: the album of each suggestion, same order (what POST /jobs musicbrainz_release_id picks from). */
   alternatives?: AlbumInfo[];
+  /** Video discs TheDiscDB found by their content ids: from where and by which id. */
+  recognised?: DiscRecognition | null;
+  /** Video discs TheDiscDB found: every title of the disc with its evidence and role (main movie, episode, extra, ...). */
+  disc_titles?: DiscTitle[];
 }
 
 /**

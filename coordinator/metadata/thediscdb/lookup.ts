@@ -9,7 +9,8 @@ import { SourceError } from '../match.js';
 import type { TheDiscDbClient } from './client.js';
 import type { TheDiscDbMirror } from './mirror.js';
 import { parseSeason } from './roles.js';
-import { matchTitles, type ScannedTitle, type TitleMapping } from './title-matcher.js';
+import type { DiscTitle } from '../../../shared/disc-titles.js';
+import { discTitles, matchTitles, type ScannedTitle, type TitleMapping } from './title-matcher.js';
 import { isContentHash, normaliseId, type TddbEntry } from './types.js';
 
 export interface TheDiscDbHit {
@@ -32,6 +33,8 @@ export interface TheDiscDbHit {
   from: 'mirror' | 'api';
   /** Per scanned title that TheDiscDB knows: its TheDiscDB index and role; in the scan's order. */
   titles: TitleMapping[];
+  /** Every title of the disc as TheDiscDB knows it (evidence and role), in TheDiscDB's order. */
+  disc_titles: DiscTitle[];
 }
 
 type Kind = 'contentHash' | 'globalDiscId';
@@ -132,6 +135,7 @@ export class TheDiscDbLookup {
       matched_by: kind === 'contentHash' ? 'content_hash' : 'global_disc_id',
       from,
       titles,
+      disc_titles: discTitles(entry.disc),
     };
   }
 }

@@ -2,10 +2,10 @@
  * What a TheDiscDB title is for the library: the main movie, an episode (or several, "3-4"), a
  * play-all title, or an extra whose kind decides the folder Jellyfin, Emby and Plex read extras from.
  */
+import type { EpisodeRange, ExtraFolder, TitleRole } from '../../../shared/disc-titles.js';
 import type { TddbDisc, TddbTitle } from './types.js';
 
-/** The extras folders the media servers know by name (Jellyfin/Emby and Plex agree on these eight). */
-export type ExtraFolder = 'Deleted Scenes' | 'Trailers' | 'Featurettes' | 'Behind The Scenes' | 'Interviews' | 'Scenes' | 'Shorts' | 'Other';
+export type { EpisodeRange, ExtraFolder, TitleRole };
 
 /**
  * TheDiscDB's item types (TheDiscDb.Naming ItemTypeNames) → extras folder:
@@ -42,11 +42,6 @@ export function extraFolder(type: string | null, title: string | null): ExtraFol
   return folder;
 }
 
-export interface EpisodeRange {
-  first: number;
-  last: number;
-}
-
 /** "5" → 5..5, "3-4" and "1–7" (en-dash, as TheDiscDB writes play-all ranges) → first..last; null for bad data ("t"). */
 export function parseEpisodes(value: string | null): EpisodeRange | null {
   if (!value) return null;
@@ -60,15 +55,6 @@ export function parseEpisodes(value: string | null): EpisodeRange | null {
 export function parseSeason(value: string | null): number | null {
   return value && /^\s*\d{1,4}\s*$/.test(value) ? Number(value) : null;
 }
-
-export type TitleRole =
-  | { role: 'main_movie'; name: string | null }
-  | { role: 'episode'; name: string | null; season: number | null; episodes: EpisodeRange | null }
-  /** Every episode (or a run of them) in one title: ripping it too would duplicate the episodes. */
-  | { role: 'play_all'; name: string | null; season: number | null; episodes: EpisodeRange | null }
-  | { role: 'extra'; name: string | null; kind: string; folder: ExtraFolder; season: number | null; episodes: EpisodeRange | null }
-  /** TheDiscDB has the title but not what it is. */
-  | { role: 'unidentified' };
 
 function segments(map: string | null): string[] {
   return map ? map.split(',').map((s) => s.trim()).filter(Boolean) : [];

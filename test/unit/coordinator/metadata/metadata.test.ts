@@ -166,7 +166,7 @@ describe('metadata sources against the loopback fixture', () => {
 
     it('asks TheDiscDB first for a video disc with content ids: an exact hit ends the chain at confidence 1', async () => {
       const asks: unknown[] = [];
-      const hit: TheDiscDbHit = { title: 'The Office', year: 2005, kind: 'series', tmdb_id: 2316, imdb_id: 'tt0386676', poster_url: 'https://thediscdb.example/images/Series/the-office-2005/cover.jpg', season: 4, slug: 'the-office-2005', release: '2021-season-4-blu-ray', disc_number: 1, format: 'Blu-ray', matched_by: 'content_hash', from: 'api', titles: [] };
+      const hit: TheDiscDbHit = { title: 'The Office', year: 2005, kind: 'series', tmdb_id: 2316, imdb_id: 'tt0386676', poster_url: 'https://thediscdb.example/images/Series/the-office-2005/cover.jpg', season: 4, slug: 'the-office-2005', release: '2021-season-4-blu-ray', disc_number: 1, format: 'Blu-ray', matched_by: 'content_hash', from: 'api', titles: [], disc_titles: [{ index: 0, source_file: '00800.mpls', segment_map: '1,2', seconds: 1300, size_bytes: 0, role: { role: 'episode', name: 'Fun Run', season: 4, episodes: { first: 1, last: 2 } } }] };
       const tddb = { lookupDisc: async (ids: unknown) => (asks.push(ids), (ids as { content_hash: string | null }).content_hash === 'HIT' ? hit : null) };
       const chain = new MetadataChain(new TmdbClient(srv.tmdbBase, () => TMDB_V3_KEY, IMG), new JikanClient(srv.jikanBase, async () => undefined), new OmdbClient(srv.omdbBase, () => ''), new Logger('t', true), tddb);
       const ids = { dvd_disc_id: null, aacs_disc_id: null, content_hash: 'HIT', file_fingerprint: null };
@@ -177,6 +177,8 @@ describe('metadata sources against the loopback fixture', () => {
         [id.title, id.year, id.kind, id.season, id.confidence, id.source, id.source_id, id.tmdb_id, id.imdb_id, id.poster, id.disc_number],
         ['The Office', 2005, 'series', 4, 1, 'thediscdb', 'the-office-2005', 2316, 'tt0386676', hit.poster_url, 1],
       );
+      assert.deepEqual(id.recognised, { source: 'thediscdb', from: 'api', matched_by: 'content_hash', release: '2021-season-4-blu-ray', disc_number: 1 });
+      assert.deepEqual(id.disc_titles, hit.disc_titles);
       assert.equal(srv.requests.length, before, 'no title search');
       // A miss, or a disc without ids (an older agent), goes on to the title search; audio CDs never ask.
       const miss = disc('Unknown Disc Zz', { ids: { ...ids, content_hash: 'MISS' } });

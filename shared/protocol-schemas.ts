@@ -116,6 +116,32 @@ const trackSchema = z.looseObject({
   subtitles: z.optional(list(subtitleStreamSchema, 200)),
 });
 
+const episodeRange = z.nullable(z.looseObject({ first: int(0, 9999), last: int(0, 9999) }));
+const season = z.nullable(int(0, 9999));
+/** A title's role on a recognised disc; an extra's folder is one of the eight names, never a path. */
+const titleRoleSchema = z.discriminatedUnion('role', [
+  z.looseObject({ role: z.literal('main_movie'), name: z.nullable(shortText) }),
+  z.looseObject({ role: z.literal('episode'), name: z.nullable(shortText), season, episodes: episodeRange }),
+  z.looseObject({ role: z.literal('play_all'), name: z.nullable(shortText), season, episodes: episodeRange }),
+  z.looseObject({
+    role: z.literal('extra'),
+    name: z.nullable(shortText),
+    kind: shortText,
+    folder: z.enum(['Deleted Scenes', 'Trailers', 'Featurettes', 'Behind The Scenes', 'Interviews', 'Scenes', 'Shorts', 'Other']),
+    season,
+    episodes: episodeRange,
+  }),
+  z.looseObject({ role: z.literal('unidentified') }),
+]);
+const titleEvidence = {
+  source_file: z.optional(z.nullable(shortText)),
+  segment_map: z.optional(z.nullable(text(4096))),
+  seconds: z.number().check(z.gte(0), z.lte(1e7)),
+  size_bytes: count,
+};
+const plannedTitleSchema = z.looseObject({ ...titleEvidence, index: int(0, 100_000), role: titleRoleSchema, take: bool });
+const rippedTitleSchema = z.looseObject({ ...titleEvidence, number: count, file: pathText, role: z.nullable(titleRoleSchema) });
+
 const phase = z.enum(['rip', 'transcode']);
 const eventBase = { event_id: id, node: id, ts: timestamp, command_id: z.optional(id), job_id: z.optional(id) };
 
@@ -131,7 +157,7 @@ export const agentEventSchema = z.discriminatedUnion('type', [
   // Longer messages are cut (not dropped): the part that fits is still worth keeping in the job log.
   z.looseObject({ ...eventBase, type: z.literal('log'), level: z.enum(['info', 'warn', 'error']), message: z.pipe(z.string(), z.transform(truncateLogMessage)) }),
   z.looseObject({ ...eventBase, type: z.literal('rip_started'), raw_dir: pathText }),
-  z.looseObject({ ...eventBase, type: z.literal('rip_done'), raw_dir: pathText, files: fileList }),
+  z.looseObject({ ...eventBase, type: z.literal('rip_done'), raw_dir: pathText, files: fileList, titles: z.optional(list(rippedTitleSchema, 10_000)) }),
   z.looseObject({ ...eventBase, type: z.literal('transcode_started') }),
   z.looseObject({ ...eventBase, type: z.literal('transcode_ending') }),
   z.looseObject({ ...eventBase, type: z.literal('transcode_encoded') }),
@@ -143,6 +169,7 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     raw_removed: bool,
     streams: z.optional(list(z.looseObject({ file: pathText, audio: list(audioStreamSchema, 200), subtitles: list(subtitleStreamSchema, 200) }), 10_000)),
     episodes_guessed: z.optional(bool),
+    titles: z.optional(list(rippedTitleSchema, 10_000)),
   }),
   z.looseObject({ ...eventBase, type: z.literal('job_failed'), phase, reason: reasonText }),
   z.looseObject({ ...eventBase, type: z.literal('job_canceled'), phase }),
@@ -172,6 +199,14 @@ const libraryInfoSchema = z.looseObject({
 
 const languages = list(language, 100);
 
+// One folder name below the movie's folder: never a path that could lead out of it.
+const extrasFolderSchema = z.string().check(
+  z.minLength(1),
+  z.maxLength(255),
+  z.regex(/^[^/\\\0]+$/),
+  z.refine((name) => name !== '.' && name !== '..', 'must be a folder name'),
+);
+
 const ripArgsSchema = z.looseObject({
   drive: id,
   titles: list(count, 1000),
@@ -189,6 +224,9 @@ const ripArgsSchema = z.looseObject({
   min_title_seconds: z.optional(z.number().check(z.gte(0), z.lte(1e7))),
   audio_languages: z.optional(languages),
   subtitle_languages: z.optional(languages),
+  disc_titles: z.optional(z.nullable(list(plannedTitleSchema, 1000))),
+  extras_folder: z.optional(extrasFolderSchema),
+  extras_by_kind: z.optional(bool),
 });
 
 const transcodeArgsSchema = z.looseObject({
@@ -209,15 +247,9 @@ const transcodeArgsSchema = z.looseObject({
   audio: z.optional(
     z.looseObject({ keep_surround: bool, stereo_companion: bool, burn_forced_subtitles: bool, original_language: z._default(z.nullable(language), null) }),
   ),
-  // One folder name below the movie's folder: never a path that could lead out of it.
-  extras_folder: z.optional(
-    z.string().check(
-      z.minLength(1),
-      z.maxLength(255),
-      z.regex(/^[^/\\\0]+$/),
-      z.refine((name) => name !== '.' && name !== '..', 'must be a folder name'),
-    ),
-  ),
+    extras_folder: z.optional(extrasFolderSchema),
+  titles: z.optional(z.nullable(list(z.nullable(titleRoleSchema), 10_000))),
+  extras_by_kind: z.optional(bool),
 });
 
 export const commandSchema = z.discriminatedUnion('task', [

@@ -15,6 +15,7 @@
  */
 
 import type { IClientOptions } from 'mqtt';
+import type { DiscTitle, TitleEvidence, TitleRole } from './disc-titles.js';
 
 export const TOPIC_ROOT = 'ripwerk';
 
@@ -249,6 +250,27 @@ export interface RipArgs {
   library?: LibraryInfo | null;
   /** Audio CD: artist, album and track names for the files `<Artist>/<Album> (<Year>)/NN - <Title>.flac` and their tags. */
   album?: AlbumInfo | null;
+  /**
+   * A disc TheDiscDB recognised: every title it knows with its role, and whether this rip takes it.
+   * The agent finds them in its own scan by their evidence (never the number): without chosen titles
+   * it rips the ones to take; every ripped title it finds here is named by its role.
+   */
+  disc_titles?: PlannedTitle[] | null;
+  /** Without a transcode stage: the media server's extras folder, and whether extras go to the folder of their kind (see TranscodeArgs). */
+  extras_folder?: string;
+  extras_by_kind?: boolean;
+}
+
+/** A title of a recognised disc in a rip: its evidence and role, and whether the rip takes it. */
+export interface PlannedTitle extends DiscTitle {
+  take: boolean;
+}
+
+/** A title a rip took: its number in the scan, its evidence, the raw file it became, and its role when the disc was recognised. */
+export interface RippedTitle extends TitleEvidence {
+  number: number;
+  file: string;
+  role: TitleRole | null;
 }
 
 /** An audio CD's identity: from MusicBrainz, from CD-Text, or the "Unbekannter Interpret" fallback. */
@@ -320,6 +342,10 @@ export interface TranscodeArgs {
   audio?: StreamOptions;
   /** The folder below a movie's folder for its extras, as the media server expects it ("Extras", Plex: "Other"). */
   extras_folder?: string;
+  /** Per file (same order as files): its role on a recognised disc, null where it has none; absent for other discs. */
+  titles?: (TitleRole | null)[] | null;
+  /** Extras of a known kind go to the folder of their kind (Featurettes, Trailers, ...) instead of extras_folder (not for Kodi). */
+  extras_by_kind?: boolean;
 }
 
 export interface StreamOptions {
@@ -367,13 +393,15 @@ export type AgentEvent = EventBase &
     | { type: 'progress'; phase: Phase; progress: number }
     | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }
     | { type: 'rip_started'; raw_dir: string }
-    | { type: 'rip_done'; raw_dir: string; files: string[] }
+    /** `titles`: per file, the title it was ripped from (absent from older agents). */
+    | { type: 'rip_done'; raw_dir: string; files: string[]; titles?: RippedTitle[] }
     | { type: 'transcode_started' }
     /** The transcode's last encoder run is expected to end within seconds: its successor may be sent ahead. */
     | { type: 'transcode_ending' }
     /** The transcode's last encoder run has ended: its slot is free while it checks and describes its output. */
     | { type: 'transcode_encoded' }
-    | { type: 'job_done'; output_path: string; files: string[]; raw_removed: boolean; streams?: FileStreams[]; episodes_guessed?: boolean }
+    /** `titles`: a rip without a transcode stage: per output file, the title it was ripped from. */
+    | { type: 'job_done'; output_path: string; files: string[]; raw_removed: boolean; streams?: FileStreams[]; episodes_guessed?: boolean; titles?: RippedTitle[] }
     | { type: 'job_failed'; phase: Phase; reason: string }
     | { type: 'job_canceled'; phase: Phase }
     | { type: 'tracks'; drive: string; tracks: Track[] }

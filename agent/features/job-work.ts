@@ -86,9 +86,13 @@ export function jobWork(ctx: AgentContext, transcoder: Transcoder): JobWork {
       await drives.eject(args.drive).catch((err: Error) => tc.log('warn', `auto-eject after the rip failed: ${err.message}`));
     }
     if (result.output) {
-      emit({ type: 'job_done', command_id: cmd.id, job_id: cmd.job_id, output_path: toShared(result.output.output_path), files: result.output.files.map(toShared), raw_removed: !args.keep_original });
+      const out = result.output.files;
+      // A rip that is the last stage: each output file with the title it was ripped from.
+      const titles = result.titles.length === out.length ? result.titles.map((t, i) => ({ ...t, file: toShared(out[i]) })) : [];
+      emit({ type: 'job_done', command_id: cmd.id, job_id: cmd.job_id, output_path: toShared(result.output.output_path), files: out.map(toShared), raw_removed: !args.keep_original, ...(titles.length ? { titles } : {}) });
     } else {
-      emit({ type: 'rip_done', command_id: cmd.id, job_id: cmd.job_id, raw_dir: toShared(args.raw_dir), files: result.files.map(toShared) });
+      const titles = result.titles.map((t) => ({ ...t, file: toShared(t.file) }));
+      emit({ type: 'rip_done', command_id: cmd.id, job_id: cmd.job_id, raw_dir: toShared(args.raw_dir), files: result.files.map(toShared), ...(titles.length ? { titles } : {}) });
     }
   }
 

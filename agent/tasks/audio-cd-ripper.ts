@@ -216,5 +216,5 @@ export async function ripAudioCd(args: RipJob, source: DiscSource, ctx: TaskCont
     else ctx.log('warn', `no cover.jpg: ${cover.why}`);
   }
   await fs.rm(args.raw_dir, { recursive: true, force: true });
-  return { files, output: { output_path: plan.dir, files } };
+  return { files, titles: [], output: { output_path: plan.dir, files } };
 }

@@ -9,7 +9,9 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { TitleRole } from '../../shared/disc-titles.js';
 import type { TranscodeJob } from '../../shared/protocol.js';
+import { safeName } from '../../shared/output-name.js';
 import { matchEpisodes } from '../output/episode-match.js';
 import { outputFileName, type OutputPlan } from '../output/output-folder.js';
 import type { TaskContext } from './rip-task.js';
@@ -79,7 +81,59 @@ async function movieNames(args: TranscodeJob, plan: OutputPlan, seconds: (file: 
   return { names, episodesGuessed: false };
 }
 
+export interface RoleNaming {
+  series: boolean;
+  /** The extras folder of the media server ("Extras", Plex "Other"): for extras when byKind is off, and for titles without a role. */
+  extrasFolder: string;
+  /** Extras into the folder of their kind (Featurettes, Trailers, ...), which Jellyfin, Emby and Plex read; Kodi reads one folder only. */
+  byKind: boolean;
+  ext?: string;
+}
+
+function episodePart(range: { first: number; last: number }): string {
+  return range.last > range.first ? `E${pad(range.first)}-E${pad(range.last)}` : `E${pad(range.first)}`;
+}
+
+/**
+ * The names of a recognised disc's files by the role TheDiscDB gives each (same order as roles):
+ * - the first main movie `Title (Year).mkv`, further ones versions `Title (Year) - <its name>.mkv`
+ *   (`Version N` when it has no name of its own), the version form Jellyfin, Emby and Plex share;
+ * - an episode of a series rip `Show - S02E05.mkv` (`S02E03-E04` for a double episode), no runtime guess;
+ * - an extra under its own name in the folder of its kind (or the media server's extras folder);
+ * - a title without a role (chosen by hand, unknown to TheDiscDB) in the extras folder, numbered.
+ */
+export function roleNames(roles: readonly (TitleRole | null)[], plan: OutputPlan, opts: RoleNaming): OutputName[] {
+  const ext = opts.ext ?? '.mkv';
+  const mainNames: string[] = [];
+  return roles.map((role, i): OutputName => {
+    const numbered = { subdir: opts.extrasFolder, name: `${plan.fileBase} - t${pad(i + 1)}${ext}` };
+    if (!role) return numbered;
+    if (role.role === 'main_movie') {
+      mainNames.push(role.name ?? '');
+      if (mainNames.length === 1) return { subdir: '', name: `${plan.fileBase}${ext}` };
+      const own = role.name && mainNames.indexOf(role.name) === mainNames.length - 1 && mainNames[0] !== role.name ? safeName(role.name) : `Version ${mainNames.length}`;
+      return { subdir: '', name: `${plan.fileBase} - ${own}${ext}` };
+    }
+    if (role.role === 'episode' && opts.series && role.episodes) {
+      // The season TheDiscDB gives the episode wins over the job's (fileBase ends in " - Snn").
+      const base = role.season !== null ? plan.fileBase.replace(/ - S\d+$/, ` - S${pad(role.season)}`) : plan.fileBase;
+      return { subdir: '', name: `${base}${episodePart(role.episodes)}${ext}` };
+    }
+    if (role.role === 'extra') {
+      return { subdir: opts.byKind ? role.folder : opts.extrasFolder, name: `${role.name ? safeName(role.name) : `${plan.fileBase} - ${safeName(role.kind)} ${pad(i + 1)}`}${ext}` };
+    }
+    if (role.role === 'episode' && role.name) return { subdir: opts.byKind ? 'Other' : opts.extrasFolder, name: `${safeName(role.name)}${ext}` };
+    return numbered;
+  });
+}
+
 /** The library names for the files of a transcode, in the order of args.files. */
 export async function libraryNames(args: TranscodeJob, plan: OutputPlan, seconds: (file: string) => Promise<number>, ctx: TaskContext): Promise<NamePlan> {
+  const roles = args.titles;
+  if (roles && roles.length === args.files.length && roles.some((r) => r !== null)) {
+    const names = roleNames(roles, plan, { series: Boolean(args.series), extrasFolder: args.extras_folder || DEFAULT_EXTRAS_FOLDER, byKind: args.extras_by_kind ?? false });
+    ctx.log('info', `names by TheDiscDB: ${names.map((n, i) => `${path.basename(args.files[i])} → ${path.join(n.subdir, n.name)}`).join('; ')}`);
+    return { names, episodesGuessed: false };
+  }
   return args.series ? seriesNames(args, plan, seconds, ctx) : movieNames(args, plan, seconds, ctx);
 }

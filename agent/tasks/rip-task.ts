@@ -1,12 +1,15 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { DiscInfo, RipJob, Track } from '../../shared/protocol.js';
+import type { DiscInfo, RipJob, RippedTitle, Track } from '../../shared/protocol.js';
+import type { TitleRole } from '../../shared/disc-titles.js';
 import type { DiscSource } from '../disc/image-drive.js';
 import type { Ripper } from '../tools/rippers.js';
 import { claimFileName, moveFile, outputFileName, planOutput, releaseFileName } from '../output/output-folder.js';
 import { ProgressThrottle } from './progress-throttle.js';
 import { describeOutput } from '../../shared/library-files.js';
 import { unattendedTitles } from '../disc/title-rules.js';
+import { plannedSelection } from './planned-titles.js';
+import { DEFAULT_EXTRAS_FOLDER, roleNames } from './library-names.js';
 
 export interface TaskContext {
   signal: AbortSignal;
@@ -60,6 +63,19 @@ export function selectTitles(tracks: Track[], chosen: number[], mainFeatureOnly:
   return { titles: keep, notes };
 }
 
+/**
+ * The titles a rip takes: chosen ones as they are; on a recognised disc (args.disc_titles) without
+ * chosen titles those the plan takes, found in this scan by their evidence; otherwise the rules of
+ * selectTitles. Every scanned title found in the plan has its role, chosen ones included.
+ */
+export function chooseTitles(tracks: Track[], args: Pick<RipJob, 'titles' | 'main_feature_only' | 'min_title_seconds' | 'series' | 'disc_titles'>): { titles: Track[]; notes: string[]; roles: Map<number, TitleRole> } {
+  const planned = args.disc_titles?.length ? plannedSelection(tracks, args.disc_titles) : null;
+  if (planned && args.titles.length === 0 && planned.take.length > 0) return { titles: planned.take, notes: planned.notes, roles: planned.roles };
+  const { titles, notes } = selectTitles(tracks, args.titles, args.main_feature_only, { minSeconds: args.min_title_seconds ?? 0, series: Boolean(args.series) });
+  if (planned && args.titles.length === 0) notes.push('none of the titles TheDiscDB names for this rip is in the scan: the usual rules chose');
+  return { titles, notes: [...(planned?.notes ?? []), ...notes], roles: planned?.roles ?? new Map() };
+}
+
 function gb(bytes: number): string {
   return (bytes / 1e9).toFixed(1);
 }
@@ -88,6 +104,8 @@ export function messageBudget(limit: number, write: (text: string) => void): (te
 
 export interface RipResult {
   files: string[];
+  /** Per raw file (same order): the title it was ripped from, with its role on a recognised disc. */
+  titles: RippedTitle[];
   /** Set when the job ended here (no transcode stage). */
   output?: { output_path: string; files: string[] };
 }
@@ -101,7 +119,7 @@ export interface RipResult {
 export async function runRip(args: RipJob, source: DiscSource, ripper: Ripper, ctx: TaskContext, disc?: Pick<DiscInfo, 'type' | 'size_bytes'>): Promise<RipResult> {
   await fs.mkdir(args.raw_dir, { recursive: true });
   const tracks = await ripper.scan(source, ctx.signal, disc?.type);
-  const { titles: selected, notes } = selectTitles(tracks, args.titles, args.main_feature_only, { minSeconds: args.min_title_seconds ?? 0, series: Boolean(args.series) });
+  const { titles: selected, notes, roles } = chooseTitles(tracks, args);
   for (const note of notes) ctx.log('info', note);
   await checkFreeSpace(args.raw_dir, disc?.size_bytes || selected.reduce((sum, t) => sum + t.size_bytes, 0));
   ctx.log('info', `ripping ${selected.length} title(s) (${selected.map((t) => t.number).join(', ')}) with ${ripper.name} into ${args.raw_dir}`);
@@ -110,6 +128,7 @@ export async function runRip(args: RipJob, source: DiscSource, ripper: Ripper, c
   const totalSeconds = selected.reduce((sum, t) => sum + Math.max(t.seconds, 1), 0);
   let doneSeconds = 0;
   const files: string[] = [];
+  const ripped: RippedTitle[] = [];
   const message = messageBudget(RIP_MESSAGE_LIMIT, (text) => ctx.log('info', text));
   for (const track of selected) {
     const weight = Math.max(track.seconds, 1);
@@ -121,17 +140,30 @@ export async function runRip(args: RipJob, source: DiscSource, ripper: Ripper, c
       onProgress: (pct) => throttle.update(((doneSeconds + (weight * pct) / 100) / totalSeconds) * 100),
     });
     files.push(...produced);
+    for (const file of produced) {
+      ripped.push({ number: track.number, file, source_file: track.source_file ?? null, segment_map: track.segment_map ?? null, seconds: track.seconds, size_bytes: track.size_bytes, role: roles.get(track.number) ?? null });
+    }
     doneSeconds += weight;
     throttle.update((doneSeconds / totalSeconds) * 100);
   }
   throttle.flush();
-  if (args.transcode) return { files };
+  if (args.transcode) return { files, titles: ripped };
 
   const plan = await planOutput({ ...args });
+  const byRole = ripped.some((t) => t.role !== null) && ripped.length === files.length;
+  const named = byRole
+    ? roleNames(
+        ripped.map((t) => t.role),
+        plan,
+        { series: Boolean(args.series), extrasFolder: args.extras_folder || DEFAULT_EXTRAS_FOLDER, byKind: args.extras_by_kind ?? false, ext: '.mkv' },
+      )
+    : null;
   const out: string[] = [];
   for (const [i, file] of files.entries()) {
-    const name = await claimFileName(plan.dir, outputFileName(plan, i, files.length, path.extname(file), Boolean(args.series)));
-    const dest = path.join(plan.dir, name);
+    const dir = named ? path.join(plan.dir, named[i].subdir) : plan.dir;
+    await fs.mkdir(dir, { recursive: true });
+    const name = await claimFileName(dir, named ? `${path.parse(named[i].name).name}${path.extname(file)}` : outputFileName(plan, i, files.length, path.extname(file), Boolean(args.series)));
+    const dest = path.join(dir, name);
     try {
       if (args.keep_original) await fs.copyFile(file, dest);
       else await moveFile(file, dest);
@@ -139,11 +171,11 @@ export async function runRip(args: RipJob, source: DiscSource, ripper: Ripper, c
       await fs.rm(dest, { force: true });
       throw err;
     } finally {
-      releaseFileName(plan.dir, name);
+      releaseFileName(dir, name);
     }
     out.push(dest);
   }
   if (!args.keep_original) await fs.rm(args.raw_dir, { recursive: true, force: true });
   if (args.library) await describeOutput(plan.dir, args.library, ctx);
-  return { files, output: { output_path: plan.dir, files: out } };
+  return { files, titles: ripped, output: { output_path: plan.dir, files: out } };
 }

@@ -195,4 +195,25 @@ export const coordinatorMigrations: Migration[] = [
     name: 'device_discs: the label fingerprint of the last disc beside its identity',
     up: `ALTER TABLE device_discs ADD COLUMN label_fingerprint TEXT;`,
   },
+  {
+    version: 12,
+    // Each title a finished job put into the library, with the disc's identity and the title's own
+    // source (playlist or DVD title, segment map, duration, size) and role: a disc inserted again
+    // finds which of its titles are there already, and the automatic rip takes only the missing ones.
+    name: 'library_titles: each ripped title of a disc with its source and role',
+    up: `CREATE TABLE library_titles (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      fingerprint TEXT NOT NULL,
+      job_id TEXT NOT NULL,
+      source_file TEXT,
+      segment_map TEXT,
+      seconds INTEGER NOT NULL,
+      size_bytes INTEGER NOT NULL,
+      role TEXT,
+      output_file TEXT,
+      ripped_at TEXT NOT NULL
+    );
+    CREATE INDEX library_titles_fingerprint ON library_titles (fingerprint);
+    CREATE INDEX library_titles_job ON library_titles (job_id);`,
+  },
 ];

@@ -3,7 +3,7 @@
  * tests check them. Types only: nothing here runs, so the UI's bundle gains nothing from it.
  * docs/api.md lists every field with its meaning; German names are the spec's own.
  */
-import type { AlbumInfo, AudioStream, DiscIds, DiscInfo, DriveState, EpisodeRuntime, FileStreams, Phase, SubtitleStream, Track } from './protocol.js';
+import type { AlbumInfo, AudioStream, DiscIds, DiscInfo, DriveState, EpisodeRuntime, FileStreams, Phase, RippedTitle, SubtitleStream, Track } from './protocol.js';
 import type { DiscTitle, TitleRole } from './disc-titles.js';
 
 export type { AlbumInfo, AudioStream, DiscIds, FileStreams, SubtitleStream, Track };
@@ -67,6 +67,8 @@ export interface JobMeta {
   episodes_guessed?: boolean;
   /** The job whose rip this job runs again (retry-rip). */
   retry_of?: string;
+  /** Per raw file (same order as raw_files): the title it was ripped from, its source and, on a recognised disc, its role. */
+  ripped_titles?: RippedTitle[];
 }
 
 /** GET /jobs, GET /jobs/{id}: one job. */

@@ -12,6 +12,10 @@ import type { Prescan } from './prescan.js';
 import type { RipRequest } from './rip-jobs.js';
 import type { PosterCache } from '../library/poster-cache.js';
 import type { SettingsStore } from '../system/settings-store.js';
+import type { KnownDiscTitle } from '../../shared/api-types.js';
+import type { RipTitleKind } from '../../shared/disc-titles.js';
+import { LibraryTitles } from '../library/library-titles.js';
+import { allWantedInLibrary, knownTitles, librarySummary, type TitleChoice } from './title-plan.js';
 
 
 /**
@@ -27,6 +31,8 @@ import type { SettingsStore } from '../system/settings-store.js';
 export class DiscWatch {
   private readonly chains = new Map<string, Promise<void>>();
   private readonly rippedCount: Statement<[string], { n: number }>;
+  /** The titles finished jobs put into the library, per disc identity. */
+  readonly libraryTitles: LibraryTitles;
 
   constructor(
     private readonly db: Db,
@@ -39,6 +45,23 @@ export class DiscWatch {
     private readonly onIdentity: (disc: DiscKey, identity: DiscIdentity) => void = () => undefined,
   ) {
     this.rippedCount = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM history WHERE fingerprint = ?');
+    this.libraryTitles = new LibraryTitles(db);
+  }
+
+  /** The household's choice of titles from a recognised disc (settings ripTitleKinds, mainFeatureOnly, minTitleSeconds). */
+  titleChoice(): TitleChoice {
+    const s = this.settings.all();
+    return { kinds: s.ripTitleKinds as RipTitleKind[], mainFeatureOnly: s.mainFeatureOnly, minSeconds: s.minTitleSeconds };
+  }
+
+  /**
+   * The titles of a disc TheDiscDB recognised, each with whether it is in the library and whether the
+   * automatic rip takes it; null for a disc whose titles no database knows.
+   */
+  knownTitles(disc: DiscKey, choice: TitleChoice = this.titleChoice()): KnownDiscTitle[] | null {
+    const titles = this.prescan.get(disc.fingerprint)?.disc_titles;
+    if (!titles?.length) return null;
+    return knownTitles(titles, this.libraryTitles.forDisc(disc.fingerprint), choice);
   }
 
   /** What the pre-scan (or a correction) says about a disc, if it ran. */
@@ -47,16 +70,19 @@ export class DiscWatch {
   }
 
   /**
-   * A rip of this disc finished before: a history row under its identity, else a row written before
-   * content ids under its label fingerprint (lookupKeys; a row of a twin disc's identity never counts).
+   * A rip of this disc finished before. A recognised disc with titles in the library: only when every
+   * title of the wanted kinds is there (a disc with missing titles is no ripped disc). Otherwise a
+   * history row under its identity, else a row written before content ids under its label
+   * fingerprint (lookupKeys; a row of a twin disc's identity never counts).
    */
-  alreadyRipped(disc: DiscKey | string): boolean {
-    const keys = lookupKeys(typeof disc === 'string' ? { fingerprint: disc } : disc);
-    return keys.some((key) => (this.rippedCount.get(key)?.n ?? 0) > 0);
+  alreadyRipped(disc: DiscKey, known: KnownDiscTitle[] | null = this.knownTitles(disc)): boolean {
+    if (known && known.some((t) => t.in_library)) return allWantedInLibrary(known, this.titleChoice());
+    return lookupKeys(disc).some((key) => (this.rippedCount.get(key)?.n ?? 0) > 0);
   }
 
   view(disc: DiscInfo): Disc {
     const identity = this.prescan.get(disc.fingerprint);
+    const known = this.knownTitles(disc);
     return {
       title: identity?.title ?? disc.title,
       label: disc.label,
@@ -69,7 +95,7 @@ export class DiscWatch {
       confidence: identity ? identity.confidence : null,
       poster: identity?.poster ?? null,
       poster_url: this.posters.urlFor(identity?.poster),
-      already_ripped: this.alreadyRipped(disc),
+      already_ripped: this.alreadyRipped(disc, known),
       audio_tracks: disc.audio_tracks ?? null,
       kind: identity?.kind ?? null,
       season: identity?.season ?? null,
@@ -78,8 +104,8 @@ export class DiscWatch {
       suggestions: identity?.suggestions ?? [],
       metadata_source: identity?.source ?? null,
       recognised: identity?.recognised ?? null,
-      titles: [],
-      library: null,
+      titles: known ?? [],
+      library: known ? librarySummary(known) : null,
     };
   }
 
@@ -116,8 +142,14 @@ export class DiscWatch {
 
   private async autoRip(entry: DeviceEntry, disc: DiscInfo, identity: DiscIdentity, ripped: boolean): Promise<void> {
     if (!this.settings.all().autoRipStart) return;
+    const known = this.knownTitles(disc);
     if (ripped) {
-      this.log.info(`device ${entry.name}: automatic rip skipped: "${disc.title}" was ripped before (same disc fingerprint in the history)`);
+      const why = known?.some((t) => t.in_library) ? 'every title it should take is in the library (TheDiscDB titles of this disc identity)' : 'same disc fingerprint in the history';
+      this.log.info(`device ${entry.name}: automatic rip skipped: "${disc.title}" was ripped before (${why})`);
+      return;
+    }
+    if (known && !known.some((t) => t.wanted)) {
+      this.log.info(`device ${entry.name}: automatic rip skipped: TheDiscDB knows ${known.length} title(s) of "${identity.title}", none of the kinds ripTitleKinds wants (${this.titleChoice().kinds.join(', ')})`);
       return;
     }
     // A season from the label makes it a series rip even when no database knew the title.

@@ -14,7 +14,11 @@ import type { TitleSource } from './identity-jobs.js';
 import { albumForJob, albumTitle, fallbackAlbum } from '../metadata/album-choice.js';
 import { identityMeta, type DiscIdentity } from '../metadata/disc-identity.js';
 import { apiStatus, isDriveBusy } from '../jobs/job-status.js';
-import { keyMatches, labelKey } from '../../shared/disc-key.js';
+import { keyMatches, labelKey, type DiscKey } from '../../shared/disc-key.js';
+import type { KnownDiscTitle } from '../../shared/api-types.js';
+import { describeRole } from '../../shared/disc-titles.js';
+import { extrasByKind, extrasFolder } from '../library/library-info.js';
+import { plannedTitles } from './title-plan.js';
 
 /** What making a rip job uses of the coordinator (a part of its context). */
 export interface RipJobDeps {
@@ -24,8 +28,8 @@ export interface RipJobDeps {
   settings: SettingsStore;
   dispatcher: Dispatcher;
   metadata: MetadataService;
-  /** The pre-scan's identity of a disc, by its fingerprint. */
-  discs: { identity(fingerprint: string): DiscIdentity | undefined };
+  /** The pre-scan's identity of a disc, by its fingerprint, and the titles of a recognised disc against the library. */
+  discs: { identity(fingerprint: string): DiscIdentity | undefined; knownTitles(disc: DiscKey): KnownDiscTitle[] | null };
 }
 
 /** What a rip needs beyond the drive; every field optional (settings and the disc fill the rest). */
@@ -141,6 +145,8 @@ export async function createRipJob(ctx: RipJobDeps, req: RipRequest): Promise<Jo
   };
   const row = jobs.create({ id, title, target_dir: targetDir, device: req.device, node: current.state.node, meta });
   const transcode = s.transcodeEnabled && disc.type !== 'cd';
+  // A disc TheDiscDB recognised: the agent finds its titles in its own scan and names them by role.
+  const known = disc.type === 'cd' ? null : ctx.discs.knownTitles(disc);
   const args: RipArgs = {
     drive: current.state.drive,
     titles,
@@ -159,12 +165,22 @@ export async function createRipJob(ctx: RipJobDeps, req: RipRequest): Promise<Jo
     // Without a transcode stage the rip names the output, so it writes the media-server files too.
     library: transcode ? null : libraryInfo(row, s, config.tmdbImageBaseUrl),
     ...(album ? { album } : {}),
+    ...(known ? { disc_titles: plannedTitles(known), extras_folder: extrasFolder(s.mediaServerType), extras_by_kind: extrasByKind(s.mediaServerType) } : {}),
   };
   jobs.addLog(id, 'info', `job created for "${title}" on ${req.device} (${req.origin})`);
+  if (known) jobs.addLog(id, 'info', describePlan(known, titles.length > 0));
   if (episodes && 'why' in episodes) jobs.addLog(id, 'warn', `episode runtimes unavailable: ${episodes.why}; the files keep their title numbers`);
   else if (episodes) jobs.addLog(id, 'info', `season ${season} has ${episodes.list.length} episodes (runtimes from TMDB)`);
   dispatcher.startRip(row, args);
   return row;
+}
+
+/** The job log's line about a recognised disc's titles: what the rip takes and what is in the library. */
+function describePlan(known: KnownDiscTitle[], chosen: boolean): string {
+  const take = known.filter((t) => t.wanted).map((t) => describeRole(t.role));
+  const there = known.filter((t) => t.in_library).length;
+  const what = chosen ? 'the chosen titles are named by their role' : take.length ? `the rip takes ${take.length} title(s): ${take.join('; ')}` : 'no title is wanted';
+  return `TheDiscDB knows ${known.length} title(s) of this disc; ${what}${there ? `; ${there} in the library already` : ''}`;
 }
 
 /** The season's episodes with runtimes from TMDB, or why there are none (no id, no key, TMDB failing). */

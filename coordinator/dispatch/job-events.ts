@@ -36,7 +36,9 @@ function ripDone({ jobs, commands, queue, journal }: JobEventParts, { node, job,
   const cmd = commands.active(job.id);
   if (cmd) commands.setState(cmd.id, 'done');
   const raw = { raw_path: event.raw_dir, raw_state: 'present', raw_checked_at: new Date().toISOString() } as const;
-  const meta = { rip_fertig: true, raw_files: event.files };
+  // The titles the files were ripped from (their source and, on a recognised disc, their role), in the files' order.
+  const ripped = event.titles && event.titles.length === event.files.length && event.titles.every((t, i) => t.file === event.files[i]) ? event.titles : undefined;
+  const meta = { rip_fertig: true, raw_files: event.files, ...(ripped ? { ripped_titles: ripped } : {}) };
   journal.note(job.id, 'info', `rip finished on ${node}: ${event.files.length} file(s)`);
   journal.recordHistory(job);
   if (job.status === 'canceling') {
@@ -107,6 +109,10 @@ export const JOB_EVENT_HANDLERS: { [T in JobEventType]: JobEventHandler<T> } = {
       },
     );
     journal.recordHistory(job);
+    // The titles now in the library: a rip that was the last stage reports them with its files; a
+    // transcode's files follow the rip's titles in order.
+    const fromRip = event.titles?.filter((t) => event.files.includes(t.file));
+    journal.recordLibraryTitles(job, fromRip?.length ? fromRip : (job.meta?.ripped_titles ?? []), fromRip?.length ? fromRip.map((t) => t.file) : event.files);
     queue.pump();
   },
   job_failed({ commands, queue, journal }, { node, job, cmd, event }) {

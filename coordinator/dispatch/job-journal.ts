@@ -4,6 +4,8 @@ import type { JobMeta } from '../../shared/api-types.js';
 import type { JobFields, JobRow, JobsStore } from '../jobs/jobs-store.js';
 import type { JobStatus } from '../jobs/job-status.js';
 import { endNoticeDue } from './event-rules.js';
+import type { RippedTitle } from '../../shared/protocol.js';
+import { LibraryTitles } from '../library/library-titles.js';
 
 /**
  * What the dispatcher's parts write about a job besides its status: its log lines (in the job and in
@@ -11,13 +13,24 @@ import { endNoticeDue } from './event-rules.js';
  * history of ripped discs.
  */
 export class JobJournal {
+  private readonly libraryTitles: LibraryTitles;
+
   constructor(
     private readonly db: Db,
     private readonly jobs: JobsStore,
     private readonly log: Logger,
     /** Called when a job reaches an end state. */
     private readonly onEnd: (job: JobRow) => void,
-  ) {}
+  ) {
+    this.libraryTitles = new LibraryTitles(db);
+  }
+
+  /** The titles a finished job put into the library, under its disc's identity (outputs[i] is the file of titles[i]). */
+  recordLibraryTitles(job: JobRow, titles: readonly RippedTitle[], outputs: readonly string[]): void {
+    const fp = job.meta?.fingerprint;
+    if (fp === undefined || titles.length === 0) return;
+    this.libraryTitles.record(fp, job.id, titles, outputs);
+  }
 
   /** A line in the job's log and in the service log. */
   note(jobId: string, level: 'info' | 'warn' | 'error', message: string): void {

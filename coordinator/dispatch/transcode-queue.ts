@@ -4,7 +4,9 @@ import { TASKS, type LibraryInfo, type TranscodeArgs } from '../../shared/protoc
 import type { Fleet } from '../workers/fleet.js';
 import { outputTarget, type JobRow, type JobsStore } from '../jobs/jobs-store.js';
 import type { SettingsStore } from '../system/settings-store.js';
-import { extrasFolder, jobEpisodes } from '../library/library-info.js';
+import { extrasByKind, extrasFolder, jobEpisodes } from '../library/library-info.js';
+import type { TitleRole } from '../../shared/disc-titles.js';
+import type { RippedTitle } from '../../shared/protocol.js';
 import type { CommandTable } from './commands.js';
 import type { JobJournal } from './job-journal.js';
 
@@ -74,6 +76,8 @@ export class TranscodeQueue {
       disc_number: meta.disc_number ?? null,
       library: this.libraryFor(job),
       extras_folder: extrasFolder(s.mediaServerType),
+      extras_by_kind: extrasByKind(s.mediaServerType),
+      titles: rolesOf(meta.ripped_titles, files),
       audio_languages: meta.audio_languages ?? [...s.audioLanguages],
       subtitle_languages: meta.subtitle_languages ?? [...s.subtitleLanguages],
       audio: {
@@ -178,4 +182,12 @@ export class TranscodeQueue {
   prune(cutoff: string): void {
     this.db.prepare(`DELETE FROM transcode_queue WHERE state = 'done' AND created_at < ?`).run(cutoff);
   }
+}
+
+/** The role of each file to transcode (a recognised disc), from the titles the rip reported; null when it reported none for these files. */
+export function rolesOf(ripped: readonly RippedTitle[] | undefined, files: readonly string[]): (TitleRole | null)[] | null {
+  if (!ripped?.length) return null;
+  const byFile = new Map(ripped.map((t) => [t.file, t.role]));
+  const roles = files.map((f) => byFile.get(f) ?? null);
+  return roles.some((r) => r !== null) ? roles : null;
 }

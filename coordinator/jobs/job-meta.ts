@@ -8,7 +8,7 @@
  *   they carry through every write.
  * - Corrupt JSON, or JSON that is no object, is no meta at all (null), as the spec says for the API.
  */
-import type { DiscIds, EpisodeRuntime, FileStreams } from '../../shared/protocol.js';
+import type { DiscIds, EpisodeRuntime, FileStreams, RippedTitle } from '../../shared/protocol.js';
 import type { JobMeta } from '../../shared/api-types.js';
 import { storedAlbum } from '../metadata/album-choice.js';
 
@@ -55,6 +55,10 @@ const discIds: Check<DiscIds> = (v) => {
   return { dvd_disc_id: (v.dvd_disc_id as string | undefined) ?? null, aacs_disc_id: (v.aacs_disc_id as string | undefined) ?? null, content_hash: (v.content_hash as string | undefined) ?? null, file_fingerprint: (v.file_fingerprint as string | undefined) ?? null };
 };
 
+/** A ripped title as the agent reported it (checked against the protocol schema on receipt): its shape is checked again here. */
+const isRippedTitle = (v: unknown): v is RippedTitle =>
+  isObject(v) && isNumber(v.number) && isText(v.file) && isNumber(v.seconds) && isNumber(v.size_bytes) && (v.role === null || (isObject(v.role) && isText(v.role.role)));
+
 const isStreams = (v: unknown): v is FileStreams => isObject(v) && typeof v.file === 'string' && Array.isArray(v.audio) && Array.isArray(v.subtitles);
 
 /** One check per declared key of JobMeta: a key added to the type without a check here fails to compile. */
@@ -91,6 +95,7 @@ const CHECKS: { readonly [K in keyof JobMeta]-?: Check<NonNullable<JobMeta[K]> |
   output_files: fileNames,
   episodes_guessed: flag,
   retry_of: text,
+  ripped_titles: listOf(isRippedTitle),
 };
 
 /** The declared keys, as the stored JSON may name them (a JSON object may also hold "__proto__" or "constructor"). */

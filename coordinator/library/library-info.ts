@@ -33,6 +33,14 @@ export function extrasFolder(mediaServerType: string): string {
 }
 
 /**
+ * Extras of a known kind (a recognised disc) go to the folder of their kind, Featurettes, Trailers,
+ * ..., which Jellyfin, Emby and Plex read (and without a media server); Kodi reads its one extras folder.
+ */
+export function extrasByKind(mediaServerType: string): boolean {
+  return mediaServerType !== 'kodi';
+}
+
+/**
  * What the agent writes beside a finished job for the configured media server: nfo and poster for
  * Jellyfin, Emby and Kodi; nothing for Plex (naming only) or when no media server is set. Audio CDs
  * get no video metadata.

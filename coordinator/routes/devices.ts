@@ -6,6 +6,7 @@ import type { StoredTracks } from '../dispatch/dispatcher.js';
 import type { DeviceEntry } from '../workers/fleet.js';
 import { HttpError } from '../http/errors.js';
 import { isDriveBusy } from '../jobs/job-status.js';
+import { annotateScan } from '../discs/title-plan.js';
 
 /** /devices: drives of all workers with their disc, eject and the title scan. */
 export function devicesRouter(ctx: AppContext): Router {
@@ -57,7 +58,10 @@ export function devicesRouter(ctx: AppContext): Router {
   router.get('/devices/:name/tracks', (req, res) => {
     const d = device(req);
     const stored = settings.getRaw(`tracks:${d.name}`) as StoredTracks | undefined;
-    const answer: DeviceTracks = { device: d.name, scanned_at: stored?.scanned_at ?? null, scanning: stored?.scanning ?? false, error: stored?.error ?? null, tracks: stored?.tracks ?? [] };
+    const tracks = stored?.tracks ?? [];
+    // A recognised disc: each scanned title with what TheDiscDB says it is, found by its evidence.
+    const known = d.state.disc ? discs.knownTitles(d.state.disc) : null;
+    const answer: DeviceTracks = { device: d.name, scanned_at: stored?.scanned_at ?? null, scanning: stored?.scanning ?? false, error: stored?.error ?? null, tracks: known ? annotateScan(tracks, known) : tracks };
     res.json(answer);
   });
 

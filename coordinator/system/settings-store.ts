@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { parseLanguageList } from '../../shared/languages.js';
+import { RIP_TITLE_KINDS, type RipTitleKind } from '../../shared/disc-titles.js';
 import type { Db } from '../../shared/sqlite.js';
 
 /** Every setting with its default. Names of the spec are kept (workDir, transcodeEnabled, ...). */
@@ -45,6 +46,8 @@ export const SETTING_DEFAULTS = {
   allowPrivateWebhooks: false,
   /** Folder of an offline copy of TheDiscDB's data repository (absolute; empty: none); checked on save to exist. */
   thediscdbMirror: '',
+  /** Which titles of a disc TheDiscDB recognised the automatic rip takes (and the dialog preselects): main_feature, episodes, extras. */
+  ripTitleKinds: ['main_feature', 'episodes', 'extras'],
 } as const;
 
 type SettingValue<T> = T extends boolean ? boolean : T extends readonly string[] ? readonly string[] : T extends number ? number : string;
@@ -93,9 +96,20 @@ export function isSettingName(name: string): name is SettingName {
 
 export class SettingsError extends Error {}
 
+/** A non-empty list of title kinds without repeats, in the order RIP_TITLE_KINDS names them. */
+function ripTitleKinds(value: unknown): RipTitleKind[] {
+  const known = RIP_TITLE_KINDS.join(', ');
+  if (!Array.isArray(value)) throw new SettingsError(`setting "ripTitleKinds" must be a list of title kinds (${known})`);
+  const bad = value.find((v) => typeof v !== 'string' || !(RIP_TITLE_KINDS as readonly string[]).includes(v));
+  if (bad !== undefined) throw new SettingsError(`setting "ripTitleKinds": "${String(bad).slice(0, 40)}" is no title kind (${known})`);
+  if (value.length === 0) throw new SettingsError(`setting "ripTitleKinds" must name at least one title kind (${known}): a recognised disc would otherwise never be ripped automatically`);
+  return RIP_TITLE_KINDS.filter((k) => value.includes(k));
+}
+
 /** Validates one value against the type of its default. */
 export function validateSetting(name: string, value: unknown): Settings[SettingName] {
   if (!isSettingName(name)) throw new SettingsError(`unknown setting "${name}"`);
+  if (name === 'ripTitleKinds') return ripTitleKinds(value);
   if (Array.isArray(SETTING_DEFAULTS[name])) {
     // The list settings are language lists.
     const list = parseLanguageList(value, `setting "${name}"`);

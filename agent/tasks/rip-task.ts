@@ -76,6 +76,21 @@ export function chooseTitles(tracks: Track[], args: Pick<RipJob, 'titles' | 'mai
   return { titles, notes: [...(planned?.notes ?? []), ...notes], roles: planned?.roles ?? new Map() };
 }
 
+/**
+ * A ripped file under a name no other title of the disc can take: MakeMKV names a title's file by
+ * its TINFO 27, which on some discs is the same for every title ("2001 A SPACE ODYSSEY.mkv"), so the
+ * next title's rip would overwrite it. A name that ends in the title number already (MakeMKV's
+ * default "title_t03.mkv") stays.
+ */
+export async function ownName(file: string, number: number): Promise<string> {
+  const { dir, name, ext } = path.parse(file);
+  const suffix = `_t${String(number).padStart(2, '0')}`;
+  if (name.endsWith(suffix)) return file;
+  const target = path.join(dir, `${name}${suffix}${ext}`);
+  await fs.rename(file, target);
+  return target;
+}
+
 function gb(bytes: number): string {
   return (bytes / 1e9).toFixed(1);
 }
@@ -139,8 +154,9 @@ export async function runRip(args: RipJob, source: DiscSource, ripper: Ripper, c
       ...(disc ? { discType: disc.type } : {}),
       onProgress: (pct) => throttle.update(((doneSeconds + (weight * pct) / 100) / totalSeconds) * 100),
     });
-    files.push(...produced);
-    for (const file of produced) {
+    const kept = await Promise.all(produced.map((file) => ownName(file, track.number)));
+    files.push(...kept);
+    for (const file of kept) {
       ripped.push({ number: track.number, file, source_file: track.source_file ?? null, segment_map: track.segment_map ?? null, seconds: track.seconds, size_bytes: track.size_bytes, role: roles.get(track.number) ?? null });
     }
     doneSeconds += weight;

@@ -78,6 +78,8 @@ export class MetadataChain implements DiscLookup {
     private readonly omdb: OmdbClient,
     private readonly log: Logger,
     private readonly thediscdb: Pick<TheDiscDbLookup, 'lookupDisc'> | null = null,
+    /** The household's KEYDB.cfg (coordinator/keys/keydb-titles.ts): a Blu-ray's title by its AACS disc id. */
+    private readonly keydb: { identityFor(disc: DiscInfo, label: DiscIdentity): Promise<DiscIdentity | null> } | null = null,
   ) {}
 
   async identify(disc: DiscInfo, label: DiscIdentity): Promise<DiscIdentity | null> {
@@ -86,6 +88,14 @@ export class MetadataChain implements DiscLookup {
     if (this.thediscdb && disc.ids && (disc.type === 'dvd' || disc.type === 'bluray' || disc.type === 'uhd')) {
       const hit = await this.thediscdb.lookupDisc(disc.ids, []);
       if (hit) return identityFromDisc(hit, label);
+    }
+    // A Blu-ray or UHD TheDiscDB does not know may be named by KEYDB.cfg for its AACS disc id: that title is searched (and kept) instead of the label's.
+    if (this.keydb && disc.ids?.aacs_disc_id && (disc.type === 'bluray' || disc.type === 'uhd')) {
+      const named = await this.keydb.identityFor(disc, label);
+      if (named) {
+        this.log.info(`KEYDB.cfg names disc ${disc.ids.aacs_disc_id}: "${named.title}"${named.year ? ` (${named.year})` : ''} is searched instead of the label "${label.title}"`);
+        label = named;
+      }
     }
     const kind = label.kind === 'series' ? 'series' : null;
     const candidates = searchCandidates(label.title);

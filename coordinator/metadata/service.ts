@@ -3,6 +3,8 @@ import type { CoordinatorConfig } from '../../shared/config.js';
 import type { Logger } from '../../shared/log.js';
 import { titleSimilarity } from './title-similarity.js';
 import type { SettingsStore } from '../system/settings-store.js';
+import { KeyStore } from '../keys/key-store.js';
+import { KeydbTitles } from '../keys/keydb-titles.js';
 import { MetadataChain } from './chain.js';
 import { JikanClient } from './jikan.js';
 import { SourceError, sourceName, type MetadataMatch } from './match.js';
@@ -37,7 +39,8 @@ export class MetadataService {
     this.thediscdbClient = new TheDiscDbClient(config.thediscdbBaseUrl);
     this.mirror = new TheDiscDbMirror(() => settings.get('thediscdbMirror'), log);
     this.thediscdb = new TheDiscDbLookup(this.mirror, this.thediscdbClient, log);
-    this.chain = new MetadataChain(this.tmdb, this.jikan, this.omdb, log, this.thediscdb);
+    // A Blu-ray TheDiscDB does not know is searched by the title DATA_DIR/KEYDB.cfg gives its AACS disc id, when there is one.
+    this.chain = new MetadataChain(this.tmdb, this.jikan, this.omdb, log, this.thediscdb, new KeydbTitles(new KeyStore(config.dataDir).keydbFile, log));
   }
 
   /** Every source at once; results of all of them, most similar to the query first. */

@@ -10,6 +10,7 @@ import { tmdbAuth, TmdbClient } from '../../../../coordinator/metadata/tmdb.js';
 import { coordinatorMigrations } from '../../../../coordinator/db/migrations.js';
 import { labelIdentity, type DiscIdentity } from '../../../../coordinator/metadata/disc-identity.js';
 import { OVERRIDE_TTL_MS, Prescan } from '../../../../coordinator/discs/prescan.js';
+import { KeydbTitles } from '../../../../coordinator/keys/keydb-titles.js';
 import { Logger } from '../../../../shared/log.js';
 import type { DiscInfo } from '../../../../shared/protocol.js';
 import { openDatabase } from '../../../../shared/sqlite.js';
@@ -299,6 +300,44 @@ describe('metadata sources against the loopback fixture', () => {
       assert.equal(id.season, 1);
       assert.equal(id.tmdb_id, 1396);
       assert.ok(asked('/tmdb/3/search/tv').length > 0);
+    });
+
+    it('searches a Blu-ray TheDiscDB does not know by the title KEYDB.cfg gives its AACS disc id; a DVD never asks the KEYDB', async () => {
+      const aacs = 'a1b2c3d4e5f60718293a4b5c6d7e8f9011223344';
+      const keydbFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-keydb-chain-')), 'KEYDB.cfg');
+      fs.writeFileSync(keydbFile, `; FindVUK\n0x${aacs.toUpperCase()} = INCEPTION (2010) | D | 2010-12-03 | V | 0x00112233445566778899AABBCCDDEEFF\n0x${'B'.repeat(40)} = ZZ NOBODY KNOWS (1999) | D | 2000-01-01 | V | 0x00\n`);
+      const keydb = new KeydbTitles(keydbFile);
+      const keydbAsks: string[] = [];
+      const spy = { identityFor: (d: DiscInfo, l: DiscIdentity) => (keydbAsks.push(d.type), keydb.identityFor(d, l)) };
+      const tddbAsks: unknown[] = [];
+      const tddb = { lookupDisc: async (ids: unknown) => (tddbAsks.push(ids), null) };
+      logged = [];
+      const log = new Logger('t', true);
+      log.addSink((e) => logged.push(e.message));
+      const chain = new MetadataChain(new TmdbClient(srv.tmdbBase, () => TMDB_V3_KEY, IMG), new JikanClient(srv.jikanBase, async () => undefined), new OmdbClient(srv.omdbBase, () => ''), log, tddb, spy);
+      srv.catalogue.tmdbMovies.push(tmdbMovie(27205, 'Inception', '2010-07-15'));
+      const ids = { dvd_disc_id: null, aacs_disc_id: aacs.toUpperCase(), content_hash: 'MISS', file_fingerprint: null };
+
+      const d = disc('Bdrom', { type: 'bluray', ids });
+      const id = (await chain.identify(d, labelIdentity(d)))!;
+      assert.deepEqual([id.title, id.year, id.source, id.tmdb_id, id.confidence], ['Inception', 2010, 'tmdb', 27205, 1]);
+      assert.deepEqual(asked('/tmdb/3/search').map((r) => r.query.query), ['INCEPTION'], 'the label is not searched');
+      assert.equal(tddbAsks.length, 1, 'TheDiscDB was asked first');
+      assert.ok(logged.some((l) => l === `KEYDB.cfg names disc ${ids.aacs_disc_id}: "INCEPTION" (2010) is searched instead of the label "Bdrom"`), logged.join(' | '));
+
+      // Named by the KEYDB but known to no source: the unknown identity carries the KEYDB title.
+      const nobody = disc('Bdrom', { type: 'uhd', ids: { ...ids, aacs_disc_id: 'B'.repeat(40) } });
+      const none = (await chain.identify(nobody, labelIdentity(nobody)))!;
+      assert.deepEqual([none.title, none.year, none.source, none.confidence], ['ZZ NOBODY KNOWS', 1999, 'none', 0.3]);
+
+      // A DVD (even with an AACS id) and a Blu-ray the KEYDB does not list keep their label.
+      const dvd = disc('Zz Dvd Label', { ids });
+      assert.equal((await chain.identify(dvd, labelIdentity(dvd)))?.title, 'Zz Dvd Label');
+      const unlisted = disc('Unknown Disc Zz', { type: 'bluray', ids: { ...ids, aacs_disc_id: 'C'.repeat(40) } });
+      assert.equal((await chain.identify(unlisted, labelIdentity(unlisted)))?.title, 'Unknown Disc Zz');
+      assert.deepEqual(keydbAsks, ['bluray', 'uhd', 'bluray'], 'the DVD never asked the KEYDB');
+      assert.equal(keydb.reads, 1, 'the file was read once');
+      fs.rmSync(path.dirname(keydbFile), { recursive: true, force: true });
     });
   });
 });

@@ -69,6 +69,8 @@ export interface JobMeta {
   retry_of?: string;
   /** Per raw file (same order as raw_files): the title it was ripped from, its source and, on a recognised disc, its role. */
   ripped_titles?: RippedTitle[];
+  /** A recognised movie disc with titles in the library already: the folder they are in, where this job files the missing ones. */
+  library_folder?: string;
 }
 
 /** GET /jobs, GET /jobs/{id}: one job. */

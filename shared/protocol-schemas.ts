@@ -225,6 +225,7 @@ const ripArgsSchema = z.looseObject({
   audio_languages: z.optional(languages),
   subtitle_languages: z.optional(languages),
   disc_titles: z.optional(z.nullable(list(plannedTitleSchema, 1000))),
+  library_folder: z.optional(z.nullable(pathText)),
   extras_folder: z.optional(extrasFolderSchema),
   extras_by_kind: z.optional(bool),
 });
@@ -249,6 +250,7 @@ const transcodeArgsSchema = z.looseObject({
   ),
     extras_folder: z.optional(extrasFolderSchema),
   titles: z.optional(z.nullable(list(z.nullable(titleRoleSchema), 10_000))),
+  library_folder: z.optional(z.nullable(pathText)),
   extras_by_kind: z.optional(bool),
 });
 

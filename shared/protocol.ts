@@ -256,6 +256,8 @@ export interface RipArgs {
    * it rips the ones to take; every ripped title it finds here is named by its role.
    */
   disc_titles?: PlannedTitle[] | null;
+  /** A movie with titles in the library already: the folder they are in, where the missing ones join them. */
+  library_folder?: string | null;
   /** Without a transcode stage: the media server's extras folder, and whether extras go to the folder of their kind (see TranscodeArgs). */
   extras_folder?: string;
   extras_by_kind?: boolean;
@@ -342,6 +344,8 @@ export interface TranscodeArgs {
   audio?: StreamOptions;
   /** The folder below a movie's folder for its extras, as the media server expects it ("Extras", Plex: "Other"). */
   extras_folder?: string;
+  /** A movie with titles in the library already: the folder they are in (RipArgs.library_folder). */
+  library_folder?: string | null;
   /** Per file (same order as files): its role on a recognised disc, null where it has none; absent for other discs. */
   titles?: (TitleRole | null)[] | null;
   /** Extras of a known kind go to the folder of their kind (Featurettes, Trailers, ...) instead of extras_folder (not for Kodi). */

@@ -69,7 +69,7 @@ export function jobWork(ctx: AgentContext, transcoder: Transcoder): JobWork {
   });
 
   async function rip(cmd: Extract<JobCommand, { task: typeof TASKS.ripDisc }>, signal: AbortSignal): Promise<void> {
-    const args: RipJob = { ...cmd.args, job_id: cmd.job_id, raw_dir: toLocal(cmd.args.raw_dir), target_dir: toLocal(cmd.args.target_dir) };
+    const args: RipJob = { ...cmd.args, job_id: cmd.job_id, raw_dir: toLocal(cmd.args.raw_dir), target_dir: toLocal(cmd.args.target_dir), library_folder: cmd.args.library_folder ? toLocal(cmd.args.library_folder) : null };
     const drive = drives.get(args.drive);
     if (!drive) throw new TaskFailure(`this worker has no drive named "${args.drive}"`);
     await drives.poll();
@@ -97,7 +97,7 @@ export function jobWork(ctx: AgentContext, transcoder: Transcoder): JobWork {
   }
 
   async function transcode(cmd: Extract<JobCommand, { task: typeof TASKS.transcodeFiles }>, signal: AbortSignal, slot: TaskSlot, encoded?: EncodedOutputs): Promise<void> {
-    const args: TranscodeJob = { ...cmd.args, job_id: cmd.job_id, raw_dir: toLocal(cmd.args.raw_dir), target_dir: toLocal(cmd.args.target_dir), files: cmd.args.files.map(toLocal) };
+    const args: TranscodeJob = { ...cmd.args, job_id: cmd.job_id, raw_dir: toLocal(cmd.args.raw_dir), target_dir: toLocal(cmd.args.target_dir), files: cmd.args.files.map(toLocal), library_folder: cmd.args.library_folder ? toLocal(cmd.args.library_folder) : null };
     if (ctx.capabilities.tools.HandBrakeCLI === null) throw new TaskFailure(`this worker cannot transcode: ${config.handbrakeCli} was not found`);
     const ledger = new OutputLedger(outputLedgerFile(config.dataDir, cmd.id), cmd.job_id); // what it writes, for a cleanup after a crash (job-runner.ts)
     const tc: TaskContext = {

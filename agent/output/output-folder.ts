@@ -12,6 +12,8 @@ export interface OutputTarget {
   series: string | null;
   season: number | null;
   job_id: string;
+  /** A movie whose titles are partly in the library: the folder an earlier job filed it in (a folder directly in target_dir). */
+  library_folder?: string | null;
 }
 
 export interface OutputPlan {
@@ -32,12 +34,28 @@ export async function planOutput(t: OutputTarget): Promise<OutputPlan> {
     return { dir, fileBase: `${series} - S${String(t.season).padStart(2, '0')}` };
   }
   const name = folderName(t.title, t.year);
+  const earlier = t.library_folder ? await folderInTarget(t.target_dir, t.library_folder) : null;
+  if (earlier) return { dir: earlier, fileBase: name };
   let dir = path.join(t.target_dir, name);
   // An empty folder of that name (left by an attempt that died before writing) is not a collision.
   const taken = await fs.readdir(dir).then((entries) => entries.length > 0, () => exists(dir));
   if (taken) dir = path.join(t.target_dir, withCollisionSuffix(name, t.job_id));
   await fs.mkdir(dir, { recursive: true });
   return { dir, fileBase: name };
+}
+
+/**
+ * An earlier job's folder of the same disc, when it is a folder directly inside the target folder
+ * (real paths compared, so no symbolic link leads elsewhere); null otherwise (the usual folder is used).
+ */
+export async function folderInTarget(targetDir: string, folder: string): Promise<string | null> {
+  try {
+    const [target, real] = await Promise.all([fs.realpath(targetDir), fs.realpath(folder)]);
+    if (path.dirname(real) !== target || !(await fs.stat(real)).isDirectory()) return null;
+    return real;
+  } catch {
+    return null;
+  }
 }
 
 /** The n-th output file's name: one file keeps the folder name, several get a title number. */

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Disc } from '../../shared/api-types.js';
 import type { DiscInfo } from '../../shared/protocol.js';
 import { labelKey, lookupKeys, sameDisc, type DiscKey } from '../../shared/disc-key.js';
@@ -67,6 +68,12 @@ export class DiscWatch {
   /** What the pre-scan (or a correction) says about a disc, if it ran. */
   identity(fingerprint: string): DiscIdentity | undefined {
     return this.prescan.get(fingerprint);
+  }
+
+  /** The folder the main movie of this disc was filed in by an earlier job (its missing titles join it); null when none is. */
+  libraryFolder(disc: DiscKey): string | null {
+    const main = this.libraryTitles.forDisc(disc.fingerprint).find((t) => t.role?.role === 'main_movie' && t.output_file);
+    return main?.output_file ? path.dirname(main.output_file) : null;
   }
 
   /**

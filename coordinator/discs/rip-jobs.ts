@@ -29,7 +29,7 @@ export interface RipJobDeps {
   dispatcher: Dispatcher;
   metadata: MetadataService;
   /** The pre-scan's identity of a disc, by its fingerprint, and the titles of a recognised disc against the library. */
-  discs: { identity(fingerprint: string): DiscIdentity | undefined; knownTitles(disc: DiscKey): KnownDiscTitle[] | null };
+  discs: { identity(fingerprint: string): DiscIdentity | undefined; knownTitles(disc: DiscKey): KnownDiscTitle[] | null; libraryFolder(disc: DiscKey): string | null };
 }
 
 /** What a rip needs beyond the drive; every field optional (settings and the disc fill the rest). */
@@ -143,10 +143,14 @@ export async function createRipJob(ctx: RipJobDeps, req: RipRequest): Promise<Jo
     ...(transcodeNode ? { transcode_node: transcodeNode } : {}),
     ...(album ? { album, ...(disc.audio_cd ? { musicbrainz_disc_id: disc.audio_cd.musicbrainz_disc_id } : {}) } : {}),
   };
+  // A disc TheDiscDB recognised: the agent finds its titles in its own scan and names them by role;
+  // a movie with titles in the library already gets the missing ones into the same folder.
+  const known = disc.type === 'cd' ? null : ctx.discs.knownTitles(disc);
+  const libraryFolder = known && !series && known.some((t) => t.in_library) ? ctx.discs.libraryFolder(disc) : null;
+  if (libraryFolder) meta.library_folder = libraryFolder;
+  else delete meta.library_folder;
   const row = jobs.create({ id, title, target_dir: targetDir, device: req.device, node: current.state.node, meta });
   const transcode = s.transcodeEnabled && disc.type !== 'cd';
-  // A disc TheDiscDB recognised: the agent finds its titles in its own scan and names them by role.
-  const known = disc.type === 'cd' ? null : ctx.discs.knownTitles(disc);
   const args: RipArgs = {
     drive: current.state.drive,
     titles,
@@ -166,6 +170,7 @@ export async function createRipJob(ctx: RipJobDeps, req: RipRequest): Promise<Jo
     library: transcode ? null : libraryInfo(row, s, config.tmdbImageBaseUrl),
     ...(album ? { album } : {}),
     ...(known ? { disc_titles: plannedTitles(known), extras_folder: extrasFolder(s.mediaServerType), extras_by_kind: extrasByKind(s.mediaServerType) } : {}),
+    ...(libraryFolder ? { library_folder: libraryFolder } : {}),
   };
   jobs.addLog(id, 'info', `job created for "${title}" on ${req.device} (${req.origin})`);
   if (known) jobs.addLog(id, 'info', describePlan(known, titles.length > 0));

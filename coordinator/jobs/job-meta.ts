@@ -96,6 +96,7 @@ const CHECKS: { readonly [K in keyof JobMeta]-?: Check<NonNullable<JobMeta[K]> |
   episodes_guessed: flag,
   retry_of: text,
   ripped_titles: listOf(isRippedTitle),
+  library_folder: text,
 };
 
 /** The declared keys, as the stored JSON may name them (a JSON object may also hold "__proto__" or "constructor"). */

@@ -76,8 +76,9 @@ function parsePoints(raw: string | null): ProgressPoint[] {
 }
 
 /** Title, year and series/season of a job's output folder, from its row and meta. */
-export function outputTarget(row: Pick<JobRow, 'title' | 'meta'>): { title: string; year: number | null; series: string | null; season: number | null } {
-  return { title: row.title, year: row.meta?.year ?? null, series: row.meta?.series ?? null, season: row.meta?.season ?? null };
+export function outputTarget(row: Pick<JobRow, 'title' | 'meta'>): { title: string; year: number | null; series: string | null; season: number | null; library_folder?: string } {
+  const folder = row.meta?.library_folder;
+  return { title: row.title, year: row.meta?.year ?? null, series: row.meta?.series ?? null, season: row.meta?.season ?? null, ...(folder ? { library_folder: folder } : {}) };
 }
 
 export function toView(row: JobRow, now: number): Job {

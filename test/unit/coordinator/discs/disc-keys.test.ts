@@ -260,7 +260,7 @@ describe('a rip job keeps the identity of its disc', () => {
       settings: new SettingsStore(d),
       dispatcher: { startRip: () => undefined } as unknown as RipJobDeps['dispatcher'],
       metadata: { tmdb: { configured: () => false } } as unknown as RipJobDeps['metadata'],
-      discs: { identity: () => undefined, knownTitles: () => null },
+      discs: { identity: () => undefined, knownTitles: () => null, libraryFolder: () => null },
     } satisfies RipJobDeps;
     return { ctx, fleet, jobs };
   }

@@ -112,7 +112,7 @@ export class DiscWatch {
       metadata_source: identity?.source ?? null,
       recognised: identity?.recognised ?? null,
       titles: known ?? [],
-      library: known ? librarySummary(known) : null,
+      library: known ? librarySummary(known, this.titleChoice()) : null,
     };
   }
 

@@ -15,13 +15,17 @@ export interface TitleChoice {
   minSeconds: number;
 }
 
+/** An extra TheDiscDB files as "Other" shorter than minTitleSeconds: a logo, warning or menu, no title of the library. */
+function isFiller(t: DiscTitle, choice: Pick<TitleChoice, 'minSeconds'>): boolean {
+  return t.role.role === 'extra' && t.role.kind === 'Other' && t.seconds < choice.minSeconds;
+}
+
 /** Whether a title's kind is wanted, apart from the library. */
 function wantedKind(t: DiscTitle, choice: TitleChoice): boolean {
   const kind = kindOfRole(t.role);
   if (!kind || !choice.kinds.includes(kind)) return false;
   if (choice.mainFeatureOnly && kind === 'extras') return false;
-  if (t.role.role === 'extra' && t.role.kind === 'Other' && t.seconds < choice.minSeconds) return false;
-  return true;
+  return !isFiller(t, choice);
 }
 
 /** The remembered titles as scanned ones, to pair them with the database's by their evidence. */
@@ -43,12 +47,12 @@ export function plannedTitles(known: readonly KnownDiscTitle[]): PlannedTitle[] 
   return known.map(({ in_library: _inLibrary, wanted, ...t }) => ({ ...t, take: wanted }));
 }
 
-/** Per kind: how many titles the disc has and how many are in the library (play-all and unknown titles count nowhere). */
-export function librarySummary(known: readonly KnownDiscTitle[]): DiscLibrarySummary {
+/** Per kind: how many titles the disc has and how many are in the library (play-all, unknown titles and fillers count nowhere). */
+export function librarySummary(known: readonly KnownDiscTitle[], choice: Pick<TitleChoice, 'minSeconds'>): DiscLibrarySummary {
   const summary: DiscLibrarySummary = { main_feature: { total: 0, in_library: 0 }, episodes: { total: 0, in_library: 0 }, extras: { total: 0, in_library: 0 } };
   for (const t of known) {
     const kind = kindOfRole(t.role);
-    if (!kind) continue;
+    if (!kind || isFiller(t, choice)) continue;
     summary[kind].total++;
     if (t.in_library) summary[kind].in_library++;
   }

@@ -138,6 +138,8 @@ export function metadataRouter(ctx: AppContext): express.Router {
       overview: optionalString(body, 'overview', 10_000),
       tmdb_id: optionalInt(body, 'tmdb_id', 1, Number.MAX_SAFE_INTEGER) ?? (source === 'tmdb' && /^\d+$/.test(String(body.id ?? '')) ? Number(body.id) : null),
       imdb_id: optionalString(body, 'imdb_id', 20) ?? (source === 'omdb' ? optionalString(body, 'id', 20) : null),
+      // A new name does not change what is on the disc: the titles TheDiscDB knows stay with it.
+      ...(before?.disc_titles?.length ? { disc_titles: before.disc_titles, recognised: before.recognised ?? null } : {}),
     };
     // A finished job: its files in the library are renamed first; a refusal (409) changes nothing at all.
     const finished = typeof body.job_id === 'string' ? ctx.jobs.get(body.job_id) : undefined;

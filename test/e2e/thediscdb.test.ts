@@ -15,7 +15,7 @@ import type { Device, JobDetail } from '../../shared/api-types.js';
 import { contentHashOf } from '../../agent/disc/disc-ids.js';
 import { fixtureItems, startTheDiscDbServer, type TheDiscDbServer } from '../fixtures/thediscdb-server.js';
 import { fixtureJson, ODYSSEY_HASH, TDDB_FIXTURES } from '../fixtures/thediscdb-mirror.js';
-import { api, smallMkv, startAgent, startCoordinator, stopAll, tempDir, waitFor, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type Job, type World } from './harness.js';
+import { api, dvdImage, insertDisc, smallMkv, startAgent, startCoordinator, stopAll, tempDir, waitFor, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type Job, type World } from './harness.js';
 
 /** The files a capture's HSH: lines list: name and size. */
 function hshFiles(capture: string): { name: string; size: number }[] {
@@ -29,14 +29,17 @@ function hshFiles(capture: string): { name: string; size: number }[] {
     });
 }
 
-/** A disc folder (VIDEO_TS or BDMV/STREAM) of sparse files, written under a hidden name and renamed into the drive. */
-function insertDiscFolder(driveDir: string, label: string, layout: 'dvd' | 'bluray', files: { name: string; size: number }[]): void {
+/**
+ * A disc folder (VIDEO_TS or BDMV/STREAM) of sparse files, written under a hidden name and renamed
+ * into the drive. A file's `head` is written at its start (two discs of equal sizes, other content).
+ */
+function insertDiscFolder(driveDir: string, label: string, layout: 'dvd' | 'bluray', files: { name: string; size: number; head?: string }[]): void {
   const hidden = path.join(driveDir, `.${label}`);
   const dir = layout === 'dvd' ? path.join(hidden, 'VIDEO_TS') : path.join(hidden, 'BDMV', 'STREAM');
   fs.mkdirSync(dir, { recursive: true });
   if (layout === 'bluray') fs.writeFileSync(path.join(hidden, 'BDMV', 'index.bdmv'), Buffer.concat([Buffer.from('INDX0200'), Buffer.alloc(32)]));
   for (const f of files) {
-    fs.writeFileSync(path.join(dir, f.name), '');
+    fs.writeFileSync(path.join(dir, f.name), f.head ?? '');
     fs.truncateSync(path.join(dir, f.name), f.size);
   }
   fs.renameSync(hidden, path.join(driveDir, label));
@@ -179,6 +182,12 @@ describe('TheDiscDB decides the rip: exact titles, roles, extras folders, only w
     const after = await disc();
     assert.equal(after?.already_ripped, true);
     assert.deepEqual(after?.library?.extras, { total: 1, in_library: 1 });
+
+    // The household names it in German: the disc keeps the titles TheDiscDB knows of it.
+    const corrected = await api(c.url, 'POST', '/metadata/override', { device, source: 'manual', title: '2001: Odyssee im Weltraum', year: 1968 });
+    assert.equal(corrected.status, 200, corrected.text);
+    const renamed = await disc();
+    assert.deepEqual([renamed?.title, renamed?.metadata_source, renamed?.recognised?.from, renamed?.titles.length, renamed?.already_ripped], ['2001: Odyssee im Weltraum', 'override', 'api', 8, true]);
   });
 
   it('The Office S4 disc 1 from the offline copy: episodes named exactly, deleted scenes and extras in their folders, unknown titles left', async () => {
@@ -206,5 +215,33 @@ describe('TheDiscDB decides the rip: exact titles, roles, extras folders, only w
     const log = await logOf(job.id);
     assert.ok(log.some((m) => m.startsWith('title(s) left (in the library already, a kind not wanted, or play-all): ')), log.join('\n'));
     assert.equal(tddb.requests.filter((r) => r.variables.id === officeHash).length, 0, 'the copy answered: the API was not asked for it');
+  });
+
+  it('a box set: disc 2 with the label and size of the ripped disc 1 is a disc of its own, not "already ripped"', async () => {
+    // Two real DVDs with one label: their titles differ, and the smaller image is padded to the other's size.
+    const one = dvdImage('BOXSET', [8, 4]);
+    const two = path.join(tempDir('ripwerk-iso-'), 'BOXSET.iso');
+    fs.copyFileSync(dvdImage('BOXSET', [4, 8]), two);
+    const size = Math.max(fs.statSync(one).size, fs.statSync(two).size);
+    for (const f of [one, two]) fs.truncateSync(f, size);
+    const ripOf = async (iso: string) => {
+      assert.equal((await api(c.url, 'POST', `/devices/${device}/eject`)).status, 200);
+      await waitFor('the drive empty', async () => !(await disc()));
+      const before = await jobIds();
+      insertDisc(agent.driveDir, iso);
+      return autoJob(before);
+    };
+    const first = await ripOf(one);
+    await waitForStatus(c.url, first.id, ['completed'], 60_000);
+    const d1 = await disc();
+    assert.equal(d1?.already_ripped, true);
+    const second = await ripOf(two);
+    const d2 = await disc();
+    assert.equal(d2?.label_fingerprint, d1?.label_fingerprint, 'same label and size');
+    assert.notEqual(d2?.fingerprint, d1?.fingerprint, 'told apart by its DVD disc id');
+    assert.match(d2?.fingerprint ?? '', /^dvd:[0-9A-F]{32}$/);
+    assert.equal(d2?.already_ripped, false);
+    assert.notEqual(second.id, first.id, 'disc 2 is ripped by itself');
+    await waitForStatus(c.url, second.id, ['completed'], 60_000);
   });
 });

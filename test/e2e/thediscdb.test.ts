@@ -45,6 +45,26 @@ function insertDiscFolder(driveDir: string, label: string, layout: 'dvd' | 'blur
   fs.renameSync(hidden, path.join(driveDir, label));
 }
 
+/**
+ * The Office's disc has no "play all" playlist; this test adds one in the shape TheDiscDB keeps such
+ * titles (type Other, the episode range with an en dash, the episodes' clips in order: compare the
+ * play-all of A Sign of Affection in test/fixtures/thediscdb/), to the capture and to the entry alike.
+ */
+const PLAY_ALL_ENTRY = { Index: 10, SourceFile: '00800.mpls', SegmentMap: '9,7,5', Duration: '2:06:05', Size: 31050498048, Item: { Title: 'Play All', Type: 'Other', Season: '4', Episode: '1–6' } };
+
+/** The capture with title 10: title 3's lines with the play-all playlist's source, clips, length and size. */
+function withPlayAll(capture: string): string {
+  const lines = capture.split(/\r?\n/);
+  const extra = lines
+    .filter((l) => /^(TINFO|SINFO):3,/.test(l))
+    .map((l) => l.replace(/^(TINFO|SINFO):3,/, '$1:10,'))
+    .map((l) => l.replace(/^TINFO:10,9,0,".*"$/, 'TINFO:10,9,0,"2:06:05"').replace(/^TINFO:10,11,0,".*"$/, 'TINFO:10,11,0,"31050498048"'))
+    .map((l) => l.replace(/^TINFO:10,16,0,".*"$/, 'TINFO:10,16,0,"00800.mpls"').replace(/^TINFO:10,25,0,".*"$/, 'TINFO:10,25,0,"3"').replace(/^TINFO:10,26,0,".*"$/, 'TINFO:10,26,0,"9,7,5"'));
+  const hsh = lines.findIndex((l) => l.startsWith('HSH:'));
+  const at = hsh < 0 ? lines.length : hsh;
+  return [...lines.slice(0, at).map((l) => (l.startsWith('TCOUNT:') ? 'TCOUNT:11' : l)), ...extra, ...lines.slice(at)].join('\n');
+}
+
 /** Every file below dir, relative, sorted. */
 function tree(dir: string): string[] {
   return (fs.readdirSync(dir, { recursive: true, withFileTypes: true }) as fs.Dirent[])
@@ -75,7 +95,8 @@ describe('TheDiscDB decides the rip: exact titles, roles, extras folders, only w
     // The API knows the 2001 DVD (its real entry); The Office is found in the offline copy only.
     tddb = await startTheDiscDbServer(fixtureItems().slice(0, 1));
     const mirror = tempDir('ripwerk-tddb-copy-');
-    const officeDisc = { ...fixtureJson('the-office-2021-season-4-blu-ray-disc01.json'), ContentHash: officeHash };
+    const office = fixtureJson('the-office-2021-season-4-blu-ray-disc01.json');
+    const officeDisc = { ...office, ContentHash: officeHash, Titles: [...(office.Titles as object[]), PLAY_ALL_ENTRY] };
     const series = path.join(mirror, 'data', 'series', 'The Office (2005)');
     fs.mkdirSync(path.join(series, '2021-season-4-blu-ray'), { recursive: true });
     fs.copyFileSync(path.join(TDDB_FIXTURES, 'the-office-metadata.json'), path.join(series, 'metadata.json'));
@@ -84,7 +105,7 @@ describe('TheDiscDB decides the rip: exact titles, roles, extras folders, only w
     // The MakeMKV stand-in replays each disc's real capture, chosen by the disc's label.
     const captures = tempDir('ripwerk-captures-');
     fs.copyFileSync(path.join(TDDB_FIXTURES, '2001-2011-dvd-disc01.txt'), path.join(captures, 'ODYSSEY.txt'));
-    fs.copyFileSync(path.join(TDDB_FIXTURES, 'the-office-s4d1-sample-disc-log.txt'), path.join(captures, 'THE_OFFICE_S4D1.txt'));
+    fs.writeFileSync(path.join(captures, 'THE_OFFICE_S4D1.txt'), withPlayAll(fs.readFileSync(path.join(TDDB_FIXTURES, 'the-office-s4d1-sample-disc-log.txt'), 'utf8')));
 
     c = await startCoordinator(w, { THEDISCDB_BASE_URL: tddb.url });
     agent = await startAgent(w, c.mqttUrl, 'tddb', {
@@ -190,7 +211,7 @@ describe('TheDiscDB decides the rip: exact titles, roles, extras folders, only w
     assert.deepEqual([renamed?.title, renamed?.metadata_source, renamed?.recognised?.from, renamed?.titles.length, renamed?.already_ripped], ['2001: Odyssee im Weltraum', 'override', 'api', 8, true]);
   });
 
-  it('The Office S4 disc 1 from the offline copy: episodes named exactly, deleted scenes and extras in their folders, unknown titles left', async () => {
+  it('The Office S4 disc 1 from the offline copy: episodes named exactly, deleted scenes and extras in their folders, play-all and unknown titles left', async () => {
     assert.equal((await api(c.url, 'PUT', '/settings', { transcodeEnabled: false })).status, 200);
     assert.equal((await api(c.url, 'POST', `/devices/${device}/eject`)).status, 200);
     await waitFor('the drive empty', async () => !(await disc()));
@@ -212,8 +233,17 @@ describe('TheDiscDB decides the rip: exact titles, roles, extras folders, only w
     const d = await disc();
     assert.deepEqual([d?.recognised?.from, d?.kind, d?.season], ['mirror', 'series', 4]);
     assert.deepEqual(d?.library, { main_feature: { total: 0, in_library: 0 }, episodes: { total: 3, in_library: 3 }, extras: { total: 4, in_library: 4 } });
+    assert.deepEqual(
+      d?.titles.filter((t) => t.role.role === 'play_all' || t.role.role === 'unidentified').map((t) => [t.source_file, t.role.role, t.wanted]),
+      [
+        ['00000.mpls(1)', 'unidentified', false],
+        ['00003.m2ts', 'unidentified', false],
+        ['00000.m2ts', 'unidentified', false],
+        ['00800.mpls', 'play_all', false],
+      ],
+    );
     const log = await logOf(job.id);
-    assert.ok(log.some((m) => m.startsWith('title(s) left (in the library already, a kind not wanted, or play-all): ')), log.join('\n'));
+    assert.ok(log.some((m) => m.startsWith('title(s) left (in the library already, a kind not wanted, or play-all): ') && m.includes('10 (00800.mpls) = play all')), log.join('\n'));
     assert.equal(tddb.requests.filter((r) => r.variables.id === officeHash).length, 0, 'the copy answered: the API was not asked for it');
   });
 

@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 declare -A TOOLS=(
   [HandBrakeCLI]=handbrake-cli
   [ffmpeg]=ffmpeg
+  [mkvpropedit]=mkvtoolnix
   [dvdauthor]=dvdauthor
   [genisoimage]=genisoimage
   [xorriso]=xorriso

@@ -209,7 +209,7 @@ installed() { "$DPKG_QUERY" -W -f='${Status}' "$1" 2>/dev/null | grep -q 'instal
 # only make the test suite's disc images and brokers (a mosquitto service would take port 1883).
 packages=()
 if [ "$MODE" != coordinator ]; then
-  packages+=(handbrake-cli ffmpeg lsdvd dvdbackup abcde cdparanoia flac libcdio-utils eject setcd python3)
+  packages+=(handbrake-cli ffmpeg mkvtoolnix lsdvd dvdbackup abcde cdparanoia flac libcdio-utils eject setcd python3)
 fi
 packages+=(ca-certificates) # npm and the ripper key refresh use https
 # --with-mounts: the mount helpers for SMB and NFS, and smbclient for the share list of a NAS.

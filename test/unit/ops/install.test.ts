@@ -18,7 +18,7 @@ import { REPO_DIR } from '../../fixtures/tools-samples.js';
 
 const SCRIPT = path.join(REPO_DIR, 'scripts', 'install.sh');
 const EXAMPLE = fs.readFileSync(path.join(REPO_DIR, 'systemd', 'ripwerk.env.example'), 'utf8');
-const TOOLS = 'handbrake-cli ffmpeg lsdvd dvdbackup abcde cdparanoia flac libcdio-utils eject setcd python3';
+const TOOLS = 'handbrake-cli ffmpeg mkvtoolnix lsdvd dvdbackup abcde cdparanoia flac libcdio-utils eject setcd python3';
 const base = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-install-'));
 after(() => fs.rmSync(base, { recursive: true, force: true }));
 

@@ -438,6 +438,94 @@ describe('web UI in Chromium', () => {
     await en.getByRole('heading', { name: 'What the workers can rip' }).waitFor();
   });
 
+  it('a disc recognised by TheDiscDB: the card says so with what is in the library, the dialog names each title and ticks the wanted ones, the settings offer the kinds', async () => {
+    // The disc fields and track roles as GET /devices and GET /devices/{name}/tracks give them for a recognised disc (shared/api-types.ts), set for this test.
+    const episode = (n: number, name: string) => ({ role: 'episode', name, season: 2, episodes: { first: n, last: n } });
+    const roles: Record<number, { role: unknown; in_library: boolean; wanted: boolean }> = {
+      1: { role: episode(1, 'Pilot'), in_library: false, wanted: true },
+      2: { role: episode(2, 'Second Wind'), in_library: true, wanted: false },
+      3: { role: { role: 'extra', name: 'Making of', kind: 'Featurette', folder: 'Featurettes', season: null, episodes: null }, in_library: false, wanted: true },
+    };
+    const recognisedDisc = async (route: Route) => {
+      const res = await route.fetch();
+      const list = (await res.json()) as Device[];
+      const json = list.map((d) =>
+        d.disc
+          ? {
+              ...d,
+              disc: {
+                ...d.disc,
+                metadata_source: 'thediscdb',
+                // One of the two episodes is in the library: not every wanted title (the real disc, ripped earlier in this file, says true).
+                already_ripped: false,
+                recognised: { source: 'thediscdb', from: 'mirror', matched_by: 'content_hash', release: '2019-dvd', disc_number: 1 },
+                library: { main_feature: { total: 0, in_library: 0 }, episodes: { total: 2, in_library: 1 }, extras: { total: 1, in_library: 0 } },
+              },
+            }
+          : d,
+      );
+      await route.fulfill({ response: res, json });
+    };
+    const withRoles = async (route: Route) => {
+      const res = await route.fetch();
+      const body = (await res.json()) as { tracks: { number: number }[] };
+      await route.fulfill({ response: res, json: { ...body, tracks: body.tracks.map((x) => ({ ...x, ...roles[x.number] })) } });
+    };
+    const kindsSetting = async (route: Route) => {
+      if (route.request().method() === 'PUT') return route.fulfill({ status: 400, contentType: 'text/plain', body: 'ripTitleKinds: choose at least one kind of title' });
+      const res = await route.fetch();
+      await route.fulfill({ response: res, json: { ...((await res.json()) as Record<string, unknown>), ripTitleKinds: ['main_feature', 'episodes'] } });
+    };
+    for (const p of [en, page]) {
+      await p.route('**/api/devices', recognisedDisc);
+      await p.route('**/api/devices/*/tracks', withRoles);
+      await p.route('**/api/settings', kindsSetting);
+    }
+    await open(en, '#/laufwerke');
+    const card = en.getByTestId(`drive-${device}`);
+    await card.getByTestId('disc-recognised').waitFor({ timeout: 20_000 });
+    assert.equal(await card.getByTestId('disc-recognised').innerText(), '✓ Recognised exactly · TheDiscDB (offline copy)');
+    assert.equal(await card.getByTestId('disc-library').innerText(), '1 of 2 episodes already in the library');
+    assert.doesNotMatch(await card.innerText(), /confidence/, 'an exact recognition is no guess');
+    await shoot('drives-recognised', en);
+    await card.getByTestId('rip-open').click();
+    const dialog = en.getByRole('dialog');
+    await dialog.getByTestId('role-1').waitFor({ timeout: 30_000 });
+    assert.deepEqual(
+      await Promise.all([1, 2, 3].map((n) => dialog.getByTestId(`title-${n}`).isChecked())),
+      [true, false, true],
+      'the wanted titles, not the long ones: the episode in the library stays unticked, the short extra is ticked',
+    );
+    assert.deepEqual(await Promise.all([1, 2, 3].map((n) => dialog.getByTestId(`role-${n}`).innerText())), ['Episode S02E01 “Pilot”', 'Episode S02E02 “Second Wind” in library', 'Extra · Featurettes: “Making of”']);
+    await dialog.getByTestId('title-2').check();
+    assert.equal(await dialog.getByTestId('title-2').isChecked(), true, 'the ticks can still be changed');
+    await shoot('rip-dialog-roles', en);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+    await open(page, '#/laufwerke');
+    const deCard = page.getByTestId(`drive-${device}`);
+    await deCard.getByTestId('disc-recognised').filter({ hasText: 'Exakt erkannt · TheDiscDB (Offline-Kopie)' }).waitFor({ timeout: 20_000 });
+    assert.equal(await deCard.getByTestId('disc-library').innerText(), '1 von 2 Folgen schon in der Bibliothek');
+    await shoot('drives-recognised');
+
+    await nav('System', en);
+    const kinds = en.getByTestId('setting-ripTitleKinds');
+    await kinds.waitFor();
+    const box = (kind: string) => kinds.locator(`input[value="${kind}"]`);
+    assert.deepEqual(await Promise.all(['main_feature', 'episodes', 'extras'].map((k) => box(k).isChecked())), [true, true, false]);
+    assert.match(await kinds.innerText(), /Main feature[\s\S]*Episodes[\s\S]*Extras[\s\S]*Which titles of a disc TheDiscDB knows are ripped automatically\./);
+    await shoot('system-title-kinds', en);
+    await box('main_feature').uncheck();
+    await box('episodes').uncheck();
+    await en.getByRole('button', { name: 'Save', exact: true }).click();
+    await en.getByRole('alert').filter({ hasText: 'ripTitleKinds: choose at least one kind of title' }).waitFor();
+    for (const p of [en, page]) {
+      await p.unroute('**/api/devices', recognisedDisc);
+      await p.unroute('**/api/devices/*/tracks', withRoles);
+      await p.unroute('**/api/settings', kindsSetting);
+    }
+  });
+
   it('in English: the metadata, workers and storage pages', async () => {
     await nav('Metadata', en);
     await en.getByTestId('source-tmdb').filter({ hasText: 'connected' }).waitFor();

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { post, posterSrc, type Device, type Job, type Worker } from '../api.js';
 import { Action, Empty, Section } from '../components.js';
 import { ripWarning, type DiscKinds } from '../disc-support.js';
+import { librarySummaryText, recognitionText } from '../disc-titles.js';
 import { bytes, discTypeText } from '../format.js';
 import { t, tCount, tKnown } from '../i18n/index.js';
 import { FAST_MS, SLOW_MS, usePoll } from '../poll.js';
@@ -27,6 +28,9 @@ function DriveCard({ device, jobs, kinds, onRip }: { device: Device; jobs: Job[]
   const warning = disc && device.worker ? ripWarning(device.worker, kinds, disc.type) : null;
   const done = ripDone(device, jobs);
   const src = disc?.poster_url ?? posterSrc(disc?.poster ?? null);
+  // A disc recognised by its content (older coordinators send neither field).
+  const recognised = recognitionText(disc?.recognised);
+  const inLibrary = disc ? librarySummaryText(disc.library, disc.already_ripped) : null;
   return (
     <article class="card drive" data-testid={`drive-${device.name}`}>
       {src ? <img class="poster" src={src} alt="" loading="lazy" /> : <div class="poster none" aria-hidden="true" />}
@@ -44,12 +48,24 @@ function DriveCard({ device, jobs, kinds, onRip }: { device: Device; jobs: Job[]
             </p>
             <p class="muted">
               {discTypeText(disc.type)} · {bytes(disc.size_bytes)}
-              {disc.confidence !== null && ` · ${t('drive.confidence', { n: Math.round(disc.confidence * 100) })}`}
+              {disc.confidence !== null && !recognised && ` · ${t('drive.confidence', { n: Math.round(disc.confidence * 100) })}`}
               {disc.audio_tracks ? ` · ${tCount('drive.audioTracks', disc.audio_tracks)}` : ''}
               {disc.album && ` · ${tKnown(`drive.albumSource.${disc.album.source}`) ?? disc.album.source}`}
               {disc.suggestions?.length ? ` · ${tCount('drive.moreReleases', disc.suggestions.length)}` : ''}
             </p>
-            {disc.already_ripped && <p class="badge">{t('drive.alreadyRipped')}</p>}
+            {recognised && (
+              <p class="disc-note ok" data-testid="disc-recognised">
+                <span aria-hidden="true">✓ </span>
+                {recognised}
+              </p>
+            )}
+            {inLibrary ? (
+              <p class="disc-note" data-testid="disc-library">
+                {inLibrary}
+              </p>
+            ) : (
+              disc.already_ripped && <p class="badge">{t('drive.alreadyRipped')}</p>
+            )}
           </div>
         ) : (
           <p class="muted">{device.status === 'tray_open' ? t('drive.trayOpen') : t('drive.noDisc')}</p>

@@ -1,14 +1,15 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ripsAsSeries } from '../../../shared/rip-as-series.js';
-import { get, post, type Device, type Disc, type Job, type Track, type Worker } from '../api.js';
+import { get, post, type Device, type DeviceTracks, type Disc, type Job, type ScannedDiscTrack, type Worker } from '../api.js';
 import { Dialog } from '../components.js';
+import { hasRoles, preselectedTitles, rolePieces } from '../disc-titles.js';
 import { bytes, duration } from '../format.js';
 import { languageName, t, type MessageKey } from '../i18n/index.js';
 import { ripRequest } from '../rip-request.js';
 import { chosenLanguages, foundLanguages, languageOptions, ripTitles, type LanguageOption, type StreamKind } from '../stream-languages.js';
 import { FolderPicker } from './folders.js';
 
-/** Titles of five minutes or more are pre-selected: the features and episodes, not the trailers. */
+/** Titles of five minutes or more are pre-selected: the features and episodes, not the trailers (a recognised disc: the wanted titles). */
 const PRESELECT_SECONDS = 300;
 
 interface Settings {
@@ -50,7 +51,7 @@ function opensAsSeries(disc: Disc): boolean {
 
 export function RipDialog({ device, onClose, onStarted }: { device: Device; onClose(): void; onStarted(job: Job): void }) {
   const disc = device.disc!;
-  const [tracks, setTracks] = useState<Track[] | null>(null);
+  const [tracks, setTracks] = useState<ScannedDiscTrack[] | null>(null);
   const [scanError, setScanError] = useState<string | null>(null);
   const [chosen, setChosen] = useState<Set<number>>(new Set());
   const [mainOnly, setMainOnly] = useState<boolean | null>(null);
@@ -74,6 +75,7 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
   const [audioChanged, setAudioChanged] = useState<Map<string, boolean>>(new Map());
   const [subsChanged, setSubsChanged] = useState<Map<string, boolean>>(new Map());
   const titlesNow = tracks ? ripTitles(tracks, chosen, mainFeatureOnly) : [];
+  const withRoles = tracks ? hasRoles(tracks) : false;
   const withStreams = tracks?.some((x) => (x.audio?.length ?? 0) > 0) ?? false;
   const audioOptions = tracks && settings ? languageOptions(foundLanguages(tracks, titlesNow, 'audio'), settings.audioLanguages) : [];
   const subOptions = tracks && settings ? languageOptions(foundLanguages(tracks, titlesNow, 'subtitles'), settings.subtitleLanguages) : [];
@@ -99,11 +101,12 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
       try {
         await post(`/devices/${encodeURIComponent(device.name)}/scan-tracks`);
         for (let i = 0; i < 120 && alive; i++) {
-          const r = await get<{ scanning: boolean; error: string | null; tracks: Track[] }>(`/devices/${encodeURIComponent(device.name)}/tracks`);
+          const r = await get<DeviceTracks>(`/devices/${encodeURIComponent(device.name)}/tracks`);
           if (!r.scanning) {
             if (r.error) setScanError(r.error);
             setTracks(r.tracks);
-            setChosen(new Set(r.tracks.filter((x) => x.seconds >= PRESELECT_SECONDS).map((x) => x.number)));
+            // A recognised disc: exactly the titles the rip wants; else the long ones.
+            setChosen(new Set(preselectedTitles(r.tracks, PRESELECT_SECONDS)));
             return;
           }
           await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -190,7 +193,16 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
             {tracks?.map((x) => (
               <label class="check" key={x.number}>
                 <input type="checkbox" checked={!mainFeatureOnly && chosen.has(x.number)} disabled={mainFeatureOnly} onChange={() => toggle(x.number)} data-testid={`title-${x.number}`} />
-                {t('rip.track', { n: x.number, duration: duration(x.seconds), chapters: x.chapters, size: bytes(x.size_bytes) })}
+                <span>
+                  {t('rip.track', { n: x.number, duration: duration(x.seconds), chapters: x.chapters, size: bytes(x.size_bytes) })}
+                  {withRoles && (
+                    <span class="track-role" data-testid={`role-${x.number}`}>
+                      {rolePieces(x.role, (name) => <span translate={false}>{name}</span>)}
+                      {x.in_library && ' '}
+                      {x.in_library && <span class="badge">{t('rip.inLibrary')}</span>}
+                    </span>
+                  )}
+                </span>
               </label>
             ))}
             <label class="check">

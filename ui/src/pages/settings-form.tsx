@@ -1,5 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get, put } from '../api.js';
+import { RIP_TITLE_KINDS } from '../../../shared/disc-titles.js';
+import { toggleChoice } from '../disc-titles.js';
 import { t, tKnown } from '../i18n/index.js';
 
 type Value = string | boolean | number | string[];
@@ -14,6 +16,13 @@ const same = (a: Value, b: Value): boolean => (Array.isArray(a) && Array.isArray
 export function settingLabel(name: string): string {
   return tKnown(`setting.${name}`) ?? name;
 }
+
+/**
+ * A list setting of fixed choices shown as boxes, in the order of the choices: a box ticked or
+ * unticked gives the new list. The server refuses a list it does not accept (ripTitleKinds: an empty
+ * one) with its reason, which the form shows like any refusal.
+ */
+const CHOICES: Record<string, readonly string[]> = { ripTitleKinds: RIP_TITLE_KINDS };
 
 const MASK = '********';
 const SECRET = new Set(['ripperAppKey', 'mediaServerKey', 'webhookUrl', 'tmdbApiKey', 'omdbApiKey']);
@@ -65,6 +74,25 @@ export function SettingsForm({ only, onSaved, submitLabel }: { only?: string[]; 
             <input type="checkbox" name={n} checked={values[n] as boolean} onChange={(e) => setValues({ ...values, [n]: (e.target as HTMLInputElement).checked })} />
             {settingLabel(n)}
           </label>
+        ) : CHOICES[n] && Array.isArray(stored[n]) ? (
+          <fieldset key={n} data-testid={`setting-${n}`}>
+            <legend>{settingLabel(n)}</legend>
+            <div class="kinds">
+              {CHOICES[n].map((choice) => (
+                <label class="check" key={choice}>
+                  <input
+                    type="checkbox"
+                    name={n}
+                    value={choice}
+                    checked={Array.isArray(values[n]) && (values[n] as string[]).includes(choice)}
+                    onChange={() => setValues({ ...values, [n]: toggleChoice(CHOICES[n], Array.isArray(values[n]) ? (values[n] as string[]) : [], choice) })}
+                  />
+                  {tKnown(`titleKind.${choice}`) ?? choice}
+                </label>
+              ))}
+            </div>
+            {tKnown(`settings.${n}Help`) && <p class="muted">{tKnown(`settings.${n}Help`)}</p>}
+          </fieldset>
         ) : Array.isArray(stored[n]) ? (
           <label key={n}>
             {settingLabel(n)}

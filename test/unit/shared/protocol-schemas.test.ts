@@ -123,6 +123,9 @@ describe('MQTT message schemas: the titles of a recognised disc', () => {
     assert.equal(parseMessage(commandSchema, json({ ...ripCmd, args: { ...ripCmd.args, disc_titles: null } })).ok, true, 'no plan: null');
     const { disc_titles: _plan, extras_folder: _folder, extras_by_kind: _byKind, ...older } = ripCmd.args;
     assert.equal(parseMessage(commandSchema, json({ ...ripCmd, args: older })).ok, true, 'a coordinator without plans sends none');
+    const intoFolder = { ...ripCmd, args: { ...ripCmd.args, library_folder: '/media/Filme/2001 - A Space Odyssey (1968)' } };
+    assert.deepEqual(parseMessage(commandSchema, json(intoFolder)), { ok: true, value: intoFolder });
+    assert.equal(parseMessage(commandSchema, json({ ...ripCmd, args: { ...ripCmd.args, library_folder: 7 } })).ok, false);
   });
 
   it('refuses an extra whose folder is not one of the eight names, such as a path out of the movie\'s folder', () => {

@@ -79,11 +79,20 @@ describe('title plan: the 2001 DVD (a main movie, six logos and warnings TheDisc
     assert.deepEqual(inLibraryIndexes(known), [0]);
     assert.deepEqual(wantedIndexes(known), [7]);
     assert.deepEqual(known[0], { ...odyssey[0], in_library: true, wanted: false });
-    assert.deepEqual(librarySummary(known), {
+    // The six logos and warnings are Other extras shorter than 120 s: no titles of the library, counted nowhere.
+    assert.deepEqual(librarySummary(known, movieAndExtras), {
       main_feature: { total: 1, in_library: 1 },
       episodes: { total: 0, in_library: 0 },
-      extras: { total: 7, in_library: 0 },
+      extras: { total: 1, in_library: 0 },
     });
+  });
+
+  it('counts the Other extras as extras when minTitleSeconds lets them through, whatever ripTitleKinds says', () => {
+    const known = knownTitles(odyssey, [remembered(odysseyScan[0]), remembered(odysseyScan[5])], { ...movieAndExtras, minSeconds: 0 });
+    assert.deepEqual(librarySummary(known, { minSeconds: 0 }).extras, { total: 7, in_library: 1 });
+    assert.deepEqual(librarySummary(known, { minSeconds: 78 }).extras, { total: 2, in_library: 1 }, 'the 78 s warning and the trailer');
+    const mainOnly = knownTitles(odyssey, [], { ...movieAndExtras, kinds: ['main_feature'] });
+    assert.deepEqual(librarySummary(mainOnly, movieAndExtras).extras, { total: 1, in_library: 0 }, 'a kind not wanted is still counted');
   });
 
   it('finds a remembered title whatever number MakeMKV gave it, and from an lsdvd scan (title number, estimated size)', () => {
@@ -185,7 +194,8 @@ describe('title plan: The Office season 4 disc 1 (three double episodes, four ex
 
   it('counts per kind, the unknown titles nowhere', () => {
     const known = knownTitles(office, [remembered(officeScan[3])], everything);
-    assert.deepEqual(librarySummary(known), {
+    // "Rabies" (23 s) is of the kind Extra, no filler: it counts among the extras.
+    assert.deepEqual(librarySummary(known, everything), {
       main_feature: { total: 0, in_library: 0 },
       episodes: { total: 3, in_library: 1 },
       extras: { total: 4, in_library: 0 },
@@ -236,6 +246,6 @@ describe('title plan: play-all titles', () => {
   it('never takes a play-all title and counts it in no kind', () => {
     const known = knownTitles([playAll, episode], [], { ...everything, minSeconds: 0 });
     assert.deepEqual(known.map((t) => t.wanted), [false, true]);
-    assert.deepEqual(librarySummary(known).episodes, { total: 1, in_library: 0 });
+    assert.deepEqual(librarySummary(known, { minSeconds: 0 }), { main_feature: { total: 0, in_library: 0 }, episodes: { total: 1, in_library: 0 }, extras: { total: 0, in_library: 0 } });
   });
 });

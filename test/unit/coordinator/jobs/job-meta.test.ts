@@ -56,6 +56,7 @@ describe('job meta: parsed and checked once', () => {
         { number: 0, file: '/media/work/x/title_t00.mkv', source_file: '01', segment_map: '1-19,20-35', seconds: 8904, size_bytes: 6858530816, role: { role: 'main_movie', name: 'Heat' } },
         { number: 4, file: '/media/work/x/title_t04.mkv', source_file: null, segment_map: null, seconds: 60, size_bytes: 1000, role: null },
       ],
+      library_folder: '/media/Filme/Heat (1995)',
     };
     assert.equal(JSON.stringify(parse(meta)), JSON.stringify(meta), 'the same JSON, key order included');
   });

@@ -91,6 +91,103 @@ describe('MQTT message schemas', () => {
   });
 });
 
+describe('MQTT message schemas: the titles of a recognised disc', () => {
+  const trailer = { role: 'extra', name: 'Theatrical Trailer', kind: 'Trailer', folder: 'Trailers', season: null, episodes: null };
+  const main = { role: 'main_movie', name: '2001: A Space Odyssey' };
+  const episode = { role: 'episode', name: 'Fun Run', season: 4, episodes: { first: 1, last: 2 } };
+  const ripCmd = {
+    id: 'c1',
+    task: TASKS.ripDisc,
+    job_id: 'j1',
+    args: {
+      drive: 'sr0', titles: [], main_feature_only: false, raw_dir: '/raw/j1', target_dir: '/media/Filme', title: '2001: A Space Odyssey', year: 1968, series: null, season: null, transcode: false, keep_original: false, auto_eject: true,
+      disc_titles: [
+        { index: 0, source_file: '01', segment_map: '1-19,20-35', seconds: 8904, size_bytes: 6858530816, role: main, take: true },
+        { index: 1, source_file: '02', segment_map: '1', seconds: 12, size_bytes: 9512960, role: { ...trailer, name: 'wb logo', kind: 'Other', folder: 'Other' }, take: false },
+        { index: 7, source_file: '08', segment_map: '1', seconds: 111, size_bytes: 73377792, role: trailer, take: true },
+        { index: 2, source_file: '00000.mpls(1)', segment_map: '1,2', seconds: 23, size_bytes: 43118592, role: { role: 'unidentified' }, take: false },
+        { index: 8, source_file: '00008.mpls', seconds: 9954, size_bytes: 0, role: { role: 'play_all', name: null, season: 1, episodes: { first: 1, last: 7 } }, take: false },
+      ],
+      extras_folder: 'Extras',
+      extras_by_kind: true,
+    },
+  };
+  const withPlanned = (change: (t: Record<string, unknown>) => Record<string, unknown>) => ({ ...ripCmd, args: { ...ripCmd.args, disc_titles: [change({ ...ripCmd.args.disc_titles[2] })] } });
+  const base = { event_id: 'e', node: 'a@h', ts: '2026-01-01T00:00:00Z', command_id: 'c', job_id: 'j' };
+  const ripped = { number: 2, file: '/raw/j/2001 A SPACE ODYSSEY_t02.mkv', source_file: '08', segment_map: '1', seconds: 111, size_bytes: 73377792, role: trailer };
+
+  it('passes a rip with the plan of a recognised disc, every role kept as sent', () => {
+    const parsed = parseMessage(commandSchema, json(ripCmd));
+    assert.equal(parsed.ok, true, parsed.ok ? '' : parsed.reason);
+    assert.deepEqual(parsed.ok && parsed.value.args, ripCmd.args);
+    assert.equal(parseMessage(commandSchema, json({ ...ripCmd, args: { ...ripCmd.args, disc_titles: null } })).ok, true, 'no plan: null');
+    const { disc_titles: _plan, extras_folder: _folder, extras_by_kind: _byKind, ...older } = ripCmd.args;
+    assert.equal(parseMessage(commandSchema, json({ ...ripCmd, args: older })).ok, true, 'a coordinator without plans sends none');
+    const intoFolder = { ...ripCmd, args: { ...ripCmd.args, library_folder: '/media/Filme/2001 - A Space Odyssey (1968)' } };
+    assert.deepEqual(parseMessage(commandSchema, json(intoFolder)), { ok: true, value: intoFolder });
+    assert.equal(parseMessage(commandSchema, json({ ...ripCmd, args: { ...ripCmd.args, library_folder: 7 } })).ok, false);
+  });
+
+  it('refuses an extra whose folder is not one of the eight names, such as a path out of the movie\'s folder', () => {
+    for (const folder of ['../x', '../../etc', 'Trailers/..', 'trailers', 'Extras', '']) {
+      const bad = parseMessage(commandSchema, json(withPlanned((t) => ({ ...t, role: { ...trailer, folder } }))));
+      assert.equal(bad.ok, false, folder);
+      assert.match(bad.ok ? '' : bad.reason, /^args\.disc_titles\.0\.role\.folder: /, folder);
+    }
+    for (const folder of ['Deleted Scenes', 'Trailers', 'Featurettes', 'Behind The Scenes', 'Interviews', 'Scenes', 'Shorts', 'Other']) {
+      assert.equal(parseMessage(commandSchema, json(withPlanned((t) => ({ ...t, role: { ...trailer, folder } })))).ok, true, folder);
+    }
+  });
+
+  it('refuses a planned title of an unknown role, without take, or with a negative size', () => {
+    assert.equal(parseMessage(commandSchema, json(withPlanned((t) => ({ ...t, role: { role: 'bonus' } })))).ok, false);
+    assert.equal(parseMessage(commandSchema, json(withPlanned((t) => ({ ...t, role: { ...episode, episodes: { first: 'one', last: 2 } } })))).ok, false);
+    assert.equal(parseMessage(commandSchema, json(withPlanned(({ take: _take, ...t }) => t))).ok, false);
+    assert.equal(parseMessage(commandSchema, json(withPlanned((t) => ({ ...t, take: 'yes' })))).ok, false);
+    assert.equal(parseMessage(commandSchema, json(withPlanned((t) => ({ ...t, size_bytes: -1 })))).ok, false);
+    assert.equal(parseMessage(commandSchema, json(withPlanned((t) => ({ ...t, role: { ...trailer, name: 'x'.repeat(1001) } })))).ok, false);
+  });
+
+  it('refuses a rip\'s extras folder that is a path, as for a transcode', () => {
+    for (const bad of ['..', '../x', 'a/b', 'a\\b', '']) assert.equal(parseMessage(commandSchema, json({ ...ripCmd, args: { ...ripCmd.args, extras_folder: bad } })).ok, false, bad);
+    assert.equal(parseMessage(commandSchema, json({ ...ripCmd, args: { ...ripCmd.args, extras_folder: 'Other' } })).ok, true);
+    assert.equal(parseMessage(commandSchema, json({ ...ripCmd, args: { ...ripCmd.args, extras_by_kind: 'yes' } })).ok, false);
+  });
+
+  it('passes a transcode with the role of each file (null for a file without), and refuses a role with a bad folder', () => {
+    const cmd = {
+      id: 'c2',
+      task: TASKS.transcodeFiles,
+      job_id: 'j1',
+      args: {
+        raw_dir: '/raw/j1', files: ['/raw/j1/a_t00.mkv', '/raw/j1/a_t07.mkv', '/raw/j1/a_t09.mkv'], target_dir: '/media/Filme', title: 'T', year: 1968, series: null, season: null, preset: 'Fast 1080p30', keep_original: false,
+        extras_folder: 'Extras', extras_by_kind: true, titles: [main, trailer, null],
+      },
+    };
+    const parsed = parseMessage(commandSchema, json(cmd));
+    assert.equal(parsed.ok, true, parsed.ok ? '' : parsed.reason);
+    assert.deepEqual(parsed.ok && parsed.value.args, cmd.args);
+    assert.equal(parseMessage(commandSchema, json({ ...cmd, args: { ...cmd.args, titles: null } })).ok, true);
+    const bad = parseMessage(commandSchema, json({ ...cmd, args: { ...cmd.args, titles: [main, { ...trailer, folder: '../x' }] } }));
+    assert.equal(bad.ok, false);
+    assert.match(bad.ok ? '' : bad.reason, /^args\.titles\.1\.folder: /);
+  });
+
+  it('passes rip_done and job_done with the ripped titles; refuses a title without its file or role', () => {
+    const done = parseMessage(agentEventSchema, json({ ...base, type: 'rip_done', raw_dir: '/raw/j', files: [ripped.file], titles: [ripped, { ...ripped, number: 9, file: '/raw/j/x_t09.mkv', role: null }] }));
+    assert.equal(done.ok, true, done.ok ? '' : done.reason);
+    assert.deepEqual(done.ok && done.value.type === 'rip_done' && done.value.titles?.map((t) => t.role?.role ?? null), ['extra', null]);
+    assert.equal(parseMessage(agentEventSchema, json({ ...base, type: 'rip_done', raw_dir: '/raw/j', files: [ripped.file] })).ok, true, 'older agents send no titles');
+    const jobDone = parseMessage(agentEventSchema, json({ ...base, type: 'job_done', output_path: '/m', files: ['/m/Trailers/Theatrical Trailer.mkv'], raw_removed: true, titles: [{ ...ripped, file: '/m/Trailers/Theatrical Trailer.mkv' }] }));
+    assert.equal(jobDone.ok, true, jobDone.ok ? '' : jobDone.reason);
+    const { file: _file, ...noFile } = ripped;
+    const { role: _role, ...noRole } = ripped;
+    for (const bad of [noFile, noRole, { ...ripped, role: { ...trailer, folder: '../x' } }, { ...ripped, number: -1 }]) {
+      assert.equal(parseMessage(agentEventSchema, json({ ...base, type: 'rip_done', raw_dir: '/raw/j', files: [ripped.file], titles: [bad] })).ok, false, JSON.stringify(bad));
+    }
+  });
+});
+
 describe('DropLog', () => {
   it('writes one line per topic and minute, then says how many were dropped in between', () => {
     const lines: string[] = [];

@@ -3,10 +3,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { checkFreeSpace, messageBudget, RIP_MESSAGE_LIMIT, runRip, selectTitles, TaskFailure, type TaskContext } from '../../../../agent/tasks/rip-task.js';
-import type { Ripper, RipHooks } from '../../../../agent/tools/rippers.js';
+import { checkFreeSpace, chooseTitles, messageBudget, ownName, RIP_MESSAGE_LIMIT, runRip, selectTitles, TaskFailure, type TaskContext } from '../../../../agent/tasks/rip-task.js';
+import { parseMakemkvInfo } from '../../../../agent/tools/makemkv-parser.js';
+import { sourceFields, type Ripper, type RipHooks } from '../../../../agent/tools/rippers.js';
 import type { DiscSource } from '../../../../agent/disc/image-drive.js';
-import type { RipJob, Track } from '../../../../shared/protocol.js';
+import { knownTitles, plannedTitles, type TitleChoice } from '../../../../coordinator/discs/title-plan.js';
+import { discTitles } from '../../../../coordinator/metadata/thediscdb/title-matcher.js';
+import { parseDisc, type TddbDisc } from '../../../../coordinator/metadata/thediscdb/types.js';
+import type { PlannedTitle, RipJob, Track } from '../../../../shared/protocol.js';
+import { fixtureJson, TDDB_FIXTURES } from '../../../fixtures/thediscdb-mirror.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-rip-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -253,5 +258,152 @@ describe('ripper messages of one rip', () => {
     assert.equal(written.length, 40);
     assert.deepEqual(written.slice(0, 2), ['Opening disc', 'message 0']);
     assert.equal(written.at(-1), 'message 38');
+  });
+});
+
+/** The scan the agent makes of a TheDiscDB capture (its HSH: lines are TheDiscDB's, not MakeMKV's). */
+function scanOf(capture: string): Track[] {
+  const lines = fs.readFileSync(path.join(TDDB_FIXTURES, capture), 'utf8').split(/\r?\n/).filter((l) => !l.startsWith('HSH:'));
+  return parseMakemkvInfo(lines).titles.map((t) => ({ number: t.number, seconds: t.seconds, size_bytes: t.sizeBytes, chapters: t.chapters, ...sourceFields(t) }));
+}
+
+/** The plan the coordinator sends for a disc with nothing in the library yet. */
+function planOf(fixture: string, choice: TitleChoice): PlannedTitle[] {
+  return plannedTitles(knownTitles(discTitles(parseDisc(fixtureJson(fixture)) as TddbDisc), [], choice));
+}
+
+const odysseyScan = scanOf('2001-2011-dvd-disc01.txt');
+const odysseyPlan = planOf('2001-2011-dvd-disc01.json', { kinds: ['main_feature', 'extras'], mainFeatureOnly: false, minSeconds: 120 });
+const officeScan = scanOf('the-office-s4d1-sample-disc-log.txt');
+const officePlan = planOf('the-office-2021-season-4-blu-ray-disc01.json', { kinds: ['episodes'], mainFeatureOnly: false, minSeconds: 120 });
+
+describe('chooseTitles: a recognised disc\'s plan, chosen titles, or the usual rules', () => {
+  const base = { titles: [] as number[], main_feature_only: false, min_title_seconds: 120, series: null };
+
+  it('takes the titles the plan takes, found in the scan by their evidence, with the role of each paired title', () => {
+    const r = chooseTitles(odysseyScan, { ...base, disc_titles: odysseyPlan });
+    assert.deepEqual(r.titles.map((t) => t.number), [0, 7], 'the 111 s trailer, though shorter than min_title_seconds');
+    assert.equal(r.roles.size, 8);
+    assert.deepEqual(r.roles.get(7), { role: 'extra', name: 'Theatrical Trailer', kind: 'Trailer', folder: 'Trailers', season: null, episodes: null });
+    assert.match(r.notes[0], /^titles by TheDiscDB: 0 \(01\) = main movie/);
+  });
+
+  it('takes chosen titles as they are, and still knows their roles', () => {
+    const r = chooseTitles(odysseyScan, { ...base, titles: [5, 0], disc_titles: odysseyPlan });
+    assert.deepEqual(r.titles.map((t) => t.number), [5, 0]);
+    assert.equal(r.roles.get(5)?.role, 'extra');
+    assert.equal(r.roles.get(0)?.role, 'main_movie');
+  });
+
+  it('takes The Office\'s episodes only, where the usual rules would take every title of 120 s and more', () => {
+    const r = chooseTitles(officeScan, { ...base, series: 'The Office', disc_titles: officePlan });
+    assert.deepEqual(r.titles.map((t) => t.source_file), ['00003.mpls', '00002.mpls', '00004.mpls']);
+    const usual = chooseTitles(officeScan, { ...base, series: 'The Office' });
+    assert.deepEqual(usual.titles.map((t) => t.number), [0, 1, 3, 4, 8, 9]);
+    assert.equal(usual.roles.size, 0, 'no plan, no roles');
+  });
+
+  it('falls back to the usual rules with a note when none of the plan\'s titles is in the scan', () => {
+    const other = officeScan.map((t) => ({ ...t }));
+    const r = chooseTitles(other, { ...base, disc_titles: odysseyPlan });
+    assert.deepEqual(r.titles.map((t) => t.number), [0, 1, 3, 4, 8, 9]);
+    assert.equal(r.roles.size, 0);
+    assert.ok(r.notes.includes('none of the titles TheDiscDB names for this rip is in the scan: the usual rules chose'), r.notes.join('\n'));
+    assert.ok(r.notes.some((n) => n.startsWith('TheDiscDB title(s) not found in this scan: 01')));
+  });
+
+  it('ignores an empty plan', () => {
+    const r = chooseTitles(odysseyScan, { ...base, disc_titles: [] });
+    assert.deepEqual(r.titles.map((t) => t.number), [0]);
+    assert.deepEqual(r.notes, ['title(s) 1, 2, 3, 4, 5, 6, 7 skipped: shorter than 120 s (minTitleSeconds)']);
+  });
+});
+
+describe('ownName: a ripped file under a name of its own title', () => {
+  it('adds _tNN to a name MakeMKV gives every title of a disc, and keeps one that ends so already', async () => {
+    const dir = fs.mkdtempSync(path.join(root, 'own-'));
+    const same = path.join(dir, '2001 A SPACE ODYSSEY.mkv');
+    fs.writeFileSync(same, 'main');
+    assert.equal(await ownName(same, 0), path.join(dir, '2001 A SPACE ODYSSEY_t00.mkv'));
+    assert.equal(fs.existsSync(same), false);
+    fs.writeFileSync(same, 'trailer');
+    assert.equal(await ownName(same, 7), path.join(dir, '2001 A SPACE ODYSSEY_t07.mkv'));
+    assert.equal(fs.readFileSync(path.join(dir, '2001 A SPACE ODYSSEY_t00.mkv'), 'utf8'), 'main', 'the next title did not overwrite the first');
+    assert.equal(fs.readFileSync(path.join(dir, '2001 A SPACE ODYSSEY_t07.mkv'), 'utf8'), 'trailer');
+
+    const mine = path.join(dir, 'title_t12.mkv');
+    fs.writeFileSync(mine, 'x');
+    assert.equal(await ownName(mine, 12), mine);
+    assert.equal(await ownName(mine, 112), path.join(dir, 'title_t12_t112.mkv'), 'only the own number counts');
+  });
+});
+
+describe('runRip of a recognised disc', () => {
+  /** MakeMKV on the 2001 DVD: every title's file is named by TINFO 27, the same for all. */
+  function sameNameRipper(tracks: Track[]): FakeRipper {
+    const ripped: number[] = [];
+    return {
+      name: 'makemkv',
+      ripped,
+      async scan() {
+        return tracks;
+      },
+      async rip(_source: DiscSource, t: Track, rawDir: string, hooks: RipHooks) {
+        ripped.push(t.number);
+        hooks.onProgress(100);
+        const file = path.join(rawDir, '2001 A SPACE ODYSSEY.mkv');
+        fs.writeFileSync(file, `title ${t.number}`);
+        return [file];
+      },
+    };
+  }
+  const disc = { type: 'dvd' as const, size_bytes: 1 };
+
+  it('rips the plan\'s titles into files of their own and reports each with its source and role', async () => {
+    const ripper = sameNameRipper(odysseyScan);
+    const args = ripArgs({ title: '2001: A Space Odyssey', year: 1968, min_title_seconds: 120, disc_titles: odysseyPlan });
+    const result = await runRip(args, source, ripper, context().ctx, disc);
+    assert.deepEqual(ripper.ripped, [0, 7]);
+    assert.deepEqual(result.files, [path.join(args.raw_dir, '2001 A SPACE ODYSSEY_t00.mkv'), path.join(args.raw_dir, '2001 A SPACE ODYSSEY_t07.mkv')]);
+    assert.deepEqual(result.files.map((f) => fs.readFileSync(f, 'utf8')), ['title 0', 'title 7']);
+    assert.deepEqual(result.titles, [
+      { number: 0, file: result.files[0], source_file: '01', segment_map: '1-19,20-35', seconds: 8904, size_bytes: 6858530816, role: { role: 'main_movie', name: '2001: A Space Odyssey' } },
+      { number: 7, file: result.files[1], source_file: '08', segment_map: '1', seconds: 111, size_bytes: 73377792, role: odysseyPlan[7].role },
+    ]);
+  });
+
+  it('names the files by role when the rip is the last stage: the movie, the trailer in Trailers', async () => {
+    const args = ripArgs({ transcode: false, title: '2001: A Space Odyssey', year: 1968, min_title_seconds: 120, disc_titles: odysseyPlan, extras_folder: 'Extras', extras_by_kind: true });
+    const result = await runRip(args, source, sameNameRipper(odysseyScan), context().ctx, disc);
+    const dir = path.join(args.target_dir, '2001 - A Space Odyssey (1968)');
+    assert.deepEqual(result.output, { output_path: dir, files: [path.join(dir, '2001 - A Space Odyssey (1968).mkv'), path.join(dir, 'Trailers', 'Theatrical Trailer.mkv')] });
+    assert.equal(fs.readFileSync(path.join(dir, 'Trailers', 'Theatrical Trailer.mkv'), 'utf8'), 'title 7');
+    assert.deepEqual(result.titles.map((t) => t.role?.role), ['main_movie', 'extra']);
+  });
+
+  it('names a chosen title the plan does not know in the extras folder, numbered (Kodi: one extras folder)', async () => {
+    const foreign: Track = { number: 9, seconds: 600, size_bytes: 1, chapters: 1, source_file: '10' };
+    const args = ripArgs({ transcode: false, title: '2001: A Space Odyssey', year: 1968, titles: [0, 7, 9], disc_titles: odysseyPlan, extras_folder: 'Extras', extras_by_kind: false });
+    const result = await runRip(args, source, sameNameRipper([...odysseyScan, foreign]), context().ctx, disc);
+    const dir = path.join(args.target_dir, '2001 - A Space Odyssey (1968)');
+    assert.deepEqual(result.output?.files, [
+      path.join(dir, '2001 - A Space Odyssey (1968).mkv'),
+      path.join(dir, 'Extras', 'Theatrical Trailer.mkv'),
+      path.join(dir, 'Extras', '2001 - A Space Odyssey (1968) - t03.mkv'),
+    ]);
+    assert.equal(result.titles[2].role, null);
+  });
+
+  it('names The Office\'s episodes SxxEyy-Ezz in the season folder', async () => {
+    const ripper = fakeRipper(officeScan);
+    const args = ripArgs({ transcode: false, title: 'The Office', year: null, series: 'The Office', season: 4, disc_titles: officePlan });
+    const result = await runRip(args, source, ripper, context().ctx, { type: 'bluray', size_bytes: 1 });
+    const dir = path.join(args.target_dir, 'The Office', 'Season 04');
+    assert.deepEqual(result.output?.files, [
+      path.join(dir, 'The Office - S04E03-E04.mkv'),
+      path.join(dir, 'The Office - S04E05-E06.mkv'),
+      path.join(dir, 'The Office - S04E01-E02.mkv'),
+    ]);
+    assert.equal(fs.readFileSync(path.join(dir, 'The Office - S04E01-E02.mkv'), 'utf8'), 'title 3');
   });
 });

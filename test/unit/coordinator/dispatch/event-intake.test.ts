@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { TASKS, type AgentEvent } from '../../../../shared/protocol.js';
+import { TASKS, type AgentEvent, type RippedTitle } from '../../../../shared/protocol.js';
+import { LibraryTitles } from '../../../../coordinator/library/library-titles.js';
 import { endNoticeDue } from '../../../../coordinator/dispatch/event-rules.js';
 import { dispatchParts, onlineStatus } from '../../../fixtures/dispatch-parts.js';
 
@@ -218,5 +219,78 @@ describe('EventIntake', () => {
     const stored = p.settings.getRaw(`tracks:${p.fleet.deviceName({ node: 'ripper@1', drive: 'sr0' })}`) as { scanning: boolean; tracks: unknown[] };
     assert.equal(stored.scanning, false);
     assert.equal(stored.tracks.length, 1);
+  });
+});
+
+describe('EventIntake: the titles of a recognised disc from the rip to the library', () => {
+  const FP = 'dvd:FF49F5E9E708A9EF14691846C438F96B';
+  const main = { role: 'main_movie', name: '2001: A Space Odyssey' } as const;
+  const trailer = { role: 'extra', name: 'Theatrical Trailer', kind: 'Trailer', folder: 'Trailers', season: null, episodes: null } as const;
+
+  /** A rip of the 2001 DVD under its identity, its command accepted by ripper@1. */
+  function recognisedRip() {
+    const p = dispatchParts();
+    p.presence.onStatus(onlineStatus('ripper@1'));
+    const id = randomUUID();
+    p.jobs.create({ id, title: '2001: A Space Odyssey', target_dir: '/media/movies', device: 'ripper@1:sr0', node: 'ripper@1', meta: { fingerprint: FP } });
+    p.jobs.move(id, 'running');
+    const commandId = randomUUID();
+    p.commands.send('ripper@1', { id: commandId, task: TASKS.ripDisc, job_id: id, args: { drive: 'sr0', raw_dir: `/raw/${id}` } as never });
+    p.commands.setState(commandId, 'accepted');
+    const raw = `/raw/${id}`;
+    const titles: RippedTitle[] = [
+      { number: 0, file: `${raw}/2001 A SPACE ODYSSEY_t00.mkv`, source_file: '01', segment_map: '1-19,20-35', seconds: 8904, size_bytes: 6858530816, role: main },
+      { number: 7, file: `${raw}/2001 A SPACE ODYSSEY_t07.mkv`, source_file: '08', segment_map: '1', seconds: 111, size_bytes: 73377792, role: trailer },
+    ];
+    return { p, id, commandId, raw, titles };
+  }
+
+  it('keeps the rip\'s titles, sends their roles with the transcode and remembers them with the output files when the job is done', () => {
+    const { p, id, commandId, raw, titles } = recognisedRip();
+    p.intake.onEvent('ripper@1', event('ripper@1', 'rip_done', { command_id: commandId, job_id: id, raw_dir: raw, files: titles.map((t) => t.file), titles }));
+    assert.deepEqual(p.jobs.get(id)?.meta?.ripped_titles, titles);
+    const transcode = p.link.sent.find((s) => s.cmd.task === TASKS.transcodeFiles);
+    assert.ok(transcode && transcode.cmd.task === TASKS.transcodeFiles);
+    assert.deepEqual(transcode.cmd.args.titles, [main, trailer]);
+    assert.deepEqual(new LibraryTitles(p.db).forDisc(FP), [], 'nothing is in the library before the job is done');
+
+    const dir = '/media/movies/2001 - A Space Odyssey (1968)';
+    const out = [`${dir}/2001 - A Space Odyssey (1968).mkv`, `${dir}/Trailers/Theatrical Trailer.mkv`];
+    p.intake.onEvent('ripper@1', event('ripper@1', 'transcode_started', { command_id: transcode.cmd.id, job_id: id }));
+    p.intake.onEvent('ripper@1', event('ripper@1', 'job_done', { command_id: transcode.cmd.id, job_id: id, output_path: dir, files: out, raw_removed: true }));
+    assert.equal(p.jobs.get(id)?.status, 'completed');
+    assert.deepEqual(
+      new LibraryTitles(p.db).forDisc(FP).map((t) => [t.source_file, t.role?.role, t.output_file, t.job_id]),
+      [
+        ['01', 'main_movie', out[0], id],
+        ['08', 'extra', out[1], id],
+      ],
+    );
+  });
+
+  it('drops titles that do not follow the files, and remembers nothing then', () => {
+    const { p, id, commandId, raw, titles } = recognisedRip();
+    p.intake.onEvent('ripper@1', event('ripper@1', 'rip_done', { command_id: commandId, job_id: id, raw_dir: raw, files: [titles[1].file, titles[0].file], titles }));
+    assert.equal(p.jobs.get(id)?.meta?.ripped_titles, undefined);
+    const transcode = p.link.sent.find((s) => s.cmd.task === TASKS.transcodeFiles);
+    assert.ok(transcode && transcode.cmd.task === TASKS.transcodeFiles);
+    assert.equal(transcode.cmd.args.titles, null);
+    p.intake.onEvent('ripper@1', event('ripper@1', 'job_done', { command_id: transcode.cmd.id, job_id: id, output_path: '/media/movies/X', files: ['/media/movies/X/a.mkv', '/media/movies/X/b.mkv'], raw_removed: true }));
+    assert.deepEqual(new LibraryTitles(p.db).forDisc(FP), []);
+  });
+
+  it('remembers the titles a rip without a transcode stage reports with its output files', () => {
+    const { p, id, commandId, titles } = recognisedRip();
+    const dir = '/media/movies/2001 - A Space Odyssey (1968)';
+    const out = [`${dir}/2001 - A Space Odyssey (1968).mkv`, `${dir}/Trailers/Theatrical Trailer.mkv`];
+    p.intake.onEvent('ripper@1', event('ripper@1', 'job_done', { command_id: commandId, job_id: id, output_path: dir, files: out, raw_removed: true, titles: titles.map((t, i) => ({ ...t, file: out[i] })) }));
+    assert.equal(p.jobs.get(id)?.status, 'completed');
+    assert.deepEqual(
+      new LibraryTitles(p.db).forDisc(FP).map((t) => [t.source_file, t.output_file]),
+      [
+        ['01', out[0]],
+        ['08', out[1]],
+      ],
+    );
   });
 });

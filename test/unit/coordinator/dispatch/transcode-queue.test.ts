@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { TASKS } from '../../../../shared/protocol.js';
+import { randomUUID } from 'node:crypto';
+import { rolesOf } from '../../../../coordinator/dispatch/transcode-queue.js';
+import type { TitleRole } from '../../../../shared/disc-titles.js';
+import { TASKS, type RippedTitle } from '../../../../shared/protocol.js';
 import { dispatchParts, onlineStatus } from '../../../fixtures/dispatch-parts.js';
 
 describe('TranscodeQueue', () => {
@@ -161,5 +164,66 @@ describe('TranscodeQueue', () => {
     assert.equal(cmd.args.title, job.title);
     assert.equal(cmd.args.keep_original, true);
     assert.deepEqual(cmd.args.audio_languages, ['deu']);
+  });
+});
+
+describe('rolesOf: the role of each file to transcode, from the titles the rip reported', () => {
+  const main: TitleRole = { role: 'main_movie', name: '2001: A Space Odyssey' };
+  const trailer: TitleRole = { role: 'extra', name: 'Theatrical Trailer', kind: 'Trailer', folder: 'Trailers', season: null, episodes: null };
+  const ripped = (file: string, role: TitleRole | null, number = 0): RippedTitle => ({ number, file, source_file: null, segment_map: null, seconds: 60, size_bytes: 1, role });
+
+  it('gives each file the role of its title, by file, in the order of the files', () => {
+    const titles = [ripped('/raw/j/a_t00.mkv', main, 0), ripped('/raw/j/a_t07.mkv', trailer, 7)];
+    assert.deepEqual(rolesOf(titles, ['/raw/j/a_t07.mkv', '/raw/j/a_t00.mkv']), [trailer, main]);
+  });
+
+  it('gives null to a file without a role or without a title', () => {
+    const titles = [ripped('/raw/j/a_t00.mkv', main), ripped('/raw/j/a_t03.mkv', null, 3)];
+    assert.deepEqual(rolesOf(titles, ['/raw/j/a_t00.mkv', '/raw/j/a_t03.mkv', '/raw/j/other.mkv']), [main, null, null]);
+  });
+
+  it('is null when the rip reported no titles, or none of these files has a role', () => {
+    assert.equal(rolesOf(undefined, ['/raw/j/a.mkv']), null);
+    assert.equal(rolesOf([], ['/raw/j/a.mkv']), null);
+    assert.equal(rolesOf([ripped('/raw/j/a.mkv', null)], ['/raw/j/a.mkv']), null);
+    assert.equal(rolesOf([ripped('/raw/j/a.mkv', main)], ['/raw/j/b.mkv']), null);
+  });
+});
+
+describe('TranscodeQueue: the roles of a recognised disc in the transcode arguments', () => {
+  const main: TitleRole = { role: 'main_movie', name: '2001: A Space Odyssey' };
+  const trailer: TitleRole = { role: 'extra', name: 'Theatrical Trailer', kind: 'Trailer', folder: 'Trailers', season: null, episodes: null };
+
+  function queuedWith(mediaServerType: string, rippedTitles: RippedTitle[] | undefined, files: string[]) {
+    const p = dispatchParts();
+    p.settings.set({ mediaServerType });
+    p.fleet.applyStatus(onlineStatus('encoder@1'));
+    const id = randomUUID();
+    p.jobs.create({ id, title: '2001: A Space Odyssey', target_dir: '/media/movies', device: 'dev', node: 'ripper@1', meta: rippedTitles ? { ripped_titles: rippedTitles } : {} });
+    p.jobs.move(id, 'transcoding');
+    p.queue.enqueue(id, `/raw/${id}`, files);
+    const cmd = p.link.sent.find((s) => s.cmd.task === TASKS.transcodeFiles)?.cmd;
+    assert.ok(cmd && cmd.task === TASKS.transcodeFiles);
+    return cmd.args;
+  }
+
+  it('sends each file\'s role, and extras by kind for Jellyfin and Plex but not for Kodi', () => {
+    const files = ['/raw/j/a_t00.mkv', '/raw/j/a_t07.mkv'];
+    const titles: RippedTitle[] = [
+      { number: 0, file: files[0], source_file: '01', segment_map: '1-19,20-35', seconds: 8904, size_bytes: 6858530816, role: main },
+      { number: 7, file: files[1], source_file: '08', segment_map: '1', seconds: 111, size_bytes: 73377792, role: trailer },
+    ];
+    const jellyfin = queuedWith('jellyfin', titles, files);
+    assert.deepEqual(jellyfin.titles, [main, trailer]);
+    assert.deepEqual([jellyfin.extras_folder, jellyfin.extras_by_kind], ['Extras', true]);
+    const plex = queuedWith('plex', titles, files);
+    assert.deepEqual([plex.extras_folder, plex.extras_by_kind], ['Other', true]);
+    const kodi = queuedWith('kodi', titles, files);
+    assert.deepEqual([kodi.extras_folder, kodi.extras_by_kind], ['Extras', false]);
+    assert.deepEqual(kodi.titles, [main, trailer]);
+  });
+
+  it('sends no roles for a disc nobody recognised', () => {
+    assert.equal(queuedWith('jellyfin', undefined, ['/raw/j/a_t00.mkv']).titles, null);
   });
 });

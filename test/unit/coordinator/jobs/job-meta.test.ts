@@ -52,6 +52,11 @@ describe('job meta: parsed and checked once', () => {
         source: 'cd-text',
       },
       musicbrainz_disc_id: 'abc-',
+      ripped_titles: [
+        { number: 0, file: '/media/work/x/title_t00.mkv', source_file: '01', segment_map: '1-19,20-35', seconds: 8904, size_bytes: 6858530816, role: { role: 'main_movie', name: 'Heat' } },
+        { number: 4, file: '/media/work/x/title_t04.mkv', source_file: null, segment_map: null, seconds: 60, size_bytes: 1000, role: null },
+      ],
+      library_folder: '/media/Filme/Heat (1995)',
     };
     assert.equal(JSON.stringify(parse(meta)), JSON.stringify(meta), 'the same JSON, key order included');
   });
@@ -109,6 +114,19 @@ describe('job meta: parsed and checked once', () => {
     assert.deepEqual(parse({ disc_ids: { dvd_disc_id: 'AAA' } })?.disc_ids, { dvd_disc_id: 'AAA', aacs_disc_id: null, content_hash: null, file_fingerprint: null });
     for (const bad of ['dvd:AAA', [], { dvd_disc_id: 3 }, { content_hash: false }]) assert.equal(parse({ disc_ids: bad, year: 2001 })?.disc_ids, undefined, JSON.stringify(bad));
     assert.equal(parse({ label_fingerprint: 7 })?.label_fingerprint, undefined);
+  });
+
+  it('keeps the ripped titles of a recognised disc, and drops the list when one title is malformed', () => {
+    const trailer = { number: 7, file: '/w/2001 A SPACE ODYSSEY_t07.mkv', source_file: '08', segment_map: '1', seconds: 111, size_bytes: 73377792, role: { role: 'extra', name: 'Theatrical Trailer', kind: 'Trailer', folder: 'Trailers', season: null, episodes: null } };
+    assert.deepEqual(parse({ ripped_titles: [trailer] })?.ripped_titles, [trailer]);
+    assert.deepEqual(parse({ ripped_titles: [] })?.ripped_titles, []);
+    const { role: _role, ...noRole } = trailer;
+    const { file: _file, ...noFile } = trailer;
+    for (const bad of [noRole, noFile, { ...trailer, seconds: '111' }, { ...trailer, number: null }, { ...trailer, role: 'extra' }, { ...trailer, role: {} }, null]) {
+      assert.equal(parse({ ripped_titles: [trailer, bad], year: 1968 })?.ripped_titles, undefined, JSON.stringify(bad));
+    }
+    assert.equal(parse({ ripped_titles: 'none' })?.ripped_titles, undefined);
+    assert.equal(parse({ ripped_titles: [noRole], year: 1968 })?.year, 1968, 'the rest of the row stays usable');
   });
 
   it('keeps keys it does not know, of older rows and newer versions, as they are', () => {

@@ -146,3 +146,42 @@ describe('validateSetting', () => {
     assert.throws(() => validateSetting('webhookUrl', 'x'.repeat(4097)), /longer than 4096/);
   });
 });
+
+describe('the setting ripTitleKinds', () => {
+  it('wants every kind of title by default', () => {
+    assert.deepEqual(SETTING_DEFAULTS.ripTitleKinds, ['main_feature', 'episodes', 'extras']);
+    assert.deepEqual(store().get('ripTitleKinds'), ['main_feature', 'episodes', 'extras']);
+  });
+
+  it('takes a non-empty subset of the three kinds, in their canonical order and without repeats', () => {
+    assert.deepEqual(validateSetting('ripTitleKinds', ['main_feature']), ['main_feature']);
+    assert.deepEqual(validateSetting('ripTitleKinds', ['extras', 'main_feature']), ['main_feature', 'extras']);
+    assert.deepEqual(validateSetting('ripTitleKinds', ['extras', 'episodes', 'main_feature', 'extras']), ['main_feature', 'episodes', 'extras']);
+  });
+
+  it('refuses an empty list, saying why', () => {
+    assert.throws(
+      () => validateSetting('ripTitleKinds', []),
+      (err: unknown) =>
+        err instanceof SettingsError &&
+        err.message === 'setting "ripTitleKinds" must name at least one title kind (main_feature, episodes, extras): a recognised disc would otherwise never be ripped automatically',
+    );
+  });
+
+  it('refuses a kind it does not know and a value that is no list, naming the kinds', () => {
+    assert.throws(() => validateSetting('ripTitleKinds', ['main_feature', 'trailers']), {
+      message: 'setting "ripTitleKinds": "trailers" is no title kind (main_feature, episodes, extras)',
+    });
+    assert.throws(() => validateSetting('ripTitleKinds', ['main_feature', 3]), /"3" is no title kind/);
+    assert.throws(() => validateSetting('ripTitleKinds', [null]), SettingsError);
+    assert.throws(() => validateSetting('ripTitleKinds', 'main_feature'), { message: 'setting "ripTitleKinds" must be a list of title kinds (main_feature, episodes, extras)' });
+    assert.throws(() => validateSetting('ripTitleKinds', { main_feature: true }), SettingsError);
+    assert.throws(() => validateSetting('ripTitleKinds', ['Main_Feature']), SettingsError, 'the names are exact');
+  });
+
+  it('stores the validated list and answers it', () => {
+    const s = store();
+    s.set({ ripTitleKinds: validateSetting('ripTitleKinds', ['extras', 'episodes']) as readonly string[] });
+    assert.deepEqual(s.get('ripTitleKinds'), ['episodes', 'extras']);
+  });
+});

@@ -55,7 +55,7 @@ describe('lookupDisc: TheDiscDB by the disc ids, the offline copy first', () => 
     const hit = await lookup(true).lookupDisc(ids({ content_hash: ODYSSEY_HASH.toLowerCase(), dvd_disc_id: ODYSSEY_DVD_ID }), odysseyScan);
     assert.equal(srv.requests.length, before);
     assert.ok(hit);
-    const { titles, ...rest } = hit;
+    const { titles, disc_titles, ...rest } = hit;
     assert.deepEqual(rest, {
       title: '2001: A Space Odyssey',
       year: 1968,
@@ -79,11 +79,35 @@ describe('lookupDisc: TheDiscDB by the disc ids, the offline copy first', () => 
         [2, 7, 'extra', 'Trailers'],
       ],
     );
+    // Every title of the entry, not only the scanned ones: the five logos and warnings MakeMKV's
+    // minimum length hid from this scan are there too, with their evidence, in TheDiscDB's order.
+    assert.deepEqual(
+      disc_titles.map((t) => [t.index, t.source_file, t.seconds, t.role.role === 'extra' ? t.role.kind : t.role.role]),
+      [
+        [0, '01', 8904, 'main_movie'],
+        [1, '02', 12, 'Other'],
+        [2, '03', 12, 'Other'],
+        [3, '04', 16, 'Other'],
+        [4, '05', 29, 'Other'],
+        [5, '06', 78, 'Other'],
+        [6, '07', 21, 'Other'],
+        [7, '08', 111, 'Trailer'],
+      ],
+    );
+    assert.deepEqual(disc_titles[0], { index: 0, source_file: '01', segment_map: '1-19,20-35', seconds: 8904, size_bytes: 6858530816, role: { role: 'main_movie', name: '2001: A Space Odyssey' } });
+    assert.deepEqual(disc_titles[7].role, { role: 'extra', name: 'Theatrical Trailer', kind: 'Trailer', folder: 'Trailers', season: null, episodes: null });
+    // Each scanned title's mapping names a title of disc_titles with the same role.
+    for (const t of titles) assert.deepEqual(disc_titles.find((d) => d.index === t.index)?.role, t.role);
   });
 
   it('finds a disc a .ref names by its own disc id', async () => {
     const hit = await lookup(true).lookupDisc(ids({ dvd_disc_id: RENTAL_DVD_ID.toLowerCase() }), []);
     assert.deepEqual([hit?.title, hit?.release, hit?.matched_by, hit?.from, hit?.titles], ['2001: A Space Odyssey', '2011-dvd-rental', 'global_disc_id', 'mirror', []]);
+    // Without a scan no title is mapped, yet the disc the .ref points at gives all its titles.
+    assert.deepEqual(
+      hit?.disc_titles.map((t) => t.source_file),
+      ['01', '02', '03', '04', '05', '06', '07', '08'],
+    );
   });
 
   it('asks the API when the copy does not know the disc: by hash, then by disc id', async () => {
@@ -114,6 +138,23 @@ describe('lookupDisc: TheDiscDB by the disc ids, the offline copy first', () => 
         { role: 'extra', name: 'Fun Run Deleted Scenes', kind: 'DeletedScene', folder: 'Deleted Scenes', season: 4, episodes: { first: 1, last: 2 } },
       ],
     );
+    // The API's answer carries the disc's ten titles too: three episodes (doubles), four extras, three unknown.
+    assert.deepEqual(
+      hit?.disc_titles.map((t) => [t.source_file, t.role.role]),
+      [
+        ['00003.mpls', 'episode'],
+        ['00002.mpls', 'episode'],
+        ['00000.mpls(1)', 'unidentified'],
+        ['00004.mpls', 'episode'],
+        ['00006.m2ts', 'extra'],
+        ['00003.m2ts', 'unidentified'],
+        ['00000.m2ts', 'unidentified'],
+        ['00011.m2ts', 'extra'],
+        ['00010.m2ts', 'extra'],
+        ['00008.m2ts', 'extra'],
+      ],
+    );
+    assert.deepEqual(hit?.disc_titles[1], { index: 1, source_file: '00002.mpls', segment_map: '5', seconds: 2521, size_bytes: 10334693376, role: { role: 'episode', name: 'Launch Party', season: 4, episodes: { first: 5, last: 6 } } });
   });
 
   it('answers null for an unknown disc, a disc without ids, and when the API fails (a warning, no throw)', async () => {

@@ -72,7 +72,14 @@ export function chooseTitles(tracks: Track[], args: Pick<RipJob, 'titles' | 'mai
   const planned = args.disc_titles?.length ? plannedSelection(tracks, args.disc_titles) : null;
   if (planned && args.titles.length === 0 && planned.take.length > 0) return { titles: planned.take, notes: planned.notes, roles: planned.roles };
   const { titles, notes } = selectTitles(tracks, args.titles, args.main_feature_only, { minSeconds: args.min_title_seconds ?? 0, series: Boolean(args.series) });
-  if (planned && args.titles.length === 0) notes.push('none of the titles TheDiscDB names for this rip is in the scan: the usual rules chose');
+  if (planned && args.titles.length === 0) {
+    const wanted = args.disc_titles?.some((t) => t.take) ?? false;
+    notes.push(
+      wanted
+        ? 'none of the titles TheDiscDB names for this rip is in the scan: the usual rules chose'
+        : 'the plan takes no title (all of the wanted kinds are in the library, or none is of a wanted kind): the usual rules chose, as this rip was asked for without titles',
+    );
+  }
   return { titles, notes: [...(planned?.notes ?? []), ...notes], roles: planned?.roles ?? new Map() };
 }
 

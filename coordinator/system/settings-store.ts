@@ -100,8 +100,8 @@ export class SettingsError extends Error {}
 function ripTitleKinds(value: unknown): RipTitleKind[] {
   const known = RIP_TITLE_KINDS.join(', ');
   if (!Array.isArray(value)) throw new SettingsError(`setting "ripTitleKinds" must be a list of title kinds (${known})`);
-  const bad = value.find((v) => typeof v !== 'string' || !(RIP_TITLE_KINDS as readonly string[]).includes(v));
-  if (bad !== undefined) throw new SettingsError(`setting "ripTitleKinds": "${String(bad).slice(0, 40)}" is no title kind (${known})`);
+  const bad = value.findIndex((v) => typeof v !== 'string' || !(RIP_TITLE_KINDS as readonly string[]).includes(v));
+  if (bad >= 0) throw new SettingsError(`setting "ripTitleKinds": "${String(value[bad]).slice(0, 40)}" is no title kind (${known})`);
   if (value.length === 0) throw new SettingsError(`setting "ripTitleKinds" must name at least one title kind (${known}): a recognised disc would otherwise never be ripped automatically`);
   return RIP_TITLE_KINDS.filter((k) => value.includes(k));
 }

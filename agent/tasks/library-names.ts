@@ -1,7 +1,8 @@
 /**
  * The names of a transcode's output files in the library (what media servers read):
- * - a series: SxxEyy from the season's runtimes when they match unambiguously; otherwise numbered
- *   after the highest episode already in the season folder, in title order, and marked as guessed;
+ * - a series: SxxEyy from the season's runtimes when they match unambiguously, the title numbers kept
+ *   when they do not; without runtimes numbered after the highest episode already in the season
+ *   folder, in title order, and marked as guessed;
  * - a movie of several titles: the longest is `Title (Year).mkv`, titles within 10 % of it are
  *   versions `Title (Year) - Version 2.mkv` (the version form Jellyfin, Emby and Plex share), every
  *   other title goes into the extras folder;
@@ -47,17 +48,25 @@ async function durations(files: string[], seconds: (file: string) => Promise<num
   return out;
 }
 
+/**
+ * A series rip's names (the spec's episode matching): with the season's runtimes, SxxEyy only when the
+ * files fit them in exactly one way; otherwise every file keeps its title number (`Show - S02 - t01.mkv`)
+ * and the job log says why: a wrong episode number is worse than none. Only when no runtimes are known
+ * at all are the numbers counted on after the folder's highest episode, marked as guessed.
+ */
 async function seriesNames(args: TranscodeJob, plan: OutputPlan, seconds: (file: string) => Promise<number>, ctx: TaskContext): Promise<NamePlan> {
   if (args.episodes?.length) {
+    const byTitle = (): NamePlan => ({ names: args.files.map((_, i) => ({ subdir: '', name: outputFileName(plan, i, args.files.length, '.mkv', true) })), episodesGuessed: false });
     const lengths = await durations(args.files, seconds, ctx, 'episode names by runtime skipped');
-    if (lengths) {
-      const match = matchEpisodes(lengths, args.episodes, args.disc_number ?? null);
-      if (match.ok) {
-        ctx.log('info', `episodes matched by ${match.stage === 'runtimes' ? 'runtime' : 'sequence'}: ${match.episodes.map((e) => `E${pad(e)}`).join(', ')}`);
-        return { names: match.episodes.map((e) => ({ subdir: '', name: `${plan.fileBase}E${pad(e)}.mkv` })), episodesGuessed: false };
-      }
-      ctx.log('warn', `episodes not matched by runtime: ${match.reason}`);
+    if (!lengths) return byTitle();
+    const match = matchEpisodes(lengths, args.episodes, args.disc_number ?? null);
+    if (match.ok) {
+      ctx.log('info', `episodes matched by ${match.stage === 'runtimes' ? 'runtime' : 'sequence'}: ${match.episodes.map((e) => `E${pad(e)}`).join(', ')}`);
+      return { names: match.episodes.map((e) => ({ subdir: '', name: `${plan.fileBase}E${pad(e)}.mkv` })), episodesGuessed: false };
     }
+    const named = byTitle();
+    ctx.log('warn', `episodes not renamed: ${match.reason}; the files keep their title numbers (${named.names.map((n) => n.name).join(', ')}): name them with "Metadaten korrigieren" or by hand`);
+    return named;
   }
   const existing = await fs.readdir(plan.dir).catch(() => [] as string[]);
   const after = highestEpisode(existing, args.season ?? 0);

@@ -117,6 +117,7 @@ export const de = {
   'rip.subtitleLanguages': 'Untertitel',
   'rip.noLanguages': 'keine auf den gewählten Titeln',
   'jobs.correct': 'Metadaten korrigieren',
+  'jobs.episodesGuessed': 'Folgennummern geraten (keine Laufzeiten bekannt): bitte prüfen und bei Bedarf korrigieren',
   'jobs.audio': 'Ton {list}',
   'jobs.subtitles': 'Untertitel {list}',
   'meta.forJob': 'Auftrag: {title}',

@@ -116,6 +116,7 @@ export const en: Record<MessageKey, string> = {
   'rip.subtitleLanguages': 'Subtitles',
   'rip.noLanguages': 'none on the chosen titles',
   'jobs.correct': 'Correct metadata',
+  'jobs.episodesGuessed': 'Episode numbers guessed (no runtimes known): check them and correct if needed',
   'jobs.audio': 'audio {list}',
   'jobs.subtitles': 'subtitles {list}',
   'meta.forJob': 'Job: {title}',

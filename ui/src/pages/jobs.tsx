@@ -114,6 +114,11 @@ function JobRow({ job, refresh }: { job: Job; refresh(): void }) {
           {job.error}
         </p>
       )}
+      {job.status === 'completed' && job.meta?.episodes_guessed && (
+        <p class="warn" data-testid="job-episodes-guessed">
+          {t('jobs.episodesGuessed')}
+        </p>
+      )}
       <div class="row">
         {active && job.status !== 'canceling' && <Action label={t('jobs.cancel')} run={act('cancel')} />}
         {!active && job.can_retry && <Action label={t('jobs.retryTranscode')} run={act('retry-transcode')} />}

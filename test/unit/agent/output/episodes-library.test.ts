@@ -192,13 +192,33 @@ describe('a series transcode with episode runtimes', () => {
     assert.ok(logs.some((l) => /episodes matched by runtime: E03, E04/.test(l)));
   });
 
-  it('counts on from the season folder, logs why and marks the numbers as guessed when the runtimes are ambiguous', async () => {
+  it('keeps the title numbers and logs why when the runtimes fit in more than one way (the spec: renamed only when unambiguous)', async () => {
     const logs: string[] = [];
     const { args, transcoder } = job([min(22), min(22)], season(22, 22, 22, 22));
     const r = await runTranscode(args, transcoder, ctx(logs));
+    assert.deepEqual(r.files.map((f) => path.basename(f)), ['Breaking Bad - S01 - t01.mkv', 'Breaking Bad - S01 - t02.mkv']);
+    assert.equal(r.episodes_guessed, false, 'nothing guessed: no number given');
+    assert.ok(
+      logs.some((l) => /^episodes not renamed: the season's runtimes are all alike .*; the files keep their title numbers \(Breaking Bad - S01 - t01\.mkv, Breaking Bad - S01 - t02\.mkv\)/.test(l)),
+      logs.join('\n'),
+    );
+    assert.ok(!logs.some((l) => l.startsWith('episode numbers guessed')), logs.join('\n'));
+  });
+
+  it('keeps the title numbers when a file fits no runtime of the season', async () => {
+    const logs: string[] = [];
+    const { args, transcoder } = job([min(47), min(90)], season(47, 47));
+    const r = await runTranscode(args, transcoder, ctx(logs));
+    assert.deepEqual(r.files.map((f) => path.basename(f)), ['Breaking Bad - S01 - t01.mkv', 'Breaking Bad - S01 - t02.mkv']);
+    assert.ok(logs.some((l) => /^episodes not renamed: file 2 \(90 min\) fits no episode runtime of the season/.test(l)), logs.join('\n'));
+  });
+
+  it('counts on from the season folder and marks the numbers as guessed only when no runtimes are known at all', async () => {
+    const logs: string[] = [];
+    const { args, transcoder } = job([min(22), min(22)], []);
+    const r = await runTranscode({ ...args, episodes: null }, transcoder, ctx(logs));
     assert.deepEqual(r.files.map((f) => path.basename(f)), ['Breaking Bad - S01E01.mkv', 'Breaking Bad - S01E02.mkv']);
     assert.equal(r.episodes_guessed, true);
-    assert.ok(logs.some((l) => /episodes not matched by runtime: the season's runtimes are all alike/.test(l)), logs.join('\n'));
     assert.ok(logs.some((l) => /^episode numbers guessed: E01, E02 in title order, after no episode in /.test(l)), logs.join('\n'));
   });
 

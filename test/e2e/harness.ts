@@ -53,6 +53,14 @@ export async function freePort(): Promise<number> {
   throw new Error(`no free port between ${low} and ${high}`);
 }
 
+/** Every file below dir, relative, sorted (what a media server's scan of the folder sees). */
+export function fileTree(dir: string): string[] {
+  return (fs.readdirSync(dir, { recursive: true, withFileTypes: true }) as fs.Dirent[])
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(dir, path.join(e.parentPath, e.name)))
+    .sort();
+}
+
 export function tempDir(prefix = 'ripwerk-e2e-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }

@@ -3,16 +3,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { api, dvdImage, insertDisc, startAgent, startCoordinator, stopAll, waitForDisc, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type Job, type World } from './harness.js';
+import { api, fileTree as tree, dvdImage, insertDisc, startAgent, startCoordinator, stopAll, waitForDisc, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type Job, type World } from './harness.js';
 
 
-/** Every file below dir, relative, sorted. */
-function tree(dir: string): string[] {
-  return (fs.readdirSync(dir, { recursive: true, withFileTypes: true }) as fs.Dirent[])
-    .filter((e) => e.isFile())
-    .map((e) => path.relative(dir, path.join(e.parentPath, e.name)))
-    .sort();
-}
 
 describe('library names: main feature, versions, extras and guessed episodes (real rip and HandBrakeCLI)', () => {
   let w: World;

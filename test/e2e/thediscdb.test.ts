@@ -15,7 +15,7 @@ import type { Device, JobDetail } from '../../shared/api-types.js';
 import { contentHashOf } from '../../agent/disc/disc-ids.js';
 import { fixtureItems, startTheDiscDbServer, type TheDiscDbServer } from '../fixtures/thediscdb-server.js';
 import { fixtureJson, ODYSSEY_HASH, TDDB_FIXTURES } from '../fixtures/thediscdb-mirror.js';
-import { api, dvdImage, insertDisc, smallMkv, startAgent, startCoordinator, stopAll, tempDir, waitFor, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type Job, type World } from './harness.js';
+import { api, fileTree as tree, dvdImage, insertDisc, smallMkv, startAgent, startCoordinator, stopAll, tempDir, waitFor, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type Job, type World } from './harness.js';
 
 /** The files a capture's HSH: lines list: name and size. */
 function hshFiles(capture: string): { name: string; size: number }[] {
@@ -65,13 +65,6 @@ function withPlayAll(capture: string): string {
   return [...lines.slice(0, at).map((l) => (l.startsWith('TCOUNT:') ? 'TCOUNT:11' : l)), ...extra, ...lines.slice(at)].join('\n');
 }
 
-/** Every file below dir, relative, sorted. */
-function tree(dir: string): string[] {
-  return (fs.readdirSync(dir, { recursive: true, withFileTypes: true }) as fs.Dirent[])
-    .filter((e) => e.isFile())
-    .map((e) => path.relative(dir, path.join(e.parentPath, e.name)))
-    .sort();
-}
 
 describe('TheDiscDB decides the rip: exact titles, roles, extras folders, only what is missing', () => {
   let w: World;

@@ -322,7 +322,7 @@ const DISPOSITIONS: [keyof MkvTrackFlags, string][] = [
 ];
 
 /** The -disposition value that keeps every flag a track has ("0": none). */
-function disposition(track: MkvTrack): string {
+function keptDisposition(track: MkvTrack): string {
   const flags = DISPOSITIONS.filter(([flag]) => track.flags[flag]).map(([, name]) => name);
   return flags.length > 0 ? flags.join('+') : '0';
 }
@@ -345,7 +345,7 @@ export function paletteRemuxArgs(remuxed: string, subtitles: { idx: string; trac
     ...subtitles.flatMap((s, i) => [
       `-metadata:s:s:${i}`, `language=${s.track.language}`,
       ...(s.track.name ? [`-metadata:s:s:${i}`, `title=${s.track.name}`] : []),
-      `-disposition:s:${i}`, disposition(s.track),
+      `-disposition:s:${i}`, keptDisposition(s.track),
     ]),
     '-c', 'copy', '-f', 'matroska',
     '-progress', 'pipe:1', '-nostats', '-y', outFile,

@@ -89,12 +89,6 @@ function number(value: unknown): number {
   return Number.isFinite(n) ? n : 0;
 }
 
-function streamId(value: unknown): number | null {
-  const raw = text(value);
-  if (!/^(0x[0-9a-f]+|\d+)$/i.test(raw)) return null;
-  return Number(raw);
-}
-
 /** `<palette><color>eb8080</color>…` → 16 numbers (0x00YYCrCb); [] unless all 16 are six hex digits. */
 function palette(value: unknown): number[] {
   const colors = (Array.isArray(asNode(value).color) ? (asNode(value).color as unknown[]) : []).map(text);
@@ -105,6 +99,12 @@ function palette(value: unknown): number[] {
 function videoFormat(value: unknown): LsdvdTitle['videoFormat'] {
   const raw = text(value).toUpperCase();
   return raw === 'PAL' || raw === 'NTSC' ? raw : null;
+}
+
+function streamId(value: unknown): number | null {
+  const raw = text(value);
+  if (!/^(0x[0-9a-f]+|\d+)$/i.test(raw)) return null;
+  return Number(raw);
 }
 
 function parseTrack(track: Node): LsdvdTitle {

@@ -23,13 +23,13 @@ import path from 'node:path';
 import { dvdbackupError, DVD_SECTOR, estimateTitleSizes, parseDvdbackupInfo, scanVobSectors } from './dvdbackup-parser.js';
 import type { SectorScan } from './dvdbackup-parser.js';
 import { FfmpegProgressParser, ffmpegPercent } from './ffmpeg-progress-parser.js';
+import type { MkvTrack, MkvTrackFlags } from './mkvtoolnix-parser.js';
+import { mkvextractTracks, mkvmergeTracks } from './mkvtoolnix-runner.js';
+import { subpictureCanvas, vobsubHeaderLines, withVobsubHeader } from './vobsub-idx.js';
 import { cssLibraryMissing, lsdvdError, parseLsdvdXml } from './lsdvd-parser.js';
 import type { LsdvdDisc, LsdvdTitle } from './lsdvd-parser.js';
 import { matroskaLanguage, UNDETERMINED } from '../../shared/languages.js';
 import type { Track } from './makemkv-parser.js';
-import type { MkvTrack, MkvTrackFlags } from './mkvtoolnix-parser.js';
-import { mkvextractTracks, mkvmergeTracks } from './mkvtoolnix-runner.js';
-import { subpictureCanvas, vobsubHeaderLines, withVobsubHeader } from './vobsub-idx.js';
 import { runTool, ToolError } from '../../shared/process.js';
 import type { RunToolOptions } from '../../shared/process.js';
 

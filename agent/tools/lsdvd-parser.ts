@@ -3,8 +3,8 @@ import { normaliseLanguage } from '../../shared/languages.js';
 import { audioCodec } from './stream-codec.js';
 
 /**
- * Pure parsing of lsdvd 0.17 output (dvd-tools.md §2): `lsdvd -Ox -a -c` XML, its error exits, and
- * the libdvdread "no css library" banner (which by itself is not an error).
+ * Pure parsing of lsdvd 0.17 output (dvd-tools.md §2): `lsdvd -Ox -a -s -c -v -P` XML, its error
+ * exits, and the libdvdread "no css library" banner (which by itself is not an error).
  */
 
 export interface LsdvdTitle {
@@ -16,6 +16,15 @@ export interface LsdvdTitle {
   audio: LsdvdAudio[];
   /** The subpicture streams in the IFO's order (`lsdvd -s`). */
   subtitles: LsdvdSubpicture[];
+  /**
+   * The colour lookup table of the title's program chain (`lsdvd -P`): the 16 colours its subpictures
+   * index, each 0x00YYCrCb as the IFO stores it; empty when lsdvd printed no palette of 16 colours.
+   */
+  palette: number[];
+  /** The video standard from the title set's video attributes (`lsdvd -v`); null when not printed. */
+  videoFormat: 'PAL' | 'NTSC' | null;
+  /** The video height lsdvd printed (`lsdvd -v`: 576, 480, 288 …); null when not printed. */
+  videoHeight: number | null;
 }
 
 export interface LsdvdAudio {
@@ -43,7 +52,7 @@ export interface LsdvdDisc {
   titles: LsdvdTitle[];
 }
 
-const ARRAY_TAGS = new Set(['track', 'audio', 'chapter', 'cell', 'subp', 'angle']);
+const ARRAY_TAGS = new Set(['track', 'audio', 'chapter', 'cell', 'subp', 'angle', 'color']);
 
 const xml = new XMLParser({
   parseTagValue: false,
@@ -80,6 +89,18 @@ function number(value: unknown): number {
   return Number.isFinite(n) ? n : 0;
 }
 
+/** `<palette><color>eb8080</color>…` → 16 numbers (0x00YYCrCb); [] unless all 16 are six hex digits. */
+function palette(value: unknown): number[] {
+  const colors = (Array.isArray(asNode(value).color) ? (asNode(value).color as unknown[]) : []).map(text);
+  if (colors.length !== 16 || !colors.every((c) => /^[0-9a-f]{6}$/i.test(c))) return [];
+  return colors.map((c) => parseInt(c, 16));
+}
+
+function videoFormat(value: unknown): LsdvdTitle['videoFormat'] {
+  const raw = text(value).toUpperCase();
+  return raw === 'PAL' || raw === 'NTSC' ? raw : null;
+}
+
 function streamId(value: unknown): number | null {
   const raw = text(value);
   if (!/^(0x[0-9a-f]+|\d+)$/i.test(raw)) return null;
@@ -102,10 +123,13 @@ function parseTrack(track: Node): LsdvdTitle {
       forced: /^forced/i.test(text(sp.content)),
       streamId: streamId(sp.streamid),
     })),
+    palette: palette(track.palette),
+    videoFormat: videoFormat(track.format),
+    videoHeight: number(track.height) || null,
   };
 }
 
-/** `lsdvd -Ox -a -s -c` stdout (banner lines before `<?xml` are dropped) → label, main feature, titles. */
+/** `lsdvd -Ox -a -s -c -v -P` stdout (banner lines before `<?xml` are dropped) → label, main feature, titles. */
 export function parseLsdvdXml(stdout: string): LsdvdDisc {
   const start = stdout.indexOf('<?xml');
   if (start === -1) throw new Error('lsdvd printed no XML');

@@ -9,13 +9,23 @@
  * choose languages later (and again on a retry).
  * Progress of a rip: the copy counts for the first COPY_SHARE of the bar (bytes copied against that
  * estimate, since reading the disc is the slow part), the remux for the rest (ffmpeg out_time_us
- * against the title length).
+ * against the title length), shared with the subtitle palette step when the title has subtitles.
+ *
+ * Subtitle palettes: a DVD keeps the colours of its subpictures in the IFO (the program chain's
+ * colour lookup table), not in the VOBs, so ffmpeg 5.1 (no dvdvideo demuxer) copies the subpicture
+ * streams into MKV without any CodecPrivate: no palette, no canvas size. Players then draw them in
+ * made-up colours, and HandBrake writes `008700` sixteen times on a 720x480 canvas, which hides them
+ * (issue 37). So after the remux the VobSub tracks get the disc's palette (`lsdvd -P`) and canvas
+ * (`lsdvd -v`), see keepDiscPalette.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { dvdbackupError, DVD_SECTOR, estimateTitleSizes, parseDvdbackupInfo, scanVobSectors } from './dvdbackup-parser.js';
 import type { SectorScan } from './dvdbackup-parser.js';
 import { FfmpegProgressParser, ffmpegPercent } from './ffmpeg-progress-parser.js';
+import type { MkvTrack, MkvTrackFlags } from './mkvtoolnix-parser.js';
+import { mkvextractTracks, mkvmergeTracks } from './mkvtoolnix-runner.js';
+import { subpictureCanvas, vobsubHeaderLines, withVobsubHeader } from './vobsub-idx.js';
 import { cssLibraryMissing, lsdvdError, parseLsdvdXml } from './lsdvd-parser.js';
 import type { LsdvdDisc, LsdvdTitle } from './lsdvd-parser.js';
 import { matroskaLanguage, UNDETERMINED } from '../../shared/languages.js';
@@ -27,6 +37,8 @@ export interface OpenDvdBins {
   lsdvd: string;
   dvdbackup: string;
   ffmpeg: string;
+  mkvmerge: string;
+  mkvextract: string;
 }
 
 export interface OpenDvdOptions {
@@ -51,6 +63,9 @@ export interface OpenDvdScan {
 
 /** Share of the progress bar given to copying the title off the disc. */
 export const COPY_SHARE = 80;
+/** With subtitles: where the first remux ends, and the extraction of the subtitle tracks. */
+const REMUX_END = 90;
+const EXTRACT_END = 92;
 
 const TOOL = 'open-dvd';
 const COPY_NAME = 'title';
@@ -60,7 +75,7 @@ const SAMPLE_WINDOWS = 8;
 const SAMPLE_BYTES = 256 * 1024;
 
 function bins(opts: OpenDvdOptions): OpenDvdBins {
-  return { lsdvd: 'lsdvd', dvdbackup: 'dvdbackup', ffmpeg: 'ffmpeg', ...opts.bins };
+  return { lsdvd: 'lsdvd', dvdbackup: 'dvdbackup', ffmpeg: 'ffmpeg', mkvmerge: 'mkvmerge', mkvextract: 'mkvextract', ...opts.bins };
 }
 
 function toolOptions(opts: OpenDvdOptions): RunToolOptions {
@@ -75,7 +90,8 @@ function encryptedError(cssMissing: boolean): ToolError {
 }
 
 async function readDisc(source: string, opts: OpenDvdOptions): Promise<{ disc: LsdvdDisc; cssMissing: boolean }> {
-  const result = await runTool(bins(opts).lsdvd, ['-Ox', '-a', '-s', '-c', source], { ...toolOptions(opts), captureStdout: true });
+  // -v and -P: the video standard and the title's palette, which the subtitle tracks need (keepDiscPalette).
+  const result = await runTool(bins(opts).lsdvd, ['-Ox', '-a', '-s', '-c', '-v', '-P', source], { ...toolOptions(opts), captureStdout: true });
   if (result.exitCode !== 0) throw new ToolError('lsdvd', lsdvdError(result.stderr, result.exitCode), { exitCode: result.exitCode ?? undefined });
   try {
     return { disc: parseLsdvdXml(result.stdout), cssMissing: cssLibraryMissing(result.stdout + result.stderr) };
@@ -104,7 +120,7 @@ function toTrack(title: LsdvdTitle, sizes: Map<number, number>): Track {
   };
 }
 
-/** `lsdvd -Ox -a -s -c SRC` + `dvdbackup -i SRC -I`: the titles in the same shape as MakeMKV's. */
+/** `lsdvd -Ox -a -s -c -v -P SRC` + `dvdbackup -i SRC -I`: the titles in the same shape as MakeMKV's. */
 export async function openDvdScan(source: string, opts: OpenDvdOptions = {}): Promise<OpenDvdScan> {
   const { disc } = await readDisc(source, opts);
   const sizes = await titleSizes(source, disc.titles, opts);
@@ -270,23 +286,110 @@ function remuxArgs(vobs: string[], chaptersFile: string, title: LsdvdTitle, outF
   ];
 }
 
-async function remux(vobs: string[], tmp: string, title: LsdvdTitle, outFile: string, hooks: OpenDvdRipHooks, report: (pct: number) => void): Promise<void> {
-  const chaptersFile = path.join(tmp, 'chapters.ffmeta');
-  await fs.writeFile(chaptersFile, chaptersMetadata(title.chapters));
+/** Runs one ffmpeg remux that writes `outFile`, reporting 0-100 of the title's length. */
+async function runFfmpeg(args: string[], outFile: string, what: string, seconds: number, hooks: OpenDvdRipHooks, onPct: (pct: number) => void): Promise<void> {
   const parser = new FfmpegProgressParser();
-  const result = await runTool(bins(hooks).ffmpeg, remuxArgs(vobs, chaptersFile, title, outFile), {
+  const result = await runTool(bins(hooks).ffmpeg, args, {
     ...toolOptions(hooks),
     onStdoutLine: (line) => {
       const block = parser.push(line);
-      if (block) report(COPY_SHARE + (ffmpegPercent(block, title.seconds) * (100 - COPY_SHARE)) / 100);
+      if (block) onPct(ffmpegPercent(block, seconds));
     },
   });
   if (result.exitCode !== 0) {
     const last = result.stderr.trim().split(/\r?\n/).pop() ?? '';
-    throw new ToolError('ffmpeg', `Remuxing the DVD title into MKV failed${last ? `: ${last}` : ''}`, { exitCode: result.exitCode ?? undefined });
+    throw new ToolError('ffmpeg', `${what} failed${last ? `: ${last}` : ''}`, { exitCode: result.exitCode ?? undefined });
   }
   const st = await fs.stat(outFile).catch(() => null);
-  if (!st || st.size === 0) throw new ToolError('ffmpeg', `Remuxing the DVD title wrote no file ${outFile}`);
+  if (!st || st.size === 0) throw new ToolError('ffmpeg', `${what} wrote no file ${outFile}`);
+}
+
+async function remux(vobs: string[], tmp: string, title: LsdvdTitle, outFile: string, hooks: OpenDvdRipHooks, onPct: (pct: number) => void): Promise<void> {
+  const chaptersFile = path.join(tmp, 'chapters.ffmeta');
+  await fs.writeFile(chaptersFile, chaptersMetadata(title.chapters));
+  await runFfmpeg(remuxArgs(vobs, chaptersFile, title, outFile), outFile, 'Remuxing the DVD title into MKV', title.seconds, hooks, onPct);
+}
+
+/** ffmpeg's disposition for each Matroska track flag (its matroska muxer writes them back as those flags). */
+const DISPOSITIONS: [keyof MkvTrackFlags, string][] = [
+  ['default', 'default'],
+  ['forced', 'forced'],
+  ['hearingImpaired', 'hearing_impaired'],
+  ['visualImpaired', 'visual_impaired'],
+  ['textDescriptions', 'descriptions'],
+  ['original', 'original'],
+  ['commentary', 'comment'],
+];
+
+/** The -disposition value that keeps every flag a track has ("0": none). */
+function keptDisposition(track: MkvTrack): string {
+  const flags = DISPOSITIONS.filter(([flag]) => track.flags[flag]).map(([, name]) => name);
+  return flags.length > 0 ? flags.join('+') : '0';
+}
+
+/**
+ * ffmpeg arguments that write `outFile` from the remuxed file with its subtitle tracks replaced by
+ * the same tracks read back from their .idx/.sub pairs (whose header carries the disc's palette and
+ * canvas, which ffmpeg's vobsub demuxer hands on as the tracks' CodecPrivate). Everything else is
+ * copied as it is, in the same order (video, audio, then the subtitles), with the chapters and tags.
+ * -copyts keeps every timestamp as the remuxed file and the .idx have it, so the subtitles stay
+ * where they were (and every packet is the same bytes at the same time as in the remuxed file).
+ * Each subtitle track keeps its language, name and flags (default, forced, hearing impaired …).
+ */
+export function paletteRemuxArgs(remuxed: string, subtitles: { idx: string; track: MkvTrack }[], outFile: string): string[] {
+  return [
+    '-v', 'error', '-nostdin', '-copyts',
+    '-i', remuxed, ...subtitles.flatMap((s) => ['-i', s.idx]),
+    '-map', '0', '-map', '-0:s', ...subtitles.flatMap((_, i) => ['-map', `${i + 1}:s:0`]),
+    '-map_metadata', '0', '-map_chapters', '0',
+    ...subtitles.flatMap((s, i) => [
+      `-metadata:s:s:${i}`, `language=${s.track.language}`,
+      ...(s.track.name ? [`-metadata:s:s:${i}`, `title=${s.track.name}`] : []),
+      `-disposition:s:${i}`, keptDisposition(s.track),
+    ]),
+    '-c', 'copy', '-f', 'matroska',
+    '-progress', 'pipe:1', '-nostats', '-y', outFile,
+  ];
+}
+
+/**
+ * Writes `outFile` from the remuxed title with the disc's palette and canvas in every VobSub track
+ * (issue 37). How: mkvextract takes the tracks out as .idx/.sub (the .sub is the subpicture packets
+ * unchanged), the .idx header gets "size:" and "palette:" (vobsub-idx.ts), and a second ffmpeg
+ * stream copy puts them back in place of the old tracks. Why this way: ffmpeg 5.1 has no option to
+ * set a copied stream's CodecPrivate, mkvpropedit cannot edit CodecPrivate, and a rewrite by
+ * mkvmerge would re-parse the audio (it drops bytes it finds invalid) where ffmpeg copies every
+ * packet as it is; the cost is one more write of the title, after the VOBs are gone.
+ * When the palette cannot be added (no palette from lsdvd, mkvtoolnix missing, a track that is no
+ * VobSub) the remuxed file is kept as it is and the job log says why.
+ */
+async function keepDiscPalette(remuxed: string, title: LsdvdTitle, tmp: string, outFile: string, hooks: OpenDvdRipHooks, report: (pct: number) => void): Promise<void> {
+  const mkvOpts = { signal: hooks.signal, onSpawn: hooks.onSpawn, timeoutMs: hooks.timeoutMs, bins: { mkvmerge: bins(hooks).mkvmerge, mkvextract: bins(hooks).mkvextract } };
+  let subtitles: { idx: string; track: MkvTrack }[];
+  try {
+    if (title.palette.length !== 16) throw new Error('lsdvd printed no palette for this title');
+    const header = vobsubHeaderLines(subpictureCanvas(title.videoFormat, title.videoHeight), title.palette);
+    const tracks = (await mkvmergeTracks(remuxed, mkvOpts)).filter((t) => t.type === 'subtitles');
+    const other = tracks.find((t) => t.codecId !== 'S_VOBSUB' && t.codec !== 'VobSub');
+    if (other) throw new Error(`subtitle track ${other.id} is ${other.codec || 'of an unknown codec'}, not VobSub`);
+    subtitles = tracks.map((track, i) => ({ idx: path.join(tmp, `subtitle_${i + 1}.idx`), track }));
+    const extractPct = (pct: number): void => report(REMUX_END + ((EXTRACT_END - REMUX_END) * pct) / 100);
+    if (subtitles.length > 0) await mkvextractTracks(remuxed, subtitles.map((s) => ({ id: s.track.id, file: s.idx })), { ...mkvOpts, onProgress: extractPct });
+    for (const s of subtitles) await fs.writeFile(s.idx, withVobsubHeader(await fs.readFile(s.idx, 'utf8'), header));
+  } catch (err) {
+    if (hooks.signal?.aborted || (err instanceof ToolError && err.canceled)) throw err;
+    hooks.onMessage?.(`subtitles keep no palette (they may show in wrong colours or not at all): ${err instanceof Error ? err.message : String(err)}${err instanceof ToolError && /not installed/.test(err.message) ? '; install mkvtoolnix' : ''}`);
+    await fs.rename(remuxed, outFile);
+    return;
+  }
+  if (subtitles.length === 0) {
+    await fs.rename(remuxed, outFile);
+    return;
+  }
+  hooks.onMessage?.(`subtitles: the disc's palette and canvas for ${subtitles.length} track(s)`);
+  await runFfmpeg(paletteRemuxArgs(remuxed, subtitles, outFile), outFile, 'Adding the disc\'s subtitle palette', title.seconds, hooks, (pct) =>
+    report(EXTRACT_END + ((100 - EXTRACT_END) * pct) / 100),
+  );
 }
 
 function progressReporter(onProgress: ((pct: number) => void) | undefined): (pct: number) => void {
@@ -302,7 +405,8 @@ function progressReporter(onProgress: ((pct: number) => void) | undefined): (pct
 /**
  * Rips one title of an unencrypted DVD into `outFile` (MKV): dvdbackup copies the title into a temp
  * dir next to outFile, a CSS check refuses encrypted discs, ffmpeg remuxes the VOB(s) (concat
- * protocol for several parts) with chapters and audio languages; the temp dir is always removed.
+ * protocol for several parts) with chapters and audio languages, the subtitle tracks get the disc's
+ * palette (keepDiscPalette); the temp dir is always removed.
  */
 export async function openDvdRip(source: string, titleNumber: number, outFile: string, hooks: OpenDvdRipHooks = {}): Promise<{ files: string[] }> {
   const out = path.resolve(outFile);
@@ -318,7 +422,13 @@ export async function openDvdRip(source: string, titleNumber: number, outFile: s
     const plan: CopyPlan = { source, titleNumber, tmp, estimate: sizes.get(titleNumber) ?? 0, cssMissing, report };
     const vobs = await copyTitle(plan, hooks);
     hooks.onMessage?.(`remuxing ${vobs.length} VOB part(s) into ${path.basename(out)}`);
-    await remux(vobs, tmp, title, out, hooks, report);
+    const withSubtitles = title.subtitles.length > 0;
+    const remuxed = withSubtitles ? path.join(tmp, 'remuxed.mkv') : out;
+    const remuxEnd = withSubtitles ? REMUX_END : 100;
+    await remux(vobs, tmp, title, remuxed, hooks, (pct) => report(COPY_SHARE + ((remuxEnd - COPY_SHARE) * pct) / 100));
+    // The VOBs are not needed any more: the title is on disk twice at most, not three times.
+    await fs.rm(path.join(tmp, COPY_NAME), { recursive: true, force: true });
+    if (withSubtitles) await keepDiscPalette(remuxed, title, tmp, out, hooks, report);
     report(100);
     return { files: [out] };
   } catch (err) {

@@ -1,9 +1,10 @@
 import type { JobDetail } from '../../shared/api-types.js';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
-  api, insertDisc, multiLangImage, multiLangMkv, probeStreams, startAgent, startCoordinator, stopAll, waitFor, waitForDisc, waitForStatus, world,
+  api, insertDisc, multiLangImage, multiLangMkv, probeStreams, startAgent, startCoordinator, stopAll, tempDir, waitFor, waitForDisc, waitForStatus, world,
   type AgentHandle, type CoordinatorHandle, type Job, type ProbedStream, type World,
 } from './harness.js';
 
@@ -15,6 +16,57 @@ function outputOf(done: Job): { audio: ProbedStream[]; subtitles: ProbedStream[]
   const file = path.join(done.output_path as string, `${done.title}.mkv`);
   const all = probeStreams(file);
   return { all, audio: all.filter((s) => s.type === 'audio'), subtitles: all.filter((s) => s.type === 'subtitle') };
+}
+
+interface SubtitleRender {
+  /** The canvas and palette the first subtitle track declares (its CodecPrivate, the .idx header). */
+  canvas: string | null;
+  palette: string[] | null;
+  /** Pixels the subtitle changes when drawn over the video, and where they are. */
+  changed: number;
+  box: { left: number; top: number; right: number; bottom: number } | null;
+}
+
+/** One RGB frame of `file` at `seconds`, with the first subtitle track drawn over it or without. */
+function frameAt(file: string, seconds: number, subtitle: { canvas: string | null; video: string } | null): Buffer {
+  const input = subtitle?.canvas ? ['-canvas_size', subtitle.canvas, '-i', file] : ['-i', file];
+  const [w, h] = (subtitle?.video ?? '').split('x');
+  // Drawn as a player or a media server burning it in does: the track's canvas scaled onto the picture.
+  const pick = subtitle ? ['-filter_complex', `[0:s:0]scale=${w}:${h}[s];[0:v][s]overlay`] : ['-map', '0:v'];
+  return execFileSync('ffmpeg', ['-v', 'error', '-nostdin', ...input, ...pick, '-ss', String(seconds), '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], { maxBuffer: 64 << 20 });
+}
+
+/** The first subtitle track of `file` rendered over its video at `seconds`, against the plain frame. */
+function renderSubtitle(file: string, seconds: number): SubtitleRender {
+  const probe = (select: string, entries: string): Record<string, string | number>[] =>
+    (JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-select_streams', select, '-show_entries', entries, '-show_data', '-of', 'json', file]).toString()) as { streams: Record<string, string | number>[] }).streams;
+  const [video] = probe('v:0', 'stream=width,height');
+  const [sub] = probe('s:0', 'stream=extradata');
+  // ffprobe -show_data prints the extradata as a hex dump: "00000000: 7369 7a65 …  size…".
+  const header = Buffer.from(
+    String(sub?.extradata ?? '')
+      .split('\n')
+      .map((l) => /^[0-9a-f]{8}: ((?:[0-9a-f]{2,4} ?)+)/.exec(l)?.[1].replace(/ /g, '') ?? '')
+      .join(''),
+    'hex',
+  ).toString('latin1');
+  const canvas = /^size:\s*(\d+x\d+)/m.exec(header)?.[1] ?? null;
+  const palette = /^palette:\s*(.+)$/m.exec(header)?.[1].split(',').map((c) => c.trim()) ?? null;
+  const width = Number(video.width);
+  const size = `${width}x${Number(video.height)}`;
+  const drawn = frameAt(file, seconds, { canvas, video: size });
+  const plain = frameAt(file, seconds, null);
+  assert.equal(drawn.length, plain.length);
+  let changed = 0;
+  let box: SubtitleRender['box'] = null;
+  for (let i = 0; i < plain.length; i += 3) {
+    if (drawn[i] === plain[i] && drawn[i + 1] === plain[i + 1] && drawn[i + 2] === plain[i + 2]) continue;
+    changed++;
+    const x = (i / 3) % width;
+    const y = Math.floor(i / 3 / width);
+    box = box ? { left: Math.min(box.left, x), top: Math.min(box.top, y), right: Math.max(box.right, x), bottom: Math.max(box.bottom, y) } : { left: x, top: y, right: x, bottom: y };
+  }
+  return { canvas, palette, changed, box };
 }
 
 const brief = (streams: ProbedStream[]): string[] => streams.map((s) => `${s.codec}${s.channels ? ` ${s.channels}ch` : ''} ${s.language}${s.default ? ' default' : ''}`);
@@ -105,6 +157,24 @@ describe('languages: audio, surround and subtitles from disc to file (real HandB
       },
     ]);
     assert.ok(detail.body.logs.some((l) => l.message === 'title_t01.mkv: keeping audio deu passthrough, eng passthrough; subtitles deu'), detail.body.logs.map((l) => l.message).join('\n'));
+    assert.ok(detail.body.logs.some((l) => l.message === "subtitles: the disc's palette and canvas for 2 track(s)"), detail.body.logs.map((l) => l.message).join('\n'));
+
+    // Issue 37: the kept subtitle renders where and as the disc shows it. The reference is HandBrake
+    // reading the disc itself (it takes the palette from the IFO), same preset, German subtitle track.
+    const reference = path.join(tempDir('ripwerk-ref-'), 'disc.mkv');
+    execFileSync('HandBrakeCLI', ['-i', multiLangImage('MULTI_LANG'), '-t', '1', '-o', reference, '-Z', 'Very Fast 480p30', '-a', '1', '-s', '1', '--subtitle-burned=none'], { stdio: 'ignore' });
+    // 2 s: "Untertitel de eins" is on screen from 1 s to 4 s (scripts/make-multilang-dvd-image.sh).
+    const ours = renderSubtitle(path.join(done.output_path as string, 'Nordlicht.mkv'), 2);
+    const disc = renderSubtitle(reference, 2);
+    assert.equal(ours.canvas, '720x576', 'the PAL video canvas, not the 720x480 HandBrake assumes without one');
+    assert.deepEqual(ours.palette, disc.palette, "the disc's colours");
+    assert.equal(ours.palette?.[0], 'fefefe', 'the text colour: the IFO\'s eb8080 (white)');
+    assert.ok(ours.changed > 1000 && disc.changed > 1000, `the text changes the picture: ${ours.changed} pixels, the disc ${disc.changed}`);
+    assert.ok(Math.abs(ours.changed - disc.changed) <= disc.changed * 0.02, `as many changed pixels as from the disc: ${ours.changed} against ${disc.changed}`);
+    assert.ok(ours.box && disc.box, 'the text has a place');
+    for (const side of ['left', 'top', 'right', 'bottom'] as const) {
+      assert.ok(Math.abs(ours.box[side] - disc.box[side]) <= 2, `at the disc's place (${side}): ${JSON.stringify(ours.box)} against ${JSON.stringify(disc.box)}`);
+    }
   });
 
   it('MakeMKV backend, English only: one English track, English then German subtitles in the chosen order', async () => {

@@ -60,6 +60,9 @@ describe('parseLsdvdXml', () => {
           { language: 'eng', codec: 'unknown', channels: null, streamId: 0x81 },
         ],
         subtitles: [],
+        palette: [],
+        videoFormat: null,
+        videoHeight: null,
       },
     ]);
   });
@@ -95,6 +98,25 @@ describe('lsdvd errors and the css banner', () => {
       { language: 'deu', forced: false, streamId: 0x20 },
       { language: 'eng', forced: false, streamId: 0x21 },
     ]);
+  });
+
+  it('reads the title\'s palette (-P) and video standard (-v) of the two-language disc (captured)', () => {
+    const [title] = parseLsdvdXml(sampleText('dvd-lsdvd-multilang.txt')).titles;
+    assert.deepEqual(title.palette, [0xeb8080, ...Array<number>(15).fill(0x108080)], 'white, then black: the colours spumux gave dvdauthor');
+    assert.equal(title.videoFormat, 'PAL');
+    assert.equal(title.videoHeight, 576);
+  });
+
+  it('has no palette unless lsdvd printed 16 colours of six hex digits, and no standard without -v', () => {
+    const track = (palette: string) => `<?xml version="1.0"?><lsdvd><track><ix>1</ix><length>5</length><format>SECAM</format>${palette}</track></lsdvd>`;
+    const colors = (list: string[]) => `<palette>${list.map((c) => `<color>${c}</color>`).join('')}</palette>`;
+    assert.deepEqual(parseLsdvdXml(track(colors(Array<string>(15).fill('108080')))).titles[0].palette, []);
+    assert.deepEqual(parseLsdvdXml(track(colors([...Array<string>(15).fill('108080'), 'zz8080']))).titles[0].palette, []);
+    assert.deepEqual(parseLsdvdXml(track(colors(Array<string>(16).fill('2A80C0')))).titles[0].palette, Array<number>(16).fill(0x2a80c0));
+    assert.equal(parseLsdvdXml(track('')).titles[0].videoFormat, null);
+    const older = parseLsdvdXml(lsdvdXmlOutput()).titles[0];
+    assert.deepEqual(older.palette, [], 'the older capture without -P');
+    assert.equal(older.videoFormat, null);
   });
 
   it('marks a subpicture stream whose content code is Forced', () => {

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { en } from 'zod/locales';
+import { MAX_SIMILAR_TITLES_MAX, MAX_SIMILAR_TITLES_MIN } from './main-feature.js';
 import type { AgentEvent, AgentStatus, AppKeyMessage, Command, DriveState, EventAck, KeydbMessage, KeystoreMessage } from './protocol.js';
 
 /**
@@ -222,6 +223,8 @@ const ripArgsSchema = z.looseObject({
   auto_eject: bool,
   library: z.optional(z.nullable(libraryInfoSchema)),
   min_title_seconds: z.optional(z.number().check(z.gte(0), z.lte(1e7))),
+  max_similar_titles: z.optional(int(MAX_SIMILAR_TITLES_MIN, MAX_SIMILAR_TITLES_MAX)),
+  runtime_minutes: z.optional(z.nullable(z.number().check(z.gt(0), z.lte(10_000)))),
   audio_languages: z.optional(languages),
   subtitle_languages: z.optional(languages),
   disc_titles: z.optional(z.nullable(list(plannedTitleSchema, 1000))),

@@ -246,6 +246,10 @@ export interface RipArgs {
   auto_eject: boolean;
   /** Without chosen titles, titles shorter than this are not ripped (setting minTitleSeconds). */
   min_title_seconds?: number;
+  /** Without chosen titles, a movie rip takes at most this many titles of near-identical length (setting maxSimilarTitles, shared/main-feature.ts). */
+  max_similar_titles?: number;
+  /** The film's runtime the metadata lookup knows (TMDB, minutes): evidence for the main feature; null when not known. */
+  runtime_minutes?: number | null;
   /** Media-server files to write next to the output (only when the rip is the last stage). */
   library?: LibraryInfo | null;
   /** Audio CD: artist, album and track names for the files `<Artist>/<Album> (<Year>)/NN - <Title>.flac` and their tags. */

@@ -219,6 +219,7 @@ export const de = {
   'setting.originalLanguage': 'Auch die Originalsprache behalten',
   'setting.burnForcedSubtitles': 'Erzwungene Untertitel einbrennen',
   'setting.minTitleSeconds': 'Kürzeste Titellänge ohne gewählte Titel (Sekunden)',
+  'setting.maxSimilarTitles': 'Höchstens so viele Titel fast gleicher Länge automatisch rippen (verschleierte Playlists)',
   'setting.ripTitleKinds': 'Titel erkannter Discs',
   'settings.ripTitleKindsHelp': 'Welche Titel einer Disc, die TheDiscDB kennt, automatisch gerippt werden.',
   'titleKind.main_feature': 'Hauptfilm',

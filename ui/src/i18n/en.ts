@@ -218,6 +218,7 @@ export const en: Record<MessageKey, string> = {
   'setting.originalLanguage': 'Also keep the original language',
   'setting.burnForcedSubtitles': 'Burn in forced subtitles',
   'setting.minTitleSeconds': 'Shortest title when no titles are chosen (seconds)',
+  'setting.maxSimilarTitles': 'Rip at most this many titles of near-identical length automatically (obfuscated playlists)',
   'setting.ripTitleKinds': 'Titles of recognised discs',
   'settings.ripTitleKindsHelp': 'Which titles of a disc TheDiscDB knows are ripped automatically.',
   'titleKind.main_feature': 'Main feature',

@@ -141,7 +141,7 @@ const titleEvidence = {
   size_bytes: count,
 };
 const plannedTitleSchema = z.looseObject({ ...titleEvidence, index: int(0, 100_000), role: titleRoleSchema, take: bool });
-const rippedTitleSchema = z.looseObject({ ...titleEvidence, number: count, file: pathText, role: z.nullable(titleRoleSchema) });
+const rippedTitleSchema = z.looseObject({ ...titleEvidence, number: count, file: pathText, role: z.nullable(titleRoleSchema), main_feature: z.optional(bool) });
 
 const phase = z.enum(['rip', 'transcode']);
 const eventBase = { event_id: id, node: id, ts: timestamp, command_id: z.optional(id), job_id: z.optional(id) };
@@ -253,6 +253,7 @@ const transcodeArgsSchema = z.looseObject({
   ),
     extras_folder: z.optional(extrasFolderSchema),
   titles: z.optional(z.nullable(list(z.nullable(titleRoleSchema), 10_000))),
+  main_file: z.optional(z.nullable(int(0, 10_000))),
   library_folder: z.optional(z.nullable(pathText)),
   extras_by_kind: z.optional(bool),
 });

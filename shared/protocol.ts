@@ -277,6 +277,8 @@ export interface RippedTitle extends TitleEvidence {
   number: number;
   file: string;
   role: TitleRole | null;
+  /** The main feature the rip chose by evidence (a movie disc TheDiscDB does not know, shared/main-feature.ts); absent otherwise. */
+  main_feature?: boolean;
 }
 
 /** An audio CD's identity: from MusicBrainz, from CD-Text, or the "Unbekannter Interpret" fallback. */
@@ -352,6 +354,8 @@ export interface TranscodeArgs {
   library_folder?: string | null;
   /** Per file (same order as files): its role on a recognised disc, null where it has none; absent for other discs. */
   titles?: (TitleRole | null)[] | null;
+  /** A movie: the index in `files` of the main feature the rip chose by evidence, named `Title (Year).mkv` whatever its length; absent or null: the longest file. */
+  main_file?: number | null;
   /** Extras of a known kind go to the folder of their kind (Featurettes, Trailers, ...) instead of extras_folder (not for Kodi). */
   extras_by_kind?: boolean;
 }

@@ -201,8 +201,9 @@ describe('runRip', () => {
     const scanned = parseMakemkvInfo(disc.capture.split('\n')).titles.map((t) => ({ number: t.number, seconds: t.seconds, size_bytes: 1000, chapters: t.chapters, ...sourceFields(t), audio: t.audio }));
     const ripper = fakeRipper(scanned);
     const { ctx, logs } = context();
-    await runRip(ripArgs({ min_title_seconds: 120, max_similar_titles: 3 }), source, ripper, ctx);
+    const result = await runRip(ripArgs({ min_title_seconds: 120, max_similar_titles: 3 }), source, ripper, ctx);
     assert.deepEqual(ripper.ripped, [2, 3, 7]);
+    assert.deepEqual(result.titles.map((t) => [t.number, t.main_feature ?? false]), [[2, false], [3, false], [7, true]], 'the transcode names title 7 the film');
     assert.ok(logs.includes('main feature: title 7 (segments in order, longest, largest)'), logs.join('\n'));
     assert.ok(logs.includes('120 titles of 1:52:10 left: segments out of order (playlist obfuscation); title 7 plays them in order'), logs.join('\n'));
     assert.ok(logs.includes('title(s) 0, 1 skipped: shorter than 120 s (minTitleSeconds)'));

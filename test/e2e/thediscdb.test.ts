@@ -12,10 +12,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Device, JobDetail, ScannedDiscTrack } from '../../shared/api-types.js';
+import { obfuscatedDisc, streamFiles } from '../fixtures/obfuscated-bluray.js';
 import { contentHashOf } from '../../agent/disc/disc-ids.js';
 import { fixtureItems, startTheDiscDbServer, type TheDiscDbServer } from '../fixtures/thediscdb-server.js';
 import { fixtureJson, ODYSSEY_HASH, TDDB_FIXTURES } from '../fixtures/thediscdb-mirror.js';
-import { obfuscatedDisc, streamFiles } from '../fixtures/obfuscated-bluray.js';
 import { api, dvdImage, insertDisc, smallMkv, startAgent, startCoordinator, stopAll, tempDir, waitFor, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type Job, type World } from './harness.js';
 
 /** The files a capture's HSH: lines list: name and size. */

@@ -5,6 +5,7 @@
  */
 import type { AlbumInfo, AudioStream, DiscIds, DiscInfo, DriveState, EpisodeRuntime, FileStreams, Phase, RippedTitle, SubtitleStream, Track } from './protocol.js';
 import type { DiscTitle, TitleRole } from './disc-titles.js';
+import type { LeftTitle, MainFeatureReason } from './main-feature.js';
 
 export type { AlbumInfo, AudioStream, DiscIds, FileStreams, SubtitleStream, Track };
 
@@ -216,7 +217,11 @@ export interface DeviceTracks {
   scanned_at: string | null;
   scanning: boolean;
   error: string | null;
-  /** The scanned titles; on a recognised disc each one TheDiscDB knows carries its role, in_library and wanted. */
+  /**
+   * The scanned titles; on a recognised disc each one TheDiscDB knows carries its role, in_library and
+   * wanted; on a movie disc it does not know, the main feature its reasons and the titles an automatic
+   * rip leaves why.
+   */
   tracks: ScannedDiscTrack[];
 }
 
@@ -225,6 +230,10 @@ export interface ScannedDiscTrack extends Track {
   role?: TitleRole | null;
   in_library?: boolean;
   wanted?: boolean;
+  /** A movie disc TheDiscDB does not know: on the main feature only, why it is (shared/main-feature.ts); absent on every other title. */
+  main_feature?: MainFeatureReason[];
+  /** A movie disc TheDiscDB does not know: an automatic rip leaves this title, why and for which title; absent when it takes it. */
+  left?: LeftTitle;
 }
 
 // ------------------------------------------------------------------ workers

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { en } from 'zod/locales';
+import { MAX_SIMILAR_TITLES_MAX, MAX_SIMILAR_TITLES_MIN } from './main-feature.js';
 import type { AgentEvent, AgentStatus, AppKeyMessage, Command, DriveState, EventAck, KeydbMessage, KeystoreMessage } from './protocol.js';
 
 /**
@@ -140,7 +141,7 @@ const titleEvidence = {
   size_bytes: count,
 };
 const plannedTitleSchema = z.looseObject({ ...titleEvidence, index: int(0, 100_000), role: titleRoleSchema, take: bool });
-const rippedTitleSchema = z.looseObject({ ...titleEvidence, number: count, file: pathText, role: z.nullable(titleRoleSchema) });
+const rippedTitleSchema = z.looseObject({ ...titleEvidence, number: count, file: pathText, role: z.nullable(titleRoleSchema), main_feature: z.optional(bool) });
 
 const phase = z.enum(['rip', 'transcode']);
 const eventBase = { event_id: id, node: id, ts: timestamp, command_id: z.optional(id), job_id: z.optional(id) };
@@ -222,6 +223,8 @@ const ripArgsSchema = z.looseObject({
   auto_eject: bool,
   library: z.optional(z.nullable(libraryInfoSchema)),
   min_title_seconds: z.optional(z.number().check(z.gte(0), z.lte(1e7))),
+  max_similar_titles: z.optional(int(MAX_SIMILAR_TITLES_MIN, MAX_SIMILAR_TITLES_MAX)),
+  runtime_minutes: z.optional(z.nullable(z.number().check(z.gt(0), z.lte(10_000)))),
   audio_languages: z.optional(languages),
   subtitle_languages: z.optional(languages),
   disc_titles: z.optional(z.nullable(list(plannedTitleSchema, 1000))),
@@ -250,6 +253,7 @@ const transcodeArgsSchema = z.looseObject({
   ),
     extras_folder: z.optional(extrasFolderSchema),
   titles: z.optional(z.nullable(list(z.nullable(titleRoleSchema), 10_000))),
+  main_file: z.optional(z.nullable(int(0, 10_000))),
   library_folder: z.optional(z.nullable(pathText)),
   extras_by_kind: z.optional(bool),
 });

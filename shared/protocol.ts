@@ -246,6 +246,10 @@ export interface RipArgs {
   auto_eject: boolean;
   /** Without chosen titles, titles shorter than this are not ripped (setting minTitleSeconds). */
   min_title_seconds?: number;
+  /** Without chosen titles, a movie rip takes at most this many titles of near-identical length (setting maxSimilarTitles, shared/main-feature.ts). */
+  max_similar_titles?: number;
+  /** The film's runtime the metadata lookup knows (TMDB, minutes): evidence for the main feature; null when not known. */
+  runtime_minutes?: number | null;
   /** Media-server files to write next to the output (only when the rip is the last stage). */
   library?: LibraryInfo | null;
   /** Audio CD: artist, album and track names for the files `<Artist>/<Album> (<Year>)/NN - <Title>.flac` and their tags. */
@@ -273,6 +277,8 @@ export interface RippedTitle extends TitleEvidence {
   number: number;
   file: string;
   role: TitleRole | null;
+  /** The main feature the rip chose by evidence (a movie disc TheDiscDB does not know, shared/main-feature.ts); absent otherwise. */
+  main_feature?: boolean;
 }
 
 /** An audio CD's identity: from MusicBrainz, from CD-Text, or the "Unbekannter Interpret" fallback. */
@@ -348,6 +354,8 @@ export interface TranscodeArgs {
   library_folder?: string | null;
   /** Per file (same order as files): its role on a recognised disc, null where it has none; absent for other discs. */
   titles?: (TitleRole | null)[] | null;
+  /** A movie: the index in `files` of the main feature the rip chose by evidence, named `Title (Year).mkv` whatever its length; absent or null: the longest file. */
+  main_file?: number | null;
   /** Extras of a known kind go to the folder of their kind (Featurettes, Trailers, ...) instead of extras_folder (not for Kodi). */
   extras_by_kind?: boolean;
 }

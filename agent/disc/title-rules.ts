@@ -64,16 +64,18 @@ export function unattendedTitles<T extends TitleLength>(titles: T[], minSeconds:
 export type MovieRole = { role: 'main' } | { role: 'version'; n: number } | { role: 'extra'; n: number };
 
 /**
- * The role of each file of a movie rip, by length: the longest is the main feature; files within 10 %
- * of its length are versions (numbered from 2, the main feature being version 1); every other file is
- * an extra (numbered from 1). Order of the result = order of the input.
+ * The role of each file of a movie rip, by length: the main feature is the file the rip chose by
+ * evidence (`mainIndex`, shared/main-feature.ts), else the longest; files within 10 % of its length
+ * are versions (numbered from 2, the main feature being version 1); every other file is an extra
+ * (numbered from 1). Order of the result = order of the input.
  */
-export function movieRoles(seconds: number[]): MovieRole[] {
+export function movieRoles(seconds: number[], mainIndex?: number | null): MovieRole[] {
   if (seconds.length === 0) return [];
   let main = 0;
   seconds.forEach((s, i) => {
     if (s > seconds[main]) main = i;
   });
+  if (typeof mainIndex === 'number' && Number.isInteger(mainIndex) && mainIndex >= 0 && mainIndex < seconds.length) main = mainIndex;
   const mainLength = seconds[main];
   let versions = 1;
   let extras = 0;

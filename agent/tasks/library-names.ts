@@ -80,7 +80,7 @@ async function movieNames(args: TranscodeJob, plan: OutputPlan, seconds: (file: 
   const lengths = await durations(args.files, seconds, ctx, 'main feature, versions and extras not told apart');
   if (!lengths) return { names: args.files.map((_, i) => ({ subdir: '', name: outputFileName(plan, i, args.files.length, '.mkv', false) })), episodesGuessed: false };
   const extras = args.extras_folder || DEFAULT_EXTRAS_FOLDER;
-  const names = movieRoles(lengths).map((r): OutputName => {
+  const names = movieRoles(lengths, args.main_file).map((r): OutputName => {
     if (r.role === 'main') return { subdir: '', name: `${plan.fileBase}.mkv` };
     if (r.role === 'version') return { subdir: '', name: `${plan.fileBase} - Version ${r.n}.mkv` };
     return { subdir: extras, name: `${plan.fileBase} - Extra ${pad(r.n)}.mkv` };

@@ -8,6 +8,7 @@ import { claimFileName, moveFile, outputFileName, planOutput, releaseFileName } 
 import { ProgressThrottle } from './progress-throttle.js';
 import { describeOutput } from '../../shared/library-files.js';
 import { unattendedTitles } from '../disc/title-rules.js';
+import { chooseMainFeature, DEFAULT_MAX_SIMILAR_TITLES, describeLeft, describeMainFeature } from '../../shared/main-feature.js';
 import { plannedSelection } from './planned-titles.js';
 import { DEFAULT_EXTRAS_FOLDER, roleNames } from './library-names.js';
 
@@ -36,31 +37,49 @@ export interface TaskContext {
 
 export class TaskFailure extends Error {}
 
-/** How a rip without chosen titles filters them (the minTitleSeconds setting; series skip "play all"). */
+/**
+ * How a rip without chosen titles filters them (the minTitleSeconds setting; series skip "play all");
+ * a movie's main feature by evidence (shared/main-feature.ts) with the runtime the lookup knows and
+ * the maxSimilarTitles setting.
+ */
 export interface TitleFilter {
   minSeconds: number;
   series: boolean;
+  /** TMDB's runtime of the film (minutes); null or absent: not known. */
+  runtimeMinutes?: number | null;
+  /** Setting maxSimilarTitles (DEFAULT_MAX_SIMILAR_TITLES when absent). */
+  maxSimilar?: number;
 }
 
 /**
  * Which titles a rip takes: the chosen ones; else the titles an unattended rip takes (long enough,
- * no "play all" of a series), of those only the longest with main feature only. `note` says what
- * was left out, for the job log.
+ * no "play all" of a series). Of a movie's, the main feature is chosen by evidence and duplicates,
+ * decoys of playlist obfuscation and more than maxSimilarTitles titles of one length are left; with
+ * main feature only just the main feature (a series: the longest title). `notes` say what was left
+ * out, `main` which title is the main feature and why, for the job log.
  */
-export function selectTitles(tracks: Track[], chosen: number[], mainFeatureOnly: boolean, filter: TitleFilter = { minSeconds: 0, series: false }): { titles: Track[]; notes: string[] } {
+export function selectTitles(tracks: Track[], chosen: number[], mainFeatureOnly: boolean, filter: TitleFilter = { minSeconds: 0, series: false }): { titles: Track[]; notes: string[]; main: string | null; feature: number | null } {
   if (tracks.length === 0) throw new TaskFailure('the disc has no titles the ripper could read');
   if (chosen.length > 0) {
     const byNumber = new Map(tracks.map((t) => [t.number, t]));
     const missing = chosen.filter((n) => !byNumber.has(n));
     if (missing.length) throw new TaskFailure(`the disc has no title ${missing.join(', ')} (titles on the disc: ${tracks.map((t) => t.number).join(', ')})`);
-    return { titles: chosen.map((n) => byNumber.get(n) as Track), notes: [] };
+    return { titles: chosen.map((n) => byNumber.get(n) as Track), notes: [], main: null, feature: null };
   }
   const { keep, short, playAll } = unattendedTitles(tracks, filter.minSeconds, filter.series);
   const notes: string[] = [];
   if (short.length) notes.push(`title(s) ${short.map((t) => t.number).join(', ')} skipped: shorter than ${filter.minSeconds} s (minTitleSeconds)`);
   if (playAll.length) notes.push(`title(s) ${playAll.map((t) => t.number).join(', ')} skipped: "play all" of other titles`);
-  if (mainFeatureOnly) return { titles: [keep.reduce((a, b) => (b.seconds > a.seconds ? b : a))], notes };
-  return { titles: keep, notes };
+  if (filter.series) {
+    if (mainFeatureOnly) return { titles: [keep.reduce((a, b) => (b.seconds > a.seconds ? b : a))], notes, main: null, feature: null };
+    return { titles: keep, notes, main: null, feature: null };
+  }
+  const choice = chooseMainFeature(keep, { runtimeMinutes: filter.runtimeMinutes, maxSimilar: filter.maxSimilar });
+  const main = describeMainFeature(choice, filter.runtimeMinutes);
+  const feature = keep.find((t) => t.number === choice.main) ?? keep[0];
+  if (mainFeatureOnly) return { titles: [feature], notes, main, feature: feature.number };
+  notes.push(...describeLeft(keep, choice, filter.maxSimilar));
+  return { titles: keep.filter((t) => !choice.left.has(t.number)), notes, main, feature: feature.number };
 }
 
 /**
@@ -68,10 +87,14 @@ export function selectTitles(tracks: Track[], chosen: number[], mainFeatureOnly:
  * chosen titles those the plan takes, found in this scan by their evidence; otherwise the rules of
  * selectTitles. Every scanned title found in the plan has its role, chosen ones included.
  */
-export function chooseTitles(tracks: Track[], args: Pick<RipJob, 'titles' | 'main_feature_only' | 'min_title_seconds' | 'series' | 'disc_titles'>): { titles: Track[]; notes: string[]; roles: Map<number, TitleRole> } {
+export function chooseTitles(
+  tracks: Track[],
+  args: Pick<RipJob, 'titles' | 'main_feature_only' | 'min_title_seconds' | 'series' | 'disc_titles' | 'runtime_minutes' | 'max_similar_titles'>,
+): { titles: Track[]; notes: string[]; roles: Map<number, TitleRole>; main: string | null; feature: number | null } {
   const planned = args.disc_titles?.length ? plannedSelection(tracks, args.disc_titles) : null;
-  if (planned && args.titles.length === 0 && planned.take.length > 0) return { titles: planned.take, notes: planned.notes, roles: planned.roles };
-  const { titles, notes } = selectTitles(tracks, args.titles, args.main_feature_only, { minSeconds: args.min_title_seconds ?? 0, series: Boolean(args.series) });
+  if (planned && args.titles.length === 0 && planned.take.length > 0) return { titles: planned.take, notes: planned.notes, roles: planned.roles, main: null, feature: null };
+  const filter: TitleFilter = { minSeconds: args.min_title_seconds ?? 0, series: Boolean(args.series), runtimeMinutes: args.runtime_minutes ?? null, maxSimilar: args.max_similar_titles ?? DEFAULT_MAX_SIMILAR_TITLES };
+  const { titles, notes, main, feature } = selectTitles(tracks, args.titles, args.main_feature_only, filter);
   if (planned && args.titles.length === 0) {
     const wanted = args.disc_titles?.some((t) => t.take) ?? false;
     notes.push(
@@ -80,7 +103,7 @@ export function chooseTitles(tracks: Track[], args: Pick<RipJob, 'titles' | 'mai
         : 'the plan takes no title (all of the wanted kinds are in the library, or none is of a wanted kind): the usual rules chose, as this rip was asked for without titles',
     );
   }
-  return { titles, notes: [...(planned?.notes ?? []), ...notes], roles: planned?.roles ?? new Map() };
+  return { titles, notes: [...(planned?.notes ?? []), ...notes], roles: planned?.roles ?? new Map(), main, feature };
 }
 
 /**
@@ -141,7 +164,8 @@ export interface RipResult {
 export async function runRip(args: RipJob, source: DiscSource, ripper: Ripper, ctx: TaskContext, disc?: Pick<DiscInfo, 'type' | 'size_bytes'>): Promise<RipResult> {
   await fs.mkdir(args.raw_dir, { recursive: true });
   const tracks = await ripper.scan(source, ctx.signal, disc?.type);
-  const { titles: selected, notes, roles } = chooseTitles(tracks, args);
+  const { titles: selected, notes, roles, main, feature } = chooseTitles(tracks, args);
+  if (main) ctx.log('info', main);
   for (const note of notes) ctx.log('info', note);
   await checkFreeSpace(args.raw_dir, disc?.size_bytes || selected.reduce((sum, t) => sum + t.size_bytes, 0));
   ctx.log('info', `ripping ${selected.length} title(s) (${selected.map((t) => t.number).join(', ')}) with ${ripper.name} into ${args.raw_dir}`);
@@ -164,7 +188,7 @@ export async function runRip(args: RipJob, source: DiscSource, ripper: Ripper, c
     const kept = await Promise.all(produced.map((file) => ownName(file, track.number)));
     files.push(...kept);
     for (const file of kept) {
-      ripped.push({ number: track.number, file, source_file: track.source_file ?? null, segment_map: track.segment_map ?? null, seconds: track.seconds, size_bytes: track.size_bytes, role: roles.get(track.number) ?? null });
+      ripped.push({ number: track.number, file, source_file: track.source_file ?? null, segment_map: track.segment_map ?? null, seconds: track.seconds, size_bytes: track.size_bytes, role: roles.get(track.number) ?? null, ...(track.number === feature ? { main_feature: true } : {}) });
     }
     doneSeconds += weight;
     throttle.update((doneSeconds / totalSeconds) * 100);

@@ -166,6 +166,9 @@ export async function createRipJob(ctx: RipJobDeps, req: RipRequest): Promise<Jo
     keep_original: s.keepOriginal,
     auto_eject: s.autoEject,
     min_title_seconds: s.minTitleSeconds,
+    max_similar_titles: s.maxSimilarTitles,
+    // The film's runtime the lookup knows is evidence for its main feature (only for the title it was looked up for).
+    runtime_minutes: useIdentity && !series ? (identity.runtime_minutes ?? null) : null,
     // Without a transcode stage the rip names the output, so it writes the media-server files too.
     library: transcode ? null : libraryInfo(row, s, config.tmdbImageBaseUrl),
     ...(album ? { album } : {}),

@@ -5,6 +5,7 @@
 import type { DiscLibrarySummary, KnownDiscTitle, ScannedDiscTrack } from '../../shared/api-types.js';
 import { kindOfRole, matchTitles, type DiscTitle, type RipTitleKind, type TitleEvidence } from '../../shared/disc-titles.js';
 import type { PlannedTitle, Track } from '../../shared/protocol.js';
+import { chooseMainFeature, type MainFeatureOptions } from '../../shared/main-feature.js';
 
 export interface TitleChoice {
   /** Setting ripTitleKinds. */
@@ -74,5 +75,18 @@ export function annotateScan(tracks: readonly Track[], known: readonly KnownDisc
   return tracks.map((t) => {
     const k = pairs.get(t);
     return k ? { ...t, role: k.role, in_library: k.in_library, wanted: k.wanted } : { ...t, role: null, in_library: false, wanted: false };
+  });
+}
+
+/**
+ * A movie disc TheDiscDB does not know: the scanned titles with the main feature marked (its reasons)
+ * and each title an automatic rip would leave (why, and for which title), by the rules the agent's
+ * rip follows (shared/main-feature.ts) with the same settings and runtime.
+ */
+export function annotateMainFeature(tracks: readonly Track[], opts: MainFeatureOptions): ScannedDiscTrack[] {
+  const choice = chooseMainFeature(tracks, opts);
+  return tracks.map((t) => {
+    const left = choice.left.get(t.number);
+    return { ...t, ...(t.number === choice.main ? { main_feature: choice.reasons } : {}), ...(left ? { left } : {}) };
   });
 }

@@ -78,6 +78,7 @@ export class TranscodeQueue {
       extras_folder: extrasFolder(s.mediaServerType),
       extras_by_kind: extrasByKind(s.mediaServerType),
       titles: rolesOf(meta.ripped_titles, files),
+      main_file: mainFileOf(meta.ripped_titles, files),
       audio_languages: meta.audio_languages ?? [...s.audioLanguages],
       subtitle_languages: meta.subtitle_languages ?? [...s.subtitleLanguages],
       audio: {
@@ -190,4 +191,11 @@ export function rolesOf(ripped: readonly RippedTitle[] | undefined, files: reado
   const byFile = new Map(ripped.map((t) => [t.file, t.role]));
   const roles = files.map((f) => byFile.get(f) ?? null);
   return roles.some((r) => r !== null) ? roles : null;
+}
+
+/** The index among the files to transcode of the main feature the rip chose by evidence; null when it marked none of them. */
+export function mainFileOf(ripped: readonly RippedTitle[] | undefined, files: readonly string[]): number | null {
+  const main = ripped?.find((t) => t.main_feature === true);
+  const index = main ? files.indexOf(main.file) : -1;
+  return index >= 0 ? index : null;
 }

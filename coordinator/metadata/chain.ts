@@ -83,6 +83,11 @@ export class MetadataChain implements DiscLookup {
   ) {}
 
   async identify(disc: DiscInfo, label: DiscIdentity): Promise<DiscIdentity | null> {
+    const identity = await this.lookup(disc, label);
+    return identity ? withMovieRuntime(this.tmdb, identity, this.log) : null;
+  }
+
+  private async lookup(disc: DiscInfo, label: DiscIdentity): Promise<DiscIdentity | null> {
     if (label.kind === 'music') return null;
     // A video disc TheDiscDB knows by its content ids is exact; the title search below is for the rest.
     if (this.thediscdb && disc.ids && (disc.type === 'dvd' || disc.type === 'bluray' || disc.type === 'uhd')) {
@@ -182,5 +187,20 @@ export class MetadataChain implements DiscLookup {
   private skip(source: MetadataMatch['source'], err: unknown): void {
     const reason = err instanceof SourceError ? err.message : `${source} failed: ${(err as Error).message}`;
     this.log.warn(`metadata source skipped: ${reason}`);
+  }
+}
+
+/**
+ * A movie identity with TMDB's runtime (movie details), the evidence for the disc's main feature
+ * (shared/main-feature.ts); unchanged for series, without a TMDB id or key, or when TMDB fails (logged).
+ */
+export async function withMovieRuntime(tmdb: Pick<TmdbClient, 'configured' | 'movieRuntime'>, identity: DiscIdentity, log: Logger): Promise<DiscIdentity> {
+  if (identity.kind !== 'movie' || !identity.tmdb_id || identity.runtime_minutes || !tmdb.configured()) return identity;
+  try {
+    const runtime = await tmdb.movieRuntime(identity.tmdb_id);
+    return runtime ? { ...identity, runtime_minutes: runtime } : identity;
+  } catch (err) {
+    log.warn(`TMDB runtime of movie ${identity.tmdb_id} skipped: ${err instanceof SourceError ? err.message : (err as Error).message}`);
+    return identity;
   }
 }

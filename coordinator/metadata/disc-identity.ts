@@ -24,6 +24,8 @@ export interface DiscIdentity {
   disc_number?: number | null;
   /** ISO 639-2/T of the title's original language, when the lookup knows it. */
   original_language?: string | null;
+  /** A movie's runtime in minutes (TMDB's movie details), when the lookup knows it: evidence for the disc's main feature. */
+  runtime_minutes?: number | null;
   /** Audio CDs: artist, album, tracks and MusicBrainz ids (MusicBrainz, CD-Text or the unknown fallback). */
   album?: AlbumInfo | null;
   /** Audio CDs: the other MusicBrainz releases with this disc, for the disc card. */

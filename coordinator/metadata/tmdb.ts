@@ -54,7 +54,7 @@ export function tmdbMatch(r: Record<string, unknown>, kind: MetadataMatch['kind'
   };
 }
 
-/** The movie database: search, find by external id, season runtimes, and a live connection check. */
+/** The movie database: search, find by external id, movie and season runtimes, and a live connection check. */
 export class TmdbClient {
   constructor(
     private readonly baseUrl: string,
@@ -116,6 +116,12 @@ export class TmdbClient {
       .filter((e) => Number.isInteger(e.episode))
       .sort((a, b) => a.episode - b.episode);
     return { tv_id: tvId, season, name: str(body.name), episodes };
+  }
+
+  /** movie/{id}: the movie's runtime in minutes (evidence for a disc's main feature); null when TMDB has none (0). */
+  async movieRuntime(movieId: number): Promise<number | null> {
+    const body = await this.get(`/movie/${movieId}`, { language: LANGUAGE });
+    return typeof body.runtime === 'number' && body.runtime > 0 && body.runtime < 10_000 ? body.runtime : null;
   }
 
   /** GET /3/configuration: answers only with a valid key. */

@@ -1,12 +1,14 @@
 import { Router, type Request } from 'express';
-import type { Device, DeviceTracks } from '../../shared/api-types.js';
-import { TASKS } from '../../shared/protocol.js';
+import type { Device, DeviceTracks, ScannedDiscTrack } from '../../shared/api-types.js';
+import { TASKS, type Track } from '../../shared/protocol.js';
 import type { AppContext } from '../context.js';
 import type { StoredTracks } from '../dispatch/dispatcher.js';
 import type { DeviceEntry } from '../workers/fleet.js';
 import { HttpError } from '../http/errors.js';
 import { isDriveBusy } from '../jobs/job-status.js';
-import { annotateScan } from '../discs/title-plan.js';
+import { annotateMainFeature, annotateScan } from '../discs/title-plan.js';
+import { ripsAsSeries } from '../../shared/rip-as-series.js';
+import { labelIdentity } from '../metadata/disc-identity.js';
 
 /** /devices: drives of all workers with their disc, eject and the title scan. */
 export function devicesRouter(ctx: AppContext): Router {
@@ -61,9 +63,19 @@ export function devicesRouter(ctx: AppContext): Router {
     const tracks = stored?.tracks ?? [];
     // A recognised disc: each scanned title with what TheDiscDB says it is, found by its evidence.
     const known = d.state.disc ? discs.knownTitles(d.state.disc) : null;
-    const answer: DeviceTracks = { device: d.name, scanned_at: stored?.scanned_at ?? null, scanning: stored?.scanning ?? false, error: stored?.error ?? null, tracks: known ? annotateScan(tracks, known) : tracks };
+    const answer: DeviceTracks = { device: d.name, scanned_at: stored?.scanned_at ?? null, scanning: stored?.scanning ?? false, error: stored?.error ?? null, tracks: known ? annotateScan(tracks, known) : mainFeatureOf(d, tracks) };
     res.json(answer);
   });
+
+  /** A movie disc: its main feature and the titles an automatic rip leaves, as the agent's rip decides them. */
+  const mainFeatureOf = (d: DeviceEntry, tracks: Track[]): ScannedDiscTrack[] => {
+    const disc = d.state.disc;
+    if (!disc || disc.type === 'cd' || tracks.length === 0) return tracks;
+    const identity = discs.identity(disc.fingerprint);
+    if (ripsAsSeries(identity ?? labelIdentity(disc)) || identity?.kind === 'series') return tracks;
+    const s = settings.all();
+    return annotateMainFeature(tracks, { minSeconds: s.minTitleSeconds, maxSimilar: s.maxSimilarTitles, runtimeMinutes: identity?.runtime_minutes ?? null });
+  };
 
   return router;
 }

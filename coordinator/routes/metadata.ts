@@ -9,6 +9,7 @@ import type { DiscKey } from '../../shared/disc-key.js';
 import { isPosterPath, libraryInfo } from '../library/library-info.js';
 import { applyCorrection, planCorrection, rewriteLibraryFiles } from '../library/library-correction.js';
 import { identityMeta, type DiscIdentity } from '../metadata/disc-identity.js';
+import { withMovieRuntime } from '../metadata/chain.js';
 import { checkTarget } from '../integrations/webhook-target.js';
 import type { JobRow } from '../jobs/jobs-store.js';
 
@@ -126,7 +127,7 @@ export function metadataRouter(ctx: AppContext): express.Router {
     // The coordinator fetches the poster itself (poster cache): a URL gets the rules of a webhook target.
     const posterRefusal = poster !== null && /^https?:/i.test(poster) ? await checkTarget(poster, ctx.notifier.policy()) : null;
     if (posterRefusal) throw new HttpError(400, `poster_path refused: ${posterRefusal}`);
-    const identity: DiscIdentity = {
+    const named: DiscIdentity = {
       title,
       year: optionalInt(body, 'year', 1870, 2100),
       confidence: 1,
@@ -141,6 +142,8 @@ export function metadataRouter(ctx: AppContext): express.Router {
       // A new name does not change what is on the disc: the titles TheDiscDB knows stay with it.
       ...(before?.disc_titles?.length ? { disc_titles: before.disc_titles, recognised: before.recognised ?? null } : {}),
     };
+    // A movie of TMDB: its runtime is evidence for the disc's main feature.
+    const identity = await withMovieRuntime(metadata.tmdb, named, ctx.log);
     // A finished job: its files in the library are renamed first; a refusal (409) changes nothing at all.
     const finished = typeof body.job_id === 'string' ? ctx.jobs.get(body.job_id) : undefined;
     const renamed = finished?.status === 'completed' ? await correctFinishedJob(ctx, finished, identity) : null;

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { parseLanguageList } from '../../shared/languages.js';
 import { RIP_TITLE_KINDS, type RipTitleKind } from '../../shared/disc-titles.js';
+import { DEFAULT_MAX_SIMILAR_TITLES, MAX_SIMILAR_TITLES_MAX, MAX_SIMILAR_TITLES_MIN } from '../../shared/main-feature.js';
 import type { Db } from '../../shared/sqlite.js';
 
 /** Every setting with its default. Names of the spec are kept (workDir, transcodeEnabled, ...). */
@@ -42,6 +43,8 @@ export const SETTING_DEFAULTS = {
   burnForcedSubtitles: false,
   /** A rip without chosen titles leaves titles shorter than this out (seconds; like MakeMKV's minimum length). */
   minTitleSeconds: 120,
+  /** An automatic rip of a movie takes at most this many titles of near-identical length (playlist obfuscation: the best one, the rest left). */
+  maxSimilarTitles: DEFAULT_MAX_SIMILAR_TITLES,
   /** Webhooks may go to loopback, link-local and this machine's addresses (off: refused). */
   allowPrivateWebhooks: false,
   /** Folder of an offline copy of TheDiscDB's data repository (absolute; empty: none); checked on save to exist. */
@@ -126,6 +129,12 @@ export function validateSetting(name: string, value: unknown): Settings[SettingN
     if (folder !== '' && !path.isAbsolute(folder)) throw new SettingsError(`setting "thediscdbMirror" must be an absolute folder path, got "${folder}"`);
     if (folder.length > 4096) throw new SettingsError('setting "thediscdbMirror" is longer than 4096 characters');
     return folder;
+  }
+  if (name === 'maxSimilarTitles') {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < MAX_SIMILAR_TITLES_MIN || value > MAX_SIMILAR_TITLES_MAX) {
+      throw new SettingsError(`setting "maxSimilarTitles" must be a whole number of titles from ${MAX_SIMILAR_TITLES_MIN} to ${MAX_SIMILAR_TITLES_MAX}`);
+    }
+    return value;
   }
   const expected = typeof SETTING_DEFAULTS[name];
   if (expected === 'number' && (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 36_000)) {

@@ -11,7 +11,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Device, JobDetail } from '../../shared/api-types.js';
+import type { Device, JobDetail, ScannedDiscTrack } from '../../shared/api-types.js';
+import { obfuscatedDisc, streamFiles } from '../fixtures/obfuscated-bluray.js';
 import { contentHashOf } from '../../agent/disc/disc-ids.js';
 import { fixtureItems, startTheDiscDbServer, type TheDiscDbServer } from '../fixtures/thediscdb-server.js';
 import { fixtureJson, ODYSSEY_HASH, TDDB_FIXTURES } from '../fixtures/thediscdb-mirror.js';
@@ -82,6 +83,8 @@ describe('TheDiscDB decides the rip: exact titles, roles, extras folders, only w
   const autoJob = async (before: Set<string>) =>
     waitFor('the automatic rip', async () => (await api<Job[]>(c.url, 'GET', '/jobs')).body.find((j) => !before.has(j.id)), 30_000);
   const jobIds = async () => new Set((await api<Job[]>(c.url, 'GET', '/jobs')).body.map((j) => j.id));
+  /** 121 playlists of 1:52:10 with the film's clips, one of them (title 7) in order. */
+  const decoyDisc = obfuscatedDisc();
 
   before(async () => {
     w = world();
@@ -99,6 +102,8 @@ describe('TheDiscDB decides the rip: exact titles, roles, extras folders, only w
     const captures = tempDir('ripwerk-captures-');
     fs.copyFileSync(path.join(TDDB_FIXTURES, '2001-2011-dvd-disc01.txt'), path.join(captures, 'ODYSSEY.txt'));
     fs.writeFileSync(path.join(captures, 'THE_OFFICE_S4D1.txt'), withPlayAll(fs.readFileSync(path.join(TDDB_FIXTURES, 'the-office-s4d1-sample-disc-log.txt'), 'utf8')));
+    // A Blu-ray TheDiscDB does not know, with playlist obfuscation (generated in the shape of real captures).
+    fs.writeFileSync(path.join(captures, `${decoyDisc.label}.txt`), decoyDisc.capture);
 
     c = await startCoordinator(w, { THEDISCDB_BASE_URL: tddb.url });
     agent = await startAgent(w, c.mqttUrl, 'tddb', {
@@ -266,5 +271,35 @@ describe('TheDiscDB decides the rip: exact titles, roles, extras folders, only w
     assert.equal(d2?.already_ripped, false);
     assert.notEqual(second.id, first.id, 'disc 2 is ripped by itself');
     await waitForStatus(c.url, second.id, ['completed'], 60_000);
+  });
+
+  it('an obfuscated Blu-ray TheDiscDB does not know: the automatic rip takes the playlist in order, none of its 120 decoys, the log says why and the dialog shows it', async () => {
+    assert.equal((await api(c.url, 'POST', `/devices/${device}/eject`)).status, 200);
+    await waitFor('the drive empty', async () => !(await disc()));
+    const before = await jobIds();
+    insertDiscFolder(agent.driveDir, decoyDisc.label, 'bluray', streamFiles(decoyDisc).map((name) => ({ name, size: 1_000_000 })));
+    const job = await autoJob(before);
+    const done = await waitForStatus(c.url, job.id, ['completed'], 120_000);
+    const log = await logOf(job.id);
+    assert.ok(log.includes('main feature: title 7 (segments in order, longest, largest)'), log.join('\n'));
+    assert.ok(log.includes('120 titles of 1:52:10 left: segments out of order (playlist obfuscation); title 7 plays them in order'), log.join('\n'));
+    const ripping = log.find((m) => m.startsWith('ripping '));
+    assert.match(ripping ?? '', /^ripping 3 title\(s\) \(2, 3, 7\) with makemkv /);
+    const numbers = /\(([\d, ]+)\)/.exec(ripping ?? '')?.[1].split(', ').map(Number) ?? [];
+    const ofFilmLength = decoyDisc.titles.filter((t) => numbers.includes(t.number) && t.seconds === decoyDisc.seconds);
+    assert.ok(ofFilmLength.length <= 3, `at most 3 titles of the film's length, ${ofFilmLength.length} ripped`);
+    assert.deepEqual(ofFilmLength.map((t) => [t.number, t.playlist]), [[7, '00103.mpls']]);
+    assert.equal(tree(done.output_path ?? '').length, 3, 'the film and the two featurettes');
+
+    // The dialog's view: the scan marks the main feature with its reasons and every decoy with why it is left.
+    assert.equal((await api(c.url, 'POST', `/devices/${device}/scan-tracks`)).status, 202);
+    const scan = await waitFor('the title scan', async () => {
+      const r = await api<{ scanning: boolean; tracks: ScannedDiscTrack[] }>(c.url, 'GET', `/devices/${device}/tracks`);
+      return !r.body.scanning && r.body.tracks.length > 0 ? r.body : undefined;
+    }, 30_000);
+    assert.deepEqual(scan.tracks.filter((t) => t.main_feature).map((t) => [t.number, t.main_feature]), [[7, ['segments_in_order', 'longest', 'largest']]]);
+    const left = scan.tracks.filter((t) => t.left);
+    assert.equal(left.length, 120);
+    assert.ok(left.every((t) => t.left?.reason === 'out_of_order' && t.left.of === 7 && t.seconds === decoyDisc.seconds));
   });
 });

@@ -5,6 +5,7 @@
  */
 import type { DiscLibrarySummary, DiscRecognition, ScannedDiscTrack, TitleCount } from '../../shared/api-types.js';
 import type { EpisodeRange, TitleRole } from '../../shared/disc-titles.js';
+import type { LeftTitle } from '../../shared/main-feature.js';
 import { locale, t, tParts } from './i18n/index.js';
 
 /** "Exakt erkannt · TheDiscDB (Offline-Kopie)" / "Recognised exactly · TheDiscDB (API)"; null when not recognised. */
@@ -107,10 +108,25 @@ export function hasRoles(tracks: readonly ScannedDiscTrack[]): boolean {
   return tracks.some((x) => x.role !== undefined && x.role !== null);
 }
 
-/** The titles ticked at first: with roles exactly those the rip wants, else those of `minSeconds` or more. */
+/**
+ * The titles ticked at first: with roles exactly those the rip wants, else the main feature and the
+ * titles of `minSeconds` or more that an automatic rip would not leave (decoys, duplicates).
+ */
 export function preselectedTitles(tracks: readonly ScannedDiscTrack[], minSeconds: number): number[] {
-  const pick = hasRoles(tracks) ? (x: ScannedDiscTrack) => x.wanted === true : (x: ScannedDiscTrack) => x.seconds >= minSeconds;
+  const pick = hasRoles(tracks) ? (x: ScannedDiscTrack) => x.wanted === true : (x: ScannedDiscTrack) => x.main_feature !== undefined || (x.seconds >= minSeconds && !x.left);
   return tracks.filter(pick).map((x) => x.number);
+}
+
+/** "Hauptfilm: Titel 7, Segmente in Reihenfolge, Laufzeit wie TMDB"; null when the scan marks no main feature. */
+export function mainFeatureText(tracks: readonly ScannedDiscTrack[]): string | null {
+  const main = tracks.find((x) => x.main_feature !== undefined);
+  if (!main) return null;
+  return [t('rip.mainFeature', { n: main.number }), ...(main.main_feature ?? []).map((r) => t(`rip.mainFeatureWhy.${r}`))].join(', ');
+}
+
+/** Why an automatic rip leaves a title: "ausgelassen: Duplikat von Titel 7"; null when it takes it. */
+export function leftText(left: LeftTitle | null | undefined): string | null {
+  return left ? t(`rip.left.${left.reason}`, { of: left.of }) : null;
 }
 
 /** A list of fixed choices after one box is ticked or unticked, in the order of the choices (the settings' ripTitleKinds). */

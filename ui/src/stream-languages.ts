@@ -3,7 +3,7 @@
  * titles, the settings' languages first in their order of preference, then the others in the disc's
  * order; the settings' languages are ticked. What is sent is the ticked ones in that order.
  */
-import type { Track } from './api.js';
+import type { ScannedDiscTrack, Track } from './api.js';
 
 export type StreamKind = 'audio' | 'subtitles';
 
@@ -36,14 +36,15 @@ export function chosenLanguages(options: LanguageOption[], ticked: ReadonlySet<s
 }
 
 /**
- * The titles a rip takes as the dialog stands: the longest with main feature only, else the ticked
- * ones, else (none ticked: the backend takes every title long enough) all of them.
+ * The titles a rip takes as the dialog stands: with main feature only the one the scan marks as the
+ * main feature (else the longest), else the ticked ones, else (none ticked: the backend takes every
+ * title long enough) all of them.
  */
-export function ripTitles(tracks: Track[], chosen: ReadonlySet<number>, mainFeatureOnly: boolean): number[] {
+export function ripTitles(tracks: ScannedDiscTrack[], chosen: ReadonlySet<number>, mainFeatureOnly: boolean): number[] {
   if (!mainFeatureOnly) {
     const ticked = tracks.filter((x) => chosen.has(x.number)).map((x) => x.number);
     return ticked.length ? ticked : tracks.map((x) => x.number);
   }
-  const longest = tracks.reduce<Track | null>((a, b) => (a && a.seconds >= b.seconds ? a : b), null);
-  return longest ? [longest.number] : [];
+  const main = tracks.find((x) => x.main_feature !== undefined) ?? tracks.reduce<Track | null>((a, b) => (a && a.seconds >= b.seconds ? a : b), null);
+  return main ? [main.number] : [];
 }

@@ -109,6 +109,33 @@ describe('rip dialog: title roles', () => {
     assert.deepEqual(m.preselectedTitles([track(0, 5400, { role: { role: 'main_movie', name: null }, in_library: true, wanted: false })], 300), [], 'everything in the library: nothing ticked');
     assert.equal(m.hasRoles([track(0, 5400, { role: null, wanted: false })]), false, 'only null roles: behaves as without');
   });
+
+  it('a movie disc: ticks the main feature and the long titles the rip takes, not the decoys it leaves', async () => {
+    const m = await uiModules();
+    const obfuscated = [
+      track(2, 636),
+      track(4, 6730, { left: { reason: 'out_of_order', of: 7 } }),
+      track(7, 6730, { main_feature: ['segments_in_order', 'runtime'] }),
+      track(8, 6730, { left: { reason: 'out_of_order', of: 7 } }),
+      track(9, 200, { main_feature: undefined }),
+    ];
+    assert.deepEqual(m.preselectedTitles(obfuscated, 300), [2, 7]);
+    assert.deepEqual(m.preselectedTitles([track(0, 240, { main_feature: ['longest'] }), track(1, 60)], 300), [0], 'the main feature even when short');
+  });
+
+  it('says which title is the main feature and why, and why a title is left, in both languages', async () => {
+    const m = await uiModules();
+    const tracks = [track(4, 6730, { left: { reason: 'out_of_order', of: 7 } }), track(7, 6730, { main_feature: ['segments_in_order', 'runtime'] })];
+    m.setLang('de');
+    assert.equal(m.mainFeatureText(tracks), 'Hauptfilm: Titel 7, Segmente in Reihenfolge, Laufzeit wie TMDB');
+    assert.equal(m.leftText({ reason: 'out_of_order', of: 7 }), 'ausgelassen: Segmente nicht in Reihenfolge (verschleierte Playlist), Titel 7 spielt sie in Reihenfolge');
+    assert.equal(m.leftText({ reason: 'duplicate', of: 3 }), 'ausgelassen: Duplikat von Titel 3');
+    assert.equal(m.leftText(undefined), null);
+    assert.equal(m.mainFeatureText([track(0, 60)]), null);
+    m.setLang('en');
+    assert.equal(m.mainFeatureText([track(1, 6000, { main_feature: ['longest', 'largest', 'audio'] })]), 'Main feature: title 1, longest title, largest title, with audio');
+    assert.equal(m.leftText({ reason: 'similar', of: 2 }), 'left out: too many titles of near-identical length, title 2 is taken');
+  });
 });
 
 describe('settings: ripTitleKinds boxes', () => {

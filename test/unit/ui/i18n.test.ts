@@ -194,6 +194,7 @@ describe('rip dialog languages', () => {
     assert.deepEqual(m.ripTitles(tracks, new Set([2]), true), [1]);
     assert.deepEqual(m.ripTitles(tracks, new Set([2]), false), [2]);
     assert.deepEqual(m.ripTitles(tracks, new Set(), false), [1, 2], 'none ticked: the backend takes them all');
+    assert.deepEqual(m.ripTitles([...tracks, { number: 3, seconds: 10, size_bytes: 1, chapters: 1, main_feature: ['runtime'] }], new Set(), true), [3], 'the main feature the scan marks, however long');
   });
 
   it('names languages in the UI\'s language', async () => {

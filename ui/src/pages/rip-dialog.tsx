@@ -2,14 +2,17 @@ import { useEffect, useState } from 'preact/hooks';
 import { ripsAsSeries } from '../../../shared/rip-as-series.js';
 import { get, post, type Device, type DeviceTracks, type Disc, type Job, type ScannedDiscTrack, type Worker } from '../api.js';
 import { Dialog } from '../components.js';
-import { hasRoles, preselectedTitles, rolePieces } from '../disc-titles.js';
+import { hasRoles, leftText, mainFeatureText, preselectedTitles, rolePieces } from '../disc-titles.js';
 import { bytes, duration } from '../format.js';
 import { languageName, t, type MessageKey } from '../i18n/index.js';
 import { ripRequest } from '../rip-request.js';
 import { chosenLanguages, foundLanguages, languageOptions, ripTitles, type LanguageOption, type StreamKind } from '../stream-languages.js';
 import { FolderPicker } from './folders.js';
 
-/** Titles of five minutes or more are pre-selected: the features and episodes, not the trailers (a recognised disc: the wanted titles). */
+/**
+ * Titles of five minutes or more are pre-selected: the features and episodes, not the trailers (a
+ * recognised disc: the wanted titles; a movie disc: the main feature, not the titles the rip leaves).
+ */
 const PRESELECT_SECONDS = 300;
 
 interface Settings {
@@ -76,6 +79,7 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
   const [subsChanged, setSubsChanged] = useState<Map<string, boolean>>(new Map());
   const titlesNow = tracks ? ripTitles(tracks, chosen, mainFeatureOnly) : [];
   const withRoles = tracks ? hasRoles(tracks) : false;
+  const mainFeature = tracks && !withRoles ? mainFeatureText(tracks) : null;
   const withStreams = tracks?.some((x) => (x.audio?.length ?? 0) > 0) ?? false;
   const audioOptions = tracks && settings ? languageOptions(foundLanguages(tracks, titlesNow, 'audio'), settings.audioLanguages) : [];
   const subOptions = tracks && settings ? languageOptions(foundLanguages(tracks, titlesNow, 'subtitles'), settings.subtitleLanguages) : [];
@@ -190,6 +194,11 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
                 {scanError}
               </p>
             )}
+            {mainFeature && (
+              <p class="muted" data-testid="main-feature">
+                {mainFeature}
+              </p>
+            )}
             {tracks?.map((x) => (
               <label class="check" key={x.number}>
                 <input type="checkbox" checked={!mainFeatureOnly && chosen.has(x.number)} disabled={mainFeatureOnly} onChange={() => toggle(x.number)} data-testid={`title-${x.number}`} />
@@ -200,6 +209,16 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
                       {rolePieces(x.role, (name) => <span translate={false}>{name}</span>)}
                       {x.in_library && ' '}
                       {x.in_library && <span class="badge">{t('rip.inLibrary')}</span>}
+                    </span>
+                  )}
+                  {!withRoles && x.main_feature && (
+                    <span class="track-role" data-testid={`main-${x.number}`}>
+                      {t('role.main_movie')}
+                    </span>
+                  )}
+                  {!withRoles && x.left && (
+                    <span class="track-role muted" data-testid={`left-${x.number}`}>
+                      {leftText(x.left)}
                     </span>
                   )}
                 </span>

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get, put } from '../api.js';
 import { RIP_TITLE_KINDS } from '../../../shared/disc-titles.js';
+import { MAX_SIMILAR_TITLES_MAX, MAX_SIMILAR_TITLES_MIN } from '../../../shared/main-feature.js';
 import { toggleChoice } from '../disc-titles.js';
 import { t, tKnown } from '../i18n/index.js';
 
@@ -23,6 +24,9 @@ export function settingLabel(name: string): string {
  * one) with its reason, which the form shows like any refusal.
  */
 const CHOICES: Record<string, readonly string[]> = { ripTitleKinds: RIP_TITLE_KINDS };
+
+/** Number settings that are no seconds: their bounds (the server checks them too). */
+const NUMBER_BOUNDS: Record<string, { min: number; max: number }> = { maxSimilarTitles: { min: MAX_SIMILAR_TITLES_MIN, max: MAX_SIMILAR_TITLES_MAX } };
 
 const MASK = '********';
 const SECRET = new Set(['ripperAppKey', 'mediaServerKey', 'webhookUrl', 'tmdbApiKey', 'omdbApiKey']);
@@ -101,7 +105,7 @@ export function SettingsForm({ only, onSaved, submitLabel }: { only?: string[]; 
         ) : typeof stored[n] === 'number' ? (
           <label key={n}>
             {settingLabel(n)}
-            <input name={n} type="number" min={0} value={values[n] as number} onInput={(e) => setValues({ ...values, [n]: Number((e.target as HTMLInputElement).value) })} />
+            <input name={n} type="number" min={NUMBER_BOUNDS[n]?.min ?? 0} max={NUMBER_BOUNDS[n]?.max} value={values[n] as number} onInput={(e) => setValues({ ...values, [n]: Number((e.target as HTMLInputElement).value) })} />
           </label>
         ) : (
           <label key={n}>

@@ -32,6 +32,13 @@ describe('movie files: main feature, versions, extras', () => {
     assert.deepEqual(movieRoles([300]), [{ role: 'main' }]);
     assert.deepEqual(movieRoles([]), []);
   });
+
+  it('names the main feature the rip chose by evidence, though shorter, and measures versions from it', () => {
+    assert.deepEqual(movieRoles([7800, 7260, 600], 1), [{ role: 'version', n: 2 }, { role: 'main' }, { role: 'extra', n: 1 }]);
+    assert.deepEqual(movieRoles([7800, 6000], 1), [{ role: 'extra', n: 1 }, { role: 'main' }], '7800 is more than 10 % longer than 6000');
+    assert.deepEqual(movieRoles([300, 40], 5), [{ role: 'main' }, { role: 'extra', n: 1 }], 'an index out of range: the longest');
+    assert.deepEqual(movieRoles([300, 40], null), [{ role: 'main' }, { role: 'extra', n: 1 }]);
+  });
 });
 
 describe('episode numbers already in a season folder', () => {

@@ -12,6 +12,7 @@ import { discTitles } from '../../../../coordinator/metadata/thediscdb/title-mat
 import { parseDisc, type TddbDisc } from '../../../../coordinator/metadata/thediscdb/types.js';
 import type { PlannedTitle, RipJob, Track } from '../../../../shared/protocol.js';
 import { fixtureJson, TDDB_FIXTURES } from '../../../fixtures/thediscdb-mirror.js';
+import { obfuscatedDisc } from '../../../fixtures/obfuscated-bluray.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-rip-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -19,7 +20,8 @@ after(() => fs.rmSync(root, { recursive: true, force: true }));
 const track = (number: number, seconds: number, size_bytes = 1000): Track => ({ number, seconds, size_bytes, chapters: 1 });
 
 describe('selectTitles', () => {
-  const tracks = [track(1, 600), track(2, 5400), track(3, 120), track(4, 5400)];
+  // Titles 2 and 4 are equally long, 4 is smaller: two cuts, not one title twice.
+  const tracks = [track(1, 600), track(2, 5400), track(3, 120), track(4, 5400, 900)];
 
   it('takes the chosen titles in the chosen order', () => {
     assert.deepEqual(
@@ -35,11 +37,20 @@ describe('selectTitles', () => {
     );
   });
 
-  it('takes the longest title for main feature only (the first of equally long ones)', () => {
+  it('takes the main feature for main feature only: the longest, of equally long ones the larger, then the first', () => {
     assert.deepEqual(
       selectTitles(tracks, [], true).titles.map((t) => t.number),
       [2],
     );
+    const twins = [track(1, 600, 100), track(2, 5400, 900), track(3, 5400, 900)];
+    assert.deepEqual(selectTitles(twins, [], true).titles.map((t) => t.number), [2], 'the first of two alike');
+    assert.deepEqual(selectTitles(twins, [], true).main, 'main feature: title 2 (longest, largest)');
+  });
+
+  it('leaves a title of the same length and size as one taken: a duplicate', () => {
+    const picked = selectTitles([track(1, 600), track(2, 5400, 900), track(3, 5400, 900)], [], false);
+    assert.deepEqual(picked.titles.map((t) => t.number), [1, 2]);
+    assert.deepEqual(picked.notes, ['title 3 of 1:30:00 left: duplicates of title 2 (same segments, or same length and size)']);
   });
 
   it('takes all titles otherwise', () => {
@@ -183,6 +194,42 @@ describe('runRip', () => {
     const main = fakeRipper([track(1, 100), track(2, 3000), track(3, 200)]);
     await runRip(ripArgs({ main_feature_only: true }), source, main, context().ctx);
     assert.deepEqual(main.ripped, [2]);
+  });
+
+  it('an obfuscated Blu-ray: rips the playlist in order and the featurettes, never the 120 decoys, and logs why', async () => {
+    const disc = obfuscatedDisc();
+    const scanned = parseMakemkvInfo(disc.capture.split('\n')).titles.map((t) => ({ number: t.number, seconds: t.seconds, size_bytes: 1000, chapters: t.chapters, ...sourceFields(t), audio: t.audio }));
+    const ripper = fakeRipper(scanned);
+    const { ctx, logs } = context();
+    const result = await runRip(ripArgs({ min_title_seconds: 120, max_similar_titles: 3 }), source, ripper, ctx);
+    assert.deepEqual(ripper.ripped, [2, 3, 7]);
+    assert.deepEqual(result.titles.map((t) => [t.number, t.main_feature ?? false]), [[2, false], [3, false], [7, true]], 'the transcode names title 7 the film');
+    assert.ok(logs.includes('main feature: title 7 (segments in order, longest, largest)'), logs.join('\n'));
+    assert.ok(logs.includes('120 titles of 1:52:10 left: segments out of order (playlist obfuscation); title 7 plays them in order'), logs.join('\n'));
+    assert.ok(logs.includes('title(s) 0, 1 skipped: shorter than 120 s (minTitleSeconds)'));
+
+    const only = fakeRipper(scanned);
+    await runRip(ripArgs({ min_title_seconds: 120, main_feature_only: true }), source, only, context().ctx);
+    assert.deepEqual(only.ripped, [7], 'main feature only: the one in order, not the first of the longest');
+  });
+
+  it('caps titles of one length at maxSimilarTitles and takes the one of TMDB\'s runtime as the main feature', async () => {
+    const alike = [track(1, 7000, 3000), track(2, 7000, 3001), track(3, 7001, 3002), track(4, 7000, 3003), track(5, 6480, 2800)];
+    const ripper = fakeRipper(alike);
+    const { ctx, logs } = context();
+    await runRip(ripArgs({ max_similar_titles: 2, runtime_minutes: 108 }), source, ripper, ctx);
+    assert.deepEqual(ripper.ripped, [3, 4, 5]);
+    assert.ok(logs.includes('main feature: title 5 (runtime like TMDB (108 min))'), logs.join('\n'));
+    assert.ok(logs.includes('titles 2, 1 of 1:56:41 left: more than 2 titles of near-identical length (maxSimilarTitles); title 3 and the best others are taken'), logs.join('\n'));
+  });
+
+  it('leaves a series disc\'s episodes of one length alone', async () => {
+    const episodes = [track(1, 1320, 5e8), track(2, 1320, 5e8), track(3, 1321, 5e8 + 1), track(4, 1320, 5e8 + 2)];
+    const ripper = fakeRipper(episodes);
+    const { ctx, logs } = context();
+    await runRip(ripArgs({ series: 'Show', season: 1, max_similar_titles: 1 }), source, ripper, ctx);
+    assert.deepEqual(ripper.ripped, [1, 2, 3, 4]);
+    assert.ok(!logs.some((l) => l.startsWith('main feature')));
   });
 
   it('moves the files into Title (Year) and removes the raw dir when there is no transcode stage', async () => {

@@ -195,4 +195,14 @@ describe('libraryNames: by role when the transcode carries roles', () => {
       assert.equal(logs.some((l) => l.startsWith('names by TheDiscDB')), false);
     }
   });
+
+  it('names the main feature the rip chose by evidence the film, though another file is longer', async () => {
+    const lengths: Record<string, number> = { 'cut_t01.mkv': 7800, 'cut_t02.mkv': 7260 };
+    const seconds = async (file: string) => lengths[path.basename(file)];
+    const files = ['/raw/j/cut_t01.mkv', '/raw/j/cut_t02.mkv'];
+    const chosen = await libraryNames(args({ files, main_file: 1 }), moviePlan, seconds, context().ctx);
+    assert.deepEqual(joined(chosen.names), ['2001 - A Space Odyssey (1968) - Version 2.mkv', '2001 - A Space Odyssey (1968).mkv']);
+    const longest = await libraryNames(args({ files }), moviePlan, seconds, context().ctx);
+    assert.deepEqual(joined(longest.names), ['2001 - A Space Odyssey (1968).mkv', '2001 - A Space Odyssey (1968) - Version 2.mkv']);
+  });
 });

@@ -4,12 +4,13 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parseMakemkvInfo } from '../../../../agent/tools/makemkv-parser.js';
 import { sourceFields } from '../../../../agent/tools/rippers.js';
-import { allWantedInLibrary, annotateScan, knownTitles, librarySummary, plannedTitles, type TitleChoice } from '../../../../coordinator/discs/title-plan.js';
+import { allWantedInLibrary, annotateMainFeature, annotateScan, knownTitles, librarySummary, plannedTitles, type TitleChoice } from '../../../../coordinator/discs/title-plan.js';
 import { discTitles } from '../../../../coordinator/metadata/thediscdb/title-matcher.js';
 import { parseDisc, type TddbDisc } from '../../../../coordinator/metadata/thediscdb/types.js';
 import type { DiscTitle, TitleEvidence } from '../../../../shared/disc-titles.js';
 import type { Track } from '../../../../shared/protocol.js';
 import { fixtureJson, TDDB_FIXTURES } from '../../../fixtures/thediscdb-mirror.js';
+import { obfuscatedDisc } from '../../../fixtures/obfuscated-bluray.js';
 
 /** The scan an agent sends for a TheDiscDB capture (its HSH: lines are TheDiscDB's, not MakeMKV's). */
 function scanOf(capture: string): Track[] {
@@ -247,5 +248,17 @@ describe('title plan: play-all titles', () => {
     const known = knownTitles([playAll, episode], [], { ...everything, minSeconds: 0 });
     assert.deepEqual(known.map((t) => t.wanted), [false, true]);
     assert.deepEqual(librarySummary(known, { minSeconds: 0 }), { main_feature: { total: 0, in_library: 0 }, episodes: { total: 1, in_library: 0 }, extras: { total: 0, in_library: 0 } });
+  });
+});
+
+describe('annotateMainFeature: the title scan of a movie disc TheDiscDB does not know', () => {
+  it('marks the playlist in order as the main feature with its reasons, and each decoy with the title it yields to', () => {
+    const disc = obfuscatedDisc({ decoys: 20 });
+    const tracks = parseMakemkvInfo(disc.capture.split('\n')).titles.map((t) => ({ number: t.number, seconds: t.seconds, size_bytes: t.sizeBytes, chapters: t.chapters, ...sourceFields(t), audio: t.audio }));
+    const annotated = annotateMainFeature(tracks, { minSeconds: 120, maxSimilar: 3, runtimeMinutes: 112 });
+    assert.deepEqual(annotated.filter((t) => t.main_feature).map((t) => [t.number, t.main_feature]), [[7, ['segments_in_order', 'runtime', 'longest', 'largest']]]);
+    assert.equal(annotated.filter((t) => t.left?.reason === 'out_of_order' && t.left.of === 7).length, 20);
+    assert.deepEqual(annotated.filter((t) => !t.left && !t.main_feature).map((t) => t.number), [0, 1, 2, 3], 'menu and warning (too short to count), the featurettes');
+    assert.equal('left' in annotated[2], false, 'a title taken carries no left field');
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { randomUUID } from 'node:crypto';
-import { rolesOf } from '../../../../coordinator/dispatch/transcode-queue.js';
+import { mainFileOf, rolesOf } from '../../../../coordinator/dispatch/transcode-queue.js';
 import type { TitleRole } from '../../../../shared/disc-titles.js';
 import { TASKS, type RippedTitle } from '../../../../shared/protocol.js';
 import { dispatchParts, onlineStatus } from '../../../fixtures/dispatch-parts.js';
@@ -225,5 +225,17 @@ describe('TranscodeQueue: the roles of a recognised disc in the transcode argume
 
   it('sends no roles for a disc nobody recognised', () => {
     assert.equal(queuedWith('jellyfin', undefined, ['/raw/j/a_t00.mkv']).titles, null);
+  });
+});
+
+describe('mainFileOf: the file of the main feature the rip chose by evidence', () => {
+  const ripped = (file: string, number: number, main?: boolean): RippedTitle => ({ number, file, source_file: null, segment_map: null, seconds: 60, size_bytes: 1, role: null, ...(main ? { main_feature: true } : {}) });
+
+  it('finds its place among the files to transcode, and is null without one', () => {
+    const titles = [ripped('/raw/j/a_t02.mkv', 2), ripped('/raw/j/a_t07.mkv', 7, true)];
+    assert.equal(mainFileOf(titles, ['/raw/j/a_t02.mkv', '/raw/j/a_t07.mkv']), 1);
+    assert.equal(mainFileOf(titles, ['/raw/j/a_t02.mkv']), null, 'its file is not among them');
+    assert.equal(mainFileOf([ripped('/raw/j/a.mkv', 0)], ['/raw/j/a.mkv']), null);
+    assert.equal(mainFileOf(undefined, ['/raw/j/a.mkv']), null);
   });
 });

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { MetadataChain } from '../../../../coordinator/metadata/chain.js';
+import { MetadataChain, withMovieRuntime } from '../../../../coordinator/metadata/chain.js';
 import { JikanClient } from '../../../../coordinator/metadata/jikan.js';
 import { normaliseOmdb, omdbMatch, OmdbClient, rankOmdbHits } from '../../../../coordinator/metadata/omdb.js';
 import { tmdbAuth, TmdbClient } from '../../../../coordinator/metadata/tmdb.js';
@@ -207,6 +207,17 @@ describe('metadata sources against the loopback fixture', () => {
       );
       assert.equal(asked('/jikan').length, 0, 'an exact title ends the chain');
       assert.equal(asked('/omdb').length, 0);
+    });
+
+    it('adds a TMDB movie\'s runtime from its details (the main feature\'s evidence); a series or a failing TMDB adds none', async () => {
+      srv.catalogue.tmdbMovies.push(tmdbMovie(313369, 'La La Land', '2016-12-09', { runtime: 129 }));
+      const id = (await identify(makeChain({ tmdb: TMDB_V3_KEY }), 'LA_LA_LAND'))!;
+      assert.deepEqual([id.title, id.tmdb_id, id.runtime_minutes], ['La La Land', 313369, 129]);
+      assert.equal(asked('/tmdb/3/movie/313369').at(-1)?.query.language, 'de-DE');
+      const none = await withMovieRuntime({ configured: () => true, movieRuntime: async () => Promise.reject(new Error('down')) }, { ...id, runtime_minutes: null }, new Logger('t', true));
+      assert.equal(none.runtime_minutes, null);
+      const series = await withMovieRuntime({ configured: () => true, movieRuntime: async () => 45 }, { ...id, kind: 'series', runtime_minutes: null }, new Logger('t', true));
+      assert.equal(series.runtime_minutes, null);
     });
 
     it('strips a long title down to its first word: no cap on the number of candidates', async () => {

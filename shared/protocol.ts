@@ -158,9 +158,10 @@ export interface DiscIds {
 
 /** An audio CD as MusicBrainz identifies it, plus the CD-Text the disc (or a cue sheet) carries. */
 export interface AudioCdInfo {
-  musicbrainz_disc_id: string;
-  /** MusicBrainz's toc parameter: first and last track, lead-out, then each track's offset (all LBA + 150), space separated. */
-  toc: string;
+  /** Null when the TOC is one libdiscid refuses (a lead-out past 90 minutes): nothing to ask MusicBrainz. */
+  musicbrainz_disc_id: string | null;
+  /** MusicBrainz's toc parameter: first and last track, lead-out, then each track's offset (all LBA + 150), space separated; null with the disc id. */
+  toc: string | null;
   cd_text: CdText | null;
 }
 

@@ -26,9 +26,10 @@ export class MusicLookup implements DiscLookup {
 
   async identify(disc: DiscInfo, label: DiscIdentity): Promise<DiscIdentity> {
     const cd = disc.audio_cd;
-    if (cd) {
+    // A TOC libdiscid refuses has no disc id: nothing to ask MusicBrainz.
+    if (cd?.musicbrainz_disc_id && cd.toc) {
       const releases = await this.releases(cd.musicbrainz_disc_id, cd.toc);
-      const ranked = releases ? rankReleases(releases, cd.musicbrainz_disc_id, disc.audio_tracks ?? cd.toc.split(' ').length - 3, this.settings.get('musicCountry')) : [];
+      const ranked = releases ? rankReleases(releases, cd.musicbrainz_disc_id, cd.toc.split(' ').length - 3, this.settings.get('musicCountry')) : [];
       const best = ranked[0];
       if (best) {
         const album = albumFromRelease(best, this.coverArtBaseUrl);

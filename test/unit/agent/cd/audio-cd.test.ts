@@ -34,7 +34,7 @@ describe('cue sheet', () => {
   });
 
   it('gives each track the frames up to the next INDEX 01 (the pregap stays with the track before)', () => {
-    assert.deepEqual(trackSpans(sheet, 1175), [{ number: 1, start: 0, frames: 375 }, { number: 2, start: 375, frames: 565 }, { number: 3, start: 940, frames: 235 }]);
+    assert.deepEqual(trackSpans(sheet, 1175 * 2352), [{ number: 1, start: 0, frames: 375, byteStart: 0 }, { number: 2, start: 375, frames: 565, byteStart: 375 * 2352 }, { number: 3, start: 940, frames: 235, byteStart: 940 * 2352 }]);
   });
 });
 
@@ -51,7 +51,7 @@ describe('disc ids (audio-cd.md §4 table)', () => {
   });
 
   it('builds the TOC of the test image from its cue sheet', () => {
-    const toc = tocFromTracks(trackSpans(parseCueSheet(sample('cd-test.cue')), 1175));
+    const toc = tocFromTracks(trackSpans(parseCueSheet(sample('cd-test.cue')), 1175 * 2352));
     assert.deepEqual(toc, cases[0][0]);
   });
 });
@@ -257,6 +257,32 @@ describe('audio CD with an album: names, tags and cover', () => {
     const result = await ripAudioCd(a, { kind: 'cue', path: path.join(dir, 'disc.cue') }, ctx(), tools);
     assert.deepEqual(fs.readdirSync(result.output!.output_path), ['01 - Kammerton - A 440.flac', '02 - E 660.flac', '03 - C 523.flac'], 'a track the album lacks keeps its cue title');
     assert.match(tagsOf(path.join(result.output!.output_path, '03 - C 523.flac')), /^ARTIST=AC\/DC\nALBUMARTIST=AC\/DC\nALBUM=Töne: Ein Sampler\nTITLE=C 523\nTRACKNUMBER=3\nTRACKTOTAL=3\nDISCNUMBER=2\nDATE=2019\nMUSICBRAINZ_ALBUMID=rel-1$/);
+  });
+});
+
+describe('cue images with data tracks', () => {
+  const tools: AudioCdTools = { abcde: 'abcde', cdparanoia: 'cdparanoia', ffmpeg: 'ffmpeg', metaflac: 'metaflac' };
+  const samples = (file: string): number => Number(execFileSync('metaflac', ['--show-total-samples', file]).toString().trim());
+  function image(name: string, cue: string, bytes: number): string {
+    const dir = path.join(root, name);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'disc.cue'), cue);
+    fs.writeFileSync(path.join(dir, 'disc.bin'), Buffer.alloc(bytes));
+    return path.join(dir, 'disc.cue');
+  }
+
+  it('ends the last audio track of an enhanced CD where its data track starts in the same .bin', async () => {
+    // 2 audio tracks (375 and 565 frames), then 300 frames of a MODE1/2352 data track.
+    const cue = image('enhanced', 'FILE "disc.bin" BINARY\n  TRACK 01 AUDIO\n    INDEX 01 00:00:00\n  TRACK 02 AUDIO\n    INDEX 01 00:05:00\n  TRACK 03 MODE1/2352\n    INDEX 01 00:12:40\n', (940 + 300) * 2352);
+    assert.deepEqual((await scanAudioCd({ kind: 'cue', path: cue }, new AbortController().signal, tools)).map((t) => [t.number, t.seconds]), [[1, 5], [2, 7.53]]);
+    const result = await ripAudioCd(args('enhanced'), { kind: 'cue', path: cue }, ctx(), tools);
+    assert.deepEqual(result.files.map((f) => [path.basename(f), samples(f)]), [['01 - Track 1.flac', 375 * 588], ['02 - Track 2.flac', 565 * 588]], 'no data sectors as noise in the last file');
+  });
+
+  it('finds the audio after a mixed-mode CD\'s data track of 2048-byte sectors in the same .bin', async () => {
+    const cue = image('mixed', 'FILE "disc.bin" BINARY\n  TRACK 01 MODE1/2048\n    INDEX 01 00:00:00\n  TRACK 02 AUDIO\n    INDEX 01 00:02:00\n', 150 * 2048 + 375 * 2352);
+    const result = await ripAudioCd(args('mixed'), { kind: 'cue', path: cue }, ctx(), tools);
+    assert.deepEqual(result.files.map((f) => [path.basename(f), samples(f)]), [['02 - Track 2.flac', 375 * 588]]);
   });
 });
 

@@ -7,7 +7,7 @@ import type { DiscSource } from '../disc/image-drive.js';
 import { moveFile, planOutput } from '../output/output-folder.js';
 import { ProgressThrottle } from './progress-throttle.js';
 import { TaskFailure, type RipResult, type TaskContext } from './rip-task.js';
-import { planAlbumFolder, saveCover, trackFileName, trackTitle, vorbisTags, writeTags } from '../cd/album-files.js';
+import { metaflacTagReader, planAlbumFolder, saveCover, trackFileName, trackTitle, vorbisTags, writeTags } from '../cd/album-files.js';
 import { abcdeFailure, abcdePercent, applyAbcdeLine, createAbcdeProgress } from '../cd/abcde-output.js';
 import { paranoiaFailure, parseParanoiaToc } from '../cd/cdparanoia-toc.js';
 import { BYTES_PER_FRAME, FRAMES_PER_SECOND, parseCueSheet, trackSpans, type CueSheet } from '../cd/cue-sheet.js';
@@ -195,7 +195,7 @@ async function ripDevice(device: string, args: RipJob, dir: string, ctx: TaskCon
  */
 export async function ripAudioCd(args: RipJob, source: DiscSource, ctx: TaskContext, tools: AudioCdTools = DEFAULT_AUDIO_CD_TOOLS): Promise<RipResult> {
   await fs.mkdir(args.raw_dir, { recursive: true });
-  const plan = args.album ? { dir: await planAlbumFolder(args.target_dir, args.album, args.job_id) } : await planOutput({ ...args, series: null, season: null });
+  const plan = args.album ? { dir: await planAlbumFolder(args.target_dir, args.album, args.job_id, metaflacTagReader(tools.metaflac, ctx.signal)) } : await planOutput({ ...args, series: null, season: null });
   ctx.log('info', `ripping the audio CD "${args.album ? `${args.album.artist} - ${args.album.album}` : args.title}" to FLAC into ${plan.dir}`);
   const files: string[] = [];
   try {

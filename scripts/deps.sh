@@ -39,12 +39,17 @@ done
 # The two-language test disc renders its subtitles with DejaVu Sans (scripts/make-multilang-dvd-image.sh).
 if [ "${RIPWERK_TEST_DEPS:-}" = 1 ] && [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ]; then missing+=(fonts-dejavu-core); fi
 # The disc-id tests compare with the reference implementations: libdvdread's DVDDiscID (a small C
-# program built with cc against libdvdread-dev) and the disc id bd_info (libbluray-bin) gets from libaacs0.
+# program built with cc against libdvdread-dev), the disc id bd_info (libbluray-bin) gets from libaacs0
+# and libdiscid's MusicBrainz disc id (libdiscid-dev).
 if [ "${RIPWERK_TEST_DEPS:-}" = 1 ]; then
   if ! command -v cc >/dev/null 2>&1; then missing+=(build-essential); fi
   if ! command -v bd_info >/dev/null 2>&1; then missing+=(libbluray-bin); fi
   if [ ! -f /usr/include/dvdread/dvd_reader.h ]; then missing+=(libdvdread-dev); fi
   if ! compgen -G '/usr/lib/*/libaacs.so.0' >/dev/null && [ ! -f /usr/lib/libaacs.so.0 ]; then missing+=(libaacs0); fi
+  # The audio CD disc ids against libdiscid (a C program built against libdiscid-dev); the two-disc
+  # album imported by beets as one album.
+  if [ ! -f /usr/include/discid/discid.h ]; then missing+=(libdiscid-dev); fi
+  if ! command -v beet >/dev/null 2>&1; then missing+=(beets); fi
 fi
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "installing Debian packages: ${missing[*]}"

@@ -158,9 +158,10 @@ export interface DiscIds {
 
 /** An audio CD as MusicBrainz identifies it, plus the CD-Text the disc (or a cue sheet) carries. */
 export interface AudioCdInfo {
-  musicbrainz_disc_id: string;
-  /** MusicBrainz's toc parameter: first and last track, lead-out, then each track's offset (all LBA + 150), space separated. */
-  toc: string;
+  /** Null when the TOC is one libdiscid refuses (a lead-out past 90 minutes): nothing to ask MusicBrainz. */
+  musicbrainz_disc_id: string | null;
+  /** MusicBrainz's toc parameter: first and last track, lead-out, then each track's offset (all LBA + 150), space separated; null with the disc id. */
+  toc: string | null;
   cd_text: CdText | null;
 }
 
@@ -294,6 +295,38 @@ export interface AlbumInfo {
   /** Front cover to save as cover.jpg (Cover Art Archive), or null. */
   cover_url: string | null;
   source: 'musicbrainz' | 'cd-text' | 'none';
+  /** How many discs the release has (DISCTOTAL); with more than one, every disc goes into the one album folder. Absent: 1. */
+  disc_total?: number;
+  /** What else Picard tags from a MusicBrainz release; absent or null without one. */
+  details?: AlbumDetails | null;
+}
+
+/** A MusicBrainz release's tags beyond names and numbers (Picard's Vorbis names in brackets). */
+export interface AlbumDetails {
+  /** The release date as MusicBrainz has it, YYYY[-MM[-DD]] (DATE). */
+  date: string | null;
+  /** The release group's first release date (ORIGINALDATE, ORIGINALYEAR). */
+  original_date: string | null;
+  country: string | null;
+  /** Lower case as Picard writes them: official, promotion, ... (RELEASESTATUS). */
+  status: string | null;
+  /** Primary and secondary release-group types, lower case: album, compilation, live, ... (RELEASETYPE). */
+  types: string[];
+  /** The medium's format: CD, Enhanced CD, ... (MEDIA). */
+  media: string | null;
+  labels: string[];
+  catalog_numbers: string[];
+  barcode: string | null;
+  asin: string | null;
+  script: string | null;
+  /** MUSICBRAINZ_ALBUMARTISTID, ALBUMARTISTSORT. */
+  artist_ids: string[];
+  artist_sort: string | null;
+  release_group_id: string | null;
+  /** The CD's own disc id when the medium carries it (MUSICBRAINZ_DISCID). */
+  disc_id: string | null;
+  /** A Various Artists release (COMPILATION=1). */
+  compilation: boolean;
 }
 
 export interface AlbumTrack {
@@ -305,6 +338,9 @@ export interface AlbumTrack {
   recording_id: string | null;
   /** MusicBrainz track id (MUSICBRAINZ_RELEASETRACKID). */
   track_id: string | null;
+  /** The track's credited artists' ids (MUSICBRAINZ_ARTISTID) and the credit in sort names (ARTISTSORT). */
+  artist_ids?: string[];
+  artist_sort?: string | null;
 }
 
 /** What a media-server profile needs to describe the output: movie.nfo or tvshow.nfo, and poster.jpg. */

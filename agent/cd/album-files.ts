@@ -10,11 +10,39 @@ const COVER_TIMEOUT_MS = 30_000;
 
 const pad = (n: number): string => String(n).padStart(2, '0');
 
+/** A release of several discs: its discs share one album folder and the file names carry the disc number. */
+export function isMultiDisc(album: AlbumInfo): boolean {
+  return (album.disc_total ?? 1) > 1;
+}
+
+/** What the FLAC files of a folder say of themselves: the release id and disc number in their tags. */
+export type FlacTagReader = (file: string) => Promise<{ release_id: string | null; disc_number: number | null }>;
+
 /**
- * The album's folder `<target>/<Artist>/<Album> (<Year>)` (without a year just the album); when that
- * folder already holds files, the job id is appended so nothing is overwritten. The folder is created.
+ * Whether an album folder holding files is the place of this disc: a disc of the same multi-disc
+ * release ripped before (every FLAC in it carries the release id and another disc number, besides
+ * them only the cover). Anything else in it is another album, or this disc ripped before.
  */
-export async function planAlbumFolder(targetDir: string, album: AlbumInfo, jobId: string): Promise<string> {
+async function joinsRelease(dir: string, album: AlbumInfo, readTags: FlacTagReader): Promise<boolean> {
+  if (!isMultiDisc(album) || !album.release_id) return false;
+  const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => null);
+  if (!entries) return false;
+  const flacs = entries.filter((e) => e.isFile() && e.name.toLowerCase().endsWith('.flac'));
+  if (flacs.length === 0 || entries.some((e) => !flacs.includes(e) && !/^cover\.(jpg|png)$/i.test(e.name))) return false;
+  for (const f of flacs) {
+    const tags = await readTags(path.join(dir, f.name)).catch(() => null);
+    if (!tags || tags.release_id !== album.release_id || tags.disc_number === null || tags.disc_number === album.disc_number) return false;
+  }
+  return true;
+}
+
+/**
+ * The album's folder `<target>/<Artist>/<Album> (<Year>)` (without a year just the album). Every disc
+ * of a multi-disc release goes into the same folder, as Jellyfin, Navidrome and beets read one album
+ * (its files named `D-NN - <Title>.flac`). When the folder already holds files of anything else, the
+ * job id is appended so nothing is overwritten. The folder is created.
+ */
+export async function planAlbumFolder(targetDir: string, album: AlbumInfo, jobId: string, readTags?: FlacTagReader): Promise<string> {
   const artistDir = path.join(targetDir, safeName(album.artist));
   const name = folderName(album.album, album.year);
   let dir = path.join(artistDir, name);
@@ -22,7 +50,7 @@ export async function planAlbumFolder(targetDir: string, album: AlbumInfo, jobId
     (entries) => entries.length > 0,
     (err: NodeJS.ErrnoException) => err.code !== 'ENOENT',
   );
-  if (taken) dir = path.join(artistDir, withCollisionSuffix(name, jobId));
+  if (taken && !(readTags && (await joinsRelease(dir, album, readTags)))) dir = path.join(artistDir, withCollisionSuffix(name, jobId));
   await fs.mkdir(dir, { recursive: true });
   return dir;
 }
@@ -32,30 +60,63 @@ export function trackTitle(album: AlbumInfo, n: number, fallback?: string | null
   return album.tracks.find((t) => t.number === n)?.title || fallback || `Titel ${n}`;
 }
 
-/** `NN - <Title>.flac` with the title made file-name safe. */
+/**
+ * `NN - <Title>.flac` with the title made file-name safe; on a release of several discs
+ * `D-NN - <Title>.flac` (Picard's default naming), so the discs sort one after the other in one folder.
+ */
 export function trackFileName(album: AlbumInfo, n: number, fallback?: string | null): string {
-  return `${pad(n)} - ${safeName(trackTitle(album, n, fallback))}.flac`;
+  return `${isMultiDisc(album) ? `${album.disc_number}-` : ''}${pad(n)} - ${safeName(trackTitle(album, n, fallback))}.flac`;
 }
 
 /**
- * The Vorbis comments of track n (the names Picard and the media servers read): ARTIST (the track's
- * own artist on a sampler), ALBUMARTIST, ALBUM, TITLE, TRACKNUMBER, TRACKTOTAL, DISCNUMBER, DATE and
- * the MusicBrainz ids (MUSICBRAINZ_TRACKID is the recording id, as Picard writes it). Empty values are left out.
+ * The Vorbis comments of track n, by Picard's tag mapping for Vorbis (its appendix "Tag Mapping"
+ * and picard/formats/vorbis.py, which writes both TRACKTOTAL and TOTALTRACKS, DISCTOTAL and
+ * TOTALDISCS): names, numbers and totals, the release's date, country, status, types, medium,
+ * labels, barcode, ASIN and script, COMPILATION=1 for a Various Artists release, the sort names and
+ * the MusicBrainz ids (MUSICBRAINZ_TRACKID is the recording id). A field with several values
+ * (release types, labels, artist ids) is one comment per value. Empty values are left out.
  */
 export function vorbisTags(album: AlbumInfo, n: number, total: number, fallbackTitle?: string | null): [string, string][] {
   const track = album.tracks.find((t) => t.number === n);
+  const d = album.details ?? null;
+  const trackTotal = String(Math.max(total, album.tracks.length));
+  const discTotal = String(Math.max(album.disc_total ?? 1, album.disc_number));
+  // DATE is the release's full date, unless the job gave another year.
+  const date = d?.date && album.year !== null && d.date.startsWith(String(album.year)) ? d.date : album.year ? String(album.year) : null;
+  const many = (key: string, values: string[] | undefined): [string, string][] => (values ?? []).map((v) => [key, v]);
   const tags: [string, string | null | undefined][] = [
     ['ARTIST', track?.artist || album.artist],
+    ['ARTISTSORT', track?.artist_sort],
     ['ALBUMARTIST', album.artist],
+    ['ALBUMARTISTSORT', d?.artist_sort],
     ['ALBUM', album.album],
     ['TITLE', trackTitle(album, n, fallbackTitle)],
     ['TRACKNUMBER', String(n)],
-    ['TRACKTOTAL', String(Math.max(total, album.tracks.length))],
+    ['TRACKTOTAL', trackTotal],
+    ['TOTALTRACKS', trackTotal],
     ['DISCNUMBER', String(album.disc_number)],
-    ['DATE', album.year ? String(album.year) : null],
+    ['DISCTOTAL', discTotal],
+    ['TOTALDISCS', discTotal],
+    ['DATE', date],
+    ['ORIGINALDATE', d?.original_date],
+    ['ORIGINALYEAR', d?.original_date?.slice(0, 4)],
+    ['RELEASECOUNTRY', d?.country],
+    ['RELEASESTATUS', d?.status],
+    ...many('RELEASETYPE', d?.types),
+    ['MEDIA', d?.media],
+    ...many('LABEL', d?.labels),
+    ...many('CATALOGNUMBER', d?.catalog_numbers),
+    ['BARCODE', d?.barcode],
+    ['ASIN', d?.asin],
+    ['SCRIPT', d?.script],
+    ['COMPILATION', d?.compilation ? '1' : null],
     ['MUSICBRAINZ_ALBUMID', album.release_id],
+    ['MUSICBRAINZ_RELEASEGROUPID', d?.release_group_id],
+    ...many('MUSICBRAINZ_ALBUMARTISTID', d?.artist_ids),
+    ...many('MUSICBRAINZ_ARTISTID', track?.artist_ids),
     ['MUSICBRAINZ_TRACKID', track?.recording_id],
     ['MUSICBRAINZ_RELEASETRACKID', track?.track_id],
+    ['MUSICBRAINZ_DISCID', d?.disc_id],
   ];
   // A tag value is one line: control characters (a newline would start a new comment) become spaces.
   return tags.filter((t): t is [string, string] => Boolean(t[1])).map(([k, v]) => [k, v.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim()]);
@@ -69,6 +130,16 @@ export function vorbisTags(album: AlbumInfo, n: number, total: number, fallbackT
 export async function writeTags(metaflac: string, file: string, tags: [string, string][], signal: AbortSignal): Promise<void> {
   const result = await runTool(metaflac, ['--no-utf8-convert', '--remove-all-tags', ...tags.map(([k, v]) => `--set-tag=${k}=${v}`), file], { signal, timeoutMs: 60_000 });
   if (result.exitCode !== 0) throw new ToolError('metaflac', `metaflac could not tag ${path.basename(file)}: ${result.stderr.trim().split('\n').pop() || 'no reason given'}`, { exitCode: result.exitCode ?? undefined });
+}
+
+/** The release id and disc number metaflac reads from a FLAC file's Vorbis comments. */
+export function metaflacTagReader(metaflac: string, signal?: AbortSignal): FlacTagReader {
+  return async (file) => {
+    const r = await runTool(metaflac, ['--no-utf8-convert', '--show-tag=MUSICBRAINZ_ALBUMID', '--show-tag=DISCNUMBER', file], { signal, timeoutMs: 60_000, captureStdout: true });
+    const tag = (name: string): string | null => new RegExp(`^${name}=(.*)$`, 'im').exec(r.stdout)?.[1]?.trim() || null;
+    const disc = Number.parseInt(tag('DISCNUMBER') ?? '', 10);
+    return { release_id: r.exitCode === 0 ? tag('MUSICBRAINZ_ALBUMID') : null, disc_number: Number.isInteger(disc) ? disc : null };
+  };
 }
 
 /** The kind of image a buffer holds by its first bytes: JPEG or PNG, else null. */

@@ -1,4 +1,5 @@
 import type { CdText } from '../../shared/protocol.js';
+import type { DiscLayout, TocTrack } from './cd-toc.js';
 
 /**
  * The CD-Text blocks of `cd-info` (libcdio-utils): "CD-TEXT for Disc:" and "CD-TEXT for Track  N:",
@@ -39,4 +40,23 @@ export function parseCdInfoCdText(output: string): CdText | null {
     }
   }
   return any ? text : null;
+}
+
+/**
+ * The "CD-ROM Track List" of `cd-info`: every track with its LSN and type (`audio`, `data`, `XA`,
+ * `CD-i`, ...; audio-cd.md §3) and the lead-out row `170: … leadout`. Unlike `cdparanoia -Q` it
+ * keeps the data tracks of mixed-mode and enhanced CDs, which the disc id needs. Null when the
+ * output has no such list.
+ */
+export function parseCdInfoToc(output: string): DiscLayout | null {
+  const tracks: TocTrack[] = [];
+  let leadout: number | null = null;
+  for (const line of output.split(/\r?\n/)) {
+    const m = /^\s*(\d+):\s+\d+:\d+:\d+\s+(\d+)\s+(\S+)/.exec(line);
+    if (!m) continue;
+    const [n, lsn, type] = [Number(m[1]), Number(m[2]), m[3]];
+    if (type === 'leadout') leadout = lsn;
+    else if (n >= 1 && n <= 99) tracks.push({ number: n, lba: lsn, audio: type === 'audio' });
+  }
+  return tracks.length && leadout !== null ? { tracks, leadout } : null;
 }

@@ -1,25 +1,51 @@
 import type { AudioCdInfo } from '../../shared/protocol.js';
 import { runTool } from '../../shared/process.js';
-import { parseCdInfoCdText } from './cd-info.js';
-import { musicbrainzDiscId, tocFromTracks, tocParam } from './cd-toc.js';
-import { parseParanoiaToc } from './cdparanoia-toc.js';
+import { parseCdInfoCdText, parseCdInfoToc } from './cd-info.js';
+import { musicbrainzDiscId, musicbrainzToc, tocParam, type DiscLayout } from './cd-toc.js';
+import { parseParanoiaToc, type ParanoiaTrack } from './cdparanoia-toc.js';
 
 export interface CdIdentityTools {
   cdparanoia: string;
-  /** libcdio-utils' cd-info, for CD-Text; optional (a missing tool just means no CD-Text). */
+  /** libcdio-utils' cd-info, for CD-Text and the data tracks; optional (a missing tool just means no CD-Text). */
   cdInfo: string;
 }
 
 /**
- * An audio CD in a drive as MusicBrainz identifies it: the TOC from `cdparanoia -Q` (begin + 150 per
- * track, lead-out after the last, audio-cd.md §4) and the CD-Text from `cd-info`. Null when the TOC
- * cannot be read; the CD-Text is left out when cd-info is missing or fails.
+ * The layout from `cdparanoia -Q` alone (audio tracks only): a track number missing before the first
+ * audio track is a mixed-mode CD's data track 1 at LBA 0 (where every CD's first track starts), one
+ * missing between audio tracks starts where the audio track before it ends (cdparanoia's lengths run
+ * to the next track of any kind). A trailing data track does not show at all.
+ */
+export function paranoiaLayout(tracks: ParanoiaTrack[]): DiscLayout {
+  const sorted = [...tracks].sort((a, b) => a.number - b.number);
+  const layout: DiscLayout = { tracks: [], leadout: 0 };
+  for (let n = 1; n < (sorted[0]?.number ?? 1); n++) layout.tracks.push({ number: n, lba: 0, audio: false });
+  for (const [i, t] of sorted.entries()) {
+    const prev = sorted[i - 1];
+    if (prev) for (let n = prev.number + 1; n < t.number; n++) layout.tracks.push({ number: n, lba: prev.start + prev.frames, audio: false });
+    layout.tracks.push({ number: t.number, lba: t.start, audio: true });
+  }
+  const last = sorted[sorted.length - 1];
+  layout.leadout = last ? last.start + last.frames : 0;
+  return layout;
+}
+
+/**
+ * An audio CD in a drive as MusicBrainz identifies it: the audio tracks from `cdparanoia -Q`, the full
+ * TOC (data tracks and the last session's lead-out) and the CD-Text from `cd-info`; the disc id by
+ * libdiscid's rules (musicbrainzToc). Without cd-info the TOC is pieced together from cdparanoia's
+ * rows (paranoiaLayout). Null when the TOC cannot be read; the CD-Text is left out when cd-info is
+ * missing or fails.
  */
 export async function readDriveCdIdentity(device: string, tools: CdIdentityTools, signal?: AbortSignal): Promise<AudioCdInfo | null> {
   const paranoia = await runTool(tools.cdparanoia, ['-Q', '-d', device], { signal, timeoutMs: 60_000 }).catch(() => null);
   const tracks = paranoia && paranoia.exitCode === 0 ? parseParanoiaToc(paranoia.stderr) : [];
   if (tracks.length === 0) return null;
-  const toc = tocFromTracks(tracks);
   const info = await runTool(tools.cdInfo, ['--no-device-info', '-C', device], { signal, timeoutMs: 60_000, captureStdout: true }).catch(() => null);
-  return { musicbrainz_disc_id: musicbrainzDiscId(toc), toc: tocParam(toc), cd_text: info && info.exitCode === 0 ? parseCdInfoCdText(info.stdout) : null };
+  const infoText = info && info.exitCode === 0 ? info.stdout : '';
+  const fromInfo = parseCdInfoToc(infoText);
+  // cd-info's list counts only when it holds the audio tracks cdparanoia saw.
+  const agrees = fromInfo && tracks.every((t) => fromInfo.tracks.some((x) => x.number === t.number && x.audio && x.lba === t.start));
+  const toc = musicbrainzToc(agrees ? fromInfo : paranoiaLayout(tracks));
+  return { musicbrainz_disc_id: toc ? musicbrainzDiscId(toc) : null, toc: toc ? tocParam(toc) : null, cd_text: infoText ? parseCdInfoCdText(infoText) : null };
 }

@@ -7,8 +7,8 @@ import { audioCdFingerprints, makeDiscInfo } from './disc-info.js';
 import type { DiscFile } from './disc-ids.js';
 import { findEntry } from './disc-tree.js';
 import { identifyImageFile, identifyImageFolder } from './identify.js';
-import { musicbrainzDiscId, tocFromTracks, tocParam } from '../cd/cd-toc.js';
-import { BYTES_PER_FRAME, cueCdText, parseCueSheet, trackSpans } from '../cd/cue-sheet.js';
+import { musicbrainzDiscId, musicbrainzToc, tocParam } from '../cd/cd-toc.js';
+import { cueCdText, cueLayout, parseCueSheet } from '../cd/cue-sheet.js';
 
 export const EJECTED_DIR = 'ejected';
 
@@ -85,19 +85,21 @@ async function inspectFolder(dir: string): Promise<ImageDisc | null> {
 
 /**
  * An audio CD image: a cue sheet whose audio file (raw CD-DA) lies beside it. Title "Performer -
- * Title" from the sheet; the fingerprint is the MusicBrainz disc id of its table of contents.
+ * Title" from the sheet; the fingerprint is the MusicBrainz disc id of its table of contents, the
+ * sheet's data tracks included by libdiscid's rules (cueLayout, musicbrainzToc). A TOC libdiscid
+ * refuses (a lead-out past the longest disc) gives no disc id: the CD is named from its sheet.
  */
 async function inspectCue(file: string): Promise<ImageDisc | null> {
   const sheet = parseCueSheet(await fs.readFile(file, 'utf8').catch(() => ''));
   if (!sheet.file || sheet.tracks.length === 0) return null;
   const size = (await fs.stat(path.resolve(path.dirname(file), sheet.file)).catch(() => null))?.size;
   if (size === undefined) return null;
-  const toc = tocFromTracks(trackSpans(sheet, Math.floor(size / BYTES_PER_FRAME)));
-  const discId = musicbrainzDiscId(toc);
+  const toc = musicbrainzToc(cueLayout(sheet, size));
+  const discId = toc ? musicbrainzDiscId(toc) : null;
   const title = sheet.title ? (sheet.performer ? `${sheet.performer} - ${sheet.title}` : sheet.title) : 'Audio CD';
   return {
     source: { kind: 'cue', path: file },
-    disc: { label: '', title, year: null, type: 'cd', size_bytes: size, ...audioCdFingerprints(discId, '', size), source: file, audio_tracks: sheet.tracks.length, audio_cd: { musicbrainz_disc_id: discId, toc: tocParam(toc), cd_text: cueCdText(sheet) } },
+    disc: { label: '', title, year: null, type: 'cd', size_bytes: size, ...audioCdFingerprints(discId, `AUDIO_CD_${sheet.tracks.length}_TRACKS:${title}`, size), source: file, audio_tracks: sheet.tracks.length, audio_cd: { musicbrainz_disc_id: discId, toc: toc ? tocParam(toc) : null, cd_text: cueCdText(sheet) } },
   };
 }
 

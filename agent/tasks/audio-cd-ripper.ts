@@ -7,7 +7,7 @@ import type { DiscSource } from '../disc/image-drive.js';
 import { moveFile, planOutput } from '../output/output-folder.js';
 import { ProgressThrottle } from './progress-throttle.js';
 import { TaskFailure, type RipResult, type TaskContext } from './rip-task.js';
-import { planAlbumFolder, saveCover, trackFileName, trackTitle, vorbisTags, writeTags } from '../cd/album-files.js';
+import { metaflacTagReader, planAlbumFolder, saveCover, trackFileName, trackTitle, vorbisTags, writeTags } from '../cd/album-files.js';
 import { abcdeFailure, abcdePercent, applyAbcdeLine, createAbcdeProgress } from '../cd/abcde-output.js';
 import { paranoiaFailure, parseParanoiaToc } from '../cd/cdparanoia-toc.js';
 import { BYTES_PER_FRAME, FRAMES_PER_SECOND, parseCueSheet, trackSpans, type CueSheet } from '../cd/cue-sheet.js';
@@ -62,21 +62,21 @@ export function abcdeArgs(config: string, device: string, eject: boolean, tracks
   return ['-c', config, '-N', '-o', 'flac', '-d', device, ...(eject ? ['-x'] : []), ...tracks.map(String)];
 }
 
-async function readCue(file: string): Promise<{ sheet: CueSheet; bin: string; totalFrames: number }> {
+async function readCue(file: string): Promise<{ sheet: CueSheet; bin: string; size: number }> {
   const sheet = parseCueSheet(await fs.readFile(file, 'utf8'));
   if (!sheet.file) throw new TaskFailure(`the cue sheet ${path.basename(file)} names no FILE`);
   const bin = path.resolve(path.dirname(file), sheet.file);
   const size = (await fs.stat(bin).catch(() => null))?.size;
   if (size === undefined) throw new TaskFailure(`the audio file ${sheet.file} of ${path.basename(file)} is missing`);
-  return { sheet, bin, totalFrames: Math.floor(size / BYTES_PER_FRAME) };
+  return { sheet, bin, size };
 }
 
 /** The audio tracks of a CD: from the cue sheet of an image, from `cdparanoia -Q` for a drive. */
 export async function scanAudioCd(source: DiscSource, signal: AbortSignal, tools: AudioCdTools = DEFAULT_AUDIO_CD_TOOLS): Promise<Track[]> {
   let spans: { number: number; frames: number }[];
   if (source.kind === 'cue') {
-    const { sheet, totalFrames } = await readCue(source.path);
-    spans = trackSpans(sheet, totalFrames);
+    const { sheet, size } = await readCue(source.path);
+    spans = trackSpans(sheet, size);
   } else if (source.kind === 'device') {
     const result = await runTool(tools.cdparanoia, ['-Q', '-d', source.path], { signal, timeoutMs: 60_000 });
     spans = parseParanoiaToc(result.stderr);
@@ -102,8 +102,8 @@ const pad = (n: number): string => String(n).padStart(2, '0');
  * (audio-cd.md §5, §6); here a pregap stays with the track before it, as abcde on a drive does.
  */
 async function ripCueImage(file: string, args: RipJob, dir: string, ctx: TaskContext, tools: AudioCdTools, out: string[]): Promise<void> {
-  const { sheet, bin, totalFrames } = await readCue(file);
-  const spans = chosen(trackSpans(sheet, totalFrames), args.titles);
+  const { sheet, bin, size } = await readCue(file);
+  const spans = chosen(trackSpans(sheet, size), args.titles);
   const format = sheet.fileType === 'MOTOROLA' ? 's16be' : 's16le';
   const throttle = new ProgressThrottle(ctx.progress, ctx.progressEveryMs);
   for (const [i, span] of spans.entries()) {
@@ -121,8 +121,9 @@ async function ripCueImage(file: string, args: RipJob, dir: string, ctx: TaskCon
           ['TRACKNUMBER', String(span.number)],
           ['TRACKTOTAL', String(sheet.tracks.length)],
         ];
-    const startSample = span.start * SAMPLES_PER_FRAME;
-    const endSample = (span.start + span.frames) * SAMPLES_PER_FRAME;
+    // Samples from the start of the file: a data track before the audio may have sectors of another size.
+    const startSample = span.byteStart / 4;
+    const endSample = startSample + span.frames * SAMPLES_PER_FRAME;
     const ffArgs = ['-v', 'error', '-nostdin', '-y', '-f', format, '-ar', '44100', '-ac', '2', '-i', bin, '-af', `atrim=start_sample=${startSample}:end_sample=${endSample}`, '-c:a', 'flac'];
     if (album) ffArgs.push('-map_metadata', '-1', '-fflags', '+bitexact');
     for (const [k, v] of tags) if (v) ffArgs.push('-metadata', `${k}=${v}`);
@@ -194,7 +195,7 @@ async function ripDevice(device: string, args: RipJob, dir: string, ctx: TaskCon
  */
 export async function ripAudioCd(args: RipJob, source: DiscSource, ctx: TaskContext, tools: AudioCdTools = DEFAULT_AUDIO_CD_TOOLS): Promise<RipResult> {
   await fs.mkdir(args.raw_dir, { recursive: true });
-  const plan = args.album ? { dir: await planAlbumFolder(args.target_dir, args.album, args.job_id) } : await planOutput({ ...args, series: null, season: null });
+  const plan = args.album ? { dir: await planAlbumFolder(args.target_dir, args.album, args.job_id, metaflacTagReader(tools.metaflac, ctx.signal)) } : await planOutput({ ...args, series: null, season: null });
   ctx.log('info', `ripping the audio CD "${args.album ? `${args.album.artist} - ${args.album.album}` : args.title}" to FLAC into ${plan.dir}`);
   const files: string[] = [];
   try {

@@ -141,7 +141,7 @@ export async function createRipJob(ctx: RipJobDeps, req: RipRequest): Promise<Jo
     audio_languages: req.audioLanguages ?? [...s.audioLanguages],
     subtitle_languages: req.subtitleLanguages ?? [...s.subtitleLanguages],
     ...(transcodeNode ? { transcode_node: transcodeNode } : {}),
-    ...(album ? { album, ...(disc.audio_cd ? { musicbrainz_disc_id: disc.audio_cd.musicbrainz_disc_id } : {}) } : {}),
+    ...(album ? { album, ...(disc.audio_cd?.musicbrainz_disc_id ? { musicbrainz_disc_id: disc.audio_cd.musicbrainz_disc_id } : {}) } : {}),
   };
   // A disc TheDiscDB recognised: the agent finds its titles in its own scan and names them by role;
   // a movie with titles in the library already gets the missing ones into the same folder.

@@ -26,12 +26,14 @@ export class MusicLookup implements DiscLookup {
 
   async identify(disc: DiscInfo, label: DiscIdentity): Promise<DiscIdentity> {
     const cd = disc.audio_cd;
-    if (cd) {
-      const releases = await this.releases(cd.musicbrainz_disc_id, cd.toc);
-      const ranked = releases ? rankReleases(releases, cd.musicbrainz_disc_id, disc.audio_tracks ?? cd.toc.split(' ').length - 3, this.settings.get('musicCountry')) : [];
+    // A TOC libdiscid refuses has no disc id: nothing to ask MusicBrainz.
+    if (cd?.musicbrainz_disc_id && cd.toc) {
+      const discId = cd.musicbrainz_disc_id;
+      const releases = await this.releases(discId, cd.toc);
+      const ranked = releases ? rankReleases(releases, discId, cd.toc, this.settings.get('musicCountry')) : [];
       const best = ranked[0];
       if (best) {
-        const album = albumFromRelease(best, this.coverArtBaseUrl);
+        const album = albumFromRelease(best, this.coverArtBaseUrl, discId);
         this.log.info(`audio CD ${cd.musicbrainz_disc_id}: "${albumTitle(album)}" (${album.year ?? 'no year'}, release ${album.release_id}${best.exact ? '' : ', TOC close but not exact'})${ranked.length > 1 ? `; ${ranked.length - 1} other release(s) as suggestions` : ''}`);
         return {
           ...label,
@@ -44,7 +46,7 @@ export class MusicLookup implements DiscLookup {
           source_id: album.release_id,
           album,
           suggestions: ranked.slice(1).map(suggestionOf),
-          alternatives: ranked.slice(1).map((c) => albumFromRelease(c, this.coverArtBaseUrl)),
+          alternatives: ranked.slice(1).map((c) => albumFromRelease(c, this.coverArtBaseUrl, discId)),
         };
       }
     }

@@ -23,7 +23,10 @@ export class MusicBrainzCache {
     }
     try {
       const releases = JSON.parse(row.releases) as unknown;
-      return Array.isArray(releases) ? (releases as MbRelease[]) : undefined;
+      if (!Array.isArray(releases)) return undefined;
+      // An answer stored before the tags beyond names were read (no artist ids, no disc TOCs) is asked again.
+      if ((releases as MbRelease[]).some((r) => !Array.isArray(r.artist_ids) || r.media.some((m) => !Array.isArray(m.discs)))) return undefined;
+      return releases as MbRelease[];
     } catch {
       return undefined;
     }

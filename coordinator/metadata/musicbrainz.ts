@@ -13,6 +13,25 @@ export interface MbRelease {
   /** The Cover Art Archive holds a front image for this release. */
   has_front: boolean;
   media: MbMedium[];
+  /** The credited artists' ids (MUSICBRAINZ_ALBUMARTISTID) and the credit in sort names (ALBUMARTISTSORT). Absent in answers cached before they were read. */
+  artist_ids?: string[];
+  artist_sort?: string | null;
+  barcode?: string | null;
+  asin?: string | null;
+  /** text-representation.script (ISO 15924, SCRIPT). */
+  script?: string | null;
+  /** label-info: the label names and catalog numbers, each once (inc=labels). */
+  labels?: string[];
+  catalog_numbers?: string[];
+  /** The release group (inc=release-groups): its id, primary and secondary types, first release date. */
+  release_group?: MbReleaseGroup | null;
+}
+
+export interface MbReleaseGroup {
+  id: string;
+  primary_type: string | null;
+  secondary_types: string[];
+  first_release_date: string | null;
 }
 
 export interface MbMedium {
@@ -20,6 +39,8 @@ export interface MbMedium {
   format: string | null;
   /** The MusicBrainz disc ids attached to this medium. */
   disc_ids: string[];
+  /** Their TOCs: offsets (LBA + 150) and the lead-out (sectors). Absent in answers cached before they were read. */
+  discs?: { offsets: number[]; sectors: number }[];
   tracks: MbTrack[];
 }
 
@@ -29,6 +50,11 @@ export interface MbTrack {
   artist: string;
   recording_id: string | null;
   track_id: string | null;
+  /** The track's length in milliseconds, when MusicBrainz knows it. */
+  length_ms?: number | null;
+  /** The track's credited artists' ids (MUSICBRAINZ_ARTISTID) and the credit in sort names (ARTISTSORT). */
+  artist_ids?: string[];
+  artist_sort?: string | null;
 }
 
 /** MusicBrainz could not answer (unreachable, rate limited, a broken body): the reason in words. */
@@ -42,6 +68,13 @@ export class MusicBrainzError extends Error {
 }
 
 type Rec = Record<string, unknown>;
+/**
+ * What the discid lookup includes (ws/2 DiscID: media and disc ids always): the tracks with their
+ * recordings, the artist credits (ids and sort names), the labels with catalog numbers and the release
+ * group (types, first release date): every tag Picard writes from a release.
+ */
+export const DISCID_INCLUDES = ['artist-credits', 'labels', 'recordings', 'release-groups'];
+
 /** MusicBrainz allows one request per second and source address. */
 export const MUSICBRAINZ_INTERVAL_MS = 1000;
 const TIMEOUT_MS = 10_000;
@@ -56,6 +89,22 @@ export function artistCredit(credit: unknown): string {
     .join('')
     .trim();
 }
+
+/** The artist ids of an artist-credit array, in order. */
+export function creditIds(credit: unknown): string[] {
+  return recs(credit)
+    .map((c) => text((c.artist as Rec | undefined)?.id))
+    .filter((id): id is string => id !== null);
+}
+
+/** An artist-credit in sort names ("Beatles, The"), joined by the join phrases as Picard does; null without sort names. */
+export function creditSortName(credit: unknown): string | null {
+  const parts = recs(credit);
+  if (!parts.some((c) => text((c.artist as Rec | undefined)?.['sort-name']))) return null;
+  return parts.map((c) => `${text((c.artist as Rec | undefined)?.['sort-name']) ?? text(c.name) ?? ''}${typeof c.joinphrase === 'string' ? c.joinphrase : ''}`).join('').trim() || null;
+}
+
+const unique = (values: (string | null)[]): string[] => [...new Set(values.filter((v): v is string => v !== null))];
 
 /** One release of the discid answer; null when it lacks an id or a title. */
 export function parseRelease(r: Rec): MbRelease | null {
@@ -77,19 +126,53 @@ export function parseRelease(r: Rec): MbRelease | null {
     disc_ids: recs(m.discs)
       .map((d) => text(d.id))
       .filter((d): d is string => d !== null),
+    discs: recs(m.discs)
+      .filter((d) => Array.isArray(d.offsets) && typeof d.sectors === 'number')
+      .map((d) => ({ offsets: (d.offsets as unknown[]).filter((o): o is number => typeof o === 'number'), sectors: d.sectors as number })),
     tracks: recs(m.tracks).map((t, j) => {
       const recording = (t.recording ?? {}) as Rec;
+      const credit = recs(t['artist-credit']).length ? t['artist-credit'] : recording['artist-credit'];
       return {
         position: typeof t.position === 'number' ? t.position : j + 1,
         title: text(t.title) ?? text(recording.title) ?? `Titel ${j + 1}`,
-        artist: artistCredit(t['artist-credit']) || artistCredit(recording['artist-credit']) || artist,
+        artist: artistCredit(credit) || artist,
         recording_id: text(recording.id),
         track_id: text(t.id),
+        length_ms: typeof t.length === 'number' ? t.length : typeof recording.length === 'number' ? recording.length : null,
+        artist_ids: recs(credit).length ? creditIds(credit) : creditIds(r['artist-credit']),
+        artist_sort: recs(credit).length ? creditSortName(credit) : creditSortName(r['artist-credit']),
       };
     }),
   }));
   const caa = (r['cover-art-archive'] ?? {}) as Rec;
-  return { id, title, artist: artist || 'Unbekannter Interpret', date: text(r.date), countries, status: text(r.status), has_front: caa.front === true, media };
+  const group = r['release-group'] as Rec | undefined;
+  const groupId = group && typeof group === 'object' ? text(group.id) : null;
+  const labelInfo = recs(r['label-info']);
+  return {
+    id,
+    title,
+    artist: artist || 'Unbekannter Interpret',
+    date: text(r.date),
+    countries,
+    status: text(r.status),
+    has_front: caa.front === true,
+    media,
+    artist_ids: creditIds(r['artist-credit']),
+    artist_sort: creditSortName(r['artist-credit']),
+    barcode: text(r.barcode),
+    asin: text(r.asin),
+    script: text((r['text-representation'] as Rec | undefined)?.script),
+    labels: unique(labelInfo.map((l) => text((l.label as Rec | undefined)?.name))),
+    catalog_numbers: unique(labelInfo.map((l) => text(l['catalog-number']))),
+    release_group: group && groupId
+      ? {
+          id: groupId,
+          primary_type: text(group['primary-type']),
+          secondary_types: Array.isArray(group['secondary-types']) ? (group['secondary-types'] as unknown[]).filter((x): x is string => typeof x === 'string') : [],
+          first_release_date: text(group['first-release-date']),
+        }
+      : null,
+  };
 }
 
 /**
@@ -105,12 +188,13 @@ export class MusicBrainzClient {
   ) {}
 
   /**
-   * GET /discid/<id>?toc=…&inc=recordings+artist-credits: the releases holding this disc id; when
-   * MusicBrainz does not know the id, the releases whose TOC is close (its fuzzy TOC search).
-   * A 404 (neither) is an empty list; anything else that is not 2xx is a MusicBrainzError.
+   * GET /discid/<id>?toc=…&inc=…: the releases holding this disc id; when MusicBrainz does not know
+   * the id, the releases whose TOC is close (its fuzzy TOC search). A 404 (neither) is an empty list,
+   * and so is a 400 (MusicBrainz refusing this TOC or id: "Invalid TOC"; asking again gets the same
+   * answer); anything else that is not 2xx is a MusicBrainzError.
    */
   async discReleases(discId: string, toc: string | null): Promise<MbRelease[]> {
-    const query = ['inc=recordings+artist-credits', 'cdstubs=no', 'fmt=json', ...(toc ? [`toc=${toc.trim().split(/\s+/).join('+')}`] : [])];
+    const query = [`inc=${DISCID_INCLUDES.join('+')}`, 'cdstubs=no', 'fmt=json', ...(toc ? [`toc=${toc.trim().split(/\s+/).join('+')}`] : [])];
     const url = `${this.baseUrl}/discid/${encodeURIComponent(discId)}?${query.join('&')}`;
     await this.limiter.acquire();
     let res: Response;
@@ -121,7 +205,7 @@ export class MusicBrainzClient {
       throw new MusicBrainzError(`MusicBrainz is not reachable (${cause})`);
     }
     const body = await res.text().catch(() => '');
-    if (res.status === 404) return [];
+    if (res.status === 404 || res.status === 400) return [];
     if (!res.ok) throw new MusicBrainzError(`MusicBrainz answered ${res.status}${res.status === 503 ? ' (busy or rate limited)' : ''}`, res.status);
     let doc: unknown;
     try {

@@ -66,7 +66,7 @@ describe('audio CD image (cue sheet and raw CD-DA) to FLAC, MusicBrainz answerin
     const samples = files.map((f) => Number(metaflac(path.join(dir, f), '--show-total-samples')));
     assert.deepEqual(samples, [220500, 332220, 138180]);
     assert.equal(samples.reduce((a, b) => a + b, 0), fs.statSync(path.join(musik.driveDir, 'ejected', 'disc', 'disc.bin')).size / 4, 'every sample of the image is in the files');
-    assert.equal(metaflac(path.join(dir, files[1]), '--export-tags-to=-'), ['ARTIST=Ripwerk Test Tones', 'ALBUMARTIST=Ripwerk Test Tones', 'ALBUM=Sine Sampler', 'TITLE=E 660', 'TRACKNUMBER=2', 'TRACKTOTAL=3', 'DISCNUMBER=1'].join('\n'));
+    assert.equal(metaflac(path.join(dir, files[1]), '--export-tags-to=-'), ['ARTIST=Ripwerk Test Tones', 'ALBUMARTIST=Ripwerk Test Tones', 'ALBUM=Sine Sampler', 'TITLE=E 660', 'TRACKNUMBER=2', 'TRACKTOTAL=3', 'TOTALTRACKS=3', 'DISCNUMBER=1', 'DISCTOTAL=1', 'TOTALDISCS=1'].join('\n'));
     assert.deepEqual(fs.readdirSync(path.join(musik.driveDir, 'ejected', 'disc')).sort(), ['disc.bin', 'disc.cue'], 'the auto-eject moved sheet and audio together');
     assert.equal(done.transcode_node, null);
   });
@@ -112,7 +112,8 @@ describe('audio CD image identified through MusicBrainz, with its front cover', 
     { title: 'Quinte / E 660', id: 'b1f0a3c2-0000-4000-8000-000000000002', recording: 'c2e0b4d3-0000-4000-8000-000000000002', ms: 7533 },
     { title: 'C 523', id: 'b1f0a3c2-0000-4000-8000-000000000003', recording: 'c2e0b4d3-0000-4000-8000-000000000003', ms: 3133 },
   ];
-  const spec = (id: string, country: string, date: string): ReleaseSpec => ({ id, title: 'Töne: Ein Sampler', artist: 'Die Testtöne', artistId: 'd7a1e0f2-0000-4000-8000-0000000000aa', date, country, discId: DISC_ID, offsets: [150, 525, 1090], sectors: 1325, tracks, front: true });
+  const releaseGroup = { id: 'a3c1d2e4-0000-4000-8000-0000000000ff', primaryType: 'Album', secondaryTypes: [], firstReleaseDate: '2018-11-02' };
+  const spec = (id: string, country: string, date: string): ReleaseSpec => ({ id, title: 'Töne: Ein Sampler', artist: 'Die Testtöne', artistId: 'd7a1e0f2-0000-4000-8000-0000000000aa', artistSortName: 'Testtöne, Die', date, country, discId: DISC_ID, offsets: [150, 525, 1090], sectors: 1325, tracks, front: true, releaseGroup });
   const GB = '5a0e6f7b-0000-4000-8000-000000000001';
   const DE = '5a0e6f7b-0000-4000-8000-000000000002';
 
@@ -161,7 +162,13 @@ describe('audio CD image identified through MusicBrainz, with its front cover', 
     assert.deepEqual(fs.readFileSync(path.join(dir, 'cover.jpg')), jpeg);
     assert.equal(
       metaflac(path.join(dir, '02 - Quinte - E 660.flac'), '--export-tags-to=-'),
-      ['ARTIST=Die Testtöne', 'ALBUMARTIST=Die Testtöne', 'ALBUM=Töne: Ein Sampler', 'TITLE=Quinte / E 660', 'TRACKNUMBER=2', 'TRACKTOTAL=3', 'DISCNUMBER=1', 'DATE=2019', `MUSICBRAINZ_ALBUMID=${DE}`, `MUSICBRAINZ_TRACKID=${tracks[1].recording}`, `MUSICBRAINZ_RELEASETRACKID=${tracks[1].id}`].join('\n'),
+      [
+        'ARTIST=Die Testtöne', 'ARTISTSORT=Testtöne, Die', 'ALBUMARTIST=Die Testtöne', 'ALBUMARTISTSORT=Testtöne, Die', 'ALBUM=Töne: Ein Sampler', 'TITLE=Quinte / E 660',
+        'TRACKNUMBER=2', 'TRACKTOTAL=3', 'TOTALTRACKS=3', 'DISCNUMBER=1', 'DISCTOTAL=1', 'TOTALDISCS=1', 'DATE=2019-03-08', 'ORIGINALDATE=2018-11-02', 'ORIGINALYEAR=2018',
+        'RELEASECOUNTRY=DE', 'RELEASESTATUS=official', 'RELEASETYPE=album', 'MEDIA=CD', 'LABEL=Testton Records', 'CATALOGNUMBER=TTR 001', 'BARCODE=4006381333931', 'SCRIPT=Latn',
+        `MUSICBRAINZ_ALBUMID=${DE}`, 'MUSICBRAINZ_RELEASEGROUPID=a3c1d2e4-0000-4000-8000-0000000000ff', 'MUSICBRAINZ_ALBUMARTISTID=d7a1e0f2-0000-4000-8000-0000000000aa',
+        'MUSICBRAINZ_ARTISTID=d7a1e0f2-0000-4000-8000-0000000000aa', `MUSICBRAINZ_TRACKID=${tracks[1].recording}`, `MUSICBRAINZ_RELEASETRACKID=${tracks[1].id}`, `MUSICBRAINZ_DISCID=${DISC_ID}`,
+      ].join('\n'),
     );
     assert.deepEqual(fs.readdirSync(dir).filter((f) => f.endsWith('.flac')).map((f) => Number(metaflac(path.join(dir, f), '--show-total-samples'))), [220500, 332220, 138180]);
     const detail = await api<{ logs: { message: string }[] }>(c.url, 'GET', `/jobs/${created.body.id}/detail`);
@@ -178,8 +185,41 @@ describe('audio CD image identified through MusicBrainz, with its front cover', 
     const dir = path.join(w.media, 'Musik', 'Die Testtöne', 'Töne - Ein Sampler (2018)');
     assert.equal(done.output_path, dir);
     assert.deepEqual(fs.readdirSync(dir), ['01 - Kammerton - A 440.flac', '02 - Quinte - E 660.flac', '03 - C 523.flac']);
-    assert.equal(metaflac(path.join(dir, '01 - Kammerton - A 440.flac'), '--show-tag=MUSICBRAINZ_ALBUMID', '--show-tag=DATE'), `MUSICBRAINZ_ALBUMID=${GB}\nDATE=2018`);
+    assert.equal(metaflac(path.join(dir, '01 - Kammerton - A 440.flac'), '--show-tag=MUSICBRAINZ_ALBUMID', '--show-tag=DATE'), `MUSICBRAINZ_ALBUMID=${GB}\nDATE=2018-11-02`);
     const detail = await api<{ logs: { level: string; message: string }[] }>(c.url, 'GET', `/jobs/${created.body.id}/detail`);
     assert.ok(detail.body.logs.some((l) => l.level === 'warn' && l.message === 'no cover.jpg: the cover archive answered 404'), JSON.stringify(detail.body.logs));
+  });
+
+  it('rips both discs of a release MusicBrainz finds only by their TOCs into one album folder, each disc as itself, and beets imports one album of 2 discs', async () => {
+    // Neither disc id is in MusicBrainz: the fuzzy TOC search answers the release; both discs have 3 tracks.
+    const TWO = '6b1f8c2d-0000-4000-8000-000000000002';
+    const discTracks = (disc: number, ms: number[]) => ms.map((len, i) => ({ title: `CD${disc} Stück ${i + 1}`, id: `e1f0a3c2-0000-4000-8000-0000000000${disc}${i + 1}`, recording: `f2e0b4d3-0000-4000-8000-0000000000${disc}${i + 1}`, ms: len }));
+    mb.fuzzy = [mbRelease({ ...spec(TWO, 'DE', '2020-05-01'), title: 'Zwei Scheiben', front: false, releaseGroup: { ...releaseGroup, id: 'a3c1d2e4-0000-4000-8000-000000000002', firstReleaseDate: '2020-05-01' }, media: [
+      { position: 1, discId: null, offsets: [], sectors: 0, tracks: discTracks(1, [5333, 8000, 4000]) },
+      { position: 2, discId: null, offsets: [], sectors: 0, tracks: discTracks(2, [6000, 7000, 5000]) },
+    ] })];
+    const dir = path.join(w.media, 'Musik', 'Die Testtöne', 'Zwei Scheiben (2020)');
+    // Disc 2 first: the folder is the same whichever disc comes first.
+    for (const [disc, frames] of [[2, [450, 525, 375]], [1, [400, 600, 300]]] as const) {
+      audioCdImage(musik.driveDir, [...frames]);
+      const cd = await waitFor(`disc ${disc}`, async () => (await api<Device[]>(c.url, 'GET', '/devices')).body.find((x) => x.name === device && x.disc?.album?.release_id === TWO && x.disc.album.disc_number === disc)?.disc, 30_000);
+      assert.deepEqual([cd.album?.disc_total, cd.album?.tracks.map((t) => t.title)], [2, [1, 2, 3].map((n) => `CD${disc} Stück ${n}`)]);
+      const created = await api<Job>(c.url, 'POST', '/jobs', { device });
+      assert.equal(created.status, 201, created.text);
+      const done = await waitForStatus(c.url, created.body.id, ['completed']);
+      assert.equal(done.output_path, dir);
+      await waitFor('the drive empty', async () => (await api<Device[]>(c.url, 'GET', '/devices')).body.find((x) => x.name === device && !x.disc));
+    }
+    assert.deepEqual(fs.readdirSync(path.join(w.media, 'Musik', 'Die Testtöne')).filter((d) => d.startsWith('Zwei')), ['Zwei Scheiben (2020)']);
+    assert.deepEqual(fs.readdirSync(dir), ['1-01 - CD1 Stück 1.flac', '1-02 - CD1 Stück 2.flac', '1-03 - CD1 Stück 3.flac', '2-01 - CD2 Stück 1.flac', '2-02 - CD2 Stück 2.flac', '2-03 - CD2 Stück 3.flac']);
+    assert.equal(metaflac(path.join(dir, '2-01 - CD2 Stück 1.flac'), '--show-tag=DISCNUMBER', '--show-tag=DISCTOTAL', '--show-tag=MUSICBRAINZ_TRACKID'), `DISCNUMBER=2\nDISCTOTAL=2\nMUSICBRAINZ_TRACKID=f2e0b4d3-0000-4000-8000-000000000021`);
+    // beets (Debian) imports the folder as it is (-A: no autotagger, no network) into a library of its own.
+    const beets = path.join(w.root, 'beets');
+    fs.mkdirSync(beets, { recursive: true });
+    fs.writeFileSync(path.join(beets, 'config.yaml'), `directory: ${beets}/lib\nlibrary: ${beets}/library.db\nplugins: []\nimport:\n  copy: no\n  move: no\n  write: no\n  resume: no\n  incremental: no\n`);
+    const beet = (...a: string[]): string => execFileSync('beet', ['-c', path.join(beets, 'config.yaml'), ...a], { env: { ...process.env, HOME: beets, BEETSDIR: beets }, encoding: 'utf8' }).trim();
+    beet('import', '-A', '-q', path.join(w.media, 'Musik', 'Die Testtöne', 'Zwei Scheiben (2020)'));
+    assert.equal(beet('ls', '-a', '-f', '$albumartist|$album|$disctotal|$mb_albumid'), `Die Testtöne|Zwei Scheiben|02|${TWO}`);
+    assert.deepEqual(beet('ls', '-f', '$disc/$disctotal $track $album_id').split('\n').sort(), ['01/02 01 1', '01/02 02 1', '01/02 03 1', '02/02 01 1', '02/02 02 1', '02/02 03 1']);
   });
 });

@@ -432,18 +432,25 @@ export async function rawGet(base: string, rawPath: string): Promise<{ status: n
 
 /**
  * An audio CD image as a cue sheet beside its raw CD-DA (test/fixtures/samples/cd-test.cue): three
- * sine tracks of 375, 565 and 235 frames, track 2 with a 10-frame pregap. Written into `dir`.
+ * sine tracks of 375, 565 and 235 frames, track 2 with a 10-frame pregap. Written into `dir`. Other
+ * track lengths (in frames) give another CD: a plain sheet without CD-Text, tracks at their INDEX 01.
  */
-export function audioCdImage(dir: string): string {
+export function audioCdImage(dir: string, frames: number[] = [375, 565, 235]): string {
   fs.mkdirSync(dir, { recursive: true });
-  const parts = [[440, 375], [660, 565], [523, 235]].map(([freq, frames], i) => {
+  const parts = frames.map((n, i) => {
     const file = path.join(dir, `.t${i}.raw`);
-    execFileSync('ffmpeg', ['-v', 'error', '-nostdin', '-f', 'lavfi', '-i', `sine=frequency=${freq}:sample_rate=44100`, '-af', `atrim=end_sample=${frames * 588},volume=0.5,pan=stereo|c0=c0|c1=c0`, '-f', 's16le', '-ac', '2', '-y', file]);
+    execFileSync('ffmpeg', ['-v', 'error', '-nostdin', '-f', 'lavfi', '-i', `sine=frequency=${[440, 660, 523][i % 3]}:sample_rate=44100`, '-af', `atrim=end_sample=${n * 588},volume=0.5,pan=stereo|c0=c0|c1=c0`, '-f', 's16le', '-ac', '2', '-y', file]);
     return file;
   });
   fs.writeFileSync(path.join(dir, 'disc.bin'), Buffer.concat(parts.map((p) => fs.readFileSync(p))));
   for (const p of parts) fs.rmSync(p);
   const cue = path.join(dir, 'disc.cue');
-  fs.copyFileSync(path.join(FIXTURES_DIR, 'samples', 'cd-test.cue'), cue);
+  if (frames.join() === '375,565,235') {
+    fs.copyFileSync(path.join(FIXTURES_DIR, 'samples', 'cd-test.cue'), cue);
+    return cue;
+  }
+  const time = (f: number): string => [Math.floor(f / 4500), Math.floor(f / 75) % 60, f % 75].map((x) => String(x).padStart(2, '0')).join(':');
+  const starts = frames.map((_, i) => frames.slice(0, i).reduce((a, b) => a + b, 0));
+  fs.writeFileSync(cue, ['FILE "disc.bin" BINARY', ...starts.flatMap((s, i) => [`  TRACK ${String(i + 1).padStart(2, '0')} AUDIO`, `    INDEX 01 ${time(s)}`]), ''].join('\n'));
   return cue;
 }

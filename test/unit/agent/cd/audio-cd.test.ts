@@ -34,7 +34,7 @@ describe('cue sheet', () => {
   });
 
   it('gives each track the frames up to the next INDEX 01 (the pregap stays with the track before)', () => {
-    assert.deepEqual(trackSpans(sheet, 1175), [{ number: 1, start: 0, frames: 375 }, { number: 2, start: 375, frames: 565 }, { number: 3, start: 940, frames: 235 }]);
+    assert.deepEqual(trackSpans(sheet, 1175 * 2352), [{ number: 1, start: 0, frames: 375, byteStart: 0 }, { number: 2, start: 375, frames: 565, byteStart: 375 * 2352 }, { number: 3, start: 940, frames: 235, byteStart: 940 * 2352 }]);
   });
 });
 
@@ -51,7 +51,7 @@ describe('disc ids (audio-cd.md §4 table)', () => {
   });
 
   it('builds the TOC of the test image from its cue sheet', () => {
-    const toc = tocFromTracks(trackSpans(parseCueSheet(sample('cd-test.cue')), 1175));
+    const toc = tocFromTracks(trackSpans(parseCueSheet(sample('cd-test.cue')), 1175 * 2352));
     assert.deepEqual(toc, cases[0][0]);
   });
 });
@@ -172,11 +172,11 @@ describe('album names and tags', () => {
 
   it('gives each track the Vorbis comments media servers read, the track artist on a sampler track, no empty ones', () => {
     assert.deepEqual(vorbisTags(ALBUM, 2, 3), [
-      ['ARTIST', 'Gastton'], ['ALBUMARTIST', 'AC/DC'], ['ALBUM', 'Töne: Ein Sampler'], ['TITLE', 'E 660?'], ['TRACKNUMBER', '2'], ['TRACKTOTAL', '3'], ['DISCNUMBER', '2'], ['DATE', '2019'],
+      ['ARTIST', 'Gastton'], ['ALBUMARTIST', 'AC/DC'], ['ALBUM', 'Töne: Ein Sampler'], ['TITLE', 'E 660?'], ['TRACKNUMBER', '2'], ['TRACKTOTAL', '3'], ['TOTALTRACKS', '3'], ['DISCNUMBER', '2'], ['DISCTOTAL', '2'], ['TOTALDISCS', '2'], ['DATE', '2019'],
       ['MUSICBRAINZ_ALBUMID', 'rel-1'], ['MUSICBRAINZ_TRACKID', 'r2'], ['MUSICBRAINZ_RELEASETRACKID', 't2'],
     ]);
     const unknown: AlbumInfo = { ...ALBUM, year: null, release_id: null, tracks: [{ number: 1, title: 'Zeile\nzwei', artist: null, recording_id: null, track_id: null }] };
-    assert.deepEqual(vorbisTags(unknown, 1, 1).map(([k, v]) => `${k}=${v}`), ['ARTIST=AC/DC', 'ALBUMARTIST=AC/DC', 'ALBUM=Töne: Ein Sampler', 'TITLE=Zeile zwei', 'TRACKNUMBER=1', 'TRACKTOTAL=1', 'DISCNUMBER=2']);
+    assert.deepEqual(vorbisTags(unknown, 1, 1).map(([k, v]) => `${k}=${v}`), ['ARTIST=AC/DC', 'ALBUMARTIST=AC/DC', 'ALBUM=Töne: Ein Sampler', 'TITLE=Zeile zwei', 'TRACKNUMBER=1', 'TRACKTOTAL=1', 'TOTALTRACKS=1', 'DISCNUMBER=2', 'DISCTOTAL=2', 'TOTALDISCS=2']);
   });
 
   it('knows JPEG and PNG by their first bytes', () => {
@@ -218,7 +218,7 @@ describe('audio CD with an album: names, tags and cover', () => {
     assert.equal(result.output?.output_path, dir);
     assert.deepEqual(fs.readdirSync(dir), ['01 - Kammerton - A 440.flac', '02 - E 660.flac', '03 - C 523.flac', 'cover.jpg']);
     assert.deepEqual(result.files.map((f) => path.basename(f)), ['01 - Kammerton - A 440.flac', '02 - E 660.flac', '03 - C 523.flac']);
-    assert.equal(tagsOf(path.join(dir, '01 - Kammerton - A 440.flac')), ['ARTIST=AC/DC', 'ALBUMARTIST=AC/DC', 'ALBUM=Töne: Ein Sampler', 'TITLE=Kammerton: A 440', 'TRACKNUMBER=1', 'TRACKTOTAL=3', 'DISCNUMBER=2', 'DATE=2019', 'MUSICBRAINZ_ALBUMID=rel-1', 'MUSICBRAINZ_TRACKID=r1', 'MUSICBRAINZ_RELEASETRACKID=t1'].join('\n'));
+    assert.equal(tagsOf(path.join(dir, '01 - Kammerton - A 440.flac')), ['ARTIST=AC/DC', 'ALBUMARTIST=AC/DC', 'ALBUM=Töne: Ein Sampler', 'TITLE=Kammerton: A 440', 'TRACKNUMBER=1', 'TRACKTOTAL=3', 'TOTALTRACKS=3', 'DISCNUMBER=2', 'DISCTOTAL=2', 'TOTALDISCS=2', 'DATE=2019', 'MUSICBRAINZ_ALBUMID=rel-1', 'MUSICBRAINZ_TRACKID=r1', 'MUSICBRAINZ_RELEASETRACKID=t1'].join('\n'));
     assert.deepEqual(fs.readFileSync(path.join(dir, 'cover.jpg')), jpeg);
     assert.ok(c.logs.includes('front cover saved as cover.jpg'));
   });
@@ -256,7 +256,67 @@ describe('audio CD with an album: names, tags and cover', () => {
     const a = args('cue-album', { album: { ...ALBUM, tracks: ALBUM.tracks.slice(0, 2) } });
     const result = await ripAudioCd(a, { kind: 'cue', path: path.join(dir, 'disc.cue') }, ctx(), tools);
     assert.deepEqual(fs.readdirSync(result.output!.output_path), ['01 - Kammerton - A 440.flac', '02 - E 660.flac', '03 - C 523.flac'], 'a track the album lacks keeps its cue title');
-    assert.match(tagsOf(path.join(result.output!.output_path, '03 - C 523.flac')), /^ARTIST=AC\/DC\nALBUMARTIST=AC\/DC\nALBUM=Töne: Ein Sampler\nTITLE=C 523\nTRACKNUMBER=3\nTRACKTOTAL=3\nDISCNUMBER=2\nDATE=2019\nMUSICBRAINZ_ALBUMID=rel-1$/);
+    assert.match(tagsOf(path.join(result.output!.output_path, '03 - C 523.flac')), /^ARTIST=AC\/DC\nALBUMARTIST=AC\/DC\nALBUM=Töne: Ein Sampler\nTITLE=C 523\nTRACKNUMBER=3\nTRACKTOTAL=3\nTOTALTRACKS=3\nDISCNUMBER=2\nDISCTOTAL=2\nTOTALDISCS=2\nDATE=2019\nMUSICBRAINZ_ALBUMID=rel-1$/);
+  });
+});
+
+describe('cue images with data tracks', () => {
+  const tools: AudioCdTools = { abcde: 'abcde', cdparanoia: 'cdparanoia', ffmpeg: 'ffmpeg', metaflac: 'metaflac' };
+  const samples = (file: string): number => Number(execFileSync('metaflac', ['--show-total-samples', file]).toString().trim());
+  function image(name: string, cue: string, bytes: number): string {
+    const dir = path.join(root, name);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'disc.cue'), cue);
+    fs.writeFileSync(path.join(dir, 'disc.bin'), Buffer.alloc(bytes));
+    return path.join(dir, 'disc.cue');
+  }
+
+  it('ends the last audio track of an enhanced CD where its data track starts in the same .bin', async () => {
+    // 2 audio tracks (375 and 565 frames), then 300 frames of a MODE1/2352 data track.
+    const cue = image('enhanced', 'FILE "disc.bin" BINARY\n  TRACK 01 AUDIO\n    INDEX 01 00:00:00\n  TRACK 02 AUDIO\n    INDEX 01 00:05:00\n  TRACK 03 MODE1/2352\n    INDEX 01 00:12:40\n', (940 + 300) * 2352);
+    assert.deepEqual((await scanAudioCd({ kind: 'cue', path: cue }, new AbortController().signal, tools)).map((t) => [t.number, t.seconds]), [[1, 5], [2, 7.53]]);
+    const result = await ripAudioCd(args('enhanced'), { kind: 'cue', path: cue }, ctx(), tools);
+    assert.deepEqual(result.files.map((f) => [path.basename(f), samples(f)]), [['01 - Track 1.flac', 375 * 588], ['02 - Track 2.flac', 565 * 588]], 'no data sectors as noise in the last file');
+  });
+
+  it('finds the audio after a mixed-mode CD\'s data track of 2048-byte sectors in the same .bin', async () => {
+    const cue = image('mixed', 'FILE "disc.bin" BINARY\n  TRACK 01 MODE1/2048\n    INDEX 01 00:00:00\n  TRACK 02 AUDIO\n    INDEX 01 00:02:00\n', 150 * 2048 + 375 * 2352);
+    const result = await ripAudioCd(args('mixed'), { kind: 'cue', path: cue }, ctx(), tools);
+    assert.deepEqual(result.files.map((f) => [path.basename(f), samples(f)]), [['02 - Track 2.flac', 375 * 588]]);
+  });
+});
+
+describe('a release of two discs', () => {
+  const tools: AudioCdTools = { abcde: 'abcde', cdparanoia: 'cdparanoia', ffmpeg: 'ffmpeg', metaflac: 'metaflac' };
+  const disc = (n: number): AlbumInfo => ({
+    ...ALBUM, disc_number: n, disc_total: 2, release_id: 'rel-2cd', cover_url: null,
+    tracks: [1, 2, 3].map((t) => ({ number: t, title: `CD${n} Titel ${t}`, artist: null, recording_id: `r${n}${t}`, track_id: `t${n}${t}` })),
+  });
+  function cue(name: string): string {
+    const dir = path.join(root, name);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.copyFileSync(path.join(FIXTURES_DIR, 'samples', 'cd-test.cue'), path.join(dir, 'disc.cue'));
+    fs.writeFileSync(path.join(dir, 'disc.bin'), Buffer.alloc(1175 * 2352));
+    return path.join(dir, 'disc.cue');
+  }
+
+  it('puts both discs into one album folder as D-NN files with the disc total, whichever comes first', async () => {
+    const target = path.join(root, 'two-discs', 'Musik');
+    const second = await ripAudioCd({ ...args('cd2'), target_dir: target, album: disc(2) }, { kind: 'cue', path: cue('cd2') }, ctx(), tools);
+    const first = await ripAudioCd({ ...args('cd1'), target_dir: target, album: disc(1) }, { kind: 'cue', path: cue('cd1') }, ctx(), tools);
+    const dir = path.join(target, 'AC-DC', 'Töne - Ein Sampler (2019)');
+    assert.deepEqual([first.output?.output_path, second.output?.output_path], [dir, dir]);
+    assert.deepEqual(fs.readdirSync(path.join(target, 'AC-DC')), ['Töne - Ein Sampler (2019)']);
+    assert.deepEqual(fs.readdirSync(dir), ['1-01 - CD1 Titel 1.flac', '1-02 - CD1 Titel 2.flac', '1-03 - CD1 Titel 3.flac', '2-01 - CD2 Titel 1.flac', '2-02 - CD2 Titel 2.flac', '2-03 - CD2 Titel 3.flac']);
+    assert.match(tagsOf(path.join(dir, '2-03 - CD2 Titel 3.flac')), /\nTRACKNUMBER=3\nTRACKTOTAL=3\nTOTALTRACKS=3\nDISCNUMBER=2\nDISCTOTAL=2\nTOTALDISCS=2\n/);
+  });
+
+  it('does not mix a disc ripped again, or another release, into the folder', async () => {
+    const target = path.join(root, 'two-discs', 'Musik');
+    const again = await ripAudioCd({ ...args('cd2-again'), job_id: 'jobcd2again', target_dir: target, album: disc(2) }, { kind: 'cue', path: cue('cd2-again') }, ctx(), tools);
+    assert.equal(again.output?.output_path, path.join(target, 'AC-DC', 'Töne - Ein Sampler (2019) [jobcd2ag]'));
+    const other = await ripAudioCd({ ...args('other'), job_id: 'jobother00', target_dir: target, album: { ...disc(3), release_id: 'rel-other', disc_total: 3 } }, { kind: 'cue', path: cue('other') }, ctx(), tools);
+    assert.equal(other.output?.output_path, path.join(target, 'AC-DC', 'Töne - Ein Sampler (2019) [jobother]'));
   });
 });
 

@@ -84,14 +84,16 @@ describe('release choice', () => {
   it('turns the chosen release into the album: year, disc number, per-track artist only when it differs, the cover address', () => {
     const [best] = rankReleases([parsed(spec('rel-1', 'DE', { position: 2 }))], DISC_ID, 3, 'DE');
     const album = albumFromRelease(best, 'http://covers.test');
-    assert.deepEqual(album, {
-      artist: 'Die Testtöne', album: 'Töne: Ein Sampler', year: 2019, disc_number: 2, release_id: 'rel-1', cover_url: 'http://covers.test/release/rel-1/front', source: 'musicbrainz',
+    const { details, ...rest } = album;
+    assert.deepEqual(rest, {
+      artist: 'Die Testtöne', album: 'Töne: Ein Sampler', year: 2019, disc_number: 2, disc_total: 1, release_id: 'rel-1', cover_url: 'http://covers.test/release/rel-1/front', source: 'musicbrainz',
       tracks: [
-        { number: 1, title: 'Kammerton: A 440', artist: null, recording_id: 'r1', track_id: 't1' },
-        { number: 2, title: 'E 660', artist: 'Gastton', recording_id: 'r2', track_id: 't2' },
-        { number: 3, title: 'C 523', artist: null, recording_id: 'r3', track_id: 't3' },
+        { number: 1, title: 'Kammerton: A 440', artist: null, recording_id: 'r1', track_id: 't1', artist_ids: ['a1'], artist_sort: 'Die Testtöne' },
+        { number: 2, title: 'E 660', artist: 'Gastton', recording_id: 'r2', track_id: 't2', artist_ids: ['artist-1'], artist_sort: 'Gastton' },
+        { number: 3, title: 'C 523', artist: null, recording_id: 'r3', track_id: 't3', artist_ids: ['a1'], artist_sort: 'Die Testtöne' },
       ],
     });
+    assert.equal(details?.date, '2019-03-08');
     assert.equal(albumFromRelease(rankReleases([parsed(spec('nocover', 'DE', { front: false }))], DISC_ID, 3, 'DE')[0], 'http://c').cover_url, null);
   });
 });
@@ -172,7 +174,7 @@ describe('MusicBrainz client and lookup against the loopback service', () => {
     assert.deepEqual(releases.map((r) => r.id), ['rel-gb', 'rel-de']);
     const req = mb.requests.at(-1)!;
     assert.equal(req.path, `/ws/2/discid/${DISC_ID}`);
-    assert.deepEqual([req.query.toc, req.query.inc, req.query.fmt, req.userAgent], [TOC, 'recordings artist-credits', 'json', ua]);
+    assert.deepEqual([req.query.toc, req.query.inc, req.query.fmt, req.userAgent], [TOC, 'artist-credits labels recordings release-groups', 'json', ua]);
   });
 
   it('answers an unknown disc with no releases (404), a 503 with a MusicBrainzError', async () => {
@@ -214,6 +216,44 @@ describe('MusicBrainz client and lookup against the loopback service', () => {
     } finally {
       mb.mode = 'ok';
     }
+  });
+
+  it('takes disc 2 of a release found only by its approximate TOC as disc 2 when both discs have as many tracks', async () => {
+    // Disc 2's TOC: tracks of 400, 600 and 300 frames; disc 1 is the test image (375, 565, 235).
+    const disc2Toc = '1 3 1450 150 550 1150';
+    const disc2Id = 'disc2DiscIdNotInMusicBrainz0-';
+    const media = [
+      { position: 1, discId: DISC_ID, offsets: [150, 525, 1090], sectors: 1325, tracks: TRACKS.map((t) => ({ ...t, title: `CD1 ${t.title}` })) },
+      { position: 2, discId: null, offsets: [], sectors: 0, tracks: [5333, 8000, 4000].map((ms, i) => ({ title: `CD2 Titel ${i + 1}`, id: `t2-${i + 1}`, recording: `r2-${i + 1}`, ms })) },
+    ];
+    mb.fuzzy = [mbRelease(spec('rel-2cd', 'DE', { media }))];
+    try {
+      const d = db();
+      const lookup = new MusicLookup(new MusicBrainzClient(mb.mbBase, 'Ripwerk/t ( self-hosted )', noWait()), new MusicBrainzCache(d), new SettingsStore(d), mb.coverBase, new Logger('t', true));
+      const disc = cdDisc({ fingerprint: 'fp-cd2', audio_cd: { musicbrainz_disc_id: disc2Id, toc: disc2Toc, cd_text: null } });
+      const id = await lookup.identify(disc, labelIdentity(disc));
+      assert.deepEqual([id.album?.release_id, id.album?.disc_number, id.album?.disc_total, id.confidence], ['rel-2cd', 2, 2, 0.7]);
+      assert.deepEqual(id.album?.tracks.map((t) => [t.title, t.recording_id]), [['CD2 Titel 1', 'r2-1'], ['CD2 Titel 2', 'r2-2'], ['CD2 Titel 3', 'r2-3']]);
+      assert.equal(id.album?.details?.disc_id, null, 'the disc id is not on the medium');
+    } finally {
+      mb.fuzzy = [];
+    }
+  });
+
+  it('takes MusicBrainz refusing a TOC (400 "Invalid TOC") as no release, cached like an unknown disc, not as an outage', async () => {
+    const d = db();
+    const cache = new MusicBrainzCache(d);
+    const logs: string[] = [];
+    const log = new Logger('t', true);
+    log.warn = (m: string) => void logs.push(m);
+    const lookup = new MusicLookup(new MusicBrainzClient(mb.mbBase, 'Ripwerk/t ( self-hosted )', noWait()), cache, new SettingsStore(d), mb.coverBase, log);
+    // How Ripwerk used to send a mixed-mode CD: the TOC from the first audio track (2).
+    const disc = cdDisc({ audio_cd: { musicbrainz_disc_id: 'mixedModeOldDiscId000000000-', toc: '2 9 152150 18150 33150 51150 70150 88150 101150 119150 136150', cd_text: null } });
+    const id = await lookup.identify(disc, labelIdentity(disc));
+    assert.equal(mb.requests.at(-1)?.query.toc, '2 9 152150 18150 33150 51150 70150 88150 101150 119150 136150');
+    assert.equal(id.album?.source, 'none');
+    assert.deepEqual(cache.get('mixedModeOldDiscId000000000-'), [], 'the next insert does not ask again');
+    assert.deepEqual(logs, []);
   });
 
   it('sends audio CDs to the music lookup and every other disc to the chain', async () => {

@@ -120,6 +120,39 @@ describe('stream parsers on real output', () => {
     assert.throws(() => parseFfprobeStreams('{"error":{}}'), /no stream list/);
   });
 
+  it('reads the roles of HandBrake\'s scan of a DVD with content codes (captured): audio description, commentary, forced, closed captions', () => {
+    const [title] = parseHandbrakeScan(sampleText('hb-scan-json-roles-dvd.txt')).titles;
+    assert.deepEqual(title.audio, [
+      { index: 1, language: 'deu', codec: 'ac3', channels: 6, visual_impaired: true },
+      { index: 2, language: 'eng', codec: 'ac3', channels: 2, commentary: true },
+    ]);
+    assert.deepEqual(title.subtitles, [
+      { index: 1, language: 'deu', codec: 'vobsub', forced: true },
+      { index: 2, language: 'eng', codec: 'vobsub', forced: false, hearing_impaired: true },
+    ]);
+  });
+
+  it('reads the roles of ffprobe\'s dispositions: comment, visual_impaired, hearing_impaired', () => {
+    const json = JSON.stringify({
+      streams: [
+        { index: 1, codec_type: 'audio', codec_name: 'ac3', channels: 2, tags: { language: 'eng' }, disposition: { comment: 1, visual_impaired: 0 } },
+        { index: 2, codec_type: 'audio', codec_name: 'ac3', channels: 2, tags: { language: 'ger' }, disposition: { visual_impaired: 1 } },
+        { index: 3, codec_type: 'subtitle', codec_name: 'dvd_subtitle', tags: { language: 'ger' }, disposition: { hearing_impaired: 1 } },
+        { index: 4, codec_type: 'subtitle', codec_name: 'dvd_subtitle', tags: { language: 'eng' }, disposition: { comment: 1 } },
+      ],
+      format: { duration: '10' },
+    });
+    const probed = parseFfprobeStreams(json);
+    assert.deepEqual(probed.audio, [
+      { index: 1, language: 'eng', codec: 'ac3', channels: 2, commentary: true },
+      { index: 2, language: 'deu', codec: 'ac3', channels: 2, visual_impaired: true },
+    ]);
+    assert.deepEqual(probed.subtitles, [
+      { index: 1, language: 'deu', codec: 'vobsub', forced: false, hearing_impaired: true },
+      { index: 2, language: 'eng', codec: 'vobsub', forced: false, commentary: true },
+    ]);
+  });
+
   it('gives one codec name across the tools', () => {
     assert.equal(audioCodec('A_AC3'), 'ac3');
     assert.equal(audioCodec('AC3'), 'ac3');

@@ -218,6 +218,8 @@ export const de = {
   'setting.stereoCompanion': 'Zusätzlich eine Stereospur (AAC)',
   'setting.originalLanguage': 'Auch die Originalsprache behalten',
   'setting.burnForcedSubtitles': 'Erzwungene Untertitel einbrennen',
+  'setting.keepCommentary': 'Kommentarspuren behalten',
+  'setting.keepAudioDescription': 'Audiodeskription (Hörfilm) behalten',
   'setting.minTitleSeconds': 'Kürzeste Titellänge ohne gewählte Titel (Sekunden)',
   'setting.ripTitleKinds': 'Titel erkannter Discs',
   'settings.ripTitleKindsHelp': 'Welche Titel einer Disc, die TheDiscDB kennt, automatisch gerippt werden.',

@@ -217,6 +217,8 @@ export const en: Record<MessageKey, string> = {
   'setting.stereoCompanion': 'Add a stereo track (AAC)',
   'setting.originalLanguage': 'Also keep the original language',
   'setting.burnForcedSubtitles': 'Burn in forced subtitles',
+  'setting.keepCommentary': 'Keep commentary tracks',
+  'setting.keepAudioDescription': 'Keep audio description tracks',
   'setting.minTitleSeconds': 'Shortest title when no titles are chosen (seconds)',
   'setting.ripTitleKinds': 'Titles of recognised discs',
   'settings.ripTitleKindsHelp': 'Which titles of a disc TheDiscDB knows are ripped automatically.',

@@ -227,3 +227,27 @@ describe('TranscodeQueue: the roles of a recognised disc in the transcode argume
     assert.equal(queuedWith('jellyfin', undefined, ['/raw/j/a_t00.mkv']).titles, null);
   });
 });
+
+describe('TranscodeQueue: the household policy for commentary and audio description', () => {
+  function queued(settings: { keepCommentary?: boolean; keepAudioDescription?: boolean }) {
+    const p = dispatchParts();
+    p.settings.set(settings);
+    p.fleet.applyStatus(onlineStatus('encoder@1'));
+    const id = randomUUID();
+    p.jobs.create({ id, title: 'Nordlicht', target_dir: '/media/movies', device: 'dev', node: 'ripper@1', meta: {} });
+    p.jobs.move(id, 'transcoding');
+    p.queue.enqueue(id, `/raw/${id}`, ['/raw/j/title_t00.mkv']);
+    const cmd = p.link.sent.find((s) => s.cmd.task === TASKS.transcodeFiles)?.cmd;
+    assert.ok(cmd && cmd.task === TASKS.transcodeFiles);
+    return cmd.args.audio;
+  }
+
+  it('leaves commentary and audio description out by default and keeps them when the settings say so', () => {
+    const plain = queued({});
+    assert.equal(plain?.keep_commentary, false);
+    assert.equal(plain?.keep_audio_description, false);
+    const both = queued({ keepCommentary: true, keepAudioDescription: true });
+    assert.equal(both?.keep_commentary, true);
+    assert.equal(both?.keep_audio_description, true);
+  });
+});

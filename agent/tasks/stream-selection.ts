@@ -136,8 +136,9 @@ export function planStreams(audio: AudioStream[], subtitles: SubtitleStream[], c
     kept = [first];
     notes.push({ level: 'warn', message: `no audio stream in ${languages.join(', ') || 'the chosen languages'} (the file has ${audio.map(describeAudio).join(', ')}): keeping the first audio stream (${first.language})` });
   }
-  const descriptions = audioByLanguage(audio.filter(isDescription), languages);
-  const commentaries = audioByLanguage(audio.filter((a) => a.commentary), languages);
+  // A file of role tracks alone keeps its first one above; it is not counted again here.
+  const descriptions = audioByLanguage(audio.filter((a) => isDescription(a) && !kept.includes(a)), languages);
+  const commentaries = audioByLanguage(audio.filter((a) => a.commentary && !kept.includes(a)), languages);
   if (options.keep_audio_description) kept = [...kept, ...descriptions];
   else notes.push(...leftOut(descriptions, 'audio description', 'keepAudioDescription'));
   if (options.keep_commentary) kept = [...kept, ...commentaries];

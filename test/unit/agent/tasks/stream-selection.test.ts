@@ -324,6 +324,9 @@ describe('track roles: which role tracks the transcode keeps and how they are fl
     assert.deepEqual(plan.audio.map((a) => a.source), [1]);
     const onlyRoles = planStreams(AUDIO.slice(2), [], choice(['fra'], []));
     assert.deepEqual(onlyRoles.audio.map((a) => a.source), [3], 'a file of role tracks alone still gets audio');
+    const onlyCommentary = planStreams(AUDIO.slice(2, 3), [], choice(['eng'], [], { keep_commentary: true }));
+    assert.deepEqual(onlyCommentary.audio.map((a) => a.source), [3], 'kept once, not again as a commentary');
+    assert.ok(!planStreams(AUDIO.slice(2, 3), [], choice(['eng'], [])).notes.some((n) => n.message.startsWith('leaving out')), 'the one track kept is not said to be left out');
   });
 });
 

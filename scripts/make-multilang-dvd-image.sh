@@ -4,6 +4,10 @@
 # audio 1: German AC-3 5.1, audio 2: English AC-3 2.0, subpicture 1: German, subpicture 2: English.
 # The languages are written into the IFO by dvdauthor (VOBs carry none); spumux (from dvdauthor) renders
 # two subtitle lines per language into DVD subpictures with the DejaVu Sans font.
+# Optional content codes (the streams' roles, dvdauthor's words), German first, e.g.
+#   DVD_AUDIO_CONTENT="normal comments1" DVD_SUBPICTURE_CONTENT="forced normal_cc"
+# (audio: normal impaired comments1 comments2; subpictures: normal large children normal_cc large_cc
+# children_cc forced director large_director children_director).
 # Needs ffmpeg, dvdauthor, genisoimage and fonts-dejavu-core.
 set -euo pipefail
 
@@ -43,11 +47,15 @@ mkdir -p "$HOME/.spumux"
 ln -sf "$font" "$HOME/.spumux/DejaVuSans.ttf"
 spumux -s 0 spu_de.xml < av.mpg > av_s0.mpg 2>spumux0.log || { cat spumux0.log >&2; exit 1; }
 spumux -s 1 spu_en.xml < av_s0.mpg > av_s1.mpg 2>spumux1.log || { cat spumux1.log >&2; exit 1; }
+# content="…" attributes from the optional content codes (none: no attribute, as before).
+content() { [ -n "${1:-}" ] && printf ' content="%s"' "$1"; return 0; }
+read -r acontent_de acontent_en <<<"${DVD_AUDIO_CONTENT:-}"
+read -r scontent_de scontent_en <<<"${DVD_SUBPICTURE_CONTENT:-}"
 cat > dvd.xml <<XML
 <dvdauthor dest="$work/DVD"><vmgm/><titleset>
  <titles>
-  <audio lang="de"/><audio lang="en"/>
-  <subpicture lang="de"/><subpicture lang="en"/>
+  <audio lang="de"$(content "${acontent_de:-}")/><audio lang="en"$(content "${acontent_en:-}")/>
+  <subpicture lang="de"$(content "${scontent_de:-}")/><subpicture lang="en"$(content "${scontent_en:-}")/>
   <pgc><vob file="av_s1.mpg" chapters="0,00:00:05"/></pgc>
  </titles>
 </titleset></dvdauthor>

@@ -101,8 +101,8 @@ export const driveStateSchema = z.looseObject({
   disc: z.nullable(discInfoSchema),
 });
 
-const audioStreamSchema = z.looseObject({ index: count, language, codec: shortText, channels: z.nullable(count) });
-const subtitleStreamSchema = z.looseObject({ index: count, language, codec: shortText, forced: bool });
+const audioStreamSchema = z.looseObject({ index: count, language, codec: shortText, channels: z.nullable(count), commentary: z.optional(bool), visual_impaired: z.optional(bool) });
+const subtitleStreamSchema = z.looseObject({ index: count, language, codec: shortText, forced: bool, hearing_impaired: z.optional(bool), commentary: z.optional(bool) });
 
 const trackSchema = z.looseObject({
   number: count,
@@ -249,9 +249,16 @@ const transcodeArgsSchema = z.looseObject({
   audio_languages: z.optional(languages),
   subtitle_languages: z.optional(languages),
   audio: z.optional(
-    z.looseObject({ keep_surround: bool, stereo_companion: bool, burn_forced_subtitles: bool, original_language: z._default(z.nullable(language), null) }),
+    z.looseObject({
+      keep_surround: bool,
+      stereo_companion: bool,
+      burn_forced_subtitles: bool,
+      original_language: z._default(z.nullable(language), null),
+      keep_commentary: z.optional(bool),
+      keep_audio_description: z.optional(bool),
+    }),
   ),
-    extras_folder: z.optional(extrasFolderSchema),
+  extras_folder: z.optional(extrasFolderSchema),
   titles: z.optional(z.nullable(list(z.nullable(titleRoleSchema), 10_000))),
   main_file: z.optional(z.nullable(int(0, 10_000))),
   library_folder: z.optional(z.nullable(pathText)),

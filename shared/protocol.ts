@@ -191,6 +191,14 @@ export interface AudioStream {
   /** Lower-case codec name: ac3, eac3, dts, dtshd, truehd, aac, lpcm, mp2, flac … */
   codec: string;
   channels: number | null;
+  /**
+   * Track roles (languages.md, "Track roles"), present only when true: the disc or the file says so
+   * (MakeMKV's stream flags, the DVD's audio content code, the Matroska track flags).
+   * `commentary`: a commentary (director's comments).
+   */
+  commentary?: boolean;
+  /** Audio description for the visually impaired. */
+  visual_impaired?: boolean;
 }
 
 /** A subtitle stream of a title or file. */
@@ -199,8 +207,15 @@ export interface SubtitleStream {
   language: string;
   /** vobsub, pgs, srt, ssa … */
   codec: string;
-  /** The source marks it as forced (only the foreign-language parts). */
+  /**
+   * The source marks it as forced (only the foreign-language parts); in a transcode also a track
+   * recognised by its few events (FORCED_EVENT_SHARE in agent/tasks/stream-selection.ts).
+   */
   forced: boolean;
+  /** Subtitles for the hard of hearing (DVD closed-caption content codes, Matroska FlagHearingImpaired); present only when true. */
+  hearing_impaired?: boolean;
+  /** Subtitles of a commentary (DVD "Director" content codes, Matroska FlagCommentary); present only when true. */
+  commentary?: boolean;
 }
 
 /** The streams of one finished output file (job_done). */
@@ -405,6 +420,10 @@ export interface StreamOptions {
   burn_forced_subtitles: boolean;
   /** The title's original language (from the metadata lookup), kept as well; null when unknown. */
   original_language: string | null;
+  /** Keep commentary audio (and commentary subtitles) of the kept languages (setting keepCommentary; absent: off). */
+  keep_commentary?: boolean;
+  /** Keep audio description tracks of the kept languages (setting keepAudioDescription; absent: off). */
+  keep_audio_description?: boolean;
 }
 
 /**

@@ -4,7 +4,8 @@ import { truncateLogMessage } from '../../shared/protocol-schemas.js';
 import type { AgentContext } from '../agent-context.js';
 import { ripAudioCd } from '../tasks/audio-cd-ripper.js';
 import { runRip, TaskFailure, type TaskContext } from '../tasks/rip-task.js';
-import { ffprobeShells, ffprobeStreams } from '../tools/ffprobe-runner.js';
+import { ffprobeShells, ffprobeStreams, ffprobeSubtitleEvents } from '../tools/ffprobe-runner.js';
+import { setTrackFlags } from '../tools/mkvpropedit-runner.js';
 import { readMatroskaStreams } from '../tools/matroska-head.js';
 import { handbrakeScan, handbrakeTranscode } from '../tools/handbrake-runner.js';
 import { finishTranscode, runTranscode, type Transcoder, type TranscodeResult } from '../tasks/transcode-task.js';
@@ -33,6 +34,8 @@ export type JobWork = (cmd: JobCommand, signal: AbortSignal, slot: TaskSlot, enc
 /**
  * HandBrakeCLI as the transcoder. Streams are read from a Matroska file's head in-process; other
  * files (and heads that do not tell surely) are listed by ffprobe, by HandBrake's scan where ffprobe is missing.
+ * ffprobe counts the subtitle events where an unflagged forced track may hide; mkvpropedit sets the
+ * track flags HandBrakeCLI cannot write.
  */
 export function handbrakeTranscoder(config: Pick<AgentConfig, 'handbrakeCli' | 'encoderNice' | 'slots'>): Transcoder {
   // ffprobe, when it is needed, runs in shells, one per slot at most.
@@ -51,6 +54,9 @@ export function handbrakeTranscoder(config: Pick<AgentConfig, 'handbrakeCli' | '
         return (await handbrakeScan(config.handbrakeCli, input, { signal, timeoutMs: 120_000 })).titles[0] ?? { seconds: 0, audio: [], subtitles: [] };
       }
     },
+    // Reads the whole file (demuxing only): an hour of Blu-ray takes a while, so it has its own limit.
+    subtitleEvents: (input, signal) => ffprobeSubtitleEvents('ffprobe', input, { signal, timeoutMs: 30 * 60_000 }),
+    setTrackFlags: (file, flags, signal) => setTrackFlags('mkvpropedit', file, flags, { signal, timeoutMs: 120_000 }),
   };
 }
 

@@ -7,7 +7,8 @@ import { libraryNames } from './library-names.js';
 import { claimFileName, planOutput, releaseFileName, removeIfEmpty, type EncodedOutputs, type OutputLedger } from '../output/output-folder.js';
 import { EndingWatch } from './ending-watch.js';
 import { ProgressThrottle } from './progress-throttle.js';
-import { handbrakeStreamArgs, planStreams } from './stream-selection.js';
+import { forcedCandidateLanguages, handbrakeStreamArgs, planStreams, recogniseForced } from './stream-selection.js';
+import { describeTrackFlags, type TrackFlagEdit } from '../tools/mkvpropedit-runner.js';
 import type { TaskContext } from './rip-task.js';
 import { TaskFailure } from './rip-task.js';
 
@@ -34,6 +35,16 @@ export interface Transcoder {
   transcode(input: string, output: string, preset: string, hooks: TranscodeHooks): Promise<void>;
   /** Length and streams of a file (its first title) from the transcoder's own scan. */
   scan(input: string, signal: AbortSignal): Promise<ScannedFile>;
+  /**
+   * The events of each subtitle stream of a file in stream order (null where unknown), to recognise
+   * an unflagged forced track. Absent: none is looked for.
+   */
+  subtitleEvents?(input: string, signal: AbortSignal): Promise<(number | null)[]>;
+  /**
+   * Sets the track flags HandBrakeCLI cannot write on a finished output (mkvpropedit); throws with a
+   * plain reason when it cannot. Absent: the output keeps the flags the encoder wrote.
+   */
+  setTrackFlags?(file: string, flags: TrackFlagEdit[], signal: AbortSignal): Promise<void>;
 }
 
 /** One scan per file and task: episode naming and the stream choice share it. */
@@ -59,22 +70,70 @@ export interface TranscodeResult {
   episodes_guessed: boolean;
 }
 
+/** What the transcode does with one raw file's streams: the encoder's arguments and the flags its output gets afterwards. */
+interface StreamWork {
+  args: string[];
+  flags: TrackFlagEdit[];
+}
+
 /**
- * The stream selection arguments for one raw file (none when the command carries no language choice:
- * a coordinator from before the choice existed), with the choice written to the job log.
+ * The subtitles of a scan with an unflagged forced track recognised by its few events, where a
+ * language the choice uses has several tracks and none marked forced; the scan's own list when
+ * nothing is to be looked for or the events cannot be counted (said in the job log).
  */
-async function streamArgsFor(file: string, args: TranscodeJob, scan: (file: string) => Promise<ScannedFile>, ctx: TaskContext): Promise<string[]> {
-  if (!args.audio) return [];
+async function withRecognisedForced(file: string, scanned: ScannedFile, args: TranscodeJob, transcoder: Transcoder, ctx: TaskContext): Promise<ScannedFile['subtitles']> {
+  const original = args.audio?.original_language;
+  const used = [...(args.audio_languages ?? []), ...(args.subtitle_languages ?? []), ...(original ? [original] : [])];
+  const candidates = forcedCandidateLanguages(scanned.subtitles).filter((l) => used.includes(l));
+  if (candidates.length === 0 || !transcoder.subtitleEvents) return scanned.subtitles;
+  let events: (number | null)[];
+  try {
+    events = await transcoder.subtitleEvents(file, ctx.signal);
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    ctx.log('warn', `${path.basename(file)}: the subtitle events could not be counted (${(err as Error).message}): an unflagged forced track is not looked for`);
+    return scanned.subtitles;
+  }
+  const { subtitles, recognised } = recogniseForced(scanned.subtitles, events);
+  for (const r of recognised) {
+    ctx.log('info', `${path.basename(file)}: subtitle stream ${r.stream.index} (${r.stream.language}) has ${r.events} events against ${r.fullest} of the fullest ${r.stream.language} track: taken for the forced subtitles`);
+  }
+  return subtitles;
+}
+
+/**
+ * The stream selection arguments and track flags for one raw file (none when the command carries no
+ * language choice: a coordinator from before the choice existed), with the choice written to the job log.
+ */
+async function streamWorkFor(file: string, args: TranscodeJob, scan: (file: string) => Promise<ScannedFile>, transcoder: Transcoder, ctx: TaskContext): Promise<StreamWork> {
+  if (!args.audio) return { args: [], flags: [] };
   let scanned: ScannedFile;
   try {
     scanned = await scan(file);
   } catch (err) {
     ctx.log('warn', `the streams of ${path.basename(file)} could not be read (${(err as Error).message}): the preset's own audio and subtitle choice applies`);
-    return [];
+    return { args: [], flags: [] };
   }
-  const plan = planStreams(scanned.audio, scanned.subtitles, { audio_languages: args.audio_languages ?? [], subtitle_languages: args.subtitle_languages ?? [], options: args.audio });
+  const subtitles = await withRecognisedForced(file, scanned, args, transcoder, ctx);
+  const plan = planStreams(scanned.audio, subtitles, { audio_languages: args.audio_languages ?? [], subtitle_languages: args.subtitle_languages ?? [], options: args.audio });
   for (const note of plan.notes) ctx.log(note.level, `${path.basename(file)}: ${note.message}`);
-  return handbrakeStreamArgs(plan);
+  return { args: handbrakeStreamArgs(plan), flags: plan.flags };
+}
+
+/**
+ * Gives a finished output the track flags HandBrakeCLI cannot write (languages.md, "Track roles"). A
+ * failure fails the task: a file whose forced or commentary tracks are not marked is the problem the
+ * flags are there to solve.
+ */
+async function applyTrackFlags(dest: string, flags: TrackFlagEdit[], transcoder: Transcoder, ctx: TaskContext): Promise<void> {
+  if (flags.length === 0 || !transcoder.setTrackFlags) return;
+  try {
+    await transcoder.setTrackFlags(dest, flags, ctx.signal);
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    throw new TaskFailure(`the track flags of ${path.basename(dest)} (${describeTrackFlags(flags)}) could not be set: ${(err as Error).message}`);
+  }
+  ctx.log('info', `${path.basename(dest)}: track flags set: ${describeTrackFlags(flags)}`);
 }
 
 /** The streams of a finished file, or null (logged) when the scan fails: the file itself is fine. */
@@ -150,7 +209,7 @@ export async function runTranscode(args: TranscodeJob, transcoder: Transcoder, c
       claimed.push(dest);
       ledger?.claimed(dest, [...new Set([dir, plan.dir])]);
       try {
-        const streamArgs = await streamArgsFor(file, args, scan, ctx);
+        const streams = await streamWorkFor(file, args, scan, transcoder, ctx);
         // All is ready: the encoder is forked now and waits for the slot, which starts it the moment it frees.
         const slot = i === 0 ? ctx.takeSlot?.() : undefined;
         const last = i === args.files.length - 1;
@@ -166,11 +225,12 @@ export async function runTranscode(args: TranscodeJob, transcoder: Transcoder, c
             throttle.update(((i + pct / 100) / args.files.length) * 100);
             ending?.update(pct);
           },
-          streamArgs,
+          streamArgs: streams.args,
           startWhen: slot,
           // The slot frees as the last encoder exits, before its output is looked at.
           onExit: last ? encoderDone : undefined,
         });
+        await applyTrackFlags(dest, streams.flags, transcoder, ctx);
       } finally {
         releaseFileName(dir, name);
       }

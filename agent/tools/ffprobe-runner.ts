@@ -1,8 +1,8 @@
-import { parseFfprobeStreams, type ProbedFile } from './ffprobe-parser.js';
+import { parseFfprobePacketCounts, parseFfprobeStreams, type ProbedFile } from './ffprobe-parser.js';
 import { ProbeShellPool } from '../../shared/probe-shell.js';
 import { describeExit, runTool, ToolError } from '../../shared/process.js';
 
-const ENTRIES = 'stream=index,codec_type,codec_name,profile,channels:stream_disposition=default,forced:stream_tags=language:format=duration';
+const ENTRIES = 'stream=index,codec_type,codec_name,profile,channels:stream_disposition=default,forced,comment,hearing_impaired,visual_impaired:stream_tags=language:format=duration';
 
 /**
  * The probe shells' script: runs the request's fields as a command (ffprobe and its arguments, never
@@ -40,12 +40,14 @@ export function parseShellAnswer(answer: string): { exitCode: number; stdout: st
   return { exitCode: Number(rc[1]), stdout };
 }
 
-/**
- * `ffprobe … -of json FILE`: length and streams of a file (a tenth of HandBrake's scan start-up), run
- * in one of `shells` when given.
- */
-export async function ffprobeStreams(bin: string, file: string, opts: { signal?: AbortSignal; timeoutMs?: number; shells?: ProbeShellPool | null } = {}): Promise<ProbedFile> {
-  const args = ['-v', 'error', '-show_entries', ENTRIES, '-of', 'json', file];
+interface FfprobeOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  shells?: ProbeShellPool | null;
+}
+
+/** ffprobe with these arguments, in one of `shells` when given: its stdout; throws a ToolError naming the file when it fails. */
+async function runFfprobe(bin: string, args: string[], file: string, opts: FfprobeOptions): Promise<string> {
   let result: { exitCode: number | null; signal?: string | null; stdout: string };
   if (opts.shells) {
     const timeoutMs = opts.timeoutMs ?? 120_000;
@@ -59,5 +61,23 @@ export async function ffprobeStreams(bin: string, file: string, opts: { signal?:
     result = await runTool(bin, args, { signal: opts.signal, timeoutMs: opts.timeoutMs, captureStdout: true });
   }
   if (result.exitCode !== 0) throw new ToolError('ffprobe', `ffprobe could not read ${file} (${describeExit({ exitCode: result.exitCode, signal: result.signal ?? null })})`, { exitCode: result.exitCode ?? undefined });
-  return parseFfprobeStreams(result.stdout);
+  return result.stdout;
+}
+
+/**
+ * `ffprobe … -of json FILE`: length and streams of a file (a tenth of HandBrake's scan start-up), run
+ * in one of `shells` when given.
+ */
+export async function ffprobeStreams(bin: string, file: string, opts: FfprobeOptions = {}): Promise<ProbedFile> {
+  return parseFfprobeStreams(await runFfprobe(bin, ['-v', 'error', '-show_entries', ENTRIES, '-of', 'json', file], file, opts));
+}
+
+/**
+ * `ffprobe -count_packets -select_streams s … FILE`: the events of each subtitle stream, in file order
+ * (parseFfprobePacketCounts). It reads the whole file (demuxing only), so it is asked only where a
+ * forced track may hide among a language's tracks.
+ */
+export async function ffprobeSubtitleEvents(bin: string, file: string, opts: FfprobeOptions = {}): Promise<(number | null)[]> {
+  const args = ['-v', 'error', '-count_packets', '-select_streams', 's', '-show_entries', 'stream=index,nb_read_packets', '-of', 'json', file];
+  return parseFfprobePacketCounts(await runFfprobe(bin, args, file, opts));
 }

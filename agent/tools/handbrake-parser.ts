@@ -5,7 +5,7 @@
 
 import type { AudioStream, SubtitleStream } from '../../shared/protocol.js';
 import { normaliseLanguage } from '../../shared/languages.js';
-import { audioCodec, subtitleCodec } from './stream-codec.js';
+import { audioCodec, subtitleCodec, trueRoles } from './stream-codec.js';
 
 /** One `Label: { … }` object from `--json` stdout (`Version`, `Progress`, `JSON Title Set`). */
 export interface HandbrakeJsonBlock {
@@ -111,29 +111,38 @@ function asList(value: unknown): Json[] {
   return Array.isArray(value) ? value.map((v) => asObject(v)).filter((v): v is Json => v !== null) : [];
 }
 
-/** AudioList entries: TrackNumber, LanguageCode (ISO 639-2), CodecName, Description, ChannelCount (languages.md). */
+/**
+ * AudioList entries: TrackNumber, LanguageCode (ISO 639-2), CodecName, Description, ChannelCount
+ * (languages.md), Attributes (Commentary, AltCommentary, VisuallyImpaired: a DVD's content code).
+ */
 function scanAudio(title: Json | null): AudioStream[] {
   return asList(title?.AudioList).map((a, i) => {
     const description = asText(a.Description);
     // DTS-HD and DTS share CodecName "dca"; the description names the HD kind ("DTS-HD MA").
     const hd = /DTS-HD/i.test(description) ? 'DTS-HD' : null;
+    const attrs = asObject(a.Attributes);
     return {
       index: asNumber(a.TrackNumber) ?? i + 1,
       language: normaliseLanguage(asText(a.LanguageCode)),
       codec: audioCodec(hd, asText(a.CodecName)),
       channels: asNumber(a.ChannelCount),
+      ...trueRoles({ commentary: attrs?.Commentary === true || attrs?.AltCommentary === true, visual_impaired: attrs?.VisuallyImpaired === true }),
     };
   });
 }
 
-/** SubtitleList entries: TrackNumber, LanguageCode, SourceName (VOBSUB, PGS, SRT…), Attributes.Forced. */
+/** SubtitleList entries: TrackNumber, LanguageCode, SourceName (VOBSUB, PGS, SRT…), Attributes (Forced, ClosedCaption, Commentary). */
 function scanSubtitles(title: Json | null): SubtitleStream[] {
-  return asList(title?.SubtitleList).map((sub, i) => ({
-    index: asNumber(sub.TrackNumber) ?? i + 1,
-    language: normaliseLanguage(asText(sub.LanguageCode)),
-    codec: subtitleCodec(asText(sub.SourceName)),
-    forced: asObject(sub.Attributes)?.Forced === true,
-  }));
+  return asList(title?.SubtitleList).map((sub, i) => {
+    const attrs = asObject(sub.Attributes);
+    return {
+      index: asNumber(sub.TrackNumber) ?? i + 1,
+      language: normaliseLanguage(asText(sub.LanguageCode)),
+      codec: subtitleCodec(asText(sub.SourceName)),
+      forced: attrs?.Forced === true,
+      ...trueRoles({ hearing_impaired: attrs?.ClosedCaption === true, commentary: attrs?.Commentary === true }),
+    };
+  });
 }
 
 /** Titles of `HandBrakeCLI -i X --scan -t 0 --json` stdout; seconds = Duration.Ticks / 90000. */

@@ -35,12 +35,20 @@ export interface LsdvdAudio {
   channels: number | null;
   /** MPEG stream id (0x80 = first AC-3), null when lsdvd did not print it. */
   streamId: number | null;
+  /** The IFO's content code says "Comments1" or "Comments2" (director's comments). */
+  commentary: boolean;
+  /** The IFO's content code says "Impaired": audio description for the visually impaired. */
+  visualImpaired: boolean;
 }
 
 export interface LsdvdSubpicture {
   language: string;
   /** The IFO's content code says "Forced". */
   forced: boolean;
+  /** Closed captions ("Normal_CC", "Large_CC", "Children_CC"): for the hard of hearing. */
+  hearingImpaired: boolean;
+  /** Subtitles of the director's comments ("Director", "Large_Director", "Children_Director"). */
+  commentary: boolean;
   /** Private stream 1 sub-id, 0x20..0x3f; null when lsdvd did not print it. */
   streamId: number | null;
 }
@@ -107,6 +115,20 @@ function streamId(value: unknown): number | null {
   return Number(raw);
 }
 
+/**
+ * lsdvd's words for the IFO's content codes (its audio_type and subp_type tables): audio "Undefined",
+ * "Normal", "Impaired", "Comments1", "Comments2"; subpictures "Undefined", "Normal", "Large",
+ * "Children", "Normal_CC", "Large_CC", "Children_CC", "Forced", "Director", "Large_Director",
+ * "Children_Director" (and "reserved").
+ */
+export const LSDVD_CONTENT = {
+  audioCommentary: /^comments[12]$/i,
+  audioVisualImpaired: /^impaired$/i,
+  subpictureForced: /^forced/i,
+  subpictureClosedCaption: /^(normal|large|children)_cc$/i,
+  subpictureCommentary: /^(large_|children_)?director$/i,
+} as const;
+
 function parseTrack(track: Node): LsdvdTitle {
   return {
     number: number(track.ix),
@@ -117,11 +139,15 @@ function parseTrack(track: Node): LsdvdTitle {
       codec: audioCodec(text(a.format)),
       channels: number(a.channels) || null,
       streamId: streamId(a.streamid),
+      commentary: LSDVD_CONTENT.audioCommentary.test(text(a.content)),
+      visualImpaired: LSDVD_CONTENT.audioVisualImpaired.test(text(a.content)),
     })),
     subtitles: asList(track.subp).map((sp) => ({
       language: normaliseLanguage(text(sp.langcode)),
-      forced: /^forced/i.test(text(sp.content)),
+      forced: LSDVD_CONTENT.subpictureForced.test(text(sp.content)),
       streamId: streamId(sp.streamid),
+      hearingImpaired: LSDVD_CONTENT.subpictureClosedCaption.test(text(sp.content)),
+      commentary: LSDVD_CONTENT.subpictureCommentary.test(text(sp.content)),
     })),
     palette: palette(track.palette),
     videoFormat: videoFormat(track.format),

@@ -4,7 +4,7 @@
  */
 import type { AudioStream, SubtitleStream } from '../../shared/protocol.js';
 import { normaliseLanguage } from '../../shared/languages.js';
-import { audioCodec, subtitleCodec } from './stream-codec.js';
+import { audioCodec, subtitleCodec, trueRoles } from './stream-codec.js';
 
 export type MakemkvField = number | string;
 
@@ -91,8 +91,20 @@ const SATTR_TREE_INFO = 30;
 /** SINFO type codes: 6202 audio, 6203 subtitles (the text beside them is localized). */
 const STREAM_AUDIO = 6202;
 const STREAM_SUBTITLES = 6203;
-/** StreamFlags bit of a forced subtitle stream. */
-const FLAG_FORCED = 4096;
+/**
+ * SINFO 22 (ap_iaStreamFlags) bits, as MakeMKV's apdefs.h names them (AP_AVStreamFlag_*): director's
+ * comments 1, alternate director's comments 2, for the visually impaired 4, forced subtitles 4096
+ * (the others, 256 core audio, 512 secondary audio, 1024 has core audio, 2048 derived stream, 16384
+ * profile secondary stream, 32768 offset sequence id present, say nothing of a role). apdefs.h has
+ * no bit for the hard of hearing: a closed-caption stream (codec S_CC608) is theirs.
+ */
+export const STREAM_FLAG = {
+  directorsComments: 1,
+  alternateDirectorsComments: 2,
+  visuallyImpaired: 4,
+  forcedSubtitles: 4096,
+} as const;
+const COMMENTARY_FLAGS = STREAM_FLAG.directorsComments | STREAM_FLAG.alternateDirectorsComments;
 const CATTR_VOLUME = 32;
 
 function readQuoted(line: string, start: number): { value: string; end: number } | null {
@@ -191,13 +203,16 @@ function titleStreams(raw: Map<number, RawStream>): { audio: AudioStream[]; subt
   for (const [, stream] of [...raw.entries()].sort((x, y) => x[0] - y[0])) {
     const a = stream.attrs;
     const language = normaliseLanguage(a.get(SATTR_LANG));
+    const flags = Number(a.get(SATTR_FLAGS)) || 0;
+    const commentary = (flags & COMMENTARY_FLAGS) !== 0;
     if (stream.type === STREAM_AUDIO) {
       const channels = Number(a.get(SATTR_CHANNELS));
-      audio.push({ index: audio.length + 1, language, codec: audioCodec(a.get(SATTR_CODEC_SHORT), a.get(SATTR_CODEC_ID)), channels: Number.isInteger(channels) && channels > 0 ? channels : null });
+      const roles = trueRoles({ commentary, visual_impaired: (flags & STREAM_FLAG.visuallyImpaired) !== 0 });
+      audio.push({ index: audio.length + 1, language, codec: audioCodec(a.get(SATTR_CODEC_SHORT), a.get(SATTR_CODEC_ID)), channels: Number.isInteger(channels) && channels > 0 ? channels : null, ...roles });
     } else if (stream.type === STREAM_SUBTITLES) {
-      const flags = Number(a.get(SATTR_FLAGS)) || 0;
-      const forced = (flags & FLAG_FORCED) !== 0 || /\(forced only\)/i.test(a.get(SATTR_TREE_INFO) ?? '');
-      subtitles.push({ index: subtitles.length + 1, language, codec: subtitleCodec(a.get(SATTR_CODEC_ID), a.get(SATTR_CODEC_SHORT)), forced });
+      const forced = (flags & STREAM_FLAG.forcedSubtitles) !== 0 || /\(forced only\)/i.test(a.get(SATTR_TREE_INFO) ?? '');
+      const codec = subtitleCodec(a.get(SATTR_CODEC_ID), a.get(SATTR_CODEC_SHORT));
+      subtitles.push({ index: subtitles.length + 1, language, codec, forced, ...trueRoles({ hearing_impaired: codec === 'cc', commentary }) });
     }
   }
   return { audio, subtitles };

@@ -11,7 +11,7 @@ import fs from 'node:fs/promises';
 import type { AudioStream, SubtitleStream } from '../../shared/protocol.js';
 import { normaliseLanguage } from '../../shared/languages.js';
 import type { ProbedFile } from './ffprobe-parser.js';
-import { audioCodec, subtitleCodec } from './stream-codec.js';
+import { audioCodec, subtitleCodec, trueRoles } from './stream-codec.js';
 
 /** How much of a file's head is read: Tracks with the largest codec data (VobSub palettes, fonts come later) fit many times over. */
 export const HEAD_BYTES = 1 << 20;
@@ -30,6 +30,9 @@ const ID = {
   language: 0x22b59c,
   languageBcp47: 0x22b59d,
   flagForced: 0x55aa,
+  flagHearingImpaired: 0x55ab,
+  flagVisualImpaired: 0x55ac,
+  flagCommentary: 0x55af,
   audio: 0xe1,
   channels: 0x9f,
   cluster: 0x1f43b675,
@@ -107,7 +110,8 @@ const find = (els: Element[], id: number): Element | undefined => els.find((e) =
 
 /**
  * The streams of a Matroska (or WebM) file from the first bytes of it, numbered per kind in track
- * order as ffprobe numbers them; null when the head does not tell them surely (see the module's comment).
+ * order as ffprobe numbers them, with the role flags (FlagForced, FlagHearingImpaired, FlagVisualImpaired,
+ * FlagCommentary); null when the head does not tell them surely (see the module's comment).
  */
 export function parseMatroskaHead(buf: Buffer): ProbedFile | null {
   const header = element(buf, 0, buf.length);
@@ -149,15 +153,19 @@ export function parseMatroskaHead(buf: Buffer): ProbedFile | null {
     // Matroska's default language is English; "und" says none (ffprobe reports the same).
     const languageEl = find(els, ID.language);
     const language = normaliseLanguage(languageEl ? str(buf, languageEl) : 'eng');
+    const flag = (id: number): boolean => {
+      const el = find(els, id);
+      return el ? uint(buf, el) === 1 : false;
+    };
+    const commentary = flag(ID.flagCommentary);
     if (type === TRACK_AUDIO) {
       if (/^A_DTS/i.test(codecId)) return null;
       const audioEl = find(els, ID.audio);
       const channelsEl = audioEl ? find(children(buf, audioEl.start, audioEl.end as number) ?? [], ID.channels) : undefined;
       const channels = channelsEl ? uint(buf, channelsEl) : 1;
-      audio.push({ index: audio.length + 1, language, codec: audioCodec(codecId), channels: channels > 0 ? channels : null });
+      audio.push({ index: audio.length + 1, language, codec: audioCodec(codecId), channels: channels > 0 ? channels : null, ...trueRoles({ commentary, visual_impaired: flag(ID.flagVisualImpaired) }) });
     } else {
-      const forcedEl = find(els, ID.flagForced);
-      subtitles.push({ index: subtitles.length + 1, language, codec: subtitleCodec(codecId), forced: forcedEl ? uint(buf, forcedEl) === 1 : false });
+      subtitles.push({ index: subtitles.length + 1, language, codec: subtitleCodec(codecId), forced: flag(ID.flagForced), ...trueRoles({ hearing_impaired: flag(ID.flagHearingImpaired), commentary }) });
     }
   }
   return { seconds, audio, subtitles };

@@ -30,6 +30,7 @@ import { cssLibraryMissing, lsdvdError, parseLsdvdXml } from './lsdvd-parser.js'
 import type { LsdvdDisc, LsdvdTitle } from './lsdvd-parser.js';
 import { matroskaLanguage, UNDETERMINED } from '../../shared/languages.js';
 import type { Track } from './makemkv-parser.js';
+import { trueRoles } from './stream-codec.js';
 import { runTool, ToolError } from '../../shared/process.js';
 import type { RunToolOptions } from '../../shared/process.js';
 
@@ -115,8 +116,8 @@ function toTrack(title: LsdvdTitle, sizes: Map<number, number>): Track {
     outputFileName: null,
     // MakeMKV names a DVD title by its DVD title number (TINFO 24, "01"); lsdvd's number is the same one.
     originalTitleId: String(title.number).padStart(2, '0'),
-    audio: title.audio.map((a, i) => ({ index: i + 1, language: a.language, codec: a.codec, channels: a.channels })),
-    subtitles: title.subtitles.map((sp, i) => ({ index: i + 1, language: sp.language, codec: 'vobsub', forced: sp.forced })),
+    audio: title.audio.map((a, i) => ({ index: i + 1, language: a.language, codec: a.codec, channels: a.channels, ...trueRoles({ commentary: a.commentary, visual_impaired: a.visualImpaired }) })),
+    subtitles: title.subtitles.map((sp, i) => ({ index: i + 1, language: sp.language, codec: 'vobsub', forced: sp.forced, ...trueRoles({ hearing_impaired: sp.hearingImpaired, commentary: sp.commentary }) })),
   };
 }
 
@@ -252,20 +253,29 @@ export function chaptersMetadata(lengths: number[]): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** A stream's roles from the IFO's content code as ffmpeg dispositions (Matroska track flags); null for none. */
+function disposition(st: { forced?: boolean; commentary: boolean; visualImpaired?: boolean; hearingImpaired?: boolean }): string | null {
+  const flags = [st.forced && 'forced', st.commentary && 'comment', st.visualImpaired && 'visual_impaired', st.hearingImpaired && 'hearing_impaired'].filter(Boolean);
+  return flags.length ? flags.join('+') : null;
+}
+
 /**
  * ffmpeg -map/-metadata arguments for every audio and subpicture stream of the title, in the IFO's
- * order. The languages live only in the IFO (VOBs carry none), so they are written here. Streams are
+ * order. The languages and the roles (content codes: forced, commentary, audio description, closed
+ * captions, as track flags) live only in the IFO (VOBs carry none), so they are written here. Streams are
  * mapped by their MPEG id so the order is the IFO's, not the order the demuxer met them in; "?" keeps
  * a stream the IFO lists but the title never uses from failing the remux.
  */
 export function streamArgs(title: LsdvdTitle): string[] {
   const args: string[] = [];
-  const map = (kind: 'a' | 's', streams: { streamId: number | null; language: string }[]): void => {
+  const map = (kind: 'a' | 's', streams: (Parameters<typeof disposition>[0] & { streamId: number | null; language: string })[]): void => {
     const byId = streams.length > 0 && streams.every((st) => st.streamId !== null);
     if (byId) for (const st of streams) args.push('-map', `0:i:0x${(st.streamId as number).toString(16)}?`);
     else args.push('-map', `0:${kind}?`);
     streams.forEach((st, i) => {
       if (st.language !== UNDETERMINED) args.push(`-metadata:s:${kind}:${i}`, `language=${matroskaLanguage(st.language)}`);
+      const flags = disposition(st);
+      if (flags) args.push(`-disposition:${kind}:${i}`, flags);
     });
   };
   map('a', title.audio);

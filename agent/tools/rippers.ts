@@ -3,7 +3,9 @@ import { toolEnvironment } from '../../shared/process.js';
 import path from 'node:path';
 import type { DiscType, Track } from '../../shared/protocol.js';
 import type { DiscSource } from '../disc/image-drive.js';
+import type { ProbedFile } from './ffprobe-parser.js';
 import type { Track as ScannedTitle } from './makemkv-parser.js';
+import type { TrackFlag, TrackFlagEdit } from './mkvpropedit-runner.js';
 
 export interface RipHooks {
   signal: AbortSignal;
@@ -33,6 +35,69 @@ export function sourceFields(t: ScannedTitle): Pick<Track, 'source_file' | 'orig
   if (t.segmentCount !== undefined && t.segmentCount !== null) out.segment_count = t.segmentCount;
   if (t.segmentMap) out.segment_map = t.segmentMap;
   return out;
+}
+
+/** The title's streams have a role the disc states (forced, commentary, audio description, for the hard of hearing). */
+export function hasDiscRoles(t: Pick<Track, 'audio' | 'subtitles'>): boolean {
+  return (t.audio ?? []).some((a) => a.commentary || a.visual_impaired) || (t.subtitles ?? []).some((s) => s.forced || s.hearing_impaired || s.commentary);
+}
+
+/**
+ * The flags that give a ripped file the roles the disc states for the title's streams, where the file
+ * lacks them; null when the file's tracks are not the title's streams (per kind, the same number in
+ * the same languages: MakeMKV's stream selection may have left some out), so no role lands on the
+ * wrong track.
+ */
+export function discRoleEdits(t: Pick<Track, 'audio' | 'subtitles'>, file: Pick<ProbedFile, 'audio' | 'subtitles'>): TrackFlagEdit[] | null {
+  const audio = t.audio ?? [];
+  const subtitles = t.subtitles ?? [];
+  const lined = <S extends { language: string }>(disc: S[], raw: S[]): boolean => disc.length === raw.length && disc.every((d, i) => d.language === raw[i].language);
+  if (!lined(audio, file.audio) || !lined(subtitles, file.subtitles)) return null;
+  const edits: TrackFlagEdit[] = [];
+  audio.forEach((a, i) => {
+    const has = file.audio[i];
+    const flags: TrackFlag[] = [];
+    if (a.visual_impaired && !has.visual_impaired) flags.push('visual-impaired');
+    if (a.commentary && !has.commentary) flags.push('commentary');
+    if (flags.length) edits.push({ track: `a${i + 1}`, flags });
+  });
+  subtitles.forEach((s, i) => {
+    const has = file.subtitles[i];
+    const flags: TrackFlag[] = [];
+    if (s.forced && !has.forced) flags.push('forced');
+    if (s.hearing_impaired && !has.hearing_impaired) flags.push('hearing-impaired');
+    if (s.commentary && !has.commentary) flags.push('commentary');
+    if (flags.length) edits.push({ track: `s${i + 1}`, flags });
+  });
+  return edits;
+}
+
+/**
+ * Writes the roles MakeMKV's scan states for the title's streams (its SINFO stream flags) into the
+ * raw file as Matroska track flags, where MakeMKV did not: the transcode, on any worker and on a
+ * retry, reads them from the file. A file that cannot be read or written keeps its own flags, and the
+ * job log says so: the raw file itself is fine.
+ */
+async function writeDiscRoles(file: string, track: Track, hooks: RipHooks): Promise<void> {
+  if (!hasDiscRoles(track)) return;
+  const name = path.basename(file);
+  try {
+    const { readMatroskaStreams } = await import('./matroska-head.js');
+    const { ffprobeStreams } = await import('./ffprobe-runner.js');
+    const { describeTrackFlags, setTrackFlags } = await import('./mkvpropedit-runner.js');
+    const probed = (await readMatroskaStreams(file, hooks.signal)) ?? (await ffprobeStreams('ffprobe', file, { signal: hooks.signal, timeoutMs: 120_000 }));
+    const edits = discRoleEdits(track, probed);
+    if (edits === null) {
+      hooks.onMessage(`the tracks of ${name} are not the streams the disc lists: the disc's track roles are not written into it`);
+      return;
+    }
+    if (edits.length === 0) return;
+    await setTrackFlags('mkvpropedit', file, edits, { signal: hooks.signal, timeoutMs: 120_000 });
+    hooks.onMessage(`the disc's track roles are written into ${name}: ${describeTrackFlags(edits)}`);
+  } catch (err) {
+    if (hooks.signal.aborted) throw err;
+    hooks.onMessage(`warning: the disc's track roles could not be written into ${name} (${(err as Error).message}): the transcode sees only the flags MakeMKV wrote`);
+  }
 }
 
 /** One rip backend: reads the titles of a disc and rips one title into the raw dir. */
@@ -80,6 +145,7 @@ export function makemkvRipper(bin: string, home: string, keyCount: () => number)
     async rip(source, track, rawDir, hooks) {
       const { makemkvRip } = await import('./makemkv-runner.js');
       const result = await withUhdReason(hooks.discType, keyCount, () => makemkvRip(bin, makemkvSource(source), track.number, rawDir, { ...hooks, home }));
+      for (const file of result.files) await writeDiscRoles(file, track, hooks);
       return result.files;
     },
   };

@@ -44,3 +44,13 @@ export function audioCodec(...names: (string | null | undefined)[]): string {
 export function subtitleCodec(...names: (string | null | undefined)[]): string {
   return lookup(SUBTITLE, names);
 }
+
+/**
+ * The track roles of a stream that hold, for its AudioStream or SubtitleStream: a role is listed only
+ * when true, so a stream without one looks as before the roles existed.
+ */
+export function trueRoles<K extends string>(roles: Record<K, boolean>): Partial<Record<K, true>> {
+  const out: Partial<Record<K, true>> = {};
+  for (const key of Object.keys(roles) as K[]) if (roles[key]) out[key] = true;
+  return out;
+}

@@ -86,6 +86,8 @@ export class TranscodeQueue {
         stereo_companion: s.stereoCompanion,
         burn_forced_subtitles: s.burnForcedSubtitles,
         original_language: s.originalLanguage ? (meta.original_language ?? null) : null,
+        keep_commentary: s.keepCommentary,
+        keep_audio_description: s.keepAudioDescription,
       },
     };
     const preferred = meta.transcode_node || null;

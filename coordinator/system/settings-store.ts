@@ -41,6 +41,10 @@ export const SETTING_DEFAULTS = {
   originalLanguage: true,
   /** Burn a forced subtitle track of the default audio language into the picture. */
   burnForcedSubtitles: false,
+  /** Keep the commentary tracks (audio, and commentary subtitles) of the kept languages; off: left out. */
+  keepCommentary: false,
+  /** Keep the audio description tracks (for the visually impaired) of the kept languages; off: left out. */
+  keepAudioDescription: false,
   /** A rip without chosen titles leaves titles shorter than this out (seconds; like MakeMKV's minimum length). */
   minTitleSeconds: 120,
   /** An automatic rip of a movie takes at most this many titles of near-identical length (playlist obfuscation: the best one, the rest left). */

@@ -79,13 +79,18 @@ export function dvdImage(label: string, seconds: number[]): string {
   return file;
 }
 
-/** The two-language DVD (scripts/make-multilang-dvd-image.sh): de AC-3 5.1 + en AC-3 2.0, de + en subpictures. */
-export function multiLangImage(label: string, seconds = 12): string {
-  const key = `multilang:${label}:${seconds}`;
+/**
+ * The two-language DVD (scripts/make-multilang-dvd-image.sh): de AC-3 5.1 + en AC-3 2.0, de + en
+ * subpictures; `content`: the streams' content codes (dvdauthor's words, German first), e.g.
+ * { audio: 'normal comments1', subpictures: 'forced normal_cc' }.
+ */
+export function multiLangImage(label: string, seconds = 12, content: { audio?: string; subpictures?: string } = {}): string {
+  const key = `multilang:${label}:${seconds}:${content.audio ?? ''}:${content.subpictures ?? ''}`;
   const cached = isoCache.get(key);
   if (cached) return cached;
   const file = path.join(tempDir('ripwerk-iso-'), `${label}.iso`);
-  execFileSync('bash', [path.join(REPO_DIR, 'scripts/make-multilang-dvd-image.sh'), file, label, String(seconds)], { stdio: 'pipe' });
+  const env = { ...process.env, DVD_AUDIO_CONTENT: content.audio ?? '', DVD_SUBPICTURE_CONTENT: content.subpictures ?? '' };
+  execFileSync('bash', [path.join(REPO_DIR, 'scripts/make-multilang-dvd-image.sh'), file, label, String(seconds)], { stdio: 'pipe', env });
   isoCache.set(key, file);
   return file;
 }
@@ -108,13 +113,24 @@ export interface ProbedStream {
   channels: number | null;
   language: string | null;
   default: boolean;
+  /** The role dispositions (Matroska track flags) that are set: forced, hearing_impaired, visual_impaired, comment, original. */
+  roles: string[];
 }
+
+const ROLE_DISPOSITIONS = ['forced', 'hearing_impaired', 'visual_impaired', 'comment', 'original'] as const;
 
 /** ffprobe's view of a file's streams, in file order. */
 export function probeStreams(file: string): ProbedStream[] {
-  const out = execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_type,codec_name,channels:stream_tags=language:stream_disposition=default', '-of', 'json', file]).toString();
-  const doc = JSON.parse(out) as { streams: { codec_type: ProbedStream['type']; codec_name: string; channels?: number; tags?: { language?: string }; disposition?: { default?: number } }[] };
-  return doc.streams.map((s) => ({ type: s.codec_type, codec: s.codec_name, channels: s.channels ?? null, language: s.tags?.language ?? null, default: s.disposition?.default === 1 }));
+  const out = execFileSync('ffprobe', ['-v', 'error', '-show_entries', `stream=codec_type,codec_name,channels:stream_tags=language:stream_disposition=default,${ROLE_DISPOSITIONS.join(',')}`, '-of', 'json', file]).toString();
+  const doc = JSON.parse(out) as { streams: { codec_type: ProbedStream['type']; codec_name: string; channels?: number; tags?: { language?: string }; disposition?: Record<string, number> }[] };
+  return doc.streams.map((s) => ({
+    type: s.codec_type,
+    codec: s.codec_name,
+    channels: s.channels ?? null,
+    language: s.tags?.language ?? null,
+    default: s.disposition?.default === 1,
+    roles: ROLE_DISPOSITIONS.filter((d) => s.disposition?.[d] === 1),
+  }));
 }
 
 /**

@@ -1,6 +1,7 @@
-import type { JobDetail } from '../../shared/api-types.js';
+import type { Device, JobDetail } from '../../shared/api-types.js';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
@@ -70,14 +71,40 @@ function renderSubtitle(file: string, seconds: number): SubtitleRender {
 }
 
 const brief = (streams: ProbedStream[]): string[] => streams.map((s) => `${s.codec}${s.channels ? ` ${s.channels}ch` : ''} ${s.language}${s.default ? ' default' : ''}`);
+/** A stream with its role flags (ffprobe dispositions): "ger forced default", "eng comment". */
+const roles = (streams: ProbedStream[]): string[] => streams.map((s) => [s.language, ...s.roles, ...(s.default ? ['default'] : [])].join(' '));
+
+/**
+ * What MakeMKV writes for a dubbed film with every kind of role: the two-language MKV's streams plus
+ * a second English audio (the disc calls it commentary), a German audio flagged for the visually
+ * impaired and the German DVD subtitles flagged for the hard of hearing (the file's own flags, as
+ * MakeMKV would write them), and two German text tracks: a full one (16 lines) and one of the few
+ * lines of the foreign-language scenes (3), which nothing marks as forced.
+ */
+function rolesMkv(source: string): string {
+  const dir = tempDir('ripwerk-roles-');
+  const srt = (lines: number[]): string => lines.map((t, i) => `${i + 1}\n00:00:0${Math.floor(t)},${t % 1 ? '5' : '0'}00 --> 00:00:0${Math.floor(t)},${t % 1 ? '9' : '4'}00\nZeile ${i + 1}\n`).join('\n');
+  fs.writeFileSync(path.join(dir, 'full.srt'), srt(Array.from({ length: 16 }, (_, i) => i / 2)));
+  fs.writeFileSync(path.join(dir, 'few.srt'), srt([1, 3, 5]));
+  const file = path.join(dir, 'roles.mkv');
+  execFileSync('ffmpeg', [
+    '-v', 'error', '-nostdin', '-i', source, '-i', path.join(dir, 'full.srt'), '-i', path.join(dir, 'few.srt'),
+    '-map', '0:v', '-map', '0:a:0', '-map', '0:a:1', '-map', '0:a:1', '-map', '0:a:1', '-map', '0:s:0', '-map', '0:s:1', '-map', '1:0', '-map', '2:0',
+    '-c', 'copy', '-metadata:s:a:2', 'language=eng', '-metadata:s:a:3', 'language=ger', '-metadata:s:s:2', 'language=ger', '-metadata:s:s:3', 'language=ger', '-y', file,
+  ], { stdio: 'pipe' });
+  execFileSync('mkvpropedit', [file, '--edit', 'track:a4', '--set', 'flag-visual-impaired=1', '--edit', 'track:s1', '--set', 'flag-hearing-impaired=1'], { stdio: 'pipe' });
+  return file;
+}
 
 describe('languages: audio, surround and subtitles from disc to file (real HandBrakeCLI, both rip backends)', () => {
   let w: World;
   let c: CoordinatorHandle;
   let open: AgentHandle; // lsdvd + dvdbackup + ffmpeg
   let mkv: AgentHandle; // the MakeMKV stand-in, with the streams of the same disc
+  let roleMkv: AgentHandle; // the MakeMKV stand-in with a disc whose streams have roles (rolesMkv)
   let openDrive: string;
   let mkvDrive: string;
+  let roleDrive: string;
 
   const rip = async (device: string, agent: AgentHandle, body: Record<string, unknown>, title: string): Promise<Job> => {
     insertDisc(agent.driveDir, multiLangImage('MULTI_LANG'));
@@ -91,16 +118,29 @@ describe('languages: audio, surround and subtitles from disc to file (real HandB
     w = world();
     c = await startCoordinator(w);
     open = await startAgent(w, c.mqttUrl, 'offen');
+    const source = multiLangMkv();
     mkv = await startAgent(w, c.mqttUrl, 'mkv', {
       makemkv: true,
-      extra: { FAKE_MAKEMKV_SOURCE_MKV: multiLangMkv(), FAKE_MAKEMKV_TITLES: '12', FAKE_MAKEMKV_STREAMS: 'a:deu:A_AC3:6,a:eng:A_AC3:2,s:deu:S_VOBSUB,s:eng:S_VOBSUB' },
+      extra: { FAKE_MAKEMKV_SOURCE_MKV: source, FAKE_MAKEMKV_TITLES: '12', FAKE_MAKEMKV_STREAMS: 'a:deu:A_AC3:6,a:eng:A_AC3:2,s:deu:S_VOBSUB,s:eng:S_VOBSUB' },
+    });
+    // The disc states: the second English audio is a commentary (stream flags 1), the English DVD subtitles are forced (6144).
+    roleMkv = await startAgent(w, c.mqttUrl, 'rollen', {
+      makemkv: true,
+      extra: {
+        FAKE_MAKEMKV_SOURCE_MKV: rolesMkv(source),
+        FAKE_MAKEMKV_TITLES: '12',
+        FAKE_MAKEMKV_SECONDS: '0',
+        FAKE_MAKEMKV_STREAMS: 'a:deu:A_AC3:6,a:eng:A_AC3:2,a:eng:A_AC3:2:commentary,a:deu:A_AC3:2,s:deu:S_VOBSUB,s:eng:S_VOBSUB:forced,s:deu:S_TEXT/UTF8,s:deu:S_TEXT/UTF8',
+      },
     });
     const r = await api(c.url, 'PUT', '/settings', { transcodePreset: 'Very Fast 480p30', autoEject: false });
     assert.equal(r.status, 200, r.text);
     insertDisc(open.driveDir, multiLangImage('MULTI_LANG'));
     openDrive = await waitForDisc(c.url, open);
     insertDisc(mkv.driveDir, multiLangImage('MULTI_LANG'));
+    insertDisc(roleMkv.driveDir, multiLangImage('MULTI_LANG'));
     mkvDrive = await waitForDisc(c.url, mkv);
+    roleDrive = await waitForDisc(c.url, roleMkv);
   });
   after(stopAll);
 
@@ -249,5 +289,45 @@ describe('languages: audio, surround and subtitles from disc to file (real HandB
     const companion = await rip(mkvDrive, mkv, { audio_languages: ['deu'], subtitle_languages: [] }, 'Nordlicht Begleiter');
     assert.deepEqual(brief(outputOf(await waitForStatus(c.url, companion.id, ['completed'])).audio), ['ac3 6ch ger default', 'aac 2ch ger']);
     await api(c.url, 'PUT', '/settings', { stereoCompanion: false });
+  });
+  it('track roles: a forced flag on the disc arrives as forced, an unflagged forced track is recognised, commentary and audio description follow the settings (MakeMKV)', async () => {
+    const r = await api<Record<string, unknown>>(c.url, 'GET', '/settings');
+    assert.equal(r.body.keepCommentary, false);
+    assert.equal(r.body.keepAudioDescription, false);
+
+    // Defaults: German and English audio, German subtitles, no commentary, no audio description.
+    const plain = await rip(roleDrive, roleMkv, {}, 'Rollen');
+    const done = await waitForStatus(c.url, plain.id, ['completed']);
+    const out = outputOf(done);
+    assert.deepEqual(brief(out.audio), ['ac3 6ch ger default', 'ac3 2ch eng'], 'the commentary and the audio description are left out');
+    assert.deepEqual(roles(out.subtitles), ['ger hearing_impaired', 'ger', 'ger forced default'], 'the 3-line German track is taken for the forced subtitles of the German audio');
+    const detail = await api<JobDetail>(c.url, 'GET', `/jobs/${done.id}/detail`);
+    const logs = detail.body.logs.map((l) => l.message);
+    assert.ok(logs.includes("the disc's track roles are written into MULTI_LANG_t00.mkv: a3 commentary, s2 forced"), logs.join('\n'));
+    assert.ok(logs.includes('MULTI_LANG_t00.mkv: subtitle stream 4 (deu) has 3 events against 16 of the fullest deu track: taken for the forced subtitles'), logs.join('\n'));
+    assert.ok(logs.includes('MULTI_LANG_t00.mkv: leaving out the commentary (stream 3 eng): keepCommentary is off'), logs.join('\n'));
+    assert.deepEqual(detail.body.streams?.[0]?.subtitles.map((s) => [s.language, s.forced, s.hearing_impaired ?? false]), [['deu', false, true], ['deu', false, false], ['deu', true, false]]);
+
+    // English first, English subtitles, commentary and audio description kept: the disc's forced English track is the default one.
+    assert.equal((await api(c.url, 'PUT', '/settings', { keepCommentary: true, keepAudioDescription: true })).status, 200);
+    const kept = await rip(roleDrive, roleMkv, { audio_languages: ['eng', 'deu'], subtitle_languages: ['eng'] }, 'Rollen Alle');
+    const all = outputOf(await waitForStatus(c.url, kept.id, ['completed']));
+    assert.deepEqual(roles(all.audio), ['eng default', 'ger', 'ger visual_impaired', 'eng comment']);
+    assert.deepEqual(brief(all.audio), ['ac3 2ch eng default', 'ac3 6ch ger', 'ac3 2ch ger', 'ac3 2ch eng']);
+    assert.deepEqual(brief(all.subtitles), ['dvd_subtitle eng default']);
+    assert.deepEqual(roles(all.subtitles), ['eng forced default'], 'the forced flag of the disc (MakeMKV stream flags 6144) arrives as forced');
+    await api(c.url, 'PUT', '/settings', { keepCommentary: false, keepAudioDescription: false });
+  });
+
+  it('track roles: the DVD\'s content codes (lsdvd) arrive as flags: forced German subtitles shown by default, the English commentary left out (open backend)', async () => {
+    for (const f of fs.readdirSync(open.driveDir)) if (f.endsWith('.iso')) fs.rmSync(path.join(open.driveDir, f));
+    insertDisc(open.driveDir, multiLangImage('ROLLEN', 6, { audio: 'normal comments1', subpictures: 'forced normal_cc' }));
+    await waitFor('the ROLLEN disc', async () => (await api<Device[]>(c.url, 'GET', '/devices')).body.find((d) => d.name === openDrive && d.disc?.label === 'ROLLEN'), 30_000);
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device: openDrive, title: 'Rollen DVD' });
+    assert.equal(created.status, 201, created.text);
+    const out = outputOf(await waitForStatus(c.url, created.body.id, ['completed']));
+    assert.deepEqual(roles(out.audio), ['ger default'], 'Comments1: the English commentary is left out');
+    assert.deepEqual(brief(out.subtitles), ['dvd_subtitle ger default']);
+    assert.deepEqual(roles(out.subtitles), ['ger forced default'], 'Forced: kept, flagged forced and shown by default');
   });
 });

@@ -228,6 +228,8 @@ export const de = {
   'setting.stereoCompanion': 'Zusätzlich eine Stereospur (AAC)',
   'setting.originalLanguage': 'Auch die Originalsprache behalten',
   'setting.burnForcedSubtitles': 'Erzwungene Untertitel einbrennen',
+  'setting.keepCommentary': 'Kommentarspuren behalten',
+  'setting.keepAudioDescription': 'Audiodeskription (Hörfilm) behalten',
   'setting.minTitleSeconds': 'Kürzeste Titellänge ohne gewählte Titel (Sekunden)',
   'setting.maxSimilarTitles': 'Höchstens so viele Titel fast gleicher Länge automatisch rippen (verschleierte Playlists)',
   'setting.ripTitleKinds': 'Titel erkannter Discs',

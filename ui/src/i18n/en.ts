@@ -227,6 +227,8 @@ export const en: Record<MessageKey, string> = {
   'setting.stereoCompanion': 'Add a stereo track (AAC)',
   'setting.originalLanguage': 'Also keep the original language',
   'setting.burnForcedSubtitles': 'Burn in forced subtitles',
+  'setting.keepCommentary': 'Keep commentary tracks',
+  'setting.keepAudioDescription': 'Keep audio description tracks',
   'setting.minTitleSeconds': 'Shortest title when no titles are chosen (seconds)',
   'setting.maxSimilarTitles': 'Rip at most this many titles of near-identical length automatically (obfuscated playlists)',
   'setting.ripTitleKinds': 'Titles of recognised discs',

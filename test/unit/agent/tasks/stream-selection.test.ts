@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { handbrakeStreamArgs, planStreams, type StreamChoice } from '../../../../agent/tasks/stream-selection.js';
+import { FORCED_EVENT_SHARE, FORCED_MIN_EVENTS, forcedCandidateLanguages, handbrakeStreamArgs, planStreams, recogniseForced, type StreamChoice } from '../../../../agent/tasks/stream-selection.js';
 import { parseFfprobeStreams } from '../../../../agent/tools/ffprobe-parser.js';
 import { parseHandbrakeScan } from '../../../../agent/tools/handbrake-parser.js';
 import { parseMakemkvInfo } from '../../../../agent/tools/makemkv-parser.js';
@@ -120,6 +120,39 @@ describe('stream parsers on real output', () => {
     assert.throws(() => parseFfprobeStreams('{"error":{}}'), /no stream list/);
   });
 
+  it('reads the roles of HandBrake\'s scan of a DVD with content codes (captured): audio description, commentary, forced, closed captions', () => {
+    const [title] = parseHandbrakeScan(sampleText('hb-scan-json-roles-dvd.txt')).titles;
+    assert.deepEqual(title.audio, [
+      { index: 1, language: 'deu', codec: 'ac3', channels: 6, visual_impaired: true },
+      { index: 2, language: 'eng', codec: 'ac3', channels: 2, commentary: true },
+    ]);
+    assert.deepEqual(title.subtitles, [
+      { index: 1, language: 'deu', codec: 'vobsub', forced: true },
+      { index: 2, language: 'eng', codec: 'vobsub', forced: false, hearing_impaired: true },
+    ]);
+  });
+
+  it('reads the roles of ffprobe\'s dispositions: comment, visual_impaired, hearing_impaired', () => {
+    const json = JSON.stringify({
+      streams: [
+        { index: 1, codec_type: 'audio', codec_name: 'ac3', channels: 2, tags: { language: 'eng' }, disposition: { comment: 1, visual_impaired: 0 } },
+        { index: 2, codec_type: 'audio', codec_name: 'ac3', channels: 2, tags: { language: 'ger' }, disposition: { visual_impaired: 1 } },
+        { index: 3, codec_type: 'subtitle', codec_name: 'dvd_subtitle', tags: { language: 'ger' }, disposition: { hearing_impaired: 1 } },
+        { index: 4, codec_type: 'subtitle', codec_name: 'dvd_subtitle', tags: { language: 'eng' }, disposition: { comment: 1 } },
+      ],
+      format: { duration: '10' },
+    });
+    const probed = parseFfprobeStreams(json);
+    assert.deepEqual(probed.audio, [
+      { index: 1, language: 'eng', codec: 'ac3', channels: 2, commentary: true },
+      { index: 2, language: 'deu', codec: 'ac3', channels: 2, visual_impaired: true },
+    ]);
+    assert.deepEqual(probed.subtitles, [
+      { index: 1, language: 'deu', codec: 'vobsub', forced: false, hearing_impaired: true },
+      { index: 2, language: 'eng', codec: 'vobsub', forced: false, commentary: true },
+    ]);
+  });
+
   it('gives one codec name across the tools', () => {
     assert.equal(audioCodec('A_AC3'), 'ac3');
     assert.equal(audioCodec('AC3'), 'ac3');
@@ -211,5 +244,126 @@ describe('which streams the transcode keeps', () => {
   it('asks for no audio when the file has none', () => {
     const plan = planStreams([], [], choice(['deu'], []));
     assert.deepEqual(handbrakeStreamArgs(plan).slice(0, 2), ['-a', 'none']);
+  });
+});
+
+describe('track roles: which role tracks the transcode keeps and how they are flagged', () => {
+  /** A dubbed film: German dub 5.1, English original, an English commentary, a German audio description. */
+  const AUDIO: AudioStream[] = [
+    { index: 1, language: 'deu', codec: 'ac3', channels: 6 },
+    { index: 2, language: 'eng', codec: 'ac3', channels: 6 },
+    { index: 3, language: 'eng', codec: 'ac3', channels: 2, commentary: true },
+    { index: 4, language: 'deu', codec: 'ac3', channels: 2, visual_impaired: true },
+  ];
+  /** German full, German forced (the English scenes), German for the hard of hearing, English commentary subtitles. */
+  const SUBS: SubtitleStream[] = [
+    { index: 1, language: 'deu', codec: 'pgs', forced: false },
+    { index: 2, language: 'deu', codec: 'pgs', forced: true },
+    { index: 3, language: 'deu', codec: 'pgs', forced: false, hearing_impaired: true },
+    { index: 4, language: 'eng', codec: 'pgs', forced: false, commentary: true },
+  ];
+
+  it('leaves commentary and audio description out by default, and says so', () => {
+    const plan = planStreams(AUDIO, SUBS, choice(['deu', 'eng'], ['deu', 'eng']));
+    assert.deepEqual(plan.audio.map((a) => a.source), [1, 2]);
+    assert.deepEqual(plan.subtitles, [1, 2, 3], 'the commentary subtitles are left out too');
+    assert.ok(plan.notes.some((n) => n.message === 'leaving out the audio description (stream 4 deu): keepAudioDescription is off'), plan.notes.map((n) => n.message).join('\n'));
+    assert.ok(plan.notes.some((n) => n.message === 'leaving out the commentary (stream 3 eng): keepCommentary is off'));
+    assert.ok(plan.notes.some((n) => n.message === 'leaving out the commentary subtitles (stream 4 eng): keepCommentary is off'));
+  });
+
+  it('keeps them with keepCommentary and keepAudioDescription, after every main track, flagged and never the default', () => {
+    const plan = planStreams(AUDIO, SUBS, choice(['deu', 'eng'], ['deu', 'eng'], { keep_commentary: true, keep_audio_description: true }));
+    assert.deepEqual(plan.audio.map((a) => [a.source, a.language]), [[1, 'deu'], [2, 'eng'], [4, 'deu'], [3, 'eng']]);
+    assert.deepEqual(plan.subtitles, [1, 2, 3, 4]);
+    assert.deepEqual(plan.flags, [
+      { track: 'a3', flags: ['visual-impaired'] },
+      { track: 'a4', flags: ['commentary'] },
+      { track: 's2', flags: ['forced'] },
+      { track: 's3', flags: ['hearing-impaired'] },
+      { track: 's4', flags: ['commentary'] },
+    ]);
+    assert.equal(plan.notes[0].message, 'keeping audio deu passthrough, eng passthrough, deu passthrough audio description, eng passthrough commentary; subtitles deu, deu (forced), deu (hearing impaired), eng (commentary)');
+  });
+
+  it('keeps only the role tracks of the kept languages', () => {
+    const plan = planStreams(AUDIO, [], choice(['deu'], [], { keep_commentary: true, keep_audio_description: true }));
+    assert.deepEqual(plan.audio.map((a) => a.source), [1, 4], 'the English commentary is not in a kept language');
+  });
+
+  it('keeps the forced subtitles of the default audio language flagged forced and shown by default, listed or not', () => {
+    const listed = planStreams(AUDIO, SUBS, choice(['deu'], ['deu']));
+    assert.equal(listed.default_subtitle, 2);
+    assert.ok(handbrakeStreamArgs(listed).includes('--subtitle-default=2'));
+    assert.ok(listed.notes.some((n) => n.message === 'the forced deu subtitles (stream 2) are kept as a track, flagged forced and shown by default'));
+    const unlisted = planStreams(AUDIO, SUBS, choice(['deu'], []));
+    assert.deepEqual(unlisted.subtitles, [2]);
+    assert.deepEqual(unlisted.flags, [{ track: 's1', flags: ['forced'] }]);
+    assert.deepEqual(handbrakeStreamArgs(unlisted).slice(-3), ['-s', '2', '--subtitle-burned=none', '--subtitle-default=1'].slice(-3));
+    const english = planStreams(AUDIO, SUBS, choice(['eng'], ['deu']));
+    assert.equal(english.default_subtitle, null, 'no forced subtitles in the default audio language (eng)');
+    assert.deepEqual(english.flags, [{ track: 's2', flags: ['forced'] }, { track: 's3', flags: ['hearing-impaired'] }], 'the German forced track is listed, forced but not shown by default');
+  });
+
+  it('burns the forced subtitles in only with burnForcedSubtitles: then they are no track and get no flag', () => {
+    const plan = planStreams(AUDIO, SUBS, choice(['deu'], ['deu'], { burn_forced_subtitles: true }));
+    assert.deepEqual([plan.subtitles, plan.burned, plan.default_subtitle], [[1, 2, 3], 2, null]);
+    assert.deepEqual(plan.flags, [{ track: 's2', flags: ['hearing-impaired'] }], 'the output\'s second subtitle track is the third kept one');
+    assert.ok(handbrakeStreamArgs(plan).includes('--subtitle-burned=2'));
+    assert.ok(handbrakeStreamArgs(plan).includes('--subtitle-default=none'));
+  });
+
+  it('flags the tracks in the original language original', () => {
+    const plan = planStreams(AUDIO, SUBS.slice(0, 1).concat([{ index: 5, language: 'eng', codec: 'pgs', forced: false }]), choice(['deu'], ['deu', 'eng'], { original_language: 'eng' }));
+    assert.deepEqual(plan.audio.map((a) => a.source), [1, 2]);
+    assert.deepEqual(plan.flags, [{ track: 'a2', flags: ['original'] }, { track: 's2', flags: ['original'] }]);
+  });
+
+  it('never makes a commentary or an audio description the fallback track', () => {
+    const plan = planStreams(AUDIO, [], choice(['fra'], []));
+    assert.deepEqual(plan.audio.map((a) => a.source), [1]);
+    const onlyRoles = planStreams(AUDIO.slice(2), [], choice(['fra'], []));
+    assert.deepEqual(onlyRoles.audio.map((a) => a.source), [3], 'a file of role tracks alone still gets audio');
+    const onlyCommentary = planStreams(AUDIO.slice(2, 3), [], choice(['eng'], [], { keep_commentary: true }));
+    assert.deepEqual(onlyCommentary.audio.map((a) => a.source), [3], 'kept once, not again as a commentary');
+    assert.ok(!planStreams(AUDIO.slice(2, 3), [], choice(['eng'], [])).notes.some((n) => n.message.startsWith('leaving out')), 'the one track kept is not said to be left out');
+  });
+});
+
+describe('track roles: an unflagged forced track recognised by its few events', () => {
+  const subs: SubtitleStream[] = [
+    { index: 1, language: 'deu', codec: 'vobsub', forced: false },
+    { index: 2, language: 'deu', codec: 'vobsub', forced: false },
+    { index: 3, language: 'eng', codec: 'vobsub', forced: false },
+  ];
+
+  it('counts a track as forced below 25 % of the events of the fullest track of its language, with at least 3', () => {
+    assert.equal(FORCED_EVENT_SHARE, 0.25);
+    assert.equal(FORCED_MIN_EVENTS, 3);
+    assert.deepEqual(forcedCandidateLanguages(subs), ['deu']);
+    const { subtitles, recognised } = recogniseForced(subs, [812, 37, 790]);
+    assert.deepEqual(subtitles.map((s) => s.forced), [false, true, false]);
+    assert.deepEqual(recognised.map((r) => [r.stream.index, r.events, r.fullest]), [[2, 37, 812]]);
+    assert.deepEqual(recogniseForced(subs, [40, 9, 790]).subtitles.map((s) => s.forced), [false, true, false], '9 of 40 is under a quarter');
+    assert.deepEqual(recogniseForced(subs, [40, 10, 790]).subtitles.map((s) => s.forced), [false, false, false], '10 of 40 is a quarter: not forced');
+  });
+
+  it('leaves alone a near-empty track, a language the disc flags, role tracks and counts that do not line up', () => {
+    assert.deepEqual(recogniseForced(subs, [812, 2, 790]).recognised, [], 'two events: empty or a stray');
+    const flagged: SubtitleStream[] = [...subs, { index: 4, language: 'deu', codec: 'vobsub', forced: true }];
+    assert.deepEqual(forcedCandidateLanguages(flagged), [], 'the disc flags a forced German track: nothing is looked for');
+    assert.deepEqual(recogniseForced(flagged, [812, 37, 790, 30]).recognised, []);
+    const sdh: SubtitleStream[] = [subs[0], { ...subs[1], hearing_impaired: true }];
+    assert.deepEqual(recogniseForced(sdh, [812, 37]).recognised, [], 'a track with a role of its own is not taken for forced');
+    assert.deepEqual(recogniseForced(subs, [812, 37]).recognised, [], 'two counts for three streams');
+    assert.deepEqual(recogniseForced(subs, [812, null, 790]).recognised, [], 'no count');
+  });
+
+  it('gives the recognised track the forced subtitles\' place: kept, flagged forced, shown by default', () => {
+    const { subtitles } = recogniseForced(subs, [812, 37, 790]);
+    const plan = planStreams(DISC_AUDIO, subtitles, choice(['deu'], ['deu']));
+    assert.deepEqual(plan.subtitles, [1, 2]);
+    assert.equal(plan.default_subtitle, 2);
+    assert.deepEqual(plan.flags, [{ track: 's2', flags: ['forced'] }]);
   });
 });

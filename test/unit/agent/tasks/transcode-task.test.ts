@@ -7,6 +7,7 @@ import { TaskFailure, type TaskContext } from '../../../../agent/tasks/rip-task.
 import { finishTranscode, runTranscode, type TranscodeHooks, type Transcoder } from '../../../../agent/tasks/transcode-task.js';
 import { OutputLedger } from '../../../../agent/output/output-folder.js';
 import type { TranscodeJob } from '../../../../shared/protocol.js';
+import type { TrackFlagEdit } from '../../../../agent/tools/mkvpropedit-runner.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-transcode-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -440,6 +441,94 @@ describe('runTranscode with a language choice', () => {
     assert.deepEqual(seen, [[]]);
     assert.ok(logs.some((l) => l === "the streams of title_t01.mkv could not be read (scan found no title): the preset's own audio and subtitle choice applies"), logs.join('\n'));
     assert.deepEqual(result.streams, [], 'an output that cannot be scanned is listed without streams');
+  });
+});
+
+describe('runTranscode: track roles', () => {
+  const audio = [
+    { index: 1, language: 'deu', codec: 'ac3', channels: 6 },
+    { index: 2, language: 'eng', codec: 'ac3', channels: 2, commentary: true },
+  ];
+  const subtitles = [
+    { index: 1, language: 'deu', codec: 'vobsub', forced: false },
+    { index: 2, language: 'deu', codec: 'vobsub', forced: false },
+  ];
+  const options = { keep_surround: true, stereo_companion: false, burn_forced_subtitles: false, original_language: null, keep_commentary: true };
+
+  /** A transcoder with the roles above in its raw file, counting `events`; `failFlags` makes its flag step fail. */
+  function rolesTranscoder(steps: string[], events: (number | null)[] | Error, failFlags?: string): Transcoder & { flagged: { file: string; flags: TrackFlagEdit[] }[]; seen: string[][] } {
+    const flagged: { file: string; flags: TrackFlagEdit[] }[] = [];
+    const seen: string[][] = [];
+    return {
+      flagged,
+      seen,
+      scan: async (input) => {
+        steps.push(`scan ${path.basename(input)}`);
+        return { seconds: 12, audio, subtitles };
+      },
+      subtitleEvents: async (input) => {
+        steps.push(`count ${path.basename(input)}`);
+        if (events instanceof Error) throw events;
+        return events;
+      },
+      async transcode(input, output, _preset, hooks) {
+        steps.push(`encode ${path.basename(input)}`);
+        seen.push(hooks.streamArgs);
+        fs.writeFileSync(output, 'encoded');
+        hooks.onExit?.();
+      },
+      async setTrackFlags(file, flags) {
+        steps.push(`flags ${path.basename(file)}`);
+        if (failFlags) throw new Error(failFlags);
+        flagged.push({ file, flags });
+      },
+    };
+  }
+
+  it('recognises the unflagged forced track, encodes, then sets the flags before the output is described', async () => {
+    const args = setup(1, { audio_languages: ['deu', 'eng'], subtitle_languages: ['deu'], audio: options });
+    const steps: string[] = [];
+    const transcoder = rolesTranscoder(steps, [840, 21]);
+    const { ctx, logs } = context();
+    const result = await runTranscode(args, transcoder, ctx);
+    assert.deepEqual(steps, ['scan title_t01.mkv', 'count title_t01.mkv', 'encode title_t01.mkv', 'flags Heat (1995).mkv', 'scan Heat (1995).mkv']);
+    assert.deepEqual(transcoder.seen[0].slice(-3), ['1,2', '--subtitle-burned=none', '--subtitle-default=2']);
+    assert.deepEqual(transcoder.flagged, [{ file: result.files[0], flags: [{ track: 'a2', flags: ['commentary'] }, { track: 's2', flags: ['forced'] }] }]);
+    assert.ok(logs.includes('title_t01.mkv: subtitle stream 2 (deu) has 21 events against 840 of the fullest deu track: taken for the forced subtitles'), logs.join('\n'));
+    assert.ok(logs.includes('Heat (1995).mkv: track flags set: a2 commentary, s2 forced'), logs.join('\n'));
+  });
+
+  it('fails the job with a clear reason when the flags cannot be set, and removes the output', async () => {
+    const args = setup(1, { audio_languages: ['deu', 'eng'], subtitle_languages: ['deu'], audio: options });
+    const transcoder = rolesTranscoder([], [840, 21], "mkvpropedit failed with exit code 2: The file 'x' is not a Matroska file or it could not be found.");
+    const { ctx } = context();
+    await assert.rejects(runTranscode(args, transcoder, ctx), (err: Error) => {
+      assert.ok(err instanceof TaskFailure);
+      assert.equal(err.message, "the track flags of Heat (1995).mkv (a2 commentary, s2 forced) could not be set: mkvpropedit failed with exit code 2: The file 'x' is not a Matroska file or it could not be found.");
+      return true;
+    });
+    assert.equal(fs.existsSync(path.join(args.target_dir, 'Heat (1995)')), false, 'no half-flagged output is left');
+    assert.ok(fs.existsSync(args.files[0]), 'the raw file stays for a retry');
+  });
+
+  it('goes on without the recognition when the events cannot be counted, and says so', async () => {
+    const args = setup(1, { audio_languages: ['deu'], subtitle_languages: ['deu'], audio: { ...options, keep_commentary: false } });
+    const steps: string[] = [];
+    const transcoder = rolesTranscoder(steps, new Error('ffprobe could not read it'));
+    const { ctx, logs } = context();
+    await runTranscode(args, transcoder, ctx);
+    assert.ok(logs.includes('title_t01.mkv: the subtitle events could not be counted (ffprobe could not read it): an unflagged forced track is not looked for'), logs.join('\n'));
+    assert.ok(!steps.some((s) => s.startsWith('flags')), 'no role is kept: nothing to flag');
+  });
+
+  it('counts no events where no forced track can hide (one track per language)', async () => {
+    const args = setup(1, { audio_languages: ['deu'], subtitle_languages: ['deu'], audio: { ...options, keep_commentary: false } });
+    const steps: string[] = [];
+    const transcoder = rolesTranscoder(steps, [1]);
+    transcoder.scan = async () => ({ seconds: 12, audio, subtitles: subtitles.slice(0, 1) });
+    const { ctx } = context();
+    await runTranscode(args, transcoder, ctx);
+    assert.ok(!steps.some((s) => s.startsWith('count')), steps.join(', '));
   });
 });
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { dvdbackupError, DVD_SECTOR, estimateTitleSizes, parseDvdbackupInfo, scanVobSectors } from '../../../../agent/tools/dvdbackup-parser.js';
 import { cssLibraryMissing, lsdvdError, parseLsdvdXml } from '../../../../agent/tools/lsdvd-parser.js';
-import { openDvdRip, openDvdScan } from '../../../../agent/tools/open-dvd-runner.js';
+import { openDvdRip, openDvdScan, streamArgs } from '../../../../agent/tools/open-dvd-runner.js';
 import { sourceFields } from '../../../../agent/tools/rippers.js';
 import { sampleSection, sampleText } from '../../../fixtures/tools-samples.js';
 
@@ -56,8 +56,8 @@ describe('parseLsdvdXml', () => {
         seconds: 12.5,
         chapters: [12.5],
         audio: [
-          { language: 'deu', codec: 'unknown', channels: null, streamId: 0x80 },
-          { language: 'eng', codec: 'unknown', channels: null, streamId: 0x81 },
+          { language: 'deu', codec: 'unknown', channels: null, streamId: 0x80, commentary: false, visualImpaired: false },
+          { language: 'eng', codec: 'unknown', channels: null, streamId: 0x81, commentary: false, visualImpaired: false },
         ],
         subtitles: [],
         palette: [],
@@ -91,12 +91,12 @@ describe('lsdvd errors and the css banner', () => {
   it('reads the audio and subpicture streams of the two-language disc (lsdvd -a -s, captured)', () => {
     const [title] = parseLsdvdXml(sampleText('dvd-lsdvd-multilang.txt')).titles;
     assert.deepEqual(title.audio, [
-      { language: 'deu', codec: 'ac3', channels: 6, streamId: 0x80 },
-      { language: 'eng', codec: 'ac3', channels: 2, streamId: 0x81 },
+      { language: 'deu', codec: 'ac3', channels: 6, streamId: 0x80, commentary: false, visualImpaired: false },
+      { language: 'eng', codec: 'ac3', channels: 2, streamId: 0x81, commentary: false, visualImpaired: false },
     ]);
     assert.deepEqual(title.subtitles, [
-      { language: 'deu', forced: false, streamId: 0x20 },
-      { language: 'eng', forced: false, streamId: 0x21 },
+      { language: 'deu', forced: false, streamId: 0x20, hearingImpaired: false, commentary: false },
+      { language: 'eng', forced: false, streamId: 0x21, hearingImpaired: false, commentary: false },
     ]);
   });
 
@@ -121,7 +121,39 @@ describe('lsdvd errors and the css banner', () => {
 
   it('marks a subpicture stream whose content code is Forced', () => {
     const xml = '<?xml version="1.0"?><lsdvd><track><ix>1</ix><length>5</length><subp><ix>1</ix><langcode>en</langcode><content>Forced</content><streamid>0x22</streamid></subp></track></lsdvd>';
-    assert.deepEqual(parseLsdvdXml(xml).titles[0].subtitles, [{ language: 'eng', forced: true, streamId: 0x22 }]);
+    assert.deepEqual(parseLsdvdXml(xml).titles[0].subtitles, [{ language: 'eng', forced: true, streamId: 0x22, hearingImpaired: false, commentary: false }]);
+  });
+
+  it('reads the roles of the content codes: audio description, commentary, forced, closed captions (lsdvd -Ox on a dvdauthor disc, captured)', () => {
+    // The two-language disc authored with content="impaired"/"comments1" on the audio and
+    // "forced"/"normal_cc" on the subpictures.
+    const [title] = parseLsdvdXml(sampleText('dvd-lsdvd-roles.txt')).titles;
+    assert.deepEqual(
+      title.audio.map((a) => [a.language, a.visualImpaired, a.commentary]),
+      [
+        ['deu', true, false],
+        ['eng', false, true],
+      ],
+    );
+    assert.deepEqual(
+      title.subtitles.map((s) => [s.language, s.forced, s.hearingImpaired, s.commentary]),
+      [
+        ['deu', true, false, false],
+        ['eng', false, true, false],
+      ],
+    );
+  });
+
+  it('reads every content code lsdvd names: Comments2, Large_CC, Children_CC, Director and its kinds; Normal and Undefined are no role', () => {
+    const audio = (content: string): string => `<audio><ix>1</ix><langcode>en</langcode><content>${content}</content></audio>`;
+    const subp = (content: string): string => `<subp><ix>1</ix><langcode>en</langcode><content>${content}</content></subp>`;
+    const xml = `<?xml version="1.0"?><lsdvd><track><ix>1</ix><length>5</length>${['Comments2', 'Normal', 'Undefined'].map(audio).join('')}${['Large_CC', 'Children_CC', 'Director', 'Large_Director', 'Children_Director', 'Large', 'reserved'].map(subp).join('')}</track></lsdvd>`;
+    const [title] = parseLsdvdXml(xml).titles;
+    assert.deepEqual(title.audio.map((a) => [a.commentary, a.visualImpaired]), [[true, false], [false, false], [false, false]]);
+    assert.deepEqual(
+      title.subtitles.map((s) => [s.forced, s.hearingImpaired, s.commentary]),
+      [[false, true, false], [false, true, false], [false, false, true], [false, false, true], [false, false, true], [false, false, false], [false, false, false]],
+    );
   });
 });
 
@@ -244,5 +276,28 @@ mkdir -p "$o/$n/VIDEO_TS" && cp '${vob}' "$o/$n/VIDEO_TS/VTS_01_1.VOB"`),
     assert.ok(scan.titles.length > 0);
     for (const t of scan.titles) assert.equal(t.originalTitleId, String(t.number).padStart(2, '0'));
     assert.deepEqual(sourceFields(scan.titles[0]), { source_file: '01', original_title_id: '01' });
+  });
+
+  it('gives the title scan the roles of the content codes, listed only where they hold', async () => {
+    const scan = await openDvdScan('/discs/roles.iso', { bins: bins('roles', sampleText('dvd-lsdvd-roles.txt'), path.join(dir, 'clear.vob')) });
+    assert.deepEqual(scan.titles[0].audio, [
+      { index: 1, language: 'deu', codec: 'ac3', channels: 6, visual_impaired: true },
+      { index: 2, language: 'eng', codec: 'ac3', channels: 2, commentary: true },
+    ]);
+    assert.deepEqual(scan.titles[0].subtitles, [
+      { index: 1, language: 'deu', codec: 'vobsub', forced: true },
+      { index: 2, language: 'eng', codec: 'vobsub', forced: false, hearing_impaired: true },
+    ]);
+  });
+});
+
+describe('the remux writes the roles of the content codes as track flags', () => {
+  it('gives each stream with a role its dispositions (forced, comment, visual_impaired, hearing_impaired), the others none', () => {
+    const [title] = parseLsdvdXml(sampleText('dvd-lsdvd-roles.txt')).titles;
+    const args = streamArgs(title);
+    const dispositions = args.flatMap((a, i) => (a.startsWith('-disposition:') ? [`${a} ${args[i + 1]}`] : []));
+    assert.deepEqual(dispositions, ['-disposition:a:0 visual_impaired', '-disposition:a:1 comment', '-disposition:s:0 forced', '-disposition:s:1 hearing_impaired']);
+    const [plain] = parseLsdvdXml(sampleText('dvd-lsdvd-multilang.txt')).titles;
+    assert.ok(!streamArgs(plain).some((a) => a.startsWith('-disposition')), 'no role: no disposition');
   });
 });

@@ -9,12 +9,13 @@ import {
   parseMakemkvDuration,
   parseMakemkvInfo,
   ripperMessageText,
+  STREAM_FLAG,
   tokenizeMakemkvLine,
   toMessage,
 } from '../../../../agent/tools/makemkv-parser.js';
 import type { MakemkvMessage, MkvRunState } from '../../../../agent/tools/makemkv-parser.js';
 import { FIXTURES_DIR, sampleLines, sampleSection } from '../../../fixtures/tools-samples.js';
-import { sourceFields } from '../../../../agent/tools/rippers.js';
+import { discRoleEdits, hasDiscRoles, sourceFields } from '../../../../agent/tools/rippers.js';
 
 function lineWith(name: string, needle: string): string {
   const line = sampleLines(name).find((l) => !l.startsWith('#') && l.includes(needle));
@@ -138,6 +139,53 @@ describe('parseMakemkvInfo', () => {
     const info = parseMakemkvInfo(['MSG:5011,0,0,"Operation successfully completed","Operation successfully completed"', 'TCOUNT:0']);
     assert.equal(info.opened, false);
     assert.equal(info.failed, false);
+  });
+
+  it('reads the track roles of the stream flags (SINFO 22): the commentary and the closed captions of a real DVD', () => {
+    const [main] = parseMakemkvInfo(fs.readFileSync(path.join(FIXTURES_DIR, 'thediscdb', '2001-2011-dvd-disc01.txt'), 'latin1').split(/\r?\n/)).titles;
+    assert.deepEqual(main.audio, [
+      { index: 1, language: 'eng', codec: 'ac3', channels: 6 },
+      { index: 2, language: 'fra', codec: 'ac3', channels: 6 },
+      { index: 3, language: 'eng', codec: 'ac3', channels: 2, commentary: true },
+    ], 'flags 1: director\'s comments');
+    assert.deepEqual(main.subtitles.map((s) => [s.language, s.codec, s.forced, s.hearing_impaired ?? false]), [
+      ['eng', 'vobsub', false, false],
+      ['fra', 'vobsub', false, false],
+      ['spa', 'vobsub', false, false],
+      ['eng', 'cc', false, true],
+    ], 'a closed-caption stream (S_CC608) is for the hard of hearing');
+  });
+
+  it('reads every role bit of apdefs.h: director\'s comments 1 and 2, visually impaired 4, forced 4096; core audio and derived-stream bits are no role', () => {
+    assert.deepEqual(STREAM_FLAG, { directorsComments: 1, alternateDirectorsComments: 2, visuallyImpaired: 4, forcedSubtitles: 4096 });
+    const stream = (n: number, type: number, lang: string, codec: string, flags: number): string[] => [
+      `SINFO:0,${n},1,${type},"${type === 6202 ? 'Audio' : 'Subtitles'}"`,
+      `SINFO:0,${n},3,0,"${lang}"`,
+      `SINFO:0,${n},5,0,"${codec}"`,
+      `SINFO:0,${n},22,0,"${flags}"`,
+    ];
+    const info = parseMakemkvInfo([
+      'MSG:5011,0,0,"Operation successfully completed","Operation successfully completed"',
+      'TCOUNT:1',
+      'TINFO:0,9,0,"1:40:00"',
+      ...stream(1, 6202, 'ger', 'A_AC3', 1024),
+      ...stream(2, 6202, 'ger', 'A_AC3', 4),
+      ...stream(3, 6202, 'eng', 'A_AC3', 2),
+      ...stream(4, 6202, 'eng', 'A_DTS', 2304),
+      ...stream(5, 6203, 'ger', 'S_HDMV/PGS', 6144),
+      ...stream(6, 6203, 'eng', 'S_VOBSUB', 1),
+    ]);
+    const [title] = info.titles;
+    assert.deepEqual(title.audio.map((a) => [a.language, a.commentary ?? false, a.visual_impaired ?? false]), [
+      ['deu', false, false],
+      ['deu', false, true],
+      ['eng', true, false],
+      ['eng', false, false],
+    ]);
+    assert.deepEqual(title.subtitles.map((s) => [s.language, s.forced, s.commentary ?? false]), [
+      ['deu', true, false],
+      ['eng', false, true],
+    ]);
   });
 
   it('parses H:MM:SS durations with an unpadded hour', () => {
@@ -280,5 +328,43 @@ describe('parseMakemkvInfo: the source fields TheDiscDB matches on (TINFO 16, 24
   it('sends nothing of what a scan did not report', () => {
     const info = parseMakemkvInfo(['MSG:5011,0,0,"Operation successfully completed","Operation successfully completed"', 'TCOUNT:1', 'TINFO:0,9,0,"0:01:00"']);
     assert.deepEqual(sourceFields(info.titles[0]), {});
+  });
+});
+
+describe('the disc\'s track roles written into the raw file', () => {
+  const disc = {
+    audio: [
+      { index: 1, language: 'deu', codec: 'ac3', channels: 6 },
+      { index: 2, language: 'eng', codec: 'ac3', channels: 2, commentary: true },
+    ],
+    subtitles: [
+      { index: 1, language: 'deu', codec: 'vobsub', forced: true },
+      { index: 2, language: 'eng', codec: 'cc', forced: false, hearing_impaired: true },
+    ],
+  };
+  const raw = {
+    audio: [
+      { index: 1, language: 'deu', codec: 'ac3', channels: 6 },
+      { index: 2, language: 'eng', codec: 'ac3', channels: 2 },
+    ],
+    // MakeMKV wrote the forced flag itself; the captions became a text track.
+    subtitles: [
+      { index: 1, language: 'deu', codec: 'vobsub', forced: true },
+      { index: 2, language: 'eng', codec: 'srt', forced: false },
+    ],
+  };
+
+  it('sets the flags the file lacks, by track selector', () => {
+    assert.equal(hasDiscRoles(disc), true);
+    assert.deepEqual(discRoleEdits(disc, raw), [
+      { track: 'a2', flags: ['commentary'] },
+      { track: 's2', flags: ['hearing-impaired'] },
+    ]);
+  });
+
+  it('writes nothing when the file\'s tracks are not the disc\'s streams (a stream left out, another language)', () => {
+    assert.equal(discRoleEdits(disc, { ...raw, audio: raw.audio.slice(0, 1) }), null);
+    assert.equal(discRoleEdits(disc, { ...raw, subtitles: [raw.subtitles[1], raw.subtitles[0]] }), null);
+    assert.equal(hasDiscRoles({ audio: raw.audio, subtitles: [] }), false, 'no role: the file is not even read');
   });
 });

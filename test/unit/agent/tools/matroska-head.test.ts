@@ -77,6 +77,35 @@ describe('parseMatroskaHead', () => {
     });
   });
 
+  it('reads the role flags: commentary and visual impaired audio, hearing impaired and commentary subtitles (FlagCommentary, FlagVisualImpaired, FlagHearingImpaired)', () => {
+    const head = Buffer.concat([
+      ebmlHeader(),
+      segment(
+        info(1000),
+        el(
+          0x1654ae6b,
+          audioTrack('A_AC3', 2, 'eng', [u(0x55af, 1)]),
+          audioTrack('A_AC3', 2, 'ger', [u(0x55ac, 1)]),
+          audioTrack('A_AC3', 6, 'ger', [u(0x55af, 0), u(0x55ac, 0), u(0x55ae, 1)]),
+          el(0xae, u(0x83, 17), s(0x86, 'S_VOBSUB'), s(0x22b59c, 'ger'), u(0x55ab, 1)),
+          el(0xae, u(0x83, 17), s(0x86, 'S_VOBSUB'), s(0x22b59c, 'eng'), u(0x55af, 1), u(0x55aa, 1)),
+        ),
+      ),
+    ]);
+    assert.deepEqual(parseMatroskaHead(head), {
+      seconds: 1,
+      audio: [
+        { index: 1, language: 'eng', codec: 'ac3', channels: 2, commentary: true },
+        { index: 2, language: 'deu', codec: 'ac3', channels: 2, visual_impaired: true },
+        { index: 3, language: 'deu', codec: 'ac3', channels: 6 },
+      ],
+      subtitles: [
+        { index: 1, language: 'deu', codec: 'vobsub', forced: false, hearing_impaired: true },
+        { index: 2, language: 'eng', codec: 'vobsub', forced: true, commentary: true },
+      ],
+    });
+  });
+
   it('leaves to ffprobe what the head does not tell surely', () => {
     const tracks = el(0x1654ae6b, audioTrack('A_AC3', 2, 'eng'));
     const good = Buffer.concat([ebmlHeader(), segment(info(1000), tracks)]);

@@ -239,3 +239,27 @@ describe('mainFileOf: the file of the main feature the rip chose by evidence', (
     assert.equal(mainFileOf(undefined, ['/raw/j/a.mkv']), null);
   });
 });
+
+describe('TranscodeQueue: the household policy for commentary and audio description', () => {
+  function queued(settings: { keepCommentary?: boolean; keepAudioDescription?: boolean }) {
+    const p = dispatchParts();
+    p.settings.set(settings);
+    p.fleet.applyStatus(onlineStatus('encoder@1'));
+    const id = randomUUID();
+    p.jobs.create({ id, title: 'Nordlicht', target_dir: '/media/movies', device: 'dev', node: 'ripper@1', meta: {} });
+    p.jobs.move(id, 'transcoding');
+    p.queue.enqueue(id, `/raw/${id}`, ['/raw/j/title_t00.mkv']);
+    const cmd = p.link.sent.find((s) => s.cmd.task === TASKS.transcodeFiles)?.cmd;
+    assert.ok(cmd && cmd.task === TASKS.transcodeFiles);
+    return cmd.args.audio;
+  }
+
+  it('leaves commentary and audio description out by default and keeps them when the settings say so', () => {
+    const plain = queued({});
+    assert.equal(plain?.keep_commentary, false);
+    assert.equal(plain?.keep_audio_description, false);
+    const both = queued({ keepCommentary: true, keepAudioDescription: true });
+    assert.equal(both?.keep_commentary, true);
+    assert.equal(both?.keep_audio_description, true);
+  });
+});

@@ -48,3 +48,23 @@ export function ripTitles(tracks: ScannedDiscTrack[], chosen: ReadonlySet<number
   const main = tracks.find((x) => x.main_feature !== undefined) ?? tracks.reduce<Track | null>((a, b) => (a && a.seconds >= b.seconds ? a : b), null);
   return main ? [main.number] : [];
 }
+
+/** A stream role the dialog names beside a language (from the disc: MakeMKV's flags, lsdvd's content codes). */
+export type StreamRole = 'forced' | 'commentary' | 'visual_impaired' | 'hearing_impaired';
+
+const ROLE_ORDER: StreamRole[] = ['forced', 'hearing_impaired', 'commentary', 'visual_impaired'];
+
+/** Per language of one kind on the given titles: the roles its streams carry, in a fixed order. */
+export function languageRoles(tracks: Track[], numbers: number[], kind: StreamKind): Map<string, StreamRole[]> {
+  const found = new Map<string, Set<StreamRole>>();
+  for (const track of tracks) {
+    if (!numbers.includes(track.number)) continue;
+    for (const s of track[kind] ?? []) {
+      const roles = found.get(s.language) ?? new Set<StreamRole>();
+      found.set(s.language, roles);
+      const flags = s as { forced?: boolean; commentary?: boolean; visual_impaired?: boolean; hearing_impaired?: boolean };
+      for (const role of ROLE_ORDER) if (flags[role]) roles.add(role);
+    }
+  }
+  return new Map([...found].map(([code, roles]) => [code, ROLE_ORDER.filter((r) => roles.has(r))]));
+}

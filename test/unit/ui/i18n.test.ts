@@ -178,6 +178,34 @@ describe('rip dialog languages', () => {
     assert.deepEqual(m.foundLanguages(tracks, [], 'audio'), []);
   });
 
+  it('names the roles the streams of a language carry (forced, hard of hearing, commentary, audio description), in both languages', async () => {
+    const m = await uiModules();
+    const roleTracks = [
+      {
+        number: 1,
+        seconds: 5400,
+        size_bytes: 1,
+        chapters: 1,
+        audio: [
+          { index: 1, language: 'deu', codec: 'ac3', channels: 6 },
+          { index: 2, language: 'eng', codec: 'ac3', channels: 2, commentary: true },
+          { index: 3, language: 'deu', codec: 'ac3', channels: 2, visual_impaired: true },
+        ],
+        subtitles: [
+          { index: 1, language: 'deu', codec: 'vobsub', forced: true },
+          { index: 2, language: 'deu', codec: 'vobsub', forced: false, hearing_impaired: true },
+          { index: 3, language: 'eng', codec: 'vobsub', forced: false },
+        ],
+      },
+    ];
+    assert.deepEqual([...m.languageRoles(roleTracks, [1], 'audio')], [['deu', ['visual_impaired']], ['eng', ['commentary']]]);
+    assert.deepEqual([...m.languageRoles(roleTracks, [1], 'subtitles')], [['deu', ['forced', 'hearing_impaired']], ['eng', []]]);
+    assert.deepEqual([...m.languageRoles(roleTracks, [], 'audio')], [], 'only the chosen titles');
+    for (const role of ['forced', 'hearing_impaired', 'commentary', 'visual_impaired']) {
+      assert.ok(m.de[`rip.streamRole.${role}`] && m.en[`rip.streamRole.${role}`], role);
+    }
+  });
+
   it('puts the settings\' languages first in their order, ticked; the chosen list keeps that order', async () => {
     const m = await uiModules();
     const options = m.languageOptions(['eng', 'deu', 'fra'], ['deu', 'eng', 'ita']);

@@ -6,7 +6,7 @@ import { hasRoles, leftText, mainFeatureText, preselectedTitles, rolePieces } fr
 import { bytes, duration } from '../format.js';
 import { languageName, t, type MessageKey } from '../i18n/index.js';
 import { ripRequest } from '../rip-request.js';
-import { chosenLanguages, foundLanguages, languageOptions, ripTitles, type LanguageOption, type StreamKind } from '../stream-languages.js';
+import { chosenLanguages, foundLanguages, languageOptions, languageRoles, ripTitles, type LanguageOption, type StreamKind, type StreamRole } from '../stream-languages.js';
 import { FolderPicker } from './folders.js';
 
 /**
@@ -26,7 +26,7 @@ interface Settings {
 }
 
 /** One fieldset of language boxes (audio or subtitles) for the languages on the chosen titles. */
-function LanguageBoxes({ kind, options, ticked, onToggle }: { kind: StreamKind; options: LanguageOption[]; ticked: ReadonlySet<string>; onToggle(code: string): void }) {
+function LanguageBoxes({ kind, options, roles, ticked, onToggle }: { kind: StreamKind; options: LanguageOption[]; roles: Map<string, StreamRole[]>; ticked: ReadonlySet<string>; onToggle(code: string): void }) {
   return (
     <fieldset data-testid={`languages-${kind}`}>
       <legend>{t(kind === 'audio' ? 'rip.audioLanguages' : 'rip.subtitleLanguages')}</legend>
@@ -35,6 +35,12 @@ function LanguageBoxes({ kind, options, ticked, onToggle }: { kind: StreamKind; 
         <label class="check" key={o.code}>
           <input type="checkbox" checked={ticked.has(o.code)} onChange={() => onToggle(o.code)} data-testid={`${kind}-${o.code}`} />
           {languageName(o.code)} <span class="muted">({o.code})</span>
+          {(roles.get(o.code) ?? []).length > 0 && (
+            <span class="muted" data-testid={`${kind}-${o.code}-roles`}>
+              {' · '}
+              {(roles.get(o.code) ?? []).map((r) => t(`rip.streamRole.${r}`)).join(', ')}
+            </span>
+          )}
         </label>
       ))}
     </fieldset>
@@ -232,8 +238,8 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
         )}
         {disc.type !== 'cd' && withStreams && (
           <div class="grid2">
-            <LanguageBoxes kind="audio" options={audioOptions} ticked={audioTicked} onToggle={flip(audioChanged, setAudioChanged, audioTicked)} />
-            <LanguageBoxes kind="subtitles" options={subOptions} ticked={subsTicked} onToggle={flip(subsChanged, setSubsChanged, subsTicked)} />
+            <LanguageBoxes kind="audio" options={audioOptions} roles={tracks ? languageRoles(tracks, titlesNow, 'audio') : new Map()} ticked={audioTicked} onToggle={flip(audioChanged, setAudioChanged, audioTicked)} />
+            <LanguageBoxes kind="subtitles" options={subOptions} roles={tracks ? languageRoles(tracks, titlesNow, 'subtitles') : new Map()} ticked={subsTicked} onToggle={flip(subsChanged, setSubsChanged, subsTicked)} />
           </div>
         )}
         {disc.type !== 'cd' && (

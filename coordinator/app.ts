@@ -39,6 +39,7 @@ import { RIPWERK_VERSION } from './system/version.js';
 import { RawDataFinder } from './jobs/raw-data.js';
 import { AnswersInFlight } from './http/answers-in-flight.js';
 import { requestGuard } from './http/request-guard.js';
+import { bodyLimits, HEADERS_DEADLINE_MS, JSON_BODY_LIMIT_BYTES, UPLOAD_BODY_DEADLINE_MS } from './http/body-limits.js';
 import { storageTargetDirs } from './library/storage-target-dirs.js';
 import { createRipJob } from './discs/rip-jobs.js';
 import { RipperAppKeyRefresher } from './keys/ripper-app-key.js';
@@ -165,10 +166,12 @@ export function createApp(ctx: AppContext): express.Express {
       },
     }),
   );
+  // Before anything reads a body: its size, the bytes in flight and the time it may take are bounded.
+  app.use(bodyLimits());
   const api = express.Router();
   // Before the general JSON parser: the key store and KEYDB bodies may be up to 64 MB.
   api.use(discKeysRouter(ctx));
-  api.use(express.json({ limit: '1mb' }));
+  api.use(express.json({ limit: JSON_BODY_LIMIT_BYTES }));
   api.get('/health', (_req, res) => {
     res.json({ ok: true, mqtt: ctx.dispatcher.connected, workers_online: ctx.fleet.online().length });
   });
@@ -270,7 +273,10 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   appKey.start();
 
   const server = http.createServer(createApp(ctx));
-  server.requestTimeout = 3600_000;
+  // Node's own limits behind bodyLimits' deadlines: headers must come quickly, a whole request (an
+  // upload at the latest) within its deadline and the minute Node takes to notice.
+  server.headersTimeout = HEADERS_DEADLINE_MS;
+  server.requestTimeout = UPLOAD_BODY_DEADLINE_MS + 60_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     if (config.bindAddress) server.listen(config.port, config.bindAddress, () => resolve());

@@ -216,7 +216,8 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   const musicbrainz = new MusicBrainzClient(config.musicbrainzBaseUrl, musicbrainzUserAgent(RIPWERK_VERSION, config.musicbrainzContact), new RateLimiter(MUSICBRAINZ_INTERVAL_MS));
   const music = new MusicLookup(musicbrainz, new MusicBrainzCache(db), settings, config.coverArtBaseUrl, log.child('musicbrainz'));
   const prescan = new Prescan(db, discLookup(metadata.chain, music), log.child('prescan'));
-  const posters = new PosterCache(path.join(config.dataDir, 'posters'), POSTER_CACHE_BYTES, config.tmdbImageBaseUrl, log.child('posters'));
+  // A poster URL other than the image server's gets the webhook target rules (notifier.policy(), made below) when fetched.
+  const posters = new PosterCache(path.join(config.dataDir, 'posters'), POSTER_CACHE_BYTES, config.tmdbImageBaseUrl, log.child('posters'), () => notifier.policy());
   const discs: DiscWatch = new DiscWatch(db, settings, prescan, (req) => createRipJob(ctx, req), log.child('discs'), posters, (fp, identity) => applyIdentityToJobs(ctx, fp, identity, 'lookup'));
   const keys = new KeyStore(config.dataDir);
   dispatcher.keys = keys;

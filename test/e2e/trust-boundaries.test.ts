@@ -240,6 +240,26 @@ describe('trust boundaries of the API', () => {
       assert.ok(!c.proc.lines.some((l) => l.includes('geheim')));
     });
 
+    it('sends a kept password or media-server key to no other host (issue 42)', async () => {
+      const stored = (key: string): unknown => JSON.parse((new Database(path.join(w.root, 'coordinator-data', 'coordinator.sqlite'), { readonly: true }).prepare('SELECT value FROM settings WHERE key = ?').get(key) as { value: string }).value);
+      // The URL of the test before: http://kodi:geheim@192.168.1.5:8080. The mask sent back with another host keeps nothing.
+      const moved = await api(c.url, 'PUT', '/settings', { mediaServerUrl: 'http://kodi:********@192.0.2.66:8080' });
+      assert.deepEqual([moved.status, moved.text], [400, 'mediaServerUrl holds the mask ******** where its password belongs, but the stored password is for 192.168.1.5, not 192.0.2.66: type the password for the new host\n']);
+      assert.equal((await api(c.url, 'PUT', '/settings', { mediaServerKey: 'k3y-for-5' })).status, 200);
+      const keyMoved = await api(c.url, 'PUT', '/settings', { mediaServerUrl: 'http://192.0.2.66:8080', mediaServerKey: '********' });
+      assert.deepEqual([keyMoved.status, keyMoved.text], [400, 'mediaServerKey was saved for the media server at 192.168.1.5: send the key for 192.0.2.66 together with the new mediaServerUrl (or an empty mediaServerKey to remove it)\n']);
+      assert.deepEqual([stored('mediaServerUrl'), stored('mediaServerKey')], ['http://kodi:geheim@192.168.1.5:8080', 'k3y-for-5'], 'nothing changed');
+      const samePort = await api(c.url, 'PUT', '/settings', { mediaServerUrl: 'http://kodi:********@192.168.1.5:8081/jsonrpc' });
+      assert.equal(samePort.status, 200, 'the same host keeps both');
+      const typed = await api(c.url, 'PUT', '/settings', { mediaServerUrl: 'http://kodi:neu@192.0.2.66:8080', mediaServerKey: 'k3y-for-66' });
+      assert.equal(typed.status, 200, typed.text);
+      assert.deepEqual([stored('mediaServerUrl'), stored('mediaServerKey')], ['http://kodi:neu@192.0.2.66:8080', 'k3y-for-66']);
+      const cleared = await api(c.url, 'PUT', '/settings', { mediaServerUrl: '' });
+      assert.equal(cleared.status, 200);
+      assert.equal(stored('mediaServerKey'), '', 'an emptied URL takes its key along: a later URL cannot inherit it');
+      assert.equal((await api(c.url, 'PUT', '/settings', { mediaServerType: '' })).status, 200);
+    });
+
     it('refuses unknown POST /jobs fields, a javascript: poster and keeps the language fields', async () => {
       const unknown = await api(c.url, 'POST', '/jobs', { device: 'flur-drive-flur', target: '/etc', colour: 'red' });
       assert.equal(unknown.status, 400);

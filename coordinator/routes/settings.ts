@@ -21,6 +21,8 @@ export function settingsRouter(ctx: AppContext): Router {
       if (SECRET_SETTINGS.has(name) && value === SECRET_MASK) continue;
       try {
         const valid = validateSetting(name, value);
+        // The mask with spaces around it is still the mask.
+        if (SECRET_SETTINGS.has(name) && valid === SECRET_MASK) continue;
         (values as Record<string, unknown>)[name] = URL_SETTINGS.has(name) && typeof valid === 'string' ? restoreMaskedUrl(name, valid, String(ctx.settings.get(name))) : valid;
       } catch (err) {
         if (err instanceof SettingsError) throw new HttpError(400, err.message);

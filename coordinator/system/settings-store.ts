@@ -152,6 +152,14 @@ export function validateSetting(name: string, value: unknown): Settings[SettingN
     if (folder.length > 4096) throw new SettingsError('setting "thediscdbMirror" is longer than 4096 characters');
     return folder;
   }
+  if ((name === 'webhookUrl' || name === 'mediaServerUrl') && typeof value === 'string') {
+    // A pasted URL often brings a line break or spaces around it: they go. Inside, they are refused
+    // (a URL parser would quietly drop or encode them, and the stored text would not be what is used).
+    const url = value.trim();
+    if (/[\s\u0000-\u001f\u007f-\u009f]/.test(url)) throw new SettingsError(`setting "${name}" must be one URL without spaces or control characters inside`);
+    if (url.length > 4096) throw new SettingsError(`setting "${name}" is longer than 4096 characters`);
+    return url;
+  }
   const expected = typeof SETTING_DEFAULTS[name];
   if (expected === 'number' && (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 36_000)) {
     throw new SettingsError(`setting "${name}" must be a whole number of seconds from 0 to 36000`);

@@ -260,6 +260,16 @@ describe('trust boundaries of the API', () => {
       assert.equal((await api(c.url, 'PUT', '/settings', { mediaServerType: '' })).status, 200);
     });
 
+    it('stores a webhook URL without the spaces and line breaks of a paste, and refuses one with a break inside (issue 42)', async () => {
+      const pasted = await api(c.url, 'PUT', '/settings', { webhookUrl: ' \nhttps://hook.example/token\n' });
+      assert.equal(pasted.status, 200, pasted.text);
+      const stored = new Database(path.join(w.root, 'coordinator-data', 'coordinator.sqlite'), { readonly: true }).prepare("SELECT value FROM settings WHERE key = 'webhookUrl'").get() as { value: string };
+      assert.equal(JSON.parse(stored.value), 'https://hook.example/token');
+      const inside = await api(c.url, 'PUT', '/settings', { webhookUrl: 'https://hook.example/a\nb' });
+      assert.deepEqual([inside.status, inside.text], [400, 'setting "webhookUrl" must be one URL without spaces or control characters inside\n']);
+      assert.equal((await api(c.url, 'PUT', '/settings', { webhookUrl: '' })).status, 200);
+    });
+
     it('refuses unknown POST /jobs fields, a javascript: poster and keeps the language fields', async () => {
       const unknown = await api(c.url, 'POST', '/jobs', { device: 'flur-drive-flur', target: '/etc', colour: 'red' });
       assert.equal(unknown.status, 400);

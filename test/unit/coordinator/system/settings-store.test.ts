@@ -171,6 +171,15 @@ describe('validateSetting', () => {
     assert.throws(() => validateSetting('workDir', ['/a']), SettingsError);
   });
 
+  it('takes the URL settings without the spaces and line breaks around them, and refuses one with a space or control character inside (issue 42)', () => {
+    assert.equal(validateSetting('webhookUrl', ' \n\thttps://ntfy.example/ripwerk\r\n '), 'https://ntfy.example/ripwerk');
+    assert.equal(validateSetting('mediaServerUrl', 'http://jellyfin:8096\n'), 'http://jellyfin:8096');
+    assert.equal(validateSetting('webhookUrl', '  '), '', 'only spaces: no webhook');
+    for (const bad of ['https://ntfy.example/rip werk', 'https://ntfy.example/\nX-Injected: 1', 'https://ntfy.example/\u0000']) {
+      assert.throws(() => validateSetting('webhookUrl', bad), (err: Error) => err instanceof SettingsError && err.message === 'setting "webhookUrl" must be one URL without spaces or control characters inside', JSON.stringify(bad));
+    }
+  });
+
   it('refuses strings longer than 4096 characters', () => {
     assert.equal(validateSetting('webhookUrl', 'x'.repeat(4096)), 'x'.repeat(4096));
     assert.throws(() => validateSetting('webhookUrl', 'x'.repeat(4097)), /longer than 4096/);

@@ -270,6 +270,21 @@ describe('trust boundaries of the API', () => {
       assert.equal((await api(c.url, 'PUT', '/settings', { webhookUrl: '' })).status, 200);
     });
 
+    it('refuses a POST /jobs title, series or folder longer than a worker takes with 400, before looking for the drive (issue 42)', async () => {
+      const long = (n: number) => 'x'.repeat(n);
+      for (const [body, reason] of [
+        [{ title: long(1001) }, 'title is longer than 1000 characters, more than a worker takes'],
+        [{ series: long(1001), season: 1 }, 'series is longer than 1000 characters, more than a worker takes'],
+        [{ target_dir: `${w.media}/${long(4097)}` }, 'target_dir is longer than 4096 characters, more than a worker takes'],
+        [{ work_dir: `${w.media}/${long(4096 - 37)}` }, 'the job\'s raw folder (the work folder and the job id) would be longer than 4096 characters, more than a worker takes'],
+      ] as const) {
+        const r = await api(c.url, 'POST', '/jobs', { device: 'flur-drive-flur', ...body });
+        assert.deepEqual([r.status, r.text], [400, `${reason}\n`], Object.keys(body).join());
+      }
+      const fits = await api(c.url, 'POST', '/jobs', { device: 'flur-drive-flur', title: long(1000) });
+      assert.equal(fits.status, 404, 'a title of 1000 characters passes on to the drive');
+    });
+
     it('refuses unknown POST /jobs fields, a javascript: poster and keeps the language fields', async () => {
       const unknown = await api(c.url, 'POST', '/jobs', { device: 'flur-drive-flur', target: '/etc', colour: 'red' });
       assert.equal(unknown.status, 400);

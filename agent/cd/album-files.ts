@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { AlbumInfo } from '../../shared/protocol.js';
 import { folderName, safeName, withCollisionSuffix } from '../../shared/output-name.js';
 import { runTool, ToolError } from '../../shared/process.js';
+import { mkdirInside } from '../output/output-folder.js';
 
 /** A cover larger than this is not saved (the Cover Art Archive's originals can be scans of tens of MB). */
 export const MAX_COVER_BYTES = 10 * 1024 * 1024;
@@ -12,19 +13,21 @@ const pad = (n: number): string => String(n).padStart(2, '0');
 
 /**
  * The album's folder `<target>/<Artist>/<Album> (<Year>)` (without a year just the album); when that
- * folder already holds files, the job id is appended so nothing is overwritten. The folder is created.
+ * folder already holds files, the job id is appended so nothing is overwritten. The folder is created
+ * inside the real path of the target folder (a planted link leading out of it fails with OutsideWrite).
  */
 export async function planAlbumFolder(targetDir: string, album: AlbumInfo, jobId: string): Promise<string> {
-  const artistDir = path.join(targetDir, safeName(album.artist));
+  const artist = safeName(album.artist);
   const name = folderName(album.album, album.year);
+  // The artist folder first, inside the target's real path (a planted link out of it fails the job).
+  const artistDir = await mkdirInside(targetDir, artist);
   let dir = path.join(artistDir, name);
   const taken = await fs.readdir(dir).then(
     (entries) => entries.length > 0,
     (err: NodeJS.ErrnoException) => err.code !== 'ENOENT',
   );
   if (taken) dir = path.join(artistDir, withCollisionSuffix(name, jobId));
-  await fs.mkdir(dir, { recursive: true });
-  return dir;
+  return mkdirInside(targetDir, path.join(artist, path.basename(dir)));
 }
 
 /** The title of track n: the album's, else the given fallback (cue sheet), else "Titel n". */

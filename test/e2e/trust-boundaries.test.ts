@@ -39,7 +39,7 @@ function lanAddress(): string | null {
   return null;
 }
 
-interface Seeded { healthy: string; linkedOutput: string; linkedRaw: string; strayRaw: string }
+interface Seeded { healthy: string; linkedOutput: string; linkedRaw: string; strayRaw: string; series: string }
 
 /** Jobs as a finished rip leaves them, written into the coordinator's database before it starts. */
 function seedJobs(w: World, dataDir: string): Seeded {
@@ -55,6 +55,7 @@ function seedJobs(w: World, dataDir: string): Seeded {
     linkedOutput: make('22222222-2222-4222-8222-222222222222', 'Evil', 'completed', { output_path: path.join(w.media, 'Filme', 'Evil (2000)') }, { fingerprint: 'EVIL:1', year: 2000, output_files: ['shadow'] }),
     linkedRaw: make('33333333-3333-4333-8333-333333333333', 'Kaputt', 'failed', { error: 'the disc could not be read' }),
     strayRaw: make('44444444-4444-4444-8444-444444444444', 'Fremd', 'failed', { error: 'x' }),
+    series: make('55555555-5555-4555-8555-555555555555', 'Good', 'completed', { output_path: path.join(w.media, 'Serien', 'Good', 'Season 01') }, { fingerprint: 'GOOD:1', series: 'Good', season: 1, output_files: ['Good - S01E01.mkv'] }),
   };
   db.prepare("INSERT INTO settings (key, value) VALUES ('tracks:flur-drive-flur', '[{\"number\":1,\"seconds\":60}]')").run();
   db.close();
@@ -66,6 +67,7 @@ describe('trust boundaries of the API', () => {
   let c: CoordinatorHandle;
   let ids: Seeded;
   let outside: string;
+  let evilSeries: string;
   let target: http.Server;
   let targetPort = 0;
   const hits: string[] = [];
@@ -83,6 +85,11 @@ describe('trust boundaries of the API', () => {
     fs.symlinkSync(path.join(outside, 'shadow'), path.join(heat, 'shadow.nfo'));
     // A share user replaced a job's output folder by a link to a folder with secrets (the /etc case).
     fs.symlinkSync(outside, path.join(w.media, 'Filme', 'Evil (2000)'));
+    // A finished series job, and a series folder a share user replaced by a link to elsewhere.
+    fs.mkdirSync(path.join(w.media, 'Serien', 'Good', 'Season 01'), { recursive: true });
+    fs.writeFileSync(path.join(w.media, 'Serien', 'Good', 'Season 01', 'Good - S01E01.mkv'), 'episode');
+    evilSeries = tempDir('ripwerk-outside-series-');
+    fs.symlinkSync(evilSeries, path.join(w.media, 'Serien', 'Evil'));
     // A raw folder that is a link, and a stored raw path outside every raw root.
     const victim = fs.mkdtempSync(path.join(w.root, 'victim-'));
     fs.writeFileSync(path.join(victim, 'keep.txt'), 'precious');
@@ -125,6 +132,15 @@ describe('trust boundaries of the API', () => {
       assert.deepEqual([r.status, r.text], [403, `the job's output folder ${path.join(w.media, 'Filme', 'Evil (2000)')} is a symbolic link or leads outside ${w.media}: nothing was changed\n`]);
       assert.deepEqual(fs.readdirSync(outside), ['shadow'], 'the folder behind the link is as it was');
       assert.ok(fs.lstatSync(path.join(w.media, 'Filme', 'Evil (2000)')).isSymbolicLink());
+    });
+
+    it('moves no episode into a series folder that is a link leading outside when a finished job is corrected (issue 42)', async () => {
+      const r = await api(c.url, 'POST', '/metadata/override', { job_id: ids.series, title: 'Evil', kind: 'series', season: 1 });
+      assert.deepEqual([r.status, r.text], [409, `the corrected folder ${path.join(w.media, 'Serien', 'Evil', 'Season 01')} leads outside ${w.media} through a symbolic link (or nowhere): nothing was changed\n`]);
+      assert.deepEqual(fs.readdirSync(evilSeries), [], 'no season folder, episode or tvshow.nfo behind the link');
+      assert.ok(fs.existsSync(path.join(w.media, 'Serien', 'Good', 'Season 01', 'Good - S01E01.mkv')), 'the episode stays');
+      const job = (await api<{ id: string; title: string; output_path: string }[]>(c.url, 'GET', '/jobs')).body.find((j) => j.id === ids.series);
+      assert.deepEqual([job?.title, job?.output_path], ['Good', path.join(w.media, 'Serien', 'Good', 'Season 01')]);
     });
 
     it('lists and serves the films of a healthy folder, but not a link in it that leads outside', async () => {

@@ -39,6 +39,7 @@ import { RIPWERK_VERSION } from './system/version.js';
 import { RawDataFinder } from './jobs/raw-data.js';
 import { AnswersInFlight } from './http/answers-in-flight.js';
 import { requestGuard } from './http/request-guard.js';
+import { bodyLimits, HEADERS_DEADLINE_MS, JSON_BODY_LIMIT_BYTES, UPLOAD_BODY_DEADLINE_MS } from './http/body-limits.js';
 import { storageTargetDirs } from './library/storage-target-dirs.js';
 import { createRipJob } from './discs/rip-jobs.js';
 import { RipperAppKeyRefresher } from './keys/ripper-app-key.js';
@@ -165,10 +166,12 @@ export function createApp(ctx: AppContext): express.Express {
       },
     }),
   );
+  // Before anything reads a body: its size, the bytes in flight and the time it may take are bounded.
+  app.use(bodyLimits());
   const api = express.Router();
   // Before the general JSON parser: the key store and KEYDB bodies may be up to 64 MB.
   api.use(discKeysRouter(ctx));
-  api.use(express.json({ limit: '1mb' }));
+  api.use(express.json({ limit: JSON_BODY_LIMIT_BYTES }));
   api.get('/health', (_req, res) => {
     res.json({ ok: true, mqtt: ctx.dispatcher.connected, workers_online: ctx.fleet.online().length });
   });
@@ -213,7 +216,8 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   const musicbrainz = new MusicBrainzClient(config.musicbrainzBaseUrl, musicbrainzUserAgent(RIPWERK_VERSION, config.musicbrainzContact), new RateLimiter(MUSICBRAINZ_INTERVAL_MS));
   const music = new MusicLookup(musicbrainz, new MusicBrainzCache(db), settings, config.coverArtBaseUrl, log.child('musicbrainz'));
   const prescan = new Prescan(db, discLookup(metadata.chain, music), log.child('prescan'));
-  const posters = new PosterCache(path.join(config.dataDir, 'posters'), POSTER_CACHE_BYTES, config.tmdbImageBaseUrl, log.child('posters'));
+  // A poster URL other than the image server's gets the webhook target rules (notifier.policy(), made below) when fetched.
+  const posters = new PosterCache(path.join(config.dataDir, 'posters'), POSTER_CACHE_BYTES, config.tmdbImageBaseUrl, log.child('posters'), () => notifier.policy());
   const discs: DiscWatch = new DiscWatch(db, settings, prescan, (req) => createRipJob(ctx, req), log.child('discs'), posters, (fp, identity) => applyIdentityToJobs(ctx, fp, identity, 'lookup'));
   const keys = new KeyStore(config.dataDir);
   dispatcher.keys = keys;
@@ -270,7 +274,10 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   appKey.start();
 
   const server = http.createServer(createApp(ctx));
-  server.requestTimeout = 3600_000;
+  // Node's own limits behind bodyLimits' deadlines: headers must come quickly, a whole request (an
+  // upload at the latest) within its deadline and the minute Node takes to notice.
+  server.headersTimeout = HEADERS_DEADLINE_MS;
+  server.requestTimeout = UPLOAD_BODY_DEADLINE_MS + 60_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     if (config.bindAddress) server.listen(config.port, config.bindAddress, () => resolve());

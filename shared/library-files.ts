@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { XMLBuilder } from 'fast-xml-parser';
@@ -39,17 +40,40 @@ export function nfoXml(info: LibraryInfo): string {
   return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n${builder.build(doc) as string}`;
 }
 
-/** Downloads a poster to dest (through a temporary name); refuses what is not an image or is too big. */
+/**
+ * Writes `data` as `file` without following a link planted at either name (issue 42): into a new
+ * temporary name (created exclusively: a link there fails the write instead of being written
+ * through), then renamed over `file` (a rename replaces a link at `file`, it does not follow it).
+ */
+export async function writeFileReplacing(file: string, data: string | Uint8Array): Promise<void> {
+  const tmp = `${file}.${randomBytes(6).toString('hex')}.part`;
+  try {
+    await fs.writeFile(tmp, data, { flag: 'wx' });
+    await fs.rename(tmp, file);
+  } catch (err) {
+    await fs.rm(tmp, { force: true });
+    throw err;
+  }
+}
+
+/**
+ * Downloads a poster to dest; refuses what is not an image or is too big, counting the bytes as they
+ * arrive (a huge answer is cut off at the cap, not read whole first).
+ */
 export async function downloadPoster(url: string, dest: string): Promise<void> {
   const res = await fetch(url, { signal: AbortSignal.timeout(POSTER_TIMEOUT_MS) });
   if (!res.ok) throw new Error(`the poster server answered ${res.status}`);
   const type = res.headers.get('content-type') ?? '';
   if (!type.startsWith('image/')) throw new Error(`the poster is not an image (${type || 'no content type'})`);
-  const data = Buffer.from(await res.arrayBuffer());
-  if (data.length === 0 || data.length > POSTER_MAX_BYTES) throw new Error(`the poster has ${data.length} bytes`);
-  const tmp = `${dest}.part`;
-  await fs.writeFile(tmp, data);
-  await fs.rename(tmp, dest);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of res.body ?? []) {
+    size += (chunk as Uint8Array).length;
+    if (size > POSTER_MAX_BYTES) throw new Error(`the poster has more than ${POSTER_MAX_BYTES} bytes`);
+    chunks.push(chunk as Uint8Array);
+  }
+  if (size === 0) throw new Error('the poster has 0 bytes');
+  await writeFileReplacing(dest, Buffer.concat(chunks));
 }
 
 export interface LibraryFilesResult {
@@ -60,7 +84,9 @@ export interface LibraryFilesResult {
 /**
  * Writes the nfo and poster.jpg for a finished output: a movie's into its folder, a series' into the
  * series folder (above Season NN), where a tvshow.nfo already there is left alone, so a second season
- * never overwrites the series metadata. A poster that cannot be fetched is reported, not fatal.
+ * never overwrites the series metadata. A poster that cannot be fetched is reported, not fatal. A link
+ * planted at either name is replaced, never written through; the folder itself was checked by whoever
+ * planned it (planOutput on a worker, the correction on the coordinator).
  */
 export async function writeLibraryFiles(outputDir: string, info: LibraryInfo, log: (level: 'info' | 'warn', text: string) => void): Promise<LibraryFilesResult> {
   const dir = info.kind === 'series' ? path.dirname(outputDir) : outputDir;
@@ -70,7 +96,7 @@ export async function writeLibraryFiles(outputDir: string, info: LibraryInfo, lo
     return { written: [], skipped: nfo };
   }
   const written: string[] = [];
-  await fs.writeFile(nfo, nfoXml(info));
+  await writeFileReplacing(nfo, nfoXml(info));
   written.push(nfo);
   if (info.poster_url) {
     const poster = path.join(dir, 'poster.jpg');

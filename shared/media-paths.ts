@@ -90,6 +90,27 @@ export async function realPathWithin(roots: readonly string[], candidate: string
   return { kind: 'outside', path: real };
 }
 
+/**
+ * Whether a folder about to be written (made where it is missing) stays under the real path of
+ * `root`: its deepest part that exists, every symbolic link followed, must lie there. A link that
+ * leads nowhere (or loops) on the way counts as outside: once its target is made, it leads there.
+ * The rule for every write under MEDIA_ROOT the coordinator makes (issue 42), as realPathWithin is
+ * for what it reads.
+ */
+export async function writeStaysWithin(root: string, candidate: string): Promise<boolean> {
+  if (!path.isAbsolute(candidate) || candidate.includes('\0')) return false;
+  const realRoot = await fs.realpath(root).catch(() => null);
+  if (realRoot === null) return false;
+  let existing = candidate;
+  while (!(await fs.lstat(existing).then(() => true, () => false))) {
+    const up = path.dirname(existing);
+    if (up === existing) return false;
+    existing = up;
+  }
+  const real = await fs.realpath(existing).catch(() => null);
+  return real !== null && isWithin(realRoot, real, path.sep);
+}
+
 export interface OpenedFile {
   /** A path naming exactly the opened file (on Linux /proc/self/fd/N), whatever happens to its folders now. */
   path: string;

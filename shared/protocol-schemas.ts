@@ -33,8 +33,11 @@ const int = (min?: number, max?: number) => z.int().check(...(min === undefined 
 const list = <T extends z.ZodMiniType>(item: T, max: number) => z.array(item).check(z.maxLength(max));
 
 const id = z.string().check(z.minLength(1), z.maxLength(200));
-const shortText = text(1000);
-const pathText = text(4096);
+/** The longest text (a title, a series name) and the longest path a command or event may carry: the coordinator refuses longer ones up front. */
+export const SHORT_TEXT_MAX = 1000;
+export const PATH_TEXT_MAX = 4096;
+const shortText = text(SHORT_TEXT_MAX);
+const pathText = text(PATH_TEXT_MAX);
 const reasonText = text(LOG_MESSAGE_LIMIT);
 const timestamp = text(64);
 const count = int(0, Number.MAX_SAFE_INTEGER);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { AlbumInfo } from '../../shared/protocol.js';
 import { folderName, safeName, withCollisionSuffix } from '../../shared/output-name.js';
 import { runTool, ToolError } from '../../shared/process.js';
+import { mkdirInside } from '../output/output-folder.js';
 
 /** A cover larger than this is not saved (the Cover Art Archive's originals can be scans of tens of MB). */
 export const MAX_COVER_BYTES = 10 * 1024 * 1024;
@@ -40,19 +41,21 @@ async function joinsRelease(dir: string, album: AlbumInfo, readTags: FlacTagRead
  * The album's folder `<target>/<Artist>/<Album> (<Year>)` (without a year just the album). Every disc
  * of a multi-disc release goes into the same folder, as Jellyfin, Navidrome and beets read one album
  * (its files named `D-NN - <Title>.flac`). When the folder already holds files of anything else, the
- * job id is appended so nothing is overwritten. The folder is created.
+ * job id is appended so nothing is overwritten. The folder is created inside the real path of the
+ * target folder (a planted link leading out of it fails with OutsideWrite).
  */
 export async function planAlbumFolder(targetDir: string, album: AlbumInfo, jobId: string, readTags?: FlacTagReader): Promise<string> {
-  const artistDir = path.join(targetDir, safeName(album.artist));
+  const artist = safeName(album.artist);
   const name = folderName(album.album, album.year);
+  // The artist folder first, inside the target's real path (a planted link out of it fails the job).
+  const artistDir = await mkdirInside(targetDir, artist);
   let dir = path.join(artistDir, name);
   const taken = await fs.readdir(dir).then(
     (entries) => entries.length > 0,
     (err: NodeJS.ErrnoException) => err.code !== 'ENOENT',
   );
   if (taken && !(readTags && (await joinsRelease(dir, album, readTags)))) dir = path.join(artistDir, withCollisionSuffix(name, jobId));
-  await fs.mkdir(dir, { recursive: true });
-  return dir;
+  return mkdirInside(targetDir, path.join(artist, path.basename(dir)));
 }
 
 /** The title of track n: the album's, else the given fallback (cue sheet), else "Titel n". */

@@ -23,24 +23,83 @@ export interface OutputPlan {
 }
 
 /**
+ * A write refused because its folder leaves the folder it belongs in through a symbolic link (or a
+ * link that leads nowhere): a share user who can write the media tree may plant one where a new
+ * folder or file is about to go (issue 42). Nothing was written when it is thrown.
+ */
+export class OutsideWrite extends Error {}
+
+function within(parent: string, child: string): boolean {
+  return child === parent || child.startsWith(parent.endsWith(path.sep) ? parent : parent + path.sep);
+}
+
+/**
+ * The real path of `p` when it exists, or null when it does not. Throws OutsideWrite when it exists
+ * but its real path is not inside `realBase` (the real path of `base`), or cannot be resolved.
+ */
+async function realInside(realBase: string, base: string, p: string): Promise<string | null> {
+  if (!(await exists(p))) return null;
+  const real = await fs.realpath(p).catch(() => null);
+  if (real === null || !within(realBase, real)) throw new OutsideWrite(`the folder ${p} leads outside ${base} through a symbolic link (or nowhere): refused, nothing was written there`);
+  return real;
+}
+
+/**
+ * Makes the folders of `rel` below `base` one at a time, each checked once it is there: its real
+ * path must lie inside the real path of `base` (a link that stays inside is followed, as reads
+ * follow it). A folder that is a link leading elsewhere or nowhere is refused with OutsideWrite
+ * before anything is made through it; `base` itself is made when missing. Returns base/rel.
+ */
+export async function mkdirInside(base: string, rel: string): Promise<string> {
+  await fs.mkdir(base, { recursive: true });
+  const realBase = await fs.realpath(base);
+  let dir = base;
+  for (const part of rel.split(path.sep).filter((p) => p !== '' && p !== '.')) {
+    if (part === '..') throw new OutsideWrite(`the folder ${path.join(base, rel)} leads outside ${base}: refused, nothing was written there`);
+    dir = path.join(dir, part);
+    // A dangling link makes mkdir fail with EEXIST without creating its target: the check then refuses it.
+    await fs.mkdir(dir).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err;
+    });
+    await realInside(realBase, base, dir);
+  }
+  return dir;
+}
+
+/**
+ * Why `dir` (a folder files are about to be written into) may not be written: it exists and is a
+ * link leading out of its parent folder (an extras folder planted in a movie or season folder).
+ * Throws OutsideWrite; the folders above it were checked when they were planned.
+ */
+export async function checkFolderInParent(dir: string): Promise<void> {
+  const parent = path.dirname(dir);
+  const realParent = await fs.realpath(parent).catch(() => null);
+  if (realParent !== null) await realInside(realParent, parent, dir);
+}
+
+/**
  * Where a job's finished files go: `<target>/Title (Year)` (with the job id appended when that folder
- * exists already), or `<target>/<Series>/Season NN` for a series rip. The folder is created.
+ * exists already), or `<target>/<Series>/Season NN` for a series rip. The folder is created, inside
+ * the real path of the target folder: a folder on the way that is a link leading out of it (a share
+ * user's plant) fails the job with OutsideWrite, and nothing is written through it.
  */
 export async function planOutput(t: OutputTarget): Promise<OutputPlan> {
   if (t.series && t.season !== null && t.season !== undefined) {
     const series = safeName(t.series);
-    const dir = path.join(t.target_dir, series, seasonFolder(t.season));
-    await fs.mkdir(dir, { recursive: true });
+    const dir = await mkdirInside(t.target_dir, path.join(series, seasonFolder(t.season)));
     return { dir, fileBase: `${series} - S${String(t.season).padStart(2, '0')}` };
   }
   const name = folderName(t.title, t.year);
   const earlier = t.library_folder ? await folderInTarget(t.target_dir, t.library_folder) : null;
   if (earlier) return { dir: earlier, fileBase: name };
+  await fs.mkdir(t.target_dir, { recursive: true });
   let dir = path.join(t.target_dir, name);
+  // A link at the name that leads out of the target is refused, not taken as a collision: it was planted.
+  await realInside(await fs.realpath(t.target_dir), t.target_dir, dir);
   // An empty folder of that name (left by an attempt that died before writing) is not a collision.
   const taken = await fs.readdir(dir).then((entries) => entries.length > 0, () => exists(dir));
   if (taken) dir = path.join(t.target_dir, withCollisionSuffix(name, t.job_id));
-  await fs.mkdir(dir, { recursive: true });
+  await mkdirInside(t.target_dir, path.basename(dir));
   return { dir, fileBase: name };
 }
 
@@ -80,9 +139,13 @@ const claimed = new Set<string>();
  * Like freeFileName, but a name another job of this agent has picked and not finished yet counts as
  * taken too: the next disc of a season never overwrites an earlier disc's file, and two jobs writing
  * into one season folder at the same time do not pick the same name. Nothing is put on disk (a killed
- * agent leaves no placeholder behind); call releaseFileName once the file is written or removed.
+ * agent leaves no placeholder behind); call releaseFileName once the file is written or removed. A
+ * link at a name counts as taken (exists does not follow it); a folder that is a link leading out
+ * of its parent is refused with OutsideWrite.
  */
 export async function claimFileName(dir: string, name: string): Promise<string> {
+  // The folder (an extras folder below the planned one) must not be a link leading out of it.
+  await checkFolderInParent(dir);
   const ext = path.extname(name);
   const base = name.slice(0, name.length - ext.length);
   for (let i = 1; ; i++) {
@@ -125,7 +188,8 @@ export async function moveFile(from: string, to: string, free: (dir: string) => 
     if (size > available) {
       throw new Error(`not enough free space in ${path.dirname(to)} to move ${path.basename(from)} there: ${sizeText(size)} needed, ${sizeText(available)} free`);
     }
-    await fs.copyFile(from, to);
+    // EXCL: a name taken meanwhile (a link planted there) is not written through, the copy fails.
+    await fs.copyFile(from, to, fsSync.constants.COPYFILE_EXCL);
     const copied = (await fs.stat(to)).size;
     if (copied !== size) {
       await fs.rm(to, { force: true });

@@ -157,7 +157,7 @@ export interface KeepOriginalsTo {
 async function moveOriginals(args: TranscodeJob, outputDir: string, to: KeepOriginalsTo, ctx: TaskContext): Promise<boolean> {
   const dir = originalsDir(to.mediaRoot, args.target_dir, outputDir);
   try {
-    await keepOriginals(args.files, dir, to.ops);
+    await keepOriginals(args.files, { dir, mediaRoot: to.mediaRoot }, to.ops);
   } catch (err) {
     ctx.log('warn', `the originals stay in ${args.raw_dir}: moving them to ${dir} failed: ${(err as Error).message}`);
     return false;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { nativeWorkerRefusal } from '../../shared/native-worker.js';
+import { PATH_TEXT_MAX, SHORT_TEXT_MAX } from '../../shared/protocol-schemas.js';
 import type { AlbumInfo, DiscInfo, RipArgs } from '../../shared/protocol.js';
 import type { CoordinatorConfig } from '../../shared/config.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
@@ -57,6 +58,23 @@ export interface RipRequest {
   origin: string;
   /** Extra meta keys (poster_path, retry_of). */
   meta?: JobMeta;
+}
+
+/** A job id (a UUID) and the slash before it: what a raw folder adds to its work folder. */
+const RAW_DIR_SUFFIX = 37;
+
+/**
+ * Why a worker would drop the command of this rip, or null: its schema takes texts (title, series) of
+ * at most SHORT_TEXT_MAX characters and paths of at most PATH_TEXT_MAX, and a dropped command left
+ * the job pending with the drive busy (issue 42). The raw folder is the work folder plus the job id.
+ */
+export function ripLengthRefusal(f: { title?: string | null; series?: string | null; targetDir?: string | null; workDir?: string | null }): string | null {
+  for (const [name, value] of [['title', f.title], ['series', f.series]] as const) {
+    if (value && value.length > SHORT_TEXT_MAX) return `${name} is longer than ${SHORT_TEXT_MAX} characters, more than a worker takes`;
+  }
+  if (f.targetDir && f.targetDir.length > PATH_TEXT_MAX) return `target_dir is longer than ${PATH_TEXT_MAX} characters, more than a worker takes`;
+  if (f.workDir && f.workDir.length + RAW_DIR_SUFFIX > PATH_TEXT_MAX) return `the job's raw folder (the work folder and the job id) would be longer than ${PATH_TEXT_MAX} characters, more than a worker takes`;
+  return null;
 }
 
 /**
@@ -118,6 +136,9 @@ export async function createRipJob(ctx: RipJobDeps, req: RipRequest): Promise<Jo
   const year = album ? album.year : (req.year ?? (useIdentity ? identity.year : null));
   const series = req.series ?? null;
   const season = req.season ?? null;
+  // What the worker's schema would drop is refused here, before a job holds the drive.
+  const tooLong = ripLengthRefusal({ title, series, targetDir, workDir });
+  if (tooLong) throw new HttpError(400, tooLong);
   const meta: JobMeta = {
     ...(useIdentity ? identityMeta(identity) : {}),
     ...(req.tmdbId ? { tmdb_id: req.tmdbId } : {}),

@@ -96,7 +96,7 @@ export function refusalFor(address: string, port: number, policy: TargetPolicy):
   return `it points at ${kind} (${a}); turn on the setting allowPrivateWebhooks if that is really where it should go`;
 }
 
-function portOf(u: URL): number {
+export function portOf(u: URL): number {
   return u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
 }
 
@@ -121,6 +121,33 @@ export async function checkTarget(url: string, policy: TargetPolicy, lookup: typ
   return null;
 }
 
+/** How a name is resolved to every address it has (dns.lookup with all: true; a test names its own). */
+export type ResolveAll = (hostname: string, options: dns.LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void) => void;
+
+const resolveAll: ResolveAll = (hostname, options, callback) => dns.lookup(hostname, options, callback);
+
+/**
+ * A lookup for http.request that resolves the name once and refuses, with TargetRefused, when any of
+ * its addresses is one the policy forbids: the connection goes to the very address checked, so a
+ * name that resolved to nothing (or elsewhere) when it was saved and points at loopback now (DNS
+ * rebinding) is refused at the moment of connecting. A host given as an IP address is not looked
+ * up by Node: check it with refusalFor before the request.
+ */
+export function checkedLookup(port: number, policy: TargetPolicy, resolve: ResolveAll = resolveAll): net.LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }, (err, list) => {
+      if (err) return callback(err, '', 4);
+      if (list.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 4);
+      for (const r of list) {
+        const reason = refusalFor(r.address, port, policy);
+        if (reason) return callback(new TargetRefused(reason), '', 4);
+      }
+      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+      callback(null, list[0].address, list[0].family);
+    });
+  };
+}
+
 export interface TargetRequest {
   url: string;
   method: 'POST' | 'GET';
@@ -137,18 +164,7 @@ export interface TargetRequest {
 export function sendToTarget(req: TargetRequest, policy: TargetPolicy): Promise<number> {
   const u = new URL(req.url);
   const port = portOf(u);
-  const lookup: net.LookupFunction = (hostname, options, callback) => {
-    dns.lookup(hostname, { ...options, all: true }, (err, results) => {
-      if (err) return callback(err, '', 4);
-      const list = results as dns.LookupAddress[];
-      for (const r of list) {
-        const reason = refusalFor(r.address, port, policy);
-        if (reason) return callback(new TargetRefused(reason), '', 4);
-      }
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
-      callback(null, list[0].address, list[0].family);
-    });
-  };
+  const lookup = checkedLookup(port, policy);
   return new Promise((resolve, reject) => {
     const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
     if (net.isIP(host)) {

@@ -161,7 +161,9 @@ export class KeyStore {
     await fs.mkdir(path.dirname(this.keydbFile), { recursive: true, mode: PRIVATE_DIR_MODE });
     const tmp = `${this.keydbFile}.tmp`;
     await fs.rm(tmp, { force: true });
-    await fs.writeFile(tmp, content, { mode: PRIVATE_FILE_MODE });
+    // Exclusive: a link put at the temporary name meanwhile fails the write instead of being written
+    // through; the rename replaces a link at KEYDB.cfg itself, it does not follow it.
+    await fs.writeFile(tmp, content, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
     await fs.rename(tmp, this.keydbFile);
     return this.keydbStatus();
   }
@@ -186,7 +188,19 @@ export class KeyStore {
     return { content: await fs.readFile(this.keydbFile, 'utf8').catch(() => null) };
   }
 
+  /**
+   * The dumps folder when it is DATA_DIR's own: its real path inside the real DATA_DIR. A link put
+   * there that leads elsewhere is neither written into nor listed (issue 42); null then, or when the
+   * folder is missing.
+   */
+  private async dumpsFolder(): Promise<string | null> {
+    const [realData, real] = await Promise.all([fs.realpath(path.dirname(this.dumpsDir)).catch(() => null), fs.realpath(this.dumpsDir).catch(() => null)]);
+    if (realData === null || real === null || path.dirname(real) !== realData) return null;
+    return this.dumpsDir;
+  }
+
   async listDumps(): Promise<DumpFile[]> {
+    if (!(await this.dumpsFolder())) return [];
     const entries = await fs.readdir(this.dumpsDir, { withFileTypes: true }).catch(() => []);
     const out: DumpFile[] = [];
     for (const e of entries) {
@@ -199,16 +213,20 @@ export class KeyStore {
 
   /** Path of a dump by its bare name, or null when there is no such file. */
   async dumpPath(name: string): Promise<string | null> {
-    if (!isBareFileName(name) || name === '..') return null;
+    if (!isBareFileName(name) || name === '..' || !(await this.dumpsFolder())) return null;
     const file = path.join(this.dumpsDir, name);
     const st = await fs.lstat(file).catch(() => null);
     return st?.isFile() ? file : null;
   }
 
-  /** Stores a dump a worker sent, once (a name already there is kept as it is). */
+  /**
+   * Stores a dump a worker sent, once (a name already there, a link too, is kept as it is). A dumps
+   * folder that is a link leading elsewhere is refused with an error (the caller logs it).
+   */
   async storeDump(name: string, data: Buffer): Promise<boolean> {
     if (!isBareFileName(name) || name === '..') return false;
     await fs.mkdir(this.dumpsDir, { recursive: true, mode: PRIVATE_DIR_MODE });
+    if (!(await this.dumpsFolder())) throw new Error(`${this.dumpsDir} is a symbolic link that leads out of ${path.dirname(this.dumpsDir)}: the dump was not stored`);
     return fs.writeFile(path.join(this.dumpsDir, name), data, { flag: 'wx', mode: PRIVATE_FILE_MODE }).then(
       () => true,
       () => false,

@@ -10,6 +10,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { exists } from '../../shared/fs-exists.js';
 import { writeLibraryFiles } from '../../shared/library-files.js';
+import { writeStaysWithin } from '../../shared/media-paths.js';
 import { folderName, safeName, seasonFolder } from '../../shared/output-name.js';
 import type { LibraryInfo } from '../../shared/protocol.js';
 import { HttpError } from '../http/errors.js';
@@ -17,6 +18,8 @@ import { outputTarget, type JobRow } from '../jobs/jobs-store.js';
 import type { DiscIdentity } from '../metadata/disc-identity.js';
 
 export interface CorrectionPlan {
+  /** MEDIA_ROOT: every folder the correction writes into must stay under its real path. */
+  root: string;
   fromDir: string;
   toDir: string;
   /** File renames, absolute paths, in order. */
@@ -33,8 +36,17 @@ function renamed(relative: string, oldBase: string, newBase: string): string {
   return dir === '.' ? next : path.join(dir, next);
 }
 
-/** The file renames of a correction, checked against the disk: 409 when a file is gone or a target exists. */
-export async function planCorrection(job: JobRow, identity: Pick<DiscIdentity, 'title' | 'year' | 'kind' | 'season'>): Promise<CorrectionPlan> {
+/** The refusal of a correction whose new folder leads out of MEDIA_ROOT through a link. */
+function outsideRefusal(dir: string, root: string): HttpError {
+  return new HttpError(409, `the corrected folder ${dir} leads outside ${root} through a symbolic link (or nowhere): nothing was changed`);
+}
+
+/**
+ * The file renames of a correction, checked against the disk: 409 when a file is gone or a target
+ * exists, or when the new folder (or a series' folder above it, where tvshow.nfo goes) leads out of
+ * the real MEDIA_ROOT through a symbolic link a share user put there (issue 42).
+ */
+export async function planCorrection(job: JobRow, identity: Pick<DiscIdentity, 'title' | 'year' | 'kind' | 'season'>, root: string): Promise<CorrectionPlan> {
   if (!job.output_path) throw new HttpError(409, 'the job has no output folder to rename');
   const files = job.meta?.output_files ?? [];
   if (files.length === 0) throw new HttpError(409, 'the job does not record its output files (it finished before corrections were possible): rename the folder by hand');
@@ -59,11 +71,14 @@ export async function planCorrection(job: JobRow, identity: Pick<DiscIdentity, '
     toDir = path.join(path.dirname(fromDir), newBase);
     if (toDir !== fromDir && (await exists(toDir))) throw new HttpError(409, `a folder named "${newBase}" exists already in ${path.dirname(fromDir)}: nothing was changed`);
   }
+  for (const dir of target.series && target.season !== null ? [path.dirname(toDir), toDir] : [toDir]) {
+    if (!(await writeStaysWithin(root, dir))) throw outsideRefusal(toDir, root);
+  }
   const moves = files.map((f) => ({ from: path.join(fromDir, f), to: path.join(toDir, renamed(f, oldBase, newBase)) }));
   for (const m of moves) {
     if (m.to !== m.from && (await exists(m.to))) throw new HttpError(409, `${m.to} exists already: nothing was changed`);
   }
-  return { fromDir, toDir, moves, files: moves.map((m) => path.relative(toDir, m.to)) };
+  return { root, fromDir, toDir, moves, files: moves.map((m) => path.relative(toDir, m.to)) };
 }
 
 /**
@@ -77,6 +92,8 @@ export async function applyCorrection(plan: CorrectionPlan, series: boolean): Pr
     for (const m of plan.moves) {
       if (m.from === m.to) continue;
       await fs.mkdir(path.dirname(m.to), { recursive: true });
+      // Checked again now that it is there: a link put in its way since the plan is not renamed into.
+      if (!(await writeStaysWithin(plan.root, path.dirname(m.to)))) throw outsideRefusal(plan.toDir, plan.root);
       if (!series) {
         // Inside the movie folder first: the folder itself is renamed after.
         const inside = path.join(plan.fromDir, path.relative(plan.toDir, m.to));
@@ -93,6 +110,7 @@ export async function applyCorrection(plan: CorrectionPlan, series: boolean): Pr
     }
   } catch (err) {
     for (const m of done.reverse()) await fs.rename(m.to, m.from).catch(() => undefined);
+    if (err instanceof HttpError) throw err;
     throw new HttpError(500, `renaming the job's files failed (${(err as Error).message}); the names were put back`);
   }
   if (series) await fs.rmdir(plan.fromDir).catch(() => undefined);

@@ -11,7 +11,7 @@ import type { AppContext } from '../context.js';
 import { sendOpenedFile } from '../http/file-download.js';
 import { openJobFile } from '../jobs/job-file.js';
 import { HttpError, objectBody } from '../http/errors.js';
-import { createRipJob } from '../discs/rip-jobs.js';
+import { createRipJob, ripLengthRefusal } from '../discs/rip-jobs.js';
 import { outputTarget, phaseStart, toView, type JobRow } from '../jobs/jobs-store.js';
 import { apiStatus, isActive, isRetryable } from '../jobs/job-status.js';
 
@@ -101,16 +101,22 @@ export function jobsRouter(ctx: AppContext): Router {
     if (mainOverride !== undefined && mainOverride !== null && typeof mainOverride !== 'boolean') throw new HttpError(400, 'main_feature_only must be true or false');
     const audioLanguages = languagesOf(body, 'audio_languages');
     const subtitleLanguages = languagesOf(body, 'subtitle_languages');
+    const title = optionalString(body, 'title');
+    const targetDir = optionalString(body, 'target_dir');
+    const workDir = optionalString(body, 'work_dir');
+    // Before the drive is looked for: a field no worker would take is the request's fault, whatever the drive.
+    const tooLong = ripLengthRefusal({ title, series, targetDir, workDir });
+    if (tooLong) throw new HttpError(400, tooLong);
     const row = await createRipJob(ctx, {
       device,
-      title: optionalString(body, 'title'),
+      title,
       year: optionalInt(body, 'year', 1880, 2200),
       series,
       season,
       titles: titlesOf(body),
       mainFeatureOnly: typeof mainOverride === 'boolean' ? mainOverride : null,
-      targetDir: optionalString(body, 'target_dir'),
-      workDir: optionalString(body, 'work_dir'),
+      targetDir,
+      workDir,
       transcodeNode: optionalString(body, 'transcode_node'),
       tmdbId: optionalInt(body, 'tmdb_id', 1, Number.MAX_SAFE_INTEGER),
       audioLanguages,

@@ -42,7 +42,7 @@ async function correctFinishedJob(ctx: AppContext, job: JobRow, identity: DiscId
     const found = await realPathWithin([ctx.config.mediaRoot], job.output_path);
     if (st?.isSymbolicLink() || found.kind === 'outside') throw new HttpError(403, `the job's output folder ${job.output_path} is a symbolic link or leads outside ${ctx.config.mediaRoot}: nothing was changed`);
   }
-  const plan = await planCorrection(job, identity);
+  const plan = await planCorrection(job, identity, ctx.config.mediaRoot);
   await applyCorrection(plan, series);
   const season = series ? (identity.kind === 'series' && identity.season !== null ? identity.season : meta.season) : meta.season;
   ctx.jobs.update(job.id, { title: identity.title, output_path: plan.toDir }, { ...identityMeta(identity), year: identity.year, output_files: plan.files, ...(series ? { series: identity.title, season } : {}) });

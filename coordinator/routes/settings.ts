@@ -4,7 +4,7 @@ import type { AppContext } from '../context.js';
 import { HttpError, mediaDir, objectBody } from '../http/errors.js';
 import { MEDIA_SERVER_KINDS } from '../integrations/library-refresh.js';
 import { WEBHOOK_KINDS } from '../integrations/webhook.js';
-import { SECRET_MASK, SECRET_SETTINGS, SettingsError, URL_SETTINGS, isSettingName, restoreMaskedUrl, validateSetting, type Settings } from '../system/settings-store.js';
+import { keepKeyForHost, SECRET_MASK, SECRET_SETTINGS, SettingsError, URL_SETTINGS, isSettingName, restoreMaskedUrl, validateSetting, type Settings } from '../system/settings-store.js';
 import { checkTarget } from '../integrations/webhook-target.js';
 import { checkMirrorFolder } from '../metadata/thediscdb/mirror.js';
 
@@ -15,17 +15,26 @@ export function settingsRouter(ctx: AppContext): Router {
     res.json(ctx.settings.publicView());
   });
   const update = async (body: Record<string, unknown>): Promise<void> => {
-    const values: Partial<Settings> = {};
+    let values: Partial<Settings> = {};
     for (const [name, value] of Object.entries(body)) {
       if (!isSettingName(name)) throw new HttpError(400, `unknown setting "${name}"`);
       if (SECRET_SETTINGS.has(name) && value === SECRET_MASK) continue;
       try {
         const valid = validateSetting(name, value);
+        // The mask with spaces around it is still the mask.
+        if (SECRET_SETTINGS.has(name) && valid === SECRET_MASK) continue;
         (values as Record<string, unknown>)[name] = URL_SETTINGS.has(name) && typeof valid === 'string' ? restoreMaskedUrl(name, valid, String(ctx.settings.get(name))) : valid;
       } catch (err) {
         if (err instanceof SettingsError) throw new HttpError(400, err.message);
         throw err;
       }
+    }
+    // A kept secret only for the host it was saved for: another host brings its own key.
+    try {
+      values = keepKeyForHost(values, ctx.settings.all());
+    } catch (err) {
+      if (err instanceof SettingsError) throw new HttpError(400, err.message);
+      throw err;
     }
     if (values.mediaServerType !== undefined && !MEDIA_SERVER_KINDS.includes(values.mediaServerType)) throw new HttpError(400, 'mediaServerType must be jellyfin, emby, plex, kodi or empty');
     if (values.mediaServerUrl && !(URL.canParse(values.mediaServerUrl) && /^https?:$/.test(new URL(values.mediaServerUrl).protocol))) throw new HttpError(400, 'mediaServerUrl must be an http or https URL');

@@ -78,10 +78,16 @@ export function maskUrlCredentials(url: string): string {
   });
 }
 
+/** The host name of a URL setting, lower case; null for an empty or unparsable one. */
+export function urlHost(url: string): string | null {
+  return URL.canParse(url) ? new URL(url).hostname.toLowerCase() || null : null;
+}
+
 /**
- * A URL sent back with its credentials masked gets the stored credentials again (the user may have
- * changed the host or the user name meanwhile). Throws a SettingsError when nothing is stored to
- * put back.
+ * A URL sent back with its credentials masked gets the stored credentials again, but only for the
+ * host they were saved for (port, path and user name may change): a password kept for another host
+ * would be sent there (issue 42). Throws a SettingsError when nothing is stored to put back, or the
+ * stored password belongs to another host.
  */
 export function restoreMaskedUrl(name: string, incoming: string, stored: string): string {
   const m = USERINFO.exec(incoming);
@@ -92,9 +98,28 @@ export function restoreMaskedUrl(name: string, incoming: string, stored: string)
   if (!maskedPassword && userinfo !== SECRET_MASK) return incoming;
   const old = USERINFO.exec(stored)?.[2];
   if (old === undefined) throw new SettingsError(`${name} holds the mask ${SECRET_MASK} where its password belongs, and none is stored: type the password`);
+  const [from, to] = [urlHost(stored), urlHost(incoming)];
+  if (from !== to) throw new SettingsError(`${name} holds the mask ${SECRET_MASK} where its password belongs, but the stored password is for ${from}, not ${to}: type the password for the new host`);
   const oldColon = old.indexOf(':');
   const restored = userinfo === SECRET_MASK ? old : `${userinfo.slice(0, colon)}:${oldColon >= 0 ? old.slice(oldColon + 1) : ''}`;
   return `${m[1]}${restored}@${incoming.slice(m[0].length)}`;
+}
+
+/**
+ * The media server key belongs to the host of mediaServerUrl it was saved with: a change of that
+ * host (port and path may change) must bring its own key, else the key would go to the new host at
+ * the next library refresh (issue 42). Refused with a SettingsError naming both hosts; an empty
+ * mediaServerKey sent along removes the key. An emptied mediaServerUrl takes the key along, so a
+ * URL set later cannot inherit it. Returns the values to store.
+ */
+export function keepKeyForHost(values: Partial<Settings>, stored: Settings): Partial<Settings> {
+  if (values.mediaServerUrl === undefined || values.mediaServerKey !== undefined || !stored.mediaServerKey) return values;
+  const [from, to] = [urlHost(stored.mediaServerUrl), urlHost(values.mediaServerUrl)];
+  if (from === to) return values;
+  if (to === null) return { ...values, mediaServerKey: '' };
+  // A key saved while no URL was stored: the first host it is used with is its host.
+  if (from === null) return values;
+  throw new SettingsError(`mediaServerKey was saved for the media server at ${from}: send the key for ${to} together with the new mediaServerUrl (or an empty mediaServerKey to remove it)`);
 }
 
 export function isSettingName(name: string): name is SettingName {
@@ -139,6 +164,14 @@ export function validateSetting(name: string, value: unknown): Settings[SettingN
       throw new SettingsError(`setting "maxSimilarTitles" must be a whole number of titles from ${MAX_SIMILAR_TITLES_MIN} to ${MAX_SIMILAR_TITLES_MAX}`);
     }
     return value;
+  }
+  if ((name === 'webhookUrl' || name === 'mediaServerUrl') && typeof value === 'string') {
+    // A pasted URL often brings a line break or spaces around it: they go. Inside, they are refused
+    // (a URL parser would quietly drop or encode them, and the stored text would not be what is used).
+    const url = value.trim();
+    if (/[\s\u0000-\u001f\u007f-\u009f]/.test(url)) throw new SettingsError(`setting "${name}" must be one URL without spaces or control characters inside`);
+    if (url.length > 4096) throw new SettingsError(`setting "${name}" is longer than 4096 characters`);
+    return url;
   }
   const expected = typeof SETTING_DEFAULTS[name];
   if (expected === 'number' && (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 36_000)) {

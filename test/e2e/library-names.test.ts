@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { api, fileTree as tree, dvdImage, insertDisc, startAgent, startCoordinator, stopAll, waitForDisc, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type Job, type World } from './harness.js';
+import { api, fileTree as tree, dvdImage, insertDisc, startAgent, startCoordinator, stopAll, tempDir, waitForDisc, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type Job, type World } from './harness.js';
 
 
 
@@ -51,5 +51,18 @@ describe('library names: main feature, versions, extras and guessed episodes (re
     const messages = detail.body.logs.map((l) => l.message);
     assert.ok(messages.includes('title(s) 4 skipped: "play all" of other titles'), messages.join('\n'));
     assert.ok(messages.some((m) => m.startsWith('episode numbers guessed: E05, E06, E07 in title order, after E04, the highest in ')), messages.join('\n'));
+  });
+
+  it('a series folder a share user replaced by a link leading out of the media tree: the job fails saying so, nothing is written there (issue 42)', async () => {
+    const away = tempDir('ripwerk-outside-');
+    fs.mkdirSync(path.join(w.media, 'Serien'), { recursive: true });
+    fs.symlinkSync(away, path.join(w.media, 'Serien', 'Evil'));
+    insertDisc(agent.driveDir, dvdImage('EVIL_S01_D1', [20]));
+    const device = await waitForDisc(c.url, agent);
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device, series: 'Evil', season: 1 });
+    assert.equal(created.status, 201, created.text);
+    const failed = await waitForStatus(c.url, created.body.id, ['failed'], 300_000);
+    assert.equal(failed.error, `the folder ${path.join(w.media, 'Serien', 'Evil')} leads outside ${path.join(w.media, 'Serien')} through a symbolic link (or nowhere): refused, nothing was written there`);
+    assert.deepEqual(fs.readdirSync(away), [], 'no Season 01, no episode behind the link');
   });
 });

@@ -39,7 +39,7 @@ function lanAddress(): string | null {
   return null;
 }
 
-interface Seeded { healthy: string; linkedOutput: string; linkedRaw: string; strayRaw: string }
+interface Seeded { healthy: string; linkedOutput: string; linkedRaw: string; strayRaw: string; series: string }
 
 /** Jobs as a finished rip leaves them, written into the coordinator's database before it starts. */
 function seedJobs(w: World, dataDir: string): Seeded {
@@ -55,6 +55,7 @@ function seedJobs(w: World, dataDir: string): Seeded {
     linkedOutput: make('22222222-2222-4222-8222-222222222222', 'Evil', 'completed', { output_path: path.join(w.media, 'Filme', 'Evil (2000)') }, { fingerprint: 'EVIL:1', year: 2000, output_files: ['shadow'] }),
     linkedRaw: make('33333333-3333-4333-8333-333333333333', 'Kaputt', 'failed', { error: 'the disc could not be read' }),
     strayRaw: make('44444444-4444-4444-8444-444444444444', 'Fremd', 'failed', { error: 'x' }),
+    series: make('55555555-5555-4555-8555-555555555555', 'Good', 'completed', { output_path: path.join(w.media, 'Serien', 'Good', 'Season 01') }, { fingerprint: 'GOOD:1', series: 'Good', season: 1, output_files: ['Good - S01E01.mkv'] }),
   };
   db.prepare("INSERT INTO settings (key, value) VALUES ('tracks:flur-drive-flur', '[{\"number\":1,\"seconds\":60}]')").run();
   db.close();
@@ -66,6 +67,7 @@ describe('trust boundaries of the API', () => {
   let c: CoordinatorHandle;
   let ids: Seeded;
   let outside: string;
+  let evilSeries: string;
   let target: http.Server;
   let targetPort = 0;
   const hits: string[] = [];
@@ -83,6 +85,11 @@ describe('trust boundaries of the API', () => {
     fs.symlinkSync(path.join(outside, 'shadow'), path.join(heat, 'shadow.nfo'));
     // A share user replaced a job's output folder by a link to a folder with secrets (the /etc case).
     fs.symlinkSync(outside, path.join(w.media, 'Filme', 'Evil (2000)'));
+    // A finished series job, and a series folder a share user replaced by a link to elsewhere.
+    fs.mkdirSync(path.join(w.media, 'Serien', 'Good', 'Season 01'), { recursive: true });
+    fs.writeFileSync(path.join(w.media, 'Serien', 'Good', 'Season 01', 'Good - S01E01.mkv'), 'episode');
+    evilSeries = tempDir('ripwerk-outside-series-');
+    fs.symlinkSync(evilSeries, path.join(w.media, 'Serien', 'Evil'));
     // A raw folder that is a link, and a stored raw path outside every raw root.
     const victim = fs.mkdtempSync(path.join(w.root, 'victim-'));
     fs.writeFileSync(path.join(victim, 'keep.txt'), 'precious');
@@ -125,6 +132,15 @@ describe('trust boundaries of the API', () => {
       assert.deepEqual([r.status, r.text], [403, `the job's output folder ${path.join(w.media, 'Filme', 'Evil (2000)')} is a symbolic link or leads outside ${w.media}: nothing was changed\n`]);
       assert.deepEqual(fs.readdirSync(outside), ['shadow'], 'the folder behind the link is as it was');
       assert.ok(fs.lstatSync(path.join(w.media, 'Filme', 'Evil (2000)')).isSymbolicLink());
+    });
+
+    it('moves no episode into a series folder that is a link leading outside when a finished job is corrected (issue 42)', async () => {
+      const r = await api(c.url, 'POST', '/metadata/override', { job_id: ids.series, title: 'Evil', kind: 'series', season: 1 });
+      assert.deepEqual([r.status, r.text], [409, `the corrected folder ${path.join(w.media, 'Serien', 'Evil', 'Season 01')} leads outside ${w.media} through a symbolic link (or nowhere): nothing was changed\n`]);
+      assert.deepEqual(fs.readdirSync(evilSeries), [], 'no season folder, episode or tvshow.nfo behind the link');
+      assert.ok(fs.existsSync(path.join(w.media, 'Serien', 'Good', 'Season 01', 'Good - S01E01.mkv')), 'the episode stays');
+      const job = (await api<{ id: string; title: string; output_path: string }[]>(c.url, 'GET', '/jobs')).body.find((j) => j.id === ids.series);
+      assert.deepEqual([job?.title, job?.output_path], ['Good', path.join(w.media, 'Serien', 'Good', 'Season 01')]);
     });
 
     it('lists and serves the films of a healthy folder, but not a link in it that leads outside', async () => {
@@ -238,6 +254,51 @@ describe('trust boundaries of the API', () => {
       assert.equal(JSON.parse(stored.value), 'http://kodi:geheim@192.168.1.5:8080');
       assert.ok(!('tracks:flur-drive-flur' in view.body), 'tracks:<device> is internal');
       assert.ok(!c.proc.lines.some((l) => l.includes('geheim')));
+    });
+
+    it('sends a kept password or media-server key to no other host (issue 42)', async () => {
+      const stored = (key: string): unknown => JSON.parse((new Database(path.join(w.root, 'coordinator-data', 'coordinator.sqlite'), { readonly: true }).prepare('SELECT value FROM settings WHERE key = ?').get(key) as { value: string }).value);
+      // The URL of the test before: http://kodi:geheim@192.168.1.5:8080. The mask sent back with another host keeps nothing.
+      const moved = await api(c.url, 'PUT', '/settings', { mediaServerUrl: 'http://kodi:********@192.0.2.66:8080' });
+      assert.deepEqual([moved.status, moved.text], [400, 'mediaServerUrl holds the mask ******** where its password belongs, but the stored password is for 192.168.1.5, not 192.0.2.66: type the password for the new host\n']);
+      assert.equal((await api(c.url, 'PUT', '/settings', { mediaServerKey: 'k3y-for-5' })).status, 200);
+      const keyMoved = await api(c.url, 'PUT', '/settings', { mediaServerUrl: 'http://192.0.2.66:8080', mediaServerKey: '********' });
+      assert.deepEqual([keyMoved.status, keyMoved.text], [400, 'mediaServerKey was saved for the media server at 192.168.1.5: send the key for 192.0.2.66 together with the new mediaServerUrl (or an empty mediaServerKey to remove it)\n']);
+      assert.deepEqual([stored('mediaServerUrl'), stored('mediaServerKey')], ['http://kodi:geheim@192.168.1.5:8080', 'k3y-for-5'], 'nothing changed');
+      const samePort = await api(c.url, 'PUT', '/settings', { mediaServerUrl: 'http://kodi:********@192.168.1.5:8081/jsonrpc' });
+      assert.equal(samePort.status, 200, 'the same host keeps both');
+      const typed = await api(c.url, 'PUT', '/settings', { mediaServerUrl: 'http://kodi:neu@192.0.2.66:8080', mediaServerKey: 'k3y-for-66' });
+      assert.equal(typed.status, 200, typed.text);
+      assert.deepEqual([stored('mediaServerUrl'), stored('mediaServerKey')], ['http://kodi:neu@192.0.2.66:8080', 'k3y-for-66']);
+      const cleared = await api(c.url, 'PUT', '/settings', { mediaServerUrl: '' });
+      assert.equal(cleared.status, 200);
+      assert.equal(stored('mediaServerKey'), '', 'an emptied URL takes its key along: a later URL cannot inherit it');
+      assert.equal((await api(c.url, 'PUT', '/settings', { mediaServerType: '' })).status, 200);
+    });
+
+    it('stores a webhook URL without the spaces and line breaks of a paste, and refuses one with a break inside (issue 42)', async () => {
+      const pasted = await api(c.url, 'PUT', '/settings', { webhookUrl: ' \nhttps://hook.example/token\n' });
+      assert.equal(pasted.status, 200, pasted.text);
+      const stored = new Database(path.join(w.root, 'coordinator-data', 'coordinator.sqlite'), { readonly: true }).prepare("SELECT value FROM settings WHERE key = 'webhookUrl'").get() as { value: string };
+      assert.equal(JSON.parse(stored.value), 'https://hook.example/token');
+      const inside = await api(c.url, 'PUT', '/settings', { webhookUrl: 'https://hook.example/a\nb' });
+      assert.deepEqual([inside.status, inside.text], [400, 'setting "webhookUrl" must be one URL without spaces or control characters inside\n']);
+      assert.equal((await api(c.url, 'PUT', '/settings', { webhookUrl: '' })).status, 200);
+    });
+
+    it('refuses a POST /jobs title, series or folder longer than a worker takes with 400, before looking for the drive (issue 42)', async () => {
+      const long = (n: number) => 'x'.repeat(n);
+      for (const [body, reason] of [
+        [{ title: long(1001) }, 'title is longer than 1000 characters, more than a worker takes'],
+        [{ series: long(1001), season: 1 }, 'series is longer than 1000 characters, more than a worker takes'],
+        [{ target_dir: `${w.media}/${long(4097)}` }, 'target_dir is longer than 4096 characters, more than a worker takes'],
+        [{ work_dir: `${w.media}/${long(4096 - 37)}` }, 'the job\'s raw folder (the work folder and the job id) would be longer than 4096 characters, more than a worker takes'],
+      ] as const) {
+        const r = await api(c.url, 'POST', '/jobs', { device: 'flur-drive-flur', ...body });
+        assert.deepEqual([r.status, r.text], [400, `${reason}\n`], Object.keys(body).join());
+      }
+      const fits = await api(c.url, 'POST', '/jobs', { device: 'flur-drive-flur', title: long(1000) });
+      assert.equal(fits.status, 404, 'a title of 1000 characters passes on to the drive');
     });
 
     it('refuses unknown POST /jobs fields, a javascript: poster and keeps the language fields', async () => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { checkMediaPath, isBareFileName, isUnderRoot, openInside, realPathWithin, resolveInside } from '../../../shared/media-paths.js';
+import { checkMediaPath, isBareFileName, isUnderRoot, openInside, realPathWithin, resolveInside, writeStaysWithin } from '../../../shared/media-paths.js';
 
 const ROOT = '/app/media';
 
@@ -213,5 +213,35 @@ describe('realPathWithin and openInside', () => {
     assert.equal(await openInside(heat, path.join(base, 'media', 'Filme', 'Evil', 'shadow')), null);
     assert.equal(await openInside(heat, path.join(heat, 'missing.mkv')), null);
     assert.equal(await openInside(heat, heat), null, 'the folder itself is no file inside it');
+  });
+});
+
+describe('writeStaysWithin (issue 42)', () => {
+  let root = '';
+  let media = '';
+  let away = '';
+  before(async () => {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'ripwerk-write-'));
+    media = path.join(root, 'media');
+    away = path.join(root, 'away');
+    await fs.mkdir(path.join(media, 'Serien', 'Good'), { recursive: true });
+    await fs.mkdir(away);
+    await fs.symlink(away, path.join(media, 'Serien', 'Evil'));
+    await fs.symlink(path.join(away, 'gone'), path.join(media, 'Serien', 'Dangling'));
+    await fs.symlink(path.join(media, 'Serien', 'Good'), path.join(media, 'Serien', 'Alias'));
+    await fs.symlink(media, path.join(root, 'media-link'));
+  });
+  after(() => fs.rm(root, { recursive: true, force: true }));
+
+  it('takes a folder to be made under MEDIA_ROOT, also through a link that stays inside or a MEDIA_ROOT that is a link', async () => {
+    assert.equal(await writeStaysWithin(media, path.join(media, 'Serien', 'New', 'Season 01')), true);
+    assert.equal(await writeStaysWithin(media, path.join(media, 'Serien', 'Alias', 'Season 02')), true);
+    assert.equal(await writeStaysWithin(path.join(root, 'media-link'), path.join(root, 'media-link', 'Serien', 'Good')), true);
+  });
+
+  it('refuses one whose existing part leads out through a link, or through a link to nowhere', async () => {
+    assert.equal(await writeStaysWithin(media, path.join(media, 'Serien', 'Evil', 'Season 01')), false);
+    assert.equal(await writeStaysWithin(media, path.join(media, 'Serien', 'Dangling', 'Season 01')), false);
+    assert.equal(await writeStaysWithin(media, 'relative/path'), false);
   });
 });

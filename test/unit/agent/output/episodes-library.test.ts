@@ -147,6 +147,22 @@ describe('library files on disk', () => {
     assert.ok(!fs.existsSync(path.join(dir, 'poster.jpg')));
   });
 
+  it('writes through no link planted at the nfo or poster names: the links are replaced, what they point at stays (issue 42)', async () => {
+    const dir = path.join(root, 'Filme', 'Linked (2001)');
+    fs.mkdirSync(dir, { recursive: true });
+    const away = fs.mkdtempSync(path.join(root, 'outside-'));
+    fs.writeFileSync(path.join(away, 'passwd'), 'root:x:0:0');
+    fs.symlinkSync(path.join(away, 'passwd'), path.join(dir, 'movie.nfo'));
+    fs.symlinkSync(path.join(away, 'poster-target'), path.join(dir, 'poster.jpg'));
+    fs.symlinkSync(path.join(away, 'part-target'), path.join(dir, 'poster.jpg.part'));
+    const r = await writeLibraryFiles(dir, info({ poster_url: `${base}/poster.jpg` }), log);
+    assert.deepEqual(r.written.map((f) => path.basename(f)), ['movie.nfo', 'poster.jpg']);
+    assert.deepEqual(fs.readdirSync(away).sort(), ['passwd'], 'nothing made outside');
+    assert.equal(fs.readFileSync(path.join(away, 'passwd'), 'utf8'), 'root:x:0:0', 'the file behind the link is unchanged');
+    assert.ok(!fs.lstatSync(path.join(dir, 'movie.nfo')).isSymbolicLink() && !fs.lstatSync(path.join(dir, 'poster.jpg')).isSymbolicLink());
+    assert.deepEqual(fs.readFileSync(path.join(dir, 'poster.jpg')), JPEG);
+  });
+
   it('writes tvshow.nfo into the series folder once: a second season does not overwrite it', async () => {
     const s1 = path.join(root, 'Serien', 'Breaking Bad', 'Season 01');
     const s2 = path.join(root, 'Serien', 'Breaking Bad', 'Season 02');

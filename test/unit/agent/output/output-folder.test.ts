@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { claimFileName, finishedEncode, freeFileName, moveFile, OutputLedger, outputFileName, outputLedgerFile, planOutput, releaseFileName, removeIfEmpty, removeOwnOutputs, type OutputTarget } from '../../../../agent/output/output-folder.js';
+import { claimFileName, finishedEncode, freeFileName, moveFile, OutputLedger, outputFileName, outputLedgerFile, OutsideWrite, planOutput, releaseFileName, removeIfEmpty, removeOwnOutputs, type OutputTarget } from '../../../../agent/output/output-folder.js';
+import { keepOriginals, ORIGINALS_FOLDER, originalsDir } from '../../../../agent/output/keep-original.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-output-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -388,5 +389,85 @@ describe('the output ledger of a transcode and removeOwnOutputs', () => {
     assert.equal(path.dirname(file), '/var/lib/ripwerk/outputs');
     assert.match(path.basename(file), /^[0-9a-f]{32}\.json$/);
     assert.notEqual(outputLedgerFile('/d', 'a'), outputLedgerFile('/d', 'b'));
+  });
+});
+
+describe('writes into links planted in the media tree (issue 42)', () => {
+  /** A folder outside the target, as a share user would point a link at. */
+  function outside(): string {
+    return fs.mkdtempSync(path.join(root, 'outside-'));
+  }
+  const refusal = /leads outside .* through a symbolic link \(or nowhere\): refused, nothing was written/;
+
+  it('refuses a movie folder name that is a link out of the target folder, writing nothing there', async () => {
+    const t = target();
+    const away = outside();
+    fs.symlinkSync(away, path.join(t, 'Heat (1995)'));
+    await assert.rejects(planOutput(movie(t, 'Heat', 1995)), (err: Error) => err instanceof OutsideWrite && refusal.test(err.message));
+    const dangling = target();
+    fs.symlinkSync(path.join(away, 'gone'), path.join(dangling, 'Heat (1995)'));
+    await assert.rejects(planOutput(movie(dangling, 'Heat', 1995)), OutsideWrite);
+    assert.deepEqual(fs.readdirSync(away), []);
+  });
+
+  it('refuses a series or season folder that is a link out of the target folder, creating no season there', async () => {
+    const t = target();
+    const away = outside();
+    fs.symlinkSync(away, path.join(t, 'Evil'));
+    const series: OutputTarget = { target_dir: t, title: 'Disc 1', year: null, series: 'Evil', season: 1, job_id: 'job-e' };
+    await assert.rejects(planOutput(series), (err: Error) => err instanceof OutsideWrite && err.message.includes(path.join(t, 'Evil')));
+    assert.deepEqual(fs.readdirSync(away), [], 'no Season 01 made through the link');
+    const t2 = target();
+    fs.mkdirSync(path.join(t2, 'Evil'));
+    fs.symlinkSync(away, path.join(t2, 'Evil', 'Season 01'));
+    await assert.rejects(planOutput({ ...series, target_dir: t2 }), OutsideWrite);
+  });
+
+  it('follows a link that stays inside the target folder, as reads do', async () => {
+    const t = target();
+    fs.mkdirSync(path.join(t, 'Archiv', 'Breaking Bad'), { recursive: true });
+    fs.symlinkSync(path.join(t, 'Archiv', 'Breaking Bad'), path.join(t, 'Breaking Bad'));
+    const plan = await planOutput({ target_dir: t, title: 'Disc 1', year: null, series: 'Breaking Bad', season: 2, job_id: 'j' });
+    assert.equal(plan.dir, path.join(t, 'Breaking Bad', 'Season 02'));
+    assert.ok(fs.statSync(path.join(t, 'Archiv', 'Breaking Bad', 'Season 02')).isDirectory());
+  });
+
+  it('picks no file name in a subfolder that is a link out of its folder (an extras folder planted in a season)', async () => {
+    const t = target();
+    const away = outside();
+    fs.mkdirSync(path.join(t, 'Heat (1995)'));
+    fs.symlinkSync(away, path.join(t, 'Heat (1995)', 'Extras'));
+    await assert.rejects(claimFileName(path.join(t, 'Heat (1995)', 'Extras'), 'Heat (1995) - Extra 01.mkv'), OutsideWrite);
+    assert.equal(await claimFileName(path.join(t, 'Heat (1995)'), 'Heat (1995).mkv'), 'Heat (1995).mkv');
+    releaseFileName(path.join(t, 'Heat (1995)'), 'Heat (1995).mkv');
+  });
+
+  it('copies across file systems into no link planted at the new name', async () => {
+    const dir = target();
+    const away = outside();
+    const from = path.join(dir, 'from.mkv');
+    fs.writeFileSync(from, 'payload');
+    const to = path.join(dir, 'to.mkv');
+    fs.symlinkSync(path.join(away, 'planted.mkv'), to);
+    const exdev = async (): Promise<void> => {
+      throw Object.assign(new Error('cross-device link not permitted'), { code: 'EXDEV' });
+    };
+    await assert.rejects(moveFile(from, to, async () => 1e12, exdev), { code: 'EEXIST' });
+    assert.deepEqual(fs.readdirSync(away), [], 'nothing written through the link');
+    assert.equal(fs.readFileSync(from, 'utf8'), 'payload', 'the original stays');
+  });
+
+  it('keeps the originals in no Originale folder that is a link out of MEDIA_ROOT, leaving them where they are', async () => {
+    const media = target();
+    const away = outside();
+    const raw = fs.mkdtempSync(path.join(root, 'raw-'));
+    fs.writeFileSync(path.join(raw, 'title_t00.mkv'), 'raw');
+    fs.symlinkSync(away, path.join(media, ORIGINALS_FOLDER));
+    const dir = originalsDir(media, path.join(media, 'Filme'), path.join(media, 'Filme', 'Heat (1995)'));
+    await assert.rejects(keepOriginals([path.join(raw, 'title_t00.mkv')], { dir, mediaRoot: media }), OutsideWrite);
+    assert.deepEqual(fs.readdirSync(away), []);
+    assert.ok(fs.existsSync(path.join(raw, 'title_t00.mkv')));
+    fs.rmSync(path.join(media, ORIGINALS_FOLDER));
+    assert.deepEqual(await keepOriginals([path.join(raw, 'title_t00.mkv')], { dir, mediaRoot: media }), [path.join(dir, 'title_t00.mkv')]);
   });
 });

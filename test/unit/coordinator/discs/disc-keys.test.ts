@@ -24,7 +24,9 @@ import { Fleet, type DeviceEntry } from '../../../../coordinator/workers/fleet.j
 import type { JobMeta } from '../../../../shared/api-types.js';
 import type { CoordinatorConfig } from '../../../../shared/config.js';
 import { Logger } from '../../../../shared/log.js';
-import type { AgentStatus, DiscIds, DiscInfo, DriveState } from '../../../../shared/protocol.js';
+import type { AgentStatus, DiscIds, DiscInfo, DriveState, RipArgs } from '../../../../shared/protocol.js';
+import { commandSchema } from '../../../../shared/protocol-schemas.js';
+import { HttpError } from '../../../../coordinator/http/errors.js';
 import { applyMigrations, openDatabase, type Db } from '../../../../shared/sqlite.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-disc-keys-'));
@@ -279,6 +281,36 @@ describe('a rip job keeps the identity of its disc', () => {
     // The same disc (by identity) in a third drive is refused.
     fleet.applyDrive(drive(disc1, 'sr2').state);
     await assert.rejects(createRipJob(ctx, { device: 'keller-sr2', origin: 'test' }), /already being ripped by job/);
+  });
+
+  it('refuses with 400 a rip whose command the worker would drop (a title over 1000 characters, a raw folder over 4096), making no job (issue 42)', async () => {
+    const d = db();
+    const { ctx, fleet, jobs } = deps(d);
+    const sent: RipArgs[] = [];
+    ctx.dispatcher = { startRip: (_row: JobRow, args: RipArgs) => void sent.push(args) } as unknown as RipJobDeps['dispatcher'];
+    fleet.applyDrive(drive(disc1, 'sr0').state);
+    const media = ctx.config.mediaRoot;
+    /** A folder path under MEDIA_ROOT of exactly `length` characters. */
+    const deepTo = (length: number): string => {
+      let p = media;
+      while (p.length + 201 < length) p += `/${'d'.repeat(200)}`;
+      return `${p}/${'e'.repeat(length - p.length - 1)}`;
+    };
+    for (const [req, reason] of [
+      [{ title: 'x'.repeat(1001) }, 'title is longer than 1000 characters, more than a worker takes'],
+      [{ series: 's'.repeat(1001), season: 1 }, 'series is longer than 1000 characters, more than a worker takes'],
+      [{ workDir: deepTo(4090) }, 'the job\'s raw folder (the work folder and the job id) would be longer than 4096 characters, more than a worker takes'],
+      [{ targetDir: deepTo(4097) }, 'target_dir is longer than 4096 characters, more than a worker takes'],
+    ] as const) {
+      const err = await createRipJob(ctx, { device: 'keller-sr0', origin: 'test', ...req }).catch((e: unknown) => e);
+      assert.ok(err instanceof HttpError, `${JSON.stringify(req).slice(0, 60)}: ${String(err)}`);
+      assert.deepEqual([err.status, err.message], [400, reason]);
+    }
+    assert.deepEqual([jobs.all().length, sent.length], [0, 0], 'no job stays pending with the drive busy');
+    const fits = await createRipJob(ctx, { device: 'keller-sr0', origin: 'test', title: 'x'.repeat(1000) });
+    assert.equal(fits.title.length, 1000);
+    const cmd = commandSchema.safeParse({ id: 'c1', task: 'worker.tasks.rip_disc', job_id: fits.id, args: sent[0] });
+    assert.ok(cmd.success, 'what the coordinator sends, the worker takes');
   });
 
   it('keeps working for an older agent: its fingerprint is the label fingerprint, no ids', async () => {

@@ -127,6 +127,35 @@ describe('key store on disk', () => {
   });
 });
 
+describe('key files and links planted in DATA_DIR (issue 42)', () => {
+  it('stores no dump into, and lists none from, a dumps folder that is a link elsewhere', async () => {
+    const dir = path.join(root, 'data-4');
+    fs.mkdirSync(dir);
+    const away = fs.mkdtempSync(path.join(root, 'outside-'));
+    fs.writeFileSync(path.join(away, 'secret.txt'), 'not a dump');
+    fs.symlinkSync(away, path.join(dir, 'aacs-dumps'));
+    const store = new KeyStore(dir);
+    await assert.rejects(store.storeDump('MKB20_v77_FILM_2A52.tgz', Buffer.from('one')), { message: `${path.join(dir, 'aacs-dumps')} is a symbolic link that leads out of ${dir}: the dump was not stored` });
+    assert.deepEqual(fs.readdirSync(away), ['secret.txt'], 'nothing written through the link');
+    assert.deepEqual(await store.listDumps(), []);
+    assert.equal(await store.dumpPath('secret.txt'), null);
+  });
+
+  it('writes KEYDB.cfg through no link planted at its names, replacing the link', async () => {
+    const dir = path.join(root, 'data-5');
+    fs.mkdirSync(dir);
+    const away = fs.mkdtempSync(path.join(root, 'outside-'));
+    fs.writeFileSync(path.join(away, 'victim'), 'keep');
+    fs.symlinkSync(path.join(away, 'victim'), path.join(dir, 'KEYDB.cfg'));
+    fs.symlinkSync(path.join(away, 'tmp-target'), path.join(dir, 'KEYDB.cfg.tmp'));
+    await new KeyStore(dir).setKeydb('0x01 = New\n');
+    assert.deepEqual(fs.readdirSync(away).sort(), ['victim']);
+    assert.equal(fs.readFileSync(path.join(away, 'victim'), 'utf8'), 'keep');
+    assert.ok(!fs.lstatSync(path.join(dir, 'KEYDB.cfg')).isSymbolicLink());
+    assert.equal(fs.readFileSync(path.join(dir, 'KEYDB.cfg'), 'utf8'), '0x01 = New\n');
+  });
+});
+
 describe('ripper application key', () => {
   const key = `T-${'a1B2'.repeat(16)}_@`;
   it('finds the key in the forum page, also behind entities', () => {

@@ -6,6 +6,7 @@ import { after, describe, it } from 'node:test';
 import { coordinatorMigrations } from '../../../../coordinator/db/migrations.js';
 import {
   isSettingName,
+  keepKeyForHost,
   maskUrlCredentials,
   restoreMaskedUrl,
   SECRET_MASK,
@@ -102,10 +103,39 @@ describe('SettingsStore', () => {
   it('puts the stored credentials back into a URL sent with the mask', () => {
     const stored = 'http://kodi:geheim@192.168.1.5:8080';
     assert.equal(restoreMaskedUrl('mediaServerUrl', maskUrlCredentials(stored), stored), stored);
-    assert.equal(restoreMaskedUrl('mediaServerUrl', `http://kodi:${SECRET_MASK}@192.168.1.6:8080`, stored), 'http://kodi:geheim@192.168.1.6:8080', 'a new host keeps the password');
+    assert.equal(restoreMaskedUrl('mediaServerUrl', `http://kodi:${SECRET_MASK}@192.168.1.5:8096/jsonrpc`, stored), 'http://kodi:geheim@192.168.1.5:8096/jsonrpc', 'the same host on another port or path keeps it');
+    assert.equal(restoreMaskedUrl('mediaServerUrl', `http://KODI:${SECRET_MASK}@kodi.fritz.box/`, 'http://kodi:geheim@Kodi.Fritz.Box:8080/'), 'http://KODI:geheim@kodi.fritz.box/', 'host names compare without case');
+  });
+
+  it('keeps a masked password only for the host it was saved for (issue 42)', () => {
+    const stored = 'http://kodi:geheim@192.168.1.5:8080';
+    assert.throws(
+      () => restoreMaskedUrl('mediaServerUrl', `http://kodi:${SECRET_MASK}@192.168.1.66:8080`, stored),
+      (err: Error) => err instanceof SettingsError && err.message === `mediaServerUrl holds the mask ${SECRET_MASK} where its password belongs, but the stored password is for 192.168.1.5, not 192.168.1.66: type the password for the new host`,
+    );
+    assert.throws(() => restoreMaskedUrl('mediaServerUrl', `http://${SECRET_MASK}@evil.example/`, 'http://token123@kodi/'), /the stored password is for kodi, not evil\.example/);
     assert.equal(restoreMaskedUrl('mediaServerUrl', 'http://kodi:neu@192.168.1.5:8080', stored), 'http://kodi:neu@192.168.1.5:8080', 'a typed password wins');
     assert.equal(restoreMaskedUrl('mediaServerUrl', `http://${SECRET_MASK}@kodi/`, 'http://token123@kodi/'), 'http://token123@kodi/');
     assert.throws(() => restoreMaskedUrl('mediaServerUrl', `http://kodi:${SECRET_MASK}@kodi/`, 'http://kodi/'), /holds the mask .* type the password/);
+  });
+
+  it('keeps the media server key only for the host it was saved for (issue 42)', () => {
+    const stored = { ...SETTING_DEFAULTS, mediaServerUrl: 'http://192.168.1.5:8096', mediaServerKey: 'k3y' } as Parameters<typeof keepKeyForHost>[1];
+    // Another host without a new key: refused, the key would go to it.
+    assert.throws(
+      () => keepKeyForHost({ mediaServerUrl: 'http://192.168.1.66:8096' }, stored),
+      (err: Error) => err instanceof SettingsError && err.message === 'mediaServerKey was saved for the media server at 192.168.1.5: send the key for 192.168.1.66 together with the new mediaServerUrl (or an empty mediaServerKey to remove it)',
+    );
+    // A new key with it, or an empty one: fine.
+    assert.deepEqual(keepKeyForHost({ mediaServerUrl: 'http://192.168.1.66:8096', mediaServerKey: 'n3w' }, stored), { mediaServerUrl: 'http://192.168.1.66:8096', mediaServerKey: 'n3w' });
+    assert.deepEqual(keepKeyForHost({ mediaServerUrl: 'http://192.168.1.66:8096', mediaServerKey: '' }, stored), { mediaServerUrl: 'http://192.168.1.66:8096', mediaServerKey: '' });
+    // The same host (another port, path or case), or no URL change: the key stays.
+    assert.deepEqual(keepKeyForHost({ mediaServerUrl: 'https://192.168.1.5:8920/jf' }, stored), { mediaServerUrl: 'https://192.168.1.5:8920/jf' });
+    assert.deepEqual(keepKeyForHost({ autoEject: false }, stored), { autoEject: false });
+    // The URL emptied: the key goes with it, so a later URL cannot inherit it.
+    assert.deepEqual(keepKeyForHost({ mediaServerUrl: '' }, stored), { mediaServerUrl: '', mediaServerKey: '' });
+    // No key stored: nothing to keep.
+    assert.deepEqual(keepKeyForHost({ mediaServerUrl: 'http://elsewhere:8096' }, { ...stored, mediaServerKey: '' }), { mediaServerUrl: 'http://elsewhere:8096' });
   });
 
   it('masks every secret setting', () => {
@@ -139,6 +169,15 @@ describe('validateSetting', () => {
     assert.throws(() => validateSetting('workDir', 5), { message: 'setting "workDir" must be a string' });
     assert.throws(() => validateSetting('autoEject', null), SettingsError);
     assert.throws(() => validateSetting('workDir', ['/a']), SettingsError);
+  });
+
+  it('takes the URL settings without the spaces and line breaks around them, and refuses one with a space or control character inside (issue 42)', () => {
+    assert.equal(validateSetting('webhookUrl', ' \n\thttps://ntfy.example/ripwerk\r\n '), 'https://ntfy.example/ripwerk');
+    assert.equal(validateSetting('mediaServerUrl', 'http://jellyfin:8096\n'), 'http://jellyfin:8096');
+    assert.equal(validateSetting('webhookUrl', '  '), '', 'only spaces: no webhook');
+    for (const bad of ['https://ntfy.example/rip werk', 'https://ntfy.example/\nX-Injected: 1', 'https://ntfy.example/\u0000']) {
+      assert.throws(() => validateSetting('webhookUrl', bad), (err: Error) => err instanceof SettingsError && err.message === 'setting "webhookUrl" must be one URL without spaces or control characters inside', JSON.stringify(bad));
+    }
   });
 
   it('refuses strings longer than 4096 characters', () => {

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { HttpError } from '../../../../coordinator/http/errors.js';
-import { KEY_BODY_LIMIT_BYTES, KEY_ENTRIES_LIMIT, KeyStore, readKeystoreArchive, safeEntryPath } from '../../../../coordinator/keys/key-store.js';
+import { AACS_DUMPS_LIMIT_BYTES, KEY_BODY_LIMIT_BYTES, KEY_ENTRIES_LIMIT, KeyStore, readKeystoreArchive, safeEntryPath } from '../../../../coordinator/keys/key-store.js';
 import { coordinatorMigrations } from '../../../../coordinator/db/migrations.js';
 import { extractAppKey, REFRESH_SCHEDULE, RipperAppKeyRefresher } from '../../../../coordinator/keys/ripper-app-key.js';
 import { SettingsStore } from '../../../../coordinator/system/settings-store.js';
@@ -124,6 +124,16 @@ describe('key store on disk', () => {
     assert.deepEqual((await store.listDumps()).map((d) => [d.name, d.size_bytes]), [['MKB20_v77_FILM_2A52.tgz', 3]]);
     assert.equal(await store.dumpPath('../data-1'), null);
     assert.ok((await store.dumpPath('MKB20_v77_FILM_2A52.tgz'))?.endsWith('/aacs-dumps/MKB20_v77_FILM_2A52.tgz'));
+  });
+});
+
+describe('AACS dumps in total', () => {
+  it('keeps the dumps below their total limit and says so when they reach it', async () => {
+    assert.equal(AACS_DUMPS_LIMIT_BYTES, 16 * 1024 * 1024);
+    const store = new KeyStore(path.join(root, 'data-cap'), 10);
+    assert.equal(await store.storeDump('MKB_a.bin', Buffer.alloc(6)), true);
+    await assert.rejects(store.storeDump('MKB_b.bin', Buffer.alloc(6)), /^Error: the AACS dumps hold 6 bytes; with 6 more they would pass their limit of 10 bytes: remove some \(DATA_DIR\/aacs-dumps\)$/);
+    assert.deepEqual((await store.listDumps()).map((d) => d.name), ['MKB_a.bin']);
   });
 });
 

@@ -153,8 +153,16 @@ export async function startEmbeddedBroker(opts: BrokerOptions, log: Logger): Pro
     return 'wrong or unknown credentials';
   }
 
-  /** The user name a client id belongs to: an agent's fixed id to the node in it, an id that kept a session to the user that had it. */
-  const idOwner = (id: string): string | undefined => AGENT_CLIENT_ID.exec(id)?.[1] ?? idOwners.get(id);
+  /**
+   * The user name a client id belongs to, for a login of `user`: an agent's fixed id to the node in it
+   * (the agent cuts its id to 120 characters: a cut id belongs to the user whose name it begins),
+   * an id that kept a session to the user that had it.
+   */
+  const idOwner = (id: string, user: string): string | undefined => {
+    const named = AGENT_CLIENT_ID.exec(id)?.[1];
+    if (named !== undefined) return id.length >= 120 && user.startsWith(named) ? user : named;
+    return idOwners.get(id);
+  };
 
   broker.authenticate = (client, username, password, cb) => {
     identify(username, password).then(
@@ -162,7 +170,7 @@ export async function startEmbeddedBroker(opts: BrokerOptions, log: Logger): Pro
         if (typeof who === 'string') return refuse(client, username, who, 4, cb);
         const user = username as string;
         // A client id belongs to one credential: its session (queued commands) goes to nobody else, connected or not.
-        const owner = idOwner(client.id);
+        const owner = idOwner(client.id, user);
         if (owner !== undefined && owner !== user) return refuse(client, username, `the client id ${String(client.id).slice(0, 120)} belongs to user ${owner.slice(0, 120)}`, 2, cb);
         // A client id in use by another user stays with it: no session takeover with other credentials.
         const existing = clients()[client.id];

@@ -6,7 +6,7 @@ import mqtt from 'mqtt';
 import { CONNECT_LIMIT_BYTES, guardPacketSizes, type PacketLimitExceeded } from '../../../../coordinator/mqtt/packet-guard.js';
 import { COORDINATOR_USERNAME, hashPassword, passwordMatches } from '../../../../coordinator/mqtt/credentials.js';
 import { Logger } from '../../../../shared/log.js';
-import { topics } from '../../../../shared/protocol.js';
+import { linkConnectOptions, topics } from '../../../../shared/protocol.js';
 import { startTestBroker } from '../../../fixtures/mqtt-broker-fixture.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -278,6 +278,43 @@ describe('the embedded broker: who a session and a client id belong to', () => {
       const alive = clients.filter((c) => c.connected).length;
       for (const c of clients) c.end(true);
       assert.equal(alive, 0, `${alive} sessions survived the revocation`);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('lets a refused agent or coordinator link try again (linkConnectOptions), so a refusal is not for ever', async () => {
+    const t = await startTestBroker('unit-secret', quiet);
+    try {
+      await t.credentials.issue('late@host', 'agent');
+      const options = linkConnectOptions({ clientId: 'ripwerk-agent-late@host', login: { username: 'late@host', password: 'unit-secret' }, clean: false, will: { topic: topics.agentStatus('late@host'), state: { node: 'late@host', state: 'offline' } } });
+      const client = mqtt.connect(t.broker.url, { ...options, reconnectPeriod: 100 });
+      const refusals: number[] = [];
+      client.on('error', (err) => refusals.push(Number((err as { code?: number }).code)));
+      try {
+        for (let i = 0; i < 30 && refusals.length === 0; i++) await sleep(50);
+        assert.equal(refusals[0], 4, 'the secret is refused while the node has own credentials');
+        t.credentials.revoke('late@host');
+        const connected = await new Promise<boolean>((resolve) => {
+          client.once('connect', () => resolve(true));
+          setTimeout(() => resolve(client.connected), 3000);
+        });
+        assert.equal(connected, true, 'it tried again and got in');
+      } finally {
+        client.end(true);
+      }
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('takes an agent\'s client id cut to 120 characters as its own', async () => {
+    const t = await startTestBroker('unit-secret', quiet);
+    try {
+      const node = `${'n'.repeat(115)}@host`;
+      const pw = await t.credentials.issue(node, 'agent');
+      const c = await mqtt.connectAsync(t.broker.url, { username: node, password: pw, clientId: `ripwerk-agent-${node}`.slice(0, 120), reconnectPeriod: 0 });
+      await c.endAsync();
     } finally {
       await t.close();
     }

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import mqtt from 'mqtt';
 import { CONNECT_LIMIT_BYTES, guardPacketSizes, type PacketLimitExceeded } from '../../../../coordinator/mqtt/packet-guard.js';
 import { COORDINATOR_USERNAME, hashPassword, passwordMatches } from '../../../../coordinator/mqtt/credentials.js';
+import { addressKey } from '../../../../coordinator/mqtt/login-guard.js';
 import { Logger } from '../../../../shared/log.js';
 import { linkConnectOptions, topics } from '../../../../shared/protocol.js';
 import { startTestBroker } from '../../../fixtures/mqtt-broker-fixture.js';
@@ -205,6 +206,13 @@ describe('the embedded broker before login', () => {
     } finally {
       await t.close();
     }
+  });
+
+  it('counts an IPv6 address by its /64 network, an IPv4 address by itself', () => {
+    assert.equal(addressKey('192.168.1.5'), '192.168.1.5');
+    assert.equal(addressKey('2001:db8:1:2:3:4:5:6'), '2001:db8:1:2::/64');
+    assert.equal(addressKey('2001:0db8:0001:0002:ffff::1'), '2001:db8:1:2::/64');
+    assert.equal(addressKey('2001:db8::1'), '2001:db8:0:0::/64');
   });
 
   it('cuts a connection that does not finish its CONNECT in time', async () => {

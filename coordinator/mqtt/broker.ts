@@ -7,12 +7,14 @@ import { secretMatches } from './broker-secret.js';
 import { COORDINATOR_USERNAME, type MqttCredentials } from './credentials.js';
 import { duplexPair } from './duplex-pair.js';
 import { guardPacketSizes } from './packet-guard.js';
-import { PRELOGIN_LIMITS, PreLoginBudget, RefusalLog, type CutReason, type PreLoginLimits, type PreLoginTicket } from './login-guard.js';
+import { PRELOGIN_LIMITS, PasswordChecks, PreLoginBudget, RefusalLog, type CutReason, type PreLoginLimits, type PreLoginTicket } from './login-guard.js';
 
 /** Client ids that kept a session (clean: false) remembered with their credential; beyond this many new ones are not bound. */
 const MAX_BOUND_CLIENT_IDS = 10_000;
 /** The fixed client id of an agent (shared/protocol.ts linkConnectOptions callers): it belongs to the user named in it. */
 const AGENT_CLIENT_ID = /^ripwerk-agent-(.+)$/;
+/** The refusal of a login that found too many others waiting for their password check (CONNACK 3: the client tries again). */
+const BUSY = 'too many logins waiting for their password check';
 
 export interface BrokerStats {
   /** Logins answered with a refusal (wrong or no credentials, a client id of another credential). */
@@ -108,6 +110,7 @@ export async function startEmbeddedBroker(opts: BrokerOptions, log: Logger): Pro
   const idOwners = new Map<string, string>();
   const preLogin = new WeakMap<object, PreLogin>();
   const budget = new PreLoginBudget(limits);
+  const passwordChecks = new PasswordChecks(limits);
   const refusals = new RefusalLog(log, limits.summaryWindowMs);
   const clientErrors = new RefusalLog(log, limits.summaryWindowMs);
   const stats: BrokerStats = { refusedLogins: 0, cutBeforeLogin: { connectionsPerAddress: 0, connectionsTotal: 0, bytesPerAddress: 0, bytesTotal: 0, timeout: 0, packetSize: 0 } };
@@ -128,19 +131,22 @@ export async function startEmbeddedBroker(opts: BrokerOptions, log: Logger): Pro
     refusals.note(addr, 'connections cut before login', text, line ?? (() => `MQTT connection from ${addr} cut before login: ${text}; further cuts from this address are counted and summed up once a minute`));
   };
   /** A refused login: counted, and logged in summary per address and minute (RefusalLog). */
-  const refuse = (client: Client, username: string | undefined, reason: string, returnCode: 2 | 4, cb: (err: AuthenticateError, ok: false) => void): void => {
+  const refuse = (client: Client, username: string | undefined, reason: string, returnCode: 2 | 3 | 4, cb: (err: AuthenticateError, ok: false) => void): void => {
     stats.refusedLogins++;
     refused.add(client);
     const addr = from(client);
     refusals.note(addr, 'logins refused', reason, () => `MQTT login from ${addr} refused: ${reason} (client ${String(client.id).slice(0, 120)}, user ${String(username ?? '-').slice(0, 120)}); further refusals from this address are counted and summed up once a minute`);
-    cb(Object.assign(new Error(returnCode === 2 ? 'client id rejected' : 'bad user name or password'), { returnCode }), false);
+    cb(Object.assign(new Error(returnCode === 2 ? 'client id rejected' : returnCode === 3 ? 'server unavailable' : 'bad user name or password'), { returnCode }), false);
   };
 
-  async function identify(username: string | undefined, password: Buffer | undefined): Promise<MqttIdentity | string> {
+  async function identify(username: string | undefined, password: Buffer | undefined, addr: string): Promise<MqttIdentity | string> {
     if (!username) return 'no user name';
     if (username === COORDINATOR_USERNAME) return secretMatches(opts.secret, password) ? { kind: 'coordinator' } : 'wrong password';
     const epoch = opts.credentials.epoch(username);
-    const role = await opts.credentials.verify(username, password);
+    // Only a user name with a credential costs a password check (scrypt): those wait their turn.
+    const check = opts.credentials.has(username) ? passwordChecks.run(addr, () => opts.credentials.verify(username, password)) : Promise.resolve(null);
+    if (check === null) return BUSY;
+    const role = await check;
     // Issued anew or revoked while the password was being checked: the old password no longer counts.
     if (opts.credentials.epoch(username) !== epoch) return 'the credentials changed during the login';
     if (role === 'agent') return { kind: 'agent', node: username, legacy: false };
@@ -165,9 +171,9 @@ export async function startEmbeddedBroker(opts: BrokerOptions, log: Logger): Pro
   };
 
   broker.authenticate = (client, username, password, cb) => {
-    identify(username, password).then(
+    identify(username, password, from(client)).then(
       (who) => {
-        if (typeof who === 'string') return refuse(client, username, who, 4, cb);
+        if (typeof who === 'string') return refuse(client, username, who, who === BUSY ? 3 : 4, cb);
         const user = username as string;
         // A client id belongs to one credential: its session (queued commands) goes to nobody else, connected or not.
         const owner = idOwner(client.id, user);

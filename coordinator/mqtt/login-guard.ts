@@ -14,6 +14,16 @@ export const PRELOGIN_BYTES_PER_ADDRESS = 256 * 1024;
 export const PRELOGIN_BYTES_TOTAL = 8 * 1024 * 1024;
 /** A connection that has not logged in (CONNECT sent and accepted) this long after it opened is cut. */
 export const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * Password checks (scrypt, ~50 ms and 16 MiB each, on libuv's thread pool of 4 that file access shares)
+ * running at once: a flood of logins with a real user name and wrong passwords keeps two threads busy
+ * at most, never the whole pool.
+ */
+export const PASSWORD_CHECKS_AT_ONCE = 2;
+/** Logins of one address waiting for a password check; more are refused at once (CONNACK 3, server unavailable) and the client tries again. */
+export const PASSWORD_CHECKS_WAITING_PER_ADDRESS = 8;
+/** Logins waiting for a password check, from all addresses together. */
+export const PASSWORD_CHECKS_WAITING_TOTAL = 256;
 /** Refused logins and cuts before login are summed up per address over this window: one line at the first, one summary at the end. */
 export const REFUSAL_SUMMARY_MS = 60_000;
 /** Addresses summed up separately; beyond that (a flood from many addresses) they share one entry. */
@@ -26,6 +36,9 @@ export interface PreLoginLimits {
   bytesTotal: number;
   connectTimeoutMs: number;
   summaryWindowMs: number;
+  passwordChecksAtOnce: number;
+  passwordChecksWaitingPerAddress: number;
+  passwordChecksWaitingTotal: number;
 }
 
 export const PRELOGIN_LIMITS: PreLoginLimits = {
@@ -35,7 +48,45 @@ export const PRELOGIN_LIMITS: PreLoginLimits = {
   bytesTotal: PRELOGIN_BYTES_TOTAL,
   connectTimeoutMs: CONNECT_TIMEOUT_MS,
   summaryWindowMs: REFUSAL_SUMMARY_MS,
+  passwordChecksAtOnce: PASSWORD_CHECKS_AT_ONCE,
+  passwordChecksWaitingPerAddress: PASSWORD_CHECKS_WAITING_PER_ADDRESS,
+  passwordChecksWaitingTotal: PASSWORD_CHECKS_WAITING_TOTAL,
 };
+
+/** Password checks one after another, a few at once, with a bounded wait per address and in total. */
+export class PasswordChecks {
+  private running = 0;
+  private readonly queue: { key: string; start: () => void }[] = [];
+  private readonly waitingBy = new Map<string, number>();
+
+  constructor(private readonly limits: Pick<PreLoginLimits, 'passwordChecksAtOnce' | 'passwordChecksWaitingPerAddress' | 'passwordChecksWaitingTotal'>) {}
+
+  /** Runs `check` when a slot is free; null (and `check` never runs) when too many wait already. */
+  run<T>(address: string, check: () => Promise<T>): Promise<T> | null {
+    const key = addressKey(address);
+    const waiting = this.waitingBy.get(key) ?? 0;
+    if (this.running >= this.limits.passwordChecksAtOnce && (waiting >= this.limits.passwordChecksWaitingPerAddress || this.queue.length >= this.limits.passwordChecksWaitingTotal)) return null;
+    return new Promise<T>((resolve, reject) => {
+      const start = (): void => {
+        this.running++;
+        check()
+          .then(resolve, reject)
+          .finally(() => {
+            this.running--;
+            const next = this.queue.shift();
+            if (!next) return;
+            const left = (this.waitingBy.get(next.key) ?? 1) - 1;
+            if (left > 0) this.waitingBy.set(next.key, left);
+            else this.waitingBy.delete(next.key);
+            next.start();
+          });
+      };
+      if (this.running < this.limits.passwordChecksAtOnce) return start();
+      this.waitingBy.set(key, waiting + 1);
+      this.queue.push({ key, start });
+    });
+  }
+}
 
 /** Why a connection was cut before it logged in (the keys of the counters in GET /metrics). */
 export type CutReason = 'connectionsPerAddress' | 'connectionsTotal' | 'bytesPerAddress' | 'bytesTotal' | 'timeout';

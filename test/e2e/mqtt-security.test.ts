@@ -383,7 +383,8 @@ describe('MQTT trust boundaries (embedded broker)', () => {
 
   it('lets a revocation win over 100 logins in flight, and a second DELETE finds nothing left', async () => {
     const issued = await api<Login>(c.url, 'POST', '/workers/racer/credentials');
-    const clients = Array.from({ length: 100 }, (_, i) => mqtt.connect(c.mqttUrl.replace('127.0.0.1', `127.0.1.${1 + (i % 5)}`), { username: 'racer', password: issued.body.password, clientId: `racer-${i}`, reconnectPeriod: 0, connectTimeout: 10_000 }));
+    // From 20 loopback addresses (5 logins each): the limits before login per address leave them all in flight.
+    const clients = Array.from({ length: 100 }, (_, i) => new mqtt.MqttClient(() => net.connect({ port: c.mqttPort, host: '127.0.0.1', localAddress: `127.0.1.${1 + (i % 20)}` }), { username: 'racer', password: issued.body.password, clientId: `racer-${i}`, reconnectPeriod: 0, connectTimeout: 10_000, protocolVersion: 4 }));
     for (const cl of clients) cl.on('error', () => undefined);
     await sleep(80);
     const removed = await api<{ removed: string; credentials_revoked: boolean }>(c.url, 'DELETE', '/workers/racer');

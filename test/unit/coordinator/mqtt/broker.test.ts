@@ -215,6 +215,20 @@ describe('the embedded broker before login', () => {
     assert.equal(addressKey('2001:db8::1'), '2001:db8:0:0::/64');
   });
 
+  it('checks passwords a few at once and refuses at once (CONNACK 3) the logins of an address with too many waiting', async () => {
+    const t = await startTestBroker('unit-secret', new Logger('test', true), { limits: { passwordChecksAtOnce: 1, passwordChecksWaitingPerAddress: 2 } });
+    try {
+      const pw = await t.credentials.issue('box', 'agent');
+      const guesses = await Promise.all(Array.from({ length: 10 }, (_, i) => rawLogin(t.broker.port, connectBytes(`guess-${i}`, 'box', `wrong-${i}`), '127.0.0.5')));
+      const codes = guesses.map((g) => g.code).sort();
+      assert.deepEqual(codes, [3, 3, 3, 3, 3, 3, 3, 4, 4, 4], 'one checked, two waiting, seven refused without a check');
+      assert.ok(Math.max(...guesses.filter((g) => g.code === 3).map((g) => g.ms)) < 200, 'the refused ones cost no check');
+      assert.equal((await rawLogin(t.broker.port, connectBytes('real', 'box', pw), '127.0.0.6')).code, 0, 'another address gets its turn');
+    } finally {
+      await t.close();
+    }
+  });
+
   it('cuts a connection that does not finish its CONNECT in time', async () => {
     const t = await startTestBroker('unit-secret', new Logger('test', true), { limits: { connectTimeoutMs: 300 } });
     try {
@@ -274,7 +288,7 @@ describe('the embedded broker: who a session and a client id belong to', () => {
   const quiet = new Logger('test', true);
 
   it('lets a revocation win over logins in flight: none of 100 survives it', async () => {
-    const t = await startTestBroker('unit-secret', quiet, { limits: { connectionsPerAddress: 1000 } });
+    const t = await startTestBroker('unit-secret', quiet, { limits: { connectionsPerAddress: 1000, passwordChecksWaitingPerAddress: 1000 } });
     try {
       const pw = await t.credentials.issue('racer', 'agent');
       const clients = Array.from({ length: 100 }, (_, i) => mqtt.connect(t.broker.url, { username: 'racer', password: pw, clientId: `racer-${i}`, reconnectPeriod: 0, connectTimeout: 10_000 }));

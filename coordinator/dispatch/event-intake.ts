@@ -109,8 +109,16 @@ export class EventIntake {
       commands.sendCancel(node, job.id, cmd.id);
       return this.drops.drop(topics.event(node), `accepted for command ${cmd.id} of job ${job.id}, which was given to another worker: canceled`);
     }
-    const refusal = jobEventRefusal(event, node, cmd, job.status, job.phase) ?? (cmd && rawDirMismatch(event, cmd)) ?? outputMismatch(event, job);
+    const refusal = jobEventRefusal(event, node, cmd, job.status, job.phase) ?? (cmd && rawDirMismatch(event, cmd));
     if (refusal) return this.drops.drop(topics.event(node), refusal);
+    const outside = outputMismatch(event, job);
+    if (outside) {
+      this.drops.drop(topics.event(node), outside);
+      // The worker that held the job says it is done, somewhere else: the job fails with the reason
+      // rather than wait for ever. A late result of a superseded command only counts for nothing.
+      if (cmd && cmd.state !== 'superseded') this.failOutside(job.id, cmd.id, outside);
+      return;
+    }
     if (cmd?.task === TASKS.ripDisc && ['rip_done', 'job_done', 'job_failed', 'job_canceled', 'rejected'].includes(event.type)) this.ripEnded.set(node, Date.now());
     if (cmd?.state === 'superseded') {
       // Work taken away from this agent: only a finished transcode still counts, if nobody finished it meanwhile.
@@ -118,6 +126,14 @@ export class EventIntake {
       this.withdrawOthers(job.id, cmd.id, job.status === 'failed');
     }
     handleJobEvent(this.parts, { node, job, cmd, event });
+  }
+
+  private failOutside(jobId: string, commandId: string, reason: string): void {
+    const { commands, queue, journal } = this.parts;
+    commands.setState(commandId, 'done');
+    queue.close(jobId);
+    journal.finish(jobId, 'failed', { error: `${reason}: refused` }, `${reason}: refused`);
+    queue.pump();
   }
 
   /** Only from a worker that rips (or just ripped): no worker without a job fills the coordinator's disk with dumps. */

@@ -174,6 +174,8 @@ export async function startEmbeddedBroker(opts: BrokerOptions, log: Logger): Pro
     identify(username, password, from(client)).then(
       (who) => {
         if (typeof who === 'string') return refuse(client, username, who, who === BUSY ? 3 : 4, cb);
+        // Gone while its password was checked (cut by the time limit, say): aedes drops the answer, and no session may stay behind.
+        if ((client as unknown as { closed?: boolean }).closed || client.conn.destroyed) return cb(Object.assign(new Error('connection closed'), { returnCode: 3 as const }), false);
         const user = username as string;
         // A client id belongs to one credential: its session (queued commands) goes to nobody else, connected or not.
         const owner = idOwner(client.id, user);

@@ -299,7 +299,8 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
       if (!broker || agent.mqttCredentials) return agent.mqttCredentials;
       const username = agentNode(agent);
       if (!MQTT_NODE_RE.test(username)) return null;
-      return { username, password: await credentials.issue(username, 'agent') };
+      // Pinned: the API can neither replace nor remove it (the agent knows only this password until the next start).
+      return { username, password: await credentials.issueLocal(username) };
     },
     ctx,
     async stop() {

@@ -521,6 +521,10 @@ export function linkConnectOptions(link: { clientId: string; login: { username: 
     protocolVersion: 4,
     keepalive: 10,
     reconnectPeriod: 1000,
+    // A refused login (CONNACK ≠ 0) is tried again like a lost connection: mqtt.js gives up for good
+    // otherwise, and a worker refused once (a client id held for a moment, credentials issued anew
+    // while it logged in) stayed away until it was restarted.
+    reconnectOnConnackError: true,
     connectTimeout: 10_000,
     queueQoSZero: false,
     resubscribe: true,

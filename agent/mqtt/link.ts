@@ -47,6 +47,18 @@ export class AgentLink {
     return this.client?.connected ?? false;
   }
 
+  /** When each repeating connection line was last written. */
+  private readonly repeated = new Map<string, number>();
+
+  /** A line about the connection, at most once a minute: a worker that is refused tries again every second. */
+  private warnEveryMinute(line: string): void {
+    const now = Date.now();
+    if (now - (this.repeated.get(line) ?? -Infinity) < 60_000) return;
+    if (this.repeated.size >= 100) this.repeated.clear();
+    this.repeated.set(line, now);
+    this.log.warn(line);
+  }
+
   start(): void {
     const willPayload: AgentStatus = { node: this.node, state: 'offline' };
     this.client = connectMqtt(
@@ -62,8 +74,9 @@ export class AgentLink {
       for (const state of this.handlers.drives()) this.publishDrive(state);
       this.flushLogged(true);
     });
-    this.client.on('offline', () => this.log.warn(`MQTT broker ${this.url} unreachable; events are kept in the outbox`));
-    this.client.on('error', (err) => this.log.warn(`MQTT error: ${err.message}`));
+    this.client.on('offline', () => this.warnEveryMinute(`MQTT broker ${this.url} unreachable; events are kept in the outbox`));
+    // A refused login is tried again every second (linkConnectOptions): its line once a minute is enough.
+    this.client.on('error', (err) => this.warnEveryMinute(`MQTT error: ${err.message}`));
     this.client.on('message', (topic, payload) => {
       try {
         this.onMessage(topic, payload);

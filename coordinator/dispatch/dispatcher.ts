@@ -64,7 +64,11 @@ export class Dispatcher {
     this.link = new CoordinatorLink(
       {
         onStatus: (status) => this.presence.onStatus(status),
-        onDriveState: (state) => void this.onDriveState(this.fleet.applyDrive(state)),
+        onDriveState: (state) => {
+          const entry = this.fleet.applyDrive(state);
+          if (entry) void this.onDriveState(entry);
+          else drops.drop(topics.driveState(state.node, state.drive), `the device name ${this.fleet.deviceName(state)} belongs to a drive of another worker`);
+        },
         onEvent: (node, event) => this.intake.onEvent(node, event),
         onConnect: () => void this.publishKeys(),
       },
@@ -148,6 +152,11 @@ export class Dispatcher {
   /** Queues the transcode stage: the chosen node when it is online, else any worker with a free slot. */
   enqueueTranscode(jobId: string, rawDir: string, files: string[]): void {
     this.queue.enqueue(jobId, rawDir, files);
+  }
+
+  /** A worker was removed (DELETE /workers/{name}): the work it held ends now, with the reason in each job's log. */
+  workerRemoved(node: string): void {
+    this.presence.removed(node);
   }
 
   /** Hands queued transcodes to workers, oldest first. */

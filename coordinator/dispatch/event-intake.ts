@@ -3,10 +3,11 @@ import path from 'node:path';
 import type { Db } from '../../shared/sqlite.js';
 import type { Logger } from '../../shared/log.js';
 import type { DropLog } from '../../shared/drop-log.js';
-import { topics, type AgentEvent } from '../../shared/protocol.js';
+import { TASKS, topics, type AgentEvent } from '../../shared/protocol.js';
 import type { Fleet } from '../workers/fleet.js';
 import type { KeyStore } from '../keys/key-store.js';
 import { jobEventRefusal, supersededResultCounts } from './event-rules.js';
+import { checkMediaPath, isUnderRoot } from '../../shared/media-paths.js';
 import type { CommandRow } from './commands.js';
 import type { DriveRequests } from './drive-requests.js';
 import { handleJobEvent, isJobEvent, type JobEventParts } from './job-events.js';
@@ -23,12 +24,36 @@ function rawDirMismatch(event: AgentEvent, cmd: CommandRow): string | null {
 }
 
 /**
+ * A finished job's outputs must lie inside the target folder the job was given (under MEDIA_ROOT,
+ * checked when the job was made): the output folder strictly below it, every file inside that
+ * folder, no `..`. The API serves and corrects exactly these paths later; a worker may not point
+ * them at /etc.
+ */
+function outputMismatch(event: AgentEvent, job: { target_dir: string | null }): string | null {
+  if (event.type !== 'job_done') return null;
+  const target = job.target_dir;
+  if (!target || !isUnderRoot('/', target)) return `job_done for a job without a target folder`;
+  const check = checkMediaPath(target, event.output_path);
+  if (!check.ok || check.path === path.posix.normalize(target).replace(/(.)\/+$/, '$1')) return `job_done names the output folder ${event.output_path.slice(0, 300)}, outside the job's target folder ${target.slice(0, 300)}`;
+  const outside = event.files.find((f) => { const c = checkMediaPath(check.path, f); return !c.ok || c.path === check.path; });
+  return outside === undefined ? null : `job_done names the file ${outside.slice(0, 300)} outside its output folder ${check.path.slice(0, 300)}`;
+}
+
+/**
+ * After a rip the worker sends the AACS dumps its ripper wrote, right behind the rip's outcome: a
+ * dump is taken from a worker with an open rip, or whose rip ended this long ago at most.
+ */
+export const DUMP_AFTER_RIP_MS = 5 * 60_000;
+
+/**
  * The agents' events in: each is applied exactly once (its id is recorded in the same transaction
  * that applies it), acknowledged every time (the agent's outbox resends until then), and answers the
  * request it belongs to. A job event acts only when the rules allow it; its handler is in job-events.ts.
  */
 export class EventIntake {
   private readonly stmts;
+  /** Per node when its last rip ended (DUMP_AFTER_RIP_MS). */
+  private readonly ripEnded = new Map<string, number>();
 
   constructor(
     private readonly db: Db,
@@ -86,6 +111,15 @@ export class EventIntake {
     }
     const refusal = jobEventRefusal(event, node, cmd, job.status, job.phase) ?? (cmd && rawDirMismatch(event, cmd));
     if (refusal) return this.drops.drop(topics.event(node), refusal);
+    const outside = outputMismatch(event, job);
+    if (outside) {
+      this.drops.drop(topics.event(node), outside);
+      // The worker that held the job says it is done, somewhere else: the job fails with the reason
+      // rather than wait for ever. A late result of a superseded command only counts for nothing.
+      if (cmd && cmd.state !== 'superseded') this.failOutside(job.id, cmd.id, outside);
+      return;
+    }
+    if (cmd?.task === TASKS.ripDisc && ['rip_done', 'job_done', 'job_failed', 'job_canceled', 'rejected'].includes(event.type)) this.ripEnded.set(node, Date.now());
     if (cmd?.state === 'superseded') {
       // Work taken away from this agent: only a finished transcode still counts, if nobody finished it meanwhile.
       if (!supersededResultCounts(event, cmd, job.status, job.phase)) return;
@@ -94,7 +128,18 @@ export class EventIntake {
     handleJobEvent(this.parts, { node, job, cmd, event });
   }
 
+  private failOutside(jobId: string, commandId: string, reason: string): void {
+    const { commands, queue, journal } = this.parts;
+    commands.setState(commandId, 'done');
+    queue.close(jobId);
+    journal.finish(jobId, 'failed', { error: `${reason}: refused` }, `${reason}: refused`);
+    queue.pump();
+  }
+
+  /** Only from a worker that rips (or just ripped): no worker without a job fills the coordinator's disk with dumps. */
   private storeDump(node: string, event: Extract<AgentEvent, { type: 'aacs_dump' }>): void {
+    const ripping = this.parts.commands.of(node, ['sent', 'accepted']).some((c) => c.task === TASKS.ripDisc);
+    if (!ripping && Date.now() - (this.ripEnded.get(node) ?? -Infinity) > DUMP_AFTER_RIP_MS) return this.drops.drop(topics.event(node), `aacs_dump ${event.name.slice(0, 200)} from ${node}, which holds no rip`);
     const keys = this.keys();
     if (!keys) return;
     keys.storeDump(event.name, Buffer.from(event.data_base64, 'base64')).then(

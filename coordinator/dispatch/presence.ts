@@ -181,12 +181,23 @@ export class Presence {
   }
 
   /**
+   * The worker was removed (DELETE /workers/{name}): its work ends now, as at the end of a grace
+   * period that will never come (a removed worker sends no last will and cannot log in again): a
+   * canceling job is canceled, a rip fails, a transcode goes back to the shared queue.
+   */
+  removed(node: string): void {
+    this.clearGrace(node);
+    this.agentLost(node, true, 'removed');
+  }
+
+  /**
    * The agent stayed away past the grace period: its rips fail, its transcodes go back to the queue.
    * A transcode whose encodes had ended waits on (encodedWaitMs) unless `encodedToo`, the end of that
    * wait, or its job is being canceled.
    */
-  private agentLost(node: string, encodedToo: boolean): void {
+  private agentLost(node: string, encodedToo: boolean, why: 'offline' | 'removed' = 'offline'): void {
     const seconds = Math.round(this.graceMs / 1000);
+    const removed = why === 'removed';
     let encodedWaiting = false;
     for (const cmd of this.commands.of(node, ['sent', 'accepted'])) {
       const job = this.jobs.get(cmd.job_id);
@@ -202,12 +213,13 @@ export class Presence {
       this.commands.sendCancel(node, cmd.job_id, cmd.id);
       if (!active) continue;
       if (job.status === 'canceling') {
-        this.journal.finish(job.id, 'canceled', {}, `canceled (worker ${node} is offline)`);
+        this.journal.finish(job.id, 'canceled', {}, `canceled (worker ${node} ${removed ? 'was removed' : 'is offline'})`);
       } else if (cmd.task === TASKS.ripDisc) {
-        this.journal.finish(job.id, 'failed', { error: `the worker ${node} went offline during the rip (no contact for ${seconds} s): retry the rip` }, `worker ${node} lost during the rip`);
+        const error = removed ? `the worker ${node} was removed during the rip: retry the rip` : `the worker ${node} went offline during the rip (no contact for ${seconds} s): retry the rip`;
+        this.journal.finish(job.id, 'failed', { error }, `worker ${node} ${removed ? 'removed' : 'lost'} during the rip`);
       } else {
         this.queue.requeue(job.id);
-        this.journal.note(job.id, 'warn', `worker ${node} went offline during the transcode; the transcode goes back to the shared queue`);
+        this.journal.note(job.id, 'warn', `worker ${node} ${removed ? 'was removed' : 'went offline'} during the transcode; the transcode goes back to the shared queue`);
       }
     }
     if (encodedWaiting) this.wait(this.encodedTimers, node, this.encodedWaitMs, `the wait for the encoded transcodes of ${node}`, () => this.agentLost(node, true));

@@ -9,6 +9,12 @@ import { HttpError } from '../http/errors.js';
 
 /** Largest key store or KEYDB body, and largest total unpacked size of a key store archive. */
 export const KEY_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
+/**
+ * All AACS dumps the workers sent, together (DATA_DIR/aacs-dumps). MakeMKV's dumps are a few KB to
+ * some hundred KB (one is at most 512 KiB on the wire): a household's years of unknown discs fit, a
+ * worker sending made-up dumps fills 16 MiB and no more.
+ */
+export const AACS_DUMPS_LIMIT_BYTES = 16 * 1024 * 1024;
 
 /** Most entries a key store archive may have (a real one has a few thousand hashed keys). */
 export const KEY_ENTRIES_LIMIT = 10_000;
@@ -105,8 +111,10 @@ export class KeyStore {
   readonly keystoreDir: string;
   readonly keydbFile: string;
   readonly dumpsDir: string;
+  /** The dump being stored (storeDump takes one at a time). */
+  private dumpWrites: Promise<unknown> = Promise.resolve();
 
-  constructor(dataDir: string) {
+  constructor(dataDir: string, private readonly dumpsLimitBytes = AACS_DUMPS_LIMIT_BYTES) {
     this.keystoreDir = path.join(dataDir, 'keystore');
     this.keydbFile = path.join(dataDir, 'KEYDB.cfg');
     this.dumpsDir = path.join(dataDir, 'aacs-dumps');
@@ -220,13 +228,23 @@ export class KeyStore {
   }
 
   /**
-   * Stores a dump a worker sent, once (a name already there, a link too, is kept as it is). A dumps
-   * folder that is a link leading elsewhere is refused with an error (the caller logs it).
+   * Stores a dump a worker sent, once (a name already there, a link too, is kept as it is). The dumps
+   * together stay below their limit (AACS_DUMPS_LIMIT_BYTES): past it a dump is refused with the
+   * reason (thrown). One dump at a time, so two at once cannot both pass the limit. A dumps folder that
+   * is a link leading elsewhere is refused with an error (the caller logs it).
    */
-  async storeDump(name: string, data: Buffer): Promise<boolean> {
+  storeDump(name: string, data: Buffer): Promise<boolean> {
+    const next = this.dumpWrites.then(() => this.storeDumpNow(name, data));
+    this.dumpWrites = next.catch(() => undefined);
+    return next;
+  }
+
+  private async storeDumpNow(name: string, data: Buffer): Promise<boolean> {
     if (!isBareFileName(name) || name === '..') return false;
     await fs.mkdir(this.dumpsDir, { recursive: true, mode: PRIVATE_DIR_MODE });
     if (!(await this.dumpsFolder())) throw new Error(`${this.dumpsDir} is a symbolic link that leads out of ${path.dirname(this.dumpsDir)}: the dump was not stored`);
+    const held = (await this.listDumps()).reduce((sum, d) => sum + d.size_bytes, 0);
+    if (held + data.length > this.dumpsLimitBytes) throw new Error(`the AACS dumps hold ${held} bytes; with ${data.length} more they would pass their limit of ${this.dumpsLimitBytes} bytes: remove some (DATA_DIR/aacs-dumps)`);
     return fs.writeFile(path.join(this.dumpsDir, name), data, { flag: 'wx', mode: PRIVATE_FILE_MODE }).then(
       () => true,
       () => false,

@@ -1,12 +1,27 @@
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
-import { Aedes, type Client } from 'aedes';
+import { Aedes, type AuthenticateError, type Client } from 'aedes';
 import type { Logger } from '../../shared/log.js';
 import { mayPublish, maySubscribe, topicRights, type MqttIdentity } from './topic-rights.js';
 import { secretMatches } from './broker-secret.js';
 import { COORDINATOR_USERNAME, type MqttCredentials } from './credentials.js';
 import { duplexPair } from './duplex-pair.js';
 import { guardPacketSizes } from './packet-guard.js';
+import { PRELOGIN_LIMITS, PasswordChecks, PreLoginBudget, RefusalLog, type CutReason, type PreLoginLimits, type PreLoginTicket } from './login-guard.js';
+
+/** Client ids that kept a session (clean: false) remembered with their credential; beyond this many new ones are not bound. */
+const MAX_BOUND_CLIENT_IDS = 10_000;
+/** The fixed client id of an agent (shared/protocol.ts linkConnectOptions callers): it belongs to the user named in it. */
+const AGENT_CLIENT_ID = /^ripwerk-agent-(.+)$/;
+/** The refusal of a login that found too many others waiting for their password check (CONNACK 3: the client tries again). */
+const BUSY = 'too many logins waiting for their password check';
+
+export interface BrokerStats {
+  /** Logins answered with a refusal (wrong or no credentials, a client id of another credential). */
+  refusedLogins: number;
+  /** Connections cut before they logged in, by reason. */
+  cutBeforeLogin: Record<CutReason | 'packetSize', number>;
+}
 
 export interface EmbeddedBroker {
   port: number;
@@ -18,8 +33,15 @@ export interface EmbeddedBroker {
    * two socket writes and two reads fewer per agent event).
    */
   connectInProcess(): Duplex;
-  /** Cuts every connection logged in with this user name (no last will); returns how many. */
+  /**
+   * Cuts every connection logged in with this user name (no last will), also those still in the
+   * middle of their CONNECT: they get nothing delivered and are closed once registered. Returns how many.
+   */
   disconnect(username: string): number;
+  /** The sessions logged in with this user name now, and whether any of them used the broker secret (legacy). */
+  sessionsOf(username: string): { count: number; legacy: boolean };
+  /** Counters of refused logins and of connections cut before login (GET /metrics). */
+  stats(): BrokerStats;
   close(): Promise<void>;
 }
 
@@ -36,12 +58,30 @@ export interface BrokerOptions {
   haPrefix: () => string;
   /** The address to listen on (MQTT_BIND_ADDRESS); null: every interface. */
   host?: string | null;
+  /** The limits before login (login-guard.ts); tests shorten them. */
+  limits?: Partial<PreLoginLimits>;
 }
 
 interface Session {
   username: string;
   who: MqttIdentity;
+  /** Revoked (disconnect()) while its CONNECT was still being handled: it gets nothing and is closed once registered. */
+  revoked: boolean;
 }
+
+interface PreLogin {
+  address: string;
+  ticket: PreLoginTicket;
+  timer: NodeJS.Timeout;
+}
+
+const CUT_TEXT: Record<CutReason, (l: PreLoginLimits) => string> = {
+  connectionsPerAddress: (l) => `more than ${l.connectionsPerAddress} connections from this address have not logged in`,
+  connectionsTotal: (l) => `more than ${l.connectionsTotal} connections have not logged in`,
+  bytesPerAddress: (l) => `the connections from this address sent more than ${l.bytesPerAddress} bytes before logging in`,
+  bytesTotal: (l) => `the connections not logged in sent more than ${l.bytesTotal} bytes`,
+  timeout: (l) => `no login within ${Math.round(l.connectTimeoutMs / 1000)} s`,
+};
 
 function describe(who: MqttIdentity): string {
   return who.kind === 'agent' ? `worker ${who.node}${who.legacy ? ' (legacy: broker secret)' : ''}` : who.kind === 'home-assistant' ? 'Home Assistant' : 'the coordinator';
@@ -56,11 +96,24 @@ function describe(who: MqttIdentity): string {
  * packets up to its limit. A client id in use cannot be taken over by another user.
  */
 export async function startEmbeddedBroker(opts: BrokerOptions, log: Logger): Promise<EmbeddedBroker> {
+  const limits: PreLoginLimits = { ...PRELOGIN_LIMITS, ...opts.limits };
   const broker = await Aedes.createBroker({ heartbeatInterval: 60_000 });
   // aedes keeps the connected clients by id (not in its type declarations).
   const clients = (): Record<string, Client | undefined> => (broker as unknown as { clients: Record<string, Client | undefined> }).clients;
   const sessions = new WeakMap<Client, Session>();
   const byConnection = new WeakMap<object, Session>();
+  /** Every client that logged in and has not closed yet, registered or still in its CONNECT. */
+  const live = new Set<Client>();
+  /** Clients whose login was refused here: their connection's end is no error worth a line. */
+  const refused = new WeakSet<Client>();
+  /** Client ids that kept a session (clean: false), with the user name that has them. */
+  const idOwners = new Map<string, string>();
+  const preLogin = new WeakMap<object, PreLogin>();
+  const budget = new PreLoginBudget(limits);
+  const passwordChecks = new PasswordChecks(limits);
+  const refusals = new RefusalLog(log, limits.summaryWindowMs);
+  const clientErrors = new RefusalLog(log, limits.summaryWindowMs);
+  const stats: BrokerStats = { refusedLogins: 0, cutBeforeLogin: { connectionsPerAddress: 0, connectionsTotal: 0, bytesPerAddress: 0, bytesTotal: 0, timeout: 0, packetSize: 0 } };
   const noted = new Set<string>();
   /** Logs a line once per key (a reconnecting client would otherwise repeat it every second). */
   const once = (key: string, line: () => string): void => {
@@ -73,11 +126,29 @@ export async function startEmbeddedBroker(opts: BrokerOptions, log: Logger): Pro
   /** The peer's address without the IPv4-in-IPv6 prefix (::ffff:127.0.0.1 is 127.0.0.1). */
   const address = (conn: unknown): string => ((conn as { remoteAddress?: string }).remoteAddress ?? '?').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
   const from = (client: Client): string => address(client.conn);
+  const cut = (addr: string, reason: CutReason | 'packetSize', text: string, line?: () => string): void => {
+    stats.cutBeforeLogin[reason]++;
+    refusals.note(addr, 'connections cut before login', text, line ?? (() => `MQTT connection from ${addr} cut before login: ${text}; further cuts from this address are counted and summed up once a minute`));
+  };
+  /** A refused login: counted, and logged in summary per address and minute (RefusalLog). */
+  const refuse = (client: Client, username: string | undefined, reason: string, returnCode: 2 | 3 | 4, cb: (err: AuthenticateError, ok: false) => void): void => {
+    stats.refusedLogins++;
+    refused.add(client);
+    const addr = from(client);
+    refusals.note(addr, 'logins refused', reason, () => `MQTT login from ${addr} refused: ${reason} (client ${String(client.id).slice(0, 120)}, user ${String(username ?? '-').slice(0, 120)}); further refusals from this address are counted and summed up once a minute`);
+    cb(Object.assign(new Error(returnCode === 2 ? 'client id rejected' : returnCode === 3 ? 'server unavailable' : 'bad user name or password'), { returnCode }), false);
+  };
 
-  async function identify(username: string | undefined, password: Buffer | undefined): Promise<MqttIdentity | string> {
+  async function identify(username: string | undefined, password: Buffer | undefined, addr: string): Promise<MqttIdentity | string> {
     if (!username) return 'no user name';
     if (username === COORDINATOR_USERNAME) return secretMatches(opts.secret, password) ? { kind: 'coordinator' } : 'wrong password';
-    const role = await opts.credentials.verify(username, password);
+    const epoch = opts.credentials.epoch(username);
+    // Only a user name with a credential costs a password check (scrypt): those wait their turn.
+    const check = opts.credentials.has(username) ? passwordChecks.run(addr, () => opts.credentials.verify(username, password)) : Promise.resolve(null);
+    if (check === null) return BUSY;
+    const role = await check;
+    // Issued anew or revoked while the password was being checked: the old password no longer counts.
+    if (opts.credentials.epoch(username) !== epoch) return 'the credentials changed during the login';
     if (role === 'agent') return { kind: 'agent', node: username, legacy: false };
     if (role === 'home-assistant') return { kind: 'home-assistant' };
     if (secretMatches(opts.secret, password)) {
@@ -88,49 +159,130 @@ export async function startEmbeddedBroker(opts: BrokerOptions, log: Logger): Pro
     return 'wrong or unknown credentials';
   }
 
+  /**
+   * The user name a client id belongs to, for a login of `user`: an agent's fixed id to the node in it
+   * (the agent cuts its id to 120 characters: a cut id belongs to the user whose name it begins),
+   * an id that kept a session to the user that had it.
+   */
+  const idOwner = (id: string, user: string): string | undefined => {
+    const named = AGENT_CLIENT_ID.exec(id)?.[1];
+    if (named !== undefined) return id.length >= 120 && user.startsWith(named) ? user : named;
+    return idOwners.get(id);
+  };
+
   broker.authenticate = (client, username, password, cb) => {
-    identify(username, password).then(
+    identify(username, password, from(client)).then(
       (who) => {
-        if (typeof who === 'string') {
-          once(`refused ${username ?? ''} ${from(client)}`, () => `MQTT client ${String(client.id).slice(0, 120)} from ${from(client)} (user ${String(username ?? '-').slice(0, 120)}) refused: ${who}`);
-          return cb(Object.assign(new Error('bad user name or password'), { returnCode: 4 as const }), false);
-        }
+        if (typeof who === 'string') return refuse(client, username, who, who === BUSY ? 3 : 4, cb);
+        // Gone while its password was checked (cut by the time limit, say): aedes drops the answer, and no session may stay behind.
+        if ((client as unknown as { closed?: boolean }).closed || client.conn.destroyed) return cb(Object.assign(new Error('connection closed'), { returnCode: 3 as const }), false);
+        const user = username as string;
+        // A client id belongs to one credential: its session (queued commands) goes to nobody else, connected or not.
+        const owner = idOwner(client.id, user);
+        if (owner !== undefined && owner !== user) return refuse(client, username, `the client id ${String(client.id).slice(0, 120)} belongs to user ${owner.slice(0, 120)}`, 2, cb);
         // A client id in use by another user stays with it: no session takeover with other credentials.
         const existing = clients()[client.id];
         const holder = existing && existing !== client ? sessions.get(existing) : undefined;
-        if (holder && holder.username !== username) {
-          once(`takeover ${client.id} ${username}`, () => `MQTT client id ${String(client.id).slice(0, 120)} is in use by ${describe(holder.who)}; refused for user ${username}`);
-          return cb(Object.assign(new Error('client id in use'), { returnCode: 2 as const }), false);
-        }
-        const session: Session = { username: username as string, who };
+        if (holder && !holder.revoked && holder.username !== user) return refuse(client, username, `the client id ${String(client.id).slice(0, 120)} is in use by ${describe(holder.who)}`, 2, cb);
+        if (!client.clean && owner === undefined && idOwners.size < MAX_BOUND_CLIENT_IDS) idOwners.set(client.id, user);
+        const session: Session = { username: user, who, revoked: false };
         sessions.set(client, session);
         byConnection.set(client.conn, session);
-        if (who.kind === 'agent' && who.legacy) once(`legacy ${username}`, () => `worker ${who.node} logged in with the shared broker secret (legacy): issue it own credentials with POST /api/workers/{name}/credentials`);
+        live.add(client);
+        client.conn.once('close', () => live.delete(client));
+        // Logged in: its connection no longer counts against the budget before login.
+        const pending = preLogin.get(client.conn);
+        if (pending) {
+          clearTimeout(pending.timer);
+          pending.ticket.release();
+          preLogin.delete(client.conn);
+        }
+        if (who.kind === 'agent' && who.legacy) once(`legacy ${user}`, () => `worker ${who.node} logged in with the shared broker secret (legacy): issue it own credentials with POST /api/workers/{name}/credentials`);
         cb(null, true);
       },
       (err: Error) => cb(Object.assign(new Error(err.message), { returnCode: 3 as const }), false),
     );
   };
 
+  // A session revoked during its CONNECT is closed as soon as aedes has registered it.
+  broker.on('clientReady', (client) => {
+    if (sessions.get(client)?.revoked) client.close();
+  });
+
+  // Nothing reaches a revoked session: no queued command, no retained key, while it is being closed.
+  broker.authorizeForward = (client, packet) => (sessions.get(client)?.revoked ? null : packet);
+
   broker.authorizePublish = (client, packet, cb) => {
     // A will published for a gone client comes with client null in some versions: it was checked when set.
     if (!client) return cb(null);
     const session = sessions.get(client);
-    if (session && mayPublish(topicRights(session.who, opts.haPrefix()), packet.topic)) return cb(null);
+    if (session && !session.revoked && mayPublish(topicRights(session.who, opts.haPrefix()), packet.topic)) return cb(null);
     once(`publish ${session?.username} ${packet.topic}`, () => `MQTT ${session ? describe(session.who) : `client ${client.id}`} may not publish to ${packet.topic.slice(0, 200)}: disconnected`);
     cb(new Error(`not allowed to publish to ${packet.topic}`));
   };
 
   broker.authorizeSubscribe = (client, sub, cb) => {
     const session = sessions.get(client);
-    if (session && maySubscribe(topicRights(session.who, opts.haPrefix()), sub.topic)) return cb(null, sub);
+    if (session && !session.revoked && maySubscribe(topicRights(session.who, opts.haPrefix()), sub.topic)) return cb(null, sub);
     once(`subscribe ${session?.username} ${sub.topic}`, () => `MQTT ${session ? describe(session.who) : `client ${client.id}`} may not subscribe to ${sub.topic.slice(0, 200)}: refused`);
     cb(null, null);
   };
 
-  broker.on('clientError', (client, err) => log.warn(`MQTT client ${client?.id ?? '?'} error: ${err.message}`));
+  broker.on('clientError', (client, err) => {
+    if (!client || refused.has(client)) return; // a refused login's end: counted where it was refused
+    const session = sessions.get(client);
+    const message = err.message.slice(0, 200);
+    if (!session) {
+      // Before login: a malformed CONNECT, a connection dropped half-way. Summed up like the refusals.
+      refusals.note(from(client), 'connections ended before login', message, () => `MQTT connection from ${from(client)} ended before login: ${message}; further ones from this address are counted and summed up once a minute`);
+      return;
+    }
+    clientErrors.note(describe(session.who), 'client errors', message, () => `MQTT client ${String(client.id).slice(0, 120)} (${describe(session.who)}) error: ${message}`);
+  });
+
+  /** Before login a connection holds a share of the budget (per address and in total) and has CONNECT_TIMEOUT_MS to log in. */
+  const admit = (conn: Duplex): boolean => {
+    const addr = address(conn);
+    // The coordinator's own client and the all-in-one agent: code of this process, not a peer.
+    if (addr === 'in-process') return true;
+    const ticket = budget.admit(addr);
+    if (typeof ticket === 'string') {
+      cut(addr, ticket, CUT_TEXT[ticket](limits));
+      conn.destroy();
+      return false;
+    }
+    const timer = setTimeout(() => {
+      if (!preLogin.has(conn)) return;
+      cut(addr, 'timeout', CUT_TEXT.timeout(limits));
+      conn.destroy();
+    }, limits.connectTimeoutMs);
+    preLogin.set(conn, { address: addr, ticket, timer });
+    conn.once('close', () => {
+      clearTimeout(timer);
+      ticket.release();
+      preLogin.delete(conn);
+    });
+    const read = conn.read.bind(conn);
+    conn.read = (size?: number): unknown => {
+      const chunk = read(size) as unknown;
+      const pending = preLogin.get(conn);
+      if (pending && Buffer.isBuffer(chunk)) {
+        const over = pending.ticket.read(chunk.length);
+        if (over) {
+          preLogin.delete(conn);
+          clearTimeout(timer);
+          cut(addr, over, CUT_TEXT[over](limits));
+          conn.destroy();
+          return null;
+        }
+      }
+      return chunk;
+    };
+    return true;
+  };
 
   const handle = (conn: Duplex): void => {
+    if (!admit(conn)) return;
     guardPacketSizes(
       conn,
       () => {
@@ -140,7 +292,9 @@ export async function startEmbeddedBroker(opts: BrokerOptions, log: Logger): Pro
       },
       (e) => {
         const what = e.declared < 0 ? 'a malformed packet length' : `a packet of ${e.declared} bytes (type ${e.type})`;
-        once(`size ${address(conn)} ${e.authenticated}`, () => `MQTT client from ${address(conn)} ${e.authenticated ? `(${describe(byConnection.get(conn)?.who ?? { kind: 'home-assistant' })})` : 'before logging in'} announced ${what}; the limit is ${e.limit}: disconnected`);
+        const line = (): string => `MQTT client from ${address(conn)} ${e.authenticated ? `(${describe(byConnection.get(conn)?.who ?? { kind: 'home-assistant' })})` : 'before logging in'} announced ${what}; the limit is ${e.limit}: disconnected`;
+        if (e.authenticated) once(`size ${address(conn)}`, line);
+        else cut(address(conn), 'packetSize', `a packet over ${e.limit} bytes`, line);
       },
     );
     broker.handle(conn);
@@ -167,19 +321,36 @@ export async function startEmbeddedBroker(opts: BrokerOptions, log: Logger): Pro
     },
     disconnect(username) {
       let n = 0;
-      for (const client of Object.values(clients())) {
-        if (!client) continue;
-        if (sessions.get(client)?.username !== username) continue;
+      for (const client of [...live]) {
+        const session = sessions.get(client);
+        if (session?.username !== username) continue;
+        session.revoked = true;
         // Revoked: its last will ("offline", retained) would bring the removed worker back to the list.
-        (client as unknown as { will: unknown }).will = null;
-        client.close();
+        (client as unknown as { will: unknown; _will: unknown }).will = null;
+        (client as unknown as { _will: unknown })._will = null;
+        // One still in its CONNECT is closed once registered (clientReady): closing it now would leave it in aedes' list.
+        if (clients()[client.id] === client) client.close();
         n++;
       }
       return n;
     },
+    sessionsOf(username) {
+      let count = 0;
+      let legacy = false;
+      for (const client of live) {
+        const session = sessions.get(client);
+        if (session?.username !== username || session.revoked) continue;
+        count++;
+        if (session.who.kind === 'agent' && session.who.legacy) legacy = true;
+      }
+      return { count, legacy };
+    },
+    stats: () => ({ refusedLogins: stats.refusedLogins, cutBeforeLogin: { ...stats.cutBeforeLogin } }),
     close: () =>
       new Promise<void>((resolve) => {
         closed = true;
+        refusals.close();
+        clientErrors.close();
         broker.close(() => server.close(() => resolve()));
       }),
   };

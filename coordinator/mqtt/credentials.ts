@@ -40,6 +40,11 @@ export async function passwordMatches(hash: string, password: Buffer): Promise<b
  * answer that creates it. Issuing again replaces the old password.
  */
 export class MqttCredentials {
+  /** Per user name, how often its credential was issued or revoked since the start (see epoch()). */
+  private readonly epochs = new Map<string, number>();
+  /** The user names of this process's own local agent (all-in-one): issued at every start, not through the API. */
+  private readonly local = new Set<string>();
+
   constructor(private readonly db: Db) {}
 
   /** Creates or replaces the credential; returns the new password (24 random bytes, base64url). */
@@ -49,7 +54,33 @@ export class MqttCredentials {
     this.db
       .prepare('INSERT INTO mqtt_credentials (username, role, hash, created_at) VALUES (?, ?, ?, ?) ON CONFLICT(username) DO UPDATE SET role = excluded.role, hash = excluded.hash, created_at = excluded.created_at')
       .run(username, role, hash, new Date().toISOString());
+    this.bump(username);
     return password;
+  }
+
+  /** The local agent's credential (all-in-one process): issued afresh, and from then on not replaced or revoked through the API. */
+  async issueLocal(username: string): Promise<string> {
+    const password = await this.issue(username, 'agent');
+    this.local.add(username);
+    return password;
+  }
+
+  /** Whether `username` is this process's own local agent. */
+  isLocal(username: string): boolean {
+    return this.local.has(username);
+  }
+
+  /**
+   * A number that changes whenever the credential of `username` is issued anew or revoked. A login
+   * takes it before its password check (scrypt, ~50 ms on the thread pool) and is refused when it
+   * changed meanwhile: a revocation wins over every login in flight.
+   */
+  epoch(username: string): number {
+    return this.epochs.get(username) ?? 0;
+  }
+
+  private bump(username: string): void {
+    this.epochs.set(username, this.epoch(username) + 1);
   }
 
   /** The role of the credential when the password is right, else null. */
@@ -65,6 +96,7 @@ export class MqttCredentials {
 
   /** Removes the credential; true when there was one. */
   revoke(username: string): boolean {
+    this.bump(username);
     return this.db.prepare('DELETE FROM mqtt_credentials WHERE username = ?').run(username).changes > 0;
   }
 

@@ -2,6 +2,7 @@ import express, { Router } from 'express';
 import type { AppContext } from '../context.js';
 import { HttpError, objectBody } from '../http/errors.js';
 import { KEY_BODY_LIMIT_BYTES } from '../keys/key-store.js';
+import { isBareFileName } from '../../shared/media-paths.js';
 
 /**
  * /system/keystore, /system/keydb, /system/aacs-dumps: disc-key material (the service ships no keys and downloads none). POST /system/keystore
@@ -53,8 +54,10 @@ export function discKeysRouter(ctx: AppContext): Router {
 
   router.get('/system/aacs-dumps/:dateiname', async (req, res) => {
     const name = String(req.params.dateiname);
+    // A name that can be no dump's (a NUL, a slash, a leading dot) is a bad request, not a missing file.
+    if (!isBareFileName(name)) throw new HttpError(400, 'an AACS dump name is a bare file name: no NUL, slash or backslash, no leading dot');
     const file = await keys.dumpPath(name);
-    if (!file) throw new HttpError(name.includes('/') || name.startsWith('.') ? 400 : 404, `no AACS dump named "${name}"`);
+    if (!file) throw new HttpError(404, `no AACS dump named "${name.slice(0, 200)}"`);
     await new Promise<void>((resolve, reject) => {
       res.sendFile(file, { dotfiles: 'allow', headers: { 'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(name)}` } }, (err) => (err ? reject(err) : resolve()));
     });

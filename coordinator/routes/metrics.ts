@@ -14,6 +14,16 @@ function metric(name: string, type: 'gauge' | 'counter', help: string, samples: 
   return lines.join('\n');
 }
 
+/** The embedded broker's counters of what it refused before login (none with an external broker). */
+function brokerMetrics(ctx: AppContext): string[] {
+  if (!ctx.broker) return [];
+  const stats = ctx.broker.stats();
+  return [
+    metric('ripwerk_mqtt_refused_logins_total', 'counter', 'MQTT logins the embedded broker refused (wrong or no credentials, a client id of another credential).', [[null, stats.refusedLogins]]),
+    metric('ripwerk_mqtt_cut_before_login_total', 'counter', 'MQTT connections the embedded broker cut before they logged in, by reason.', Object.entries(stats.cutBeforeLogin).map(([reason, n]) => [{ reason }, n])),
+  ];
+}
+
 /** GET /metrics: jobs by status, queue length, workers online, finished rips and transcodes, for Prometheus. */
 export function metricsRouter(ctx: AppContext): Router {
   const router = Router();
@@ -35,6 +45,7 @@ export function metricsRouter(ctx: AppContext): Router {
       metric('ripwerk_workers_online', 'gauge', 'Workers online now.', [[null, workers.filter((w) => w.online).length]]),
       metric('ripwerk_rips_finished_total', 'counter', 'Rips that finished (each disc rip once, from the history).', [[null, count('SELECT COUNT(*) AS n FROM history')]]),
       metric('ripwerk_transcodes_finished_total', 'counter', 'Jobs completed after a transcode stage.', [[null, count(`SELECT COUNT(*) AS n FROM jobs WHERE status = 'completed' AND transcode_node IS NOT NULL`)]]),
+      ...brokerMetrics(ctx),
     ].join('\n');
     res.type('text/plain; version=0.0.4; charset=utf-8').send(`${body}\n`);
   });

@@ -6,6 +6,14 @@ import { HttpError } from '../http/errors.js';
 import { COORDINATOR_USERNAME, HOME_ASSISTANT_USERNAME } from '../mqtt/credentials.js';
 
 /**
+ * The all-in-one process's own agent holds the only copy of its password, issued at the start: a new
+ * one (or none) through the API would lock it out until the next start.
+ */
+export function refuseLocalAgent(ctx: AppContext, node: string): void {
+  if (ctx.credentials.isLocal(node)) throw new HttpError(409, `the worker ${node} is the local agent of this process: its credentials are issued at every start and cannot be replaced or removed through the API`);
+}
+
+/**
  * Own MQTT credentials for a worker (user name = its node) and for Home Assistant, issued by the
  * embedded broker's coordinator. The password is in this answer only; the coordinator keeps its
  * scrypt hash. Issuing again replaces the password and disconnects whoever used the old one.
@@ -21,10 +29,11 @@ export function mqttCredentialsRouter(ctx: AppContext): Router {
     embeddedOnly();
     const name = String(req.params.name);
     // A known worker keeps its node (and so its jobs and history); a new one is named by the request.
-    const known = ctx.fleet.list().find((a) => a.name === name || a.node === name);
+    const known = ctx.fleet.find(name);
     const node = known?.node ?? name;
     if (!MQTT_NODE_RE.test(node)) throw new HttpError(400, `"${node.slice(0, 100).replace(/[\r\n]/g, ' ')}" is no worker name: use letters, digits, dot, dash, underscore and @ (up to 120 characters)`);
     if (node === COORDINATOR_USERNAME || node === HOME_ASSISTANT_USERNAME) throw new HttpError(400, `"${node}" is reserved for ${node === COORDINATOR_USERNAME ? 'the coordinator' : 'Home Assistant'}`);
+    refuseLocalAgent(ctx, node);
     const replaced = ctx.credentials.has(node);
     const password = await ctx.credentials.issue(node, 'agent');
     ctx.broker?.disconnect(node);

@@ -7,6 +7,7 @@ import { WEBHOOK_KINDS } from '../integrations/webhook.js';
 import { keepKeyForHost, SECRET_MASK, SECRET_SETTINGS, SettingsError, URL_SETTINGS, isSettingName, restoreMaskedUrl, validateSetting, type Settings } from '../system/settings-store.js';
 import { checkTarget } from '../integrations/webhook-target.js';
 import { checkMirrorFolder } from '../metadata/thediscdb/mirror.js';
+import { haPrefixProblem } from '../mqtt/topic-rights.js';
 
 /** /settings: the key-value settings; secrets are shown masked and a masked value sent back keeps the stored one. */
 export function settingsRouter(ctx: AppContext): Router {
@@ -48,7 +49,9 @@ export function settingsRouter(ctx: AppContext): Router {
       const reason = await checkTarget(values.webhookUrl, ctx.notifier.policy(values.allowPrivateWebhooks ?? ctx.settings.get('allowPrivateWebhooks')));
       if (reason) throw new HttpError(400, `webhookUrl refused: ${reason}`);
     }
-    if (values.homeAssistantPrefix !== undefined && !/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/.test(values.homeAssistantPrefix)) throw new HttpError(400, 'homeAssistantPrefix must be a topic prefix of letters, digits, _ and - (default homeassistant)');
+    // Home Assistant's credential may read <prefix>/#: the prefix must stay out of Ripwerk's own tree.
+    const prefixProblem = values.homeAssistantPrefix === undefined ? null : haPrefixProblem(values.homeAssistantPrefix);
+    if (prefixProblem) throw new HttpError(400, prefixProblem);
     // Folders are checked like the paths of POST /jobs: under MEDIA_ROOT, no "..", no symlink escape.
     if (values.workDir) values.workDir = await mediaDir(ctx.config.mediaRoot, values.workDir, 'workDir');
     for (const name of ['quickPickMovies', 'quickPickSeries', 'quickPickMusic'] as const) {

@@ -6,6 +6,7 @@ import { workerDiscKinds } from '../workers/disc-kinds.js';
 import { PING_STALE_MS } from '../workers/fleet.js';
 import { HttpError } from '../http/errors.js';
 import { topics } from '../../shared/protocol.js';
+import { refuseLocalAgent } from './mqtt-credentials.js';
 
 const SYNC_PING_TIMEOUT_MS = 2000;
 
@@ -49,21 +50,30 @@ export function workersRouter(ctx: AppContext): Router {
   });
   router.delete('/workers/:name', (req, res) => {
     const name = String(req.params.name);
-    const agent = fleet.list().find((a) => a.name === name || a.node === name);
+    const agent = fleet.find(name);
     const node = agent?.node ?? name;
+    refuseLocalAgent(ctx, node);
     const hasOwn = ctx.credentials.has(node);
-    if (!agent && !hasOwn) throw new HttpError(404, `no worker named "${name.slice(0, 100).replace(/[\r\n]/g, ' ')}"`);
-    // A worker on the broker secret (legacy) would be back at once: it has to be stopped first.
-    if (agent?.online && !hasOwn) throw new HttpError(409, `the worker ${agent.node} is online; stop it before removing its record`);
+    const sessions = ctx.broker?.sessionsOf(node) ?? { count: 0, legacy: false };
+    if (!agent && !hasOwn && sessions.count === 0) throw new HttpError(404, `no worker named "${name.slice(0, 100).replace(/[\r\n]/g, ' ')}"`);
+    // A worker on the broker secret (legacy) would be back at once: it has to be stopped first. One
+    // whose credentials are gone but whose sessions still stand is cut like the first time: a DELETE
+    // does the same however often it comes.
+    const legacyOnline = ctx.broker ? sessions.legacy : agent?.online === true && !hasOwn;
+    if (legacyOnline) throw new HttpError(409, `the worker ${node} is online with the shared broker secret (legacy); stop it before removing its record`);
+    // Revoked first, then cut: a login whose password check is still running is refused (credentials.epoch).
     const revoked = ctx.credentials.revoke(node);
-    if (revoked) ctx.broker?.disconnect(node);
+    const cut = ctx.broker?.disconnect(node) ?? 0;
     if (agent) {
       // Its retained status and drive states would bring it back to the list at the next start.
       for (const d of fleet.devices()) if (d.state.node === node) ctx.dispatcher.publishRaw(topics.driveState(node, d.state.drive), '', true);
       ctx.dispatcher.publishRaw(topics.agentStatus(node), '', true);
       fleet.remove(node);
     }
+    // Its work ends now: no last will, no grace period and no login will ever end it otherwise.
+    ctx.dispatcher.workerRemoved(node);
     if (revoked) ctx.log.info(`MQTT credentials of worker ${node} revoked`);
+    if (cut > 0) ctx.log.info(`${cut} MQTT session(s) of worker ${node} cut`);
     res.json({ removed: node, credentials_revoked: revoked });
   });
   return router;

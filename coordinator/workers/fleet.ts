@@ -4,6 +4,7 @@ import { agentStatusSchema } from '../../shared/protocol-schemas.js';
 
 export interface AgentEntry {
   node: string;
+  /** The worker's name in the API and in its device names: from its node (its credential), never from what its status says (Fleet.nameOf). */
   name: string;
   online: boolean;
   status: AgentStatus | null;
@@ -41,6 +42,8 @@ export class Fleet {
   private readonly drives = new Map<string, DeviceEntry>();
   /** Per worker, what its row holds of its status and when it was written. */
   private readonly stored = new Map<string, { part: string; at: number }>();
+  /** Per node the name it goes by (nameOf), unique among the nodes known. */
+  private readonly names = new Map<string, string>();
   /** Written on statuses and pongs of every worker: prepared once. */
   private readonly stmts;
 
@@ -53,7 +56,7 @@ export class Fleet {
       ),
       pong: db.prepare<[string, string, string]>('UPDATE workers SET capabilities = ?, last_ping = ? WHERE node = ?'),
     };
-    for (const row of db.prepare<[], { node: string; name: string; status: string | null }>('SELECT node, name, status FROM workers').all()) {
+    for (const row of db.prepare<[], { node: string; name: string; status: string | null }>('SELECT node, name, status FROM workers ORDER BY rowid').all()) {
       // Everyone is offline from the coordinator's start until it hears from them.
       // A stored status is checked like a fresh one: a row written before the checks existed may hold anything.
       let status: AgentStatus | null = null;
@@ -63,13 +66,19 @@ export class Fleet {
       } catch {
         status = null;
       }
-      this.agents.set(row.node, { node: row.node, name: String(row.name), online: false, status, lastContact: 0, offlineSince: this.clock(), lastPing: null });
+      // Named again from the node: a name a status once gave (another worker's, say) is not kept.
+      this.agents.set(row.node, { node: row.node, name: this.nameOf(row.node), online: false, status, lastContact: 0, offlineSince: this.clock(), lastPing: null });
     }
     db.prepare('UPDATE workers SET online = 0').run();
   }
 
   get(node: string): AgentEntry | undefined {
     return this.agents.get(node);
+  }
+
+  /** A worker by its node, else by its name (GET/DELETE /workers/{name}): a node is never mistaken for another worker's name. */
+  find(nameOrNode: string): AgentEntry | undefined {
+    return this.agents.get(nameOrNode) ?? this.list().find((a) => a.name === nameOrNode);
   }
 
   list(): AgentEntry[] {
@@ -97,14 +106,13 @@ export class Fleet {
     const wasOnline = entry?.online ?? false;
     const online = status.state === 'online';
     if (!entry) {
-      entry = { node: status.node, name: status.name ?? status.node.split('@')[0], online, status: null, lastContact: now, offlineSince: null, lastPing: null };
+      entry = { node: status.node, name: this.nameOf(status.node), online, status: null, lastContact: now, offlineSince: null, lastPing: null };
       this.agents.set(status.node, entry);
     }
     entry.online = online;
     entry.lastContact = now;
     if (online) {
       entry.status = status;
-      entry.name = status.name ?? entry.name;
       entry.offlineSince = null;
     } else if (wasOnline || entry.offlineSince === null) {
       entry.offlineSince = now;
@@ -143,21 +151,41 @@ export class Fleet {
     this.stmts.pong.run(JSON.stringify(capabilities), new Date().toISOString(), node);
   }
 
-  /** Removes a worker record and its drives (DELETE /workers/{name}). */
+  /** Removes a worker record and its drives (DELETE /workers/{name}); its name is free again. */
   remove(node: string): void {
     this.agents.delete(node);
+    this.names.delete(node);
     this.stored.delete(node);
     for (const [name, d] of this.drives) if (d.state.node === node) this.drives.delete(name);
     this.db.prepare('DELETE FROM workers WHERE node = ?').run(node);
   }
 
-  deviceName(state: Pick<DriveState, 'node' | 'drive'>): string {
-    const worker = this.agents.get(state.node)?.name ?? state.node.split('@')[0];
-    return `${worker}-${state.drive}`;
+  /**
+   * The name a node goes by, from the node alone (for a worker with own credentials its user name;
+   * the status's `name` counts for nothing, so a worker cannot name itself like another one): the
+   * part before @, or, when another known node goes by that already, the whole node (then with a
+   * number). Kept for the node from its first message on, and across restarts (the workers table).
+   */
+  nameOf(node: string): string {
+    const known = this.names.get(node);
+    if (known) return known;
+    const taken = new Set(this.names.values());
+    const short = node.split('@')[0] || node;
+    let name = !taken.has(short) ? short : node;
+    for (let n = 2; taken.has(name); n++) name = `${node}-${n}`;
+    this.names.set(node, name);
+    return name;
   }
 
-  applyDrive(state: DriveState): DeviceEntry {
+  deviceName(state: Pick<DriveState, 'node' | 'drive'>): string {
+    return `${this.nameOf(state.node)}-${state.drive}`;
+  }
+
+  /** Records a drive's state; null when its device name belongs to a drive of another node (names like "a-b" + "c" and "a" + "b-c"): the first keeps it. */
+  applyDrive(state: DriveState): DeviceEntry | null {
     const entry = { name: this.deviceName(state), state };
+    const held = this.drives.get(entry.name);
+    if (held && held.state.node !== state.node) return null;
     this.drives.set(entry.name, entry);
     return entry;
   }

@@ -1,4 +1,4 @@
-import type { Worker } from '../../shared/api-types.js';
+import type { Device, Worker } from '../../shared/api-types.js';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -295,7 +295,7 @@ describe('MQTT trust boundaries (embedded broker)', () => {
     await sleep(1500);
     assert.ok(!keller.proc.lines.some((l) => /MQTT broker .* unreachable/.test(l)), 'keller kept its connection');
     const lines = (await api<LogRow[]>(c.url, 'GET', '/logs?limit=5000')).body.map((l) => l.message);
-    assert.ok(lines.includes('MQTT client id ripwerk-agent-keller is in use by worker keller; refused for user mallory'));
+    assert.ok(lines.includes('MQTT login from 127.0.0.1 refused: the client id ripwerk-agent-keller belongs to user keller (client ripwerk-agent-keller, user mallory); further refusals from this address are counted and summed up once a minute'), lines.filter((l) => l.startsWith('MQTT')).join('\n'));
   });
 
   it('the agent refuses a transcode command with paths outside its folders, whoever sends it', async () => {
@@ -325,6 +325,79 @@ describe('MQTT trust boundaries (embedded broker)', () => {
     const lines = (await api<LogRow[]>(c.url, 'GET', '/logs?limit=5000')).body.map((l) => l.message);
     assert.ok(lines.some((l) => /^MQTT client from 127\.0\.0\.1 before logging in announced a packet of 262144000 bytes \(type 1\); the limit is 65536: disconnected$/.test(l)));
     assert.ok(lines.some((l) => /^MQTT client from 127\.0\.0\.1 \(worker mallory\) announced a packet of 209715200 bytes \(type 3\); the limit is 1048576: disconnected$/.test(l)), lines.filter((l) => l.includes('announced')).join('\n'));
+  });
+
+  it("names a worker's drives from its own credential: another worker reporting that name in its status takes over nothing", async () => {
+    const devicesBefore = (await api<Device[]>(c.url, 'GET', '/devices')).body;
+    const kellers = devicesBefore.find((d) => d.name === 'keller-drive-keller');
+    assert.equal(kellers?.node, 'keller');
+    const mallory = await connect(c.mqttUrl, { ...malloryLogin, clientId: 'mallory-name' });
+    const caps = { encoders: ['software'], tools: {}, key_source: 'none', schluessel: 0, rip_backend: 'makemkv', transcode_only: false, native: false };
+    await mallory.publishAsync(topics.agentStatus('mallory'), JSON.stringify({ node: 'mallory', state: 'online', name: 'keller', host: 'evil', slots: 4, tasks: [], capabilities: caps }), { qos: 1 });
+    await mallory.publishAsync(topics.driveState('mallory', 'drive-keller'), JSON.stringify({ node: 'mallory', drive: 'drive-keller', kind: 'image', path: '/x', vendor: null, model: null, status: 'no_disc', disc: null }), { qos: 1 });
+    await sleep(800);
+    const devices = (await api<Device[]>(c.url, 'GET', '/devices')).body;
+    assert.equal(devices.find((d) => d.name === 'keller-drive-keller')?.node, 'keller', devices.map((d) => `${d.name} ${d.node}`).join(', '));
+    assert.ok(devices.some((d) => d.name === 'mallory-drive-keller' && d.node === 'mallory'));
+    const workers = (await api<Worker[]>(c.url, 'GET', '/capabilities')).body;
+    assert.deepEqual(workers.filter((x) => x.name === 'keller').map((x) => x.node), ['keller']);
+    await mallory.publishAsync(topics.agentStatus('mallory'), JSON.stringify({ node: 'mallory', state: 'offline' }), { qos: 1, retain: true });
+    await mallory.endAsync();
+  });
+
+  it('stores no AACS dump from a worker that holds no command, and answers 400 for a NUL in a dump name', async () => {
+    const issued = await api<Login>(c.url, 'POST', '/workers/dumper/credentials');
+    const dumper = await connect(c.mqttUrl, { username: issued.body.username, password: issued.body.password, clientId: 'dumper-1' });
+    for (let i = 0; i < 5; i++) {
+      await dumper.publishAsync(topics.event('dumper'), JSON.stringify({ event_id: `dump-${i}`, node: 'dumper', ts: new Date().toISOString(), type: 'aacs_dump', name: `MKB_${i}.tgz`, data_base64: Buffer.alloc(1000, i).toString('base64') }), { qos: 1 });
+    }
+    await dumper.endAsync();
+    await sleep(800);
+    assert.deepEqual((await api<unknown[]>(c.url, 'GET', '/system/aacs-dumps')).body, []);
+    const lines = (await api<LogRow[]>(c.url, 'GET', '/logs?limit=2000')).body.map((l) => l.message);
+    assert.ok(lines.includes('dropped a message on ripwerk/event/dumper: aacs_dump MKB_0.tgz from dumper, which holds no rip'), lines.filter((l) => l.includes('aacs') || l.includes('dumper')).join('\n'));
+    const nul = await api(c.url, 'GET', '/system/aacs-dumps/MKB%00.bin');
+    assert.equal(nul.status, 400, nul.text);
+    assert.equal(nul.text.trimEnd(), 'an AACS dump name is a bare file name: no NUL, slash or backslash, no leading dot');
+  });
+
+  it("refuses a Home Assistant prefix inside Ripwerk's own tree, and gives Home Assistant's credential its real filters but never the keys", async () => {
+    for (const prefix of ['ripwerk', 'ripwerk/agent/keller']) {
+      const r = await api(c.url, 'PUT', '/settings', { homeAssistantPrefix: prefix });
+      assert.equal(r.status, 400, `${prefix}: ${r.text}`);
+      assert.equal(r.text.trimEnd(), "homeAssistantPrefix must not be ripwerk or lie under it: that is Ripwerk's own topic tree (commands, keys, worker status)");
+    }
+    assert.equal((await api(c.url, 'PUT', '/settings', { ripperAppKey: 'T-app-key-for-workers-only' })).status, 200);
+    const issued = await api<Login>(c.url, 'POST', '/home-assistant/credentials');
+    const ha = await connect(c.mqttUrl, { username: issued.body.username, password: issued.body.password, clientId: 'home-assistant-test' });
+    const got: string[] = [];
+    ha.on('message', (topic, payload) => got.push(`${topic} ${payload.toString('utf8').slice(0, 80)}`));
+    const grant = (filter: string): Promise<number> => new Promise((resolve) => ha.subscribe(filter, { qos: 1 }, (err, g) => resolve(err ? 128 : (g?.[0]?.qos ?? -1))));
+    assert.equal(await grant('homeassistant/+/+/config'), 1);
+    assert.equal(await grant('homeassistant/+/+/+/config'), 1);
+    for (const filter of ['#', 'ripwerk/#', 'ripwerk/keys/+', topics.appKey]) assert.equal(await grant(filter), 128, filter);
+    await sleep(500);
+    assert.ok(!got.some((m) => m.includes('T-app-key')), got.join('\n'));
+    await ha.endAsync();
+  });
+
+  it('lets a revocation win over 100 logins in flight, and a second DELETE finds nothing left', async () => {
+    const issued = await api<Login>(c.url, 'POST', '/workers/racer/credentials');
+    // From 20 loopback addresses (5 logins each): the limits before login per address leave them all in flight.
+    const clients = Array.from({ length: 100 }, (_, i) => new mqtt.MqttClient(() => net.connect({ port: c.mqttPort, host: '127.0.0.1', localAddress: `127.0.1.${1 + (i % 20)}` }), { username: 'racer', password: issued.body.password, clientId: `racer-${i}`, reconnectPeriod: 0, connectTimeout: 10_000, protocolVersion: 4 }));
+    for (const cl of clients) cl.on('error', () => undefined);
+    await sleep(80);
+    const removed = await api<{ removed: string; credentials_revoked: boolean }>(c.url, 'DELETE', '/workers/racer');
+    assert.equal(removed.status, 200, removed.text);
+    await sleep(4000);
+    const alive = clients.filter((cl) => cl.connected);
+    for (const cl of alive) cl.publish(topics.agentStatus('racer'), JSON.stringify({ node: 'racer', state: 'online', capabilities: { encoders: [], tools: {}, key_source: 'none', schluessel: 0, rip_backend: 'none', transcode_only: true, native: false } }), { qos: 1 });
+    await sleep(500);
+    const again = await api(c.url, 'DELETE', '/workers/racer');
+    for (const cl of clients) cl.end(true);
+    process.stdout.write(`# DELETE during 100 logins in flight: ${alive.length} sessions alive, a second DELETE answered ${again.status}\n`);
+    assert.equal(alive.length, 0, `${alive.length} sessions survived the revocation`);
+    assert.equal(again.status, 404, again.text);
   });
 
   it('DELETE /workers revokes the credentials: the worker is disconnected at once and refused afterwards', async () => {
@@ -396,5 +469,135 @@ describe('MQTT trust boundaries on an external Mosquitto with the ACL of docs/mq
     assert.equal(online?.online, true);
     await mallory.endAsync();
     await watcher.endAsync();
+  });
+});
+
+/** An MQTT 3.1.1 CONNECT without user name and password (clean session, keepalive 30 s). */
+function connectPacketNoLogin(clientId: string): Buffer {
+  const str = (v: string): Buffer => {
+    const b = Buffer.from(v);
+    return Buffer.concat([Buffer.from([b.length >> 8, b.length & 0xff]), b]);
+  };
+  const body = Buffer.concat([str('MQTT'), Buffer.from([4, 0x02, 0, 30]), str(clientId)]);
+  return Buffer.concat([Buffer.from([0x10, body.length]), body]);
+}
+
+/**
+ * One raw TCP connection per CONNECT, `parallel` at a time, from `from(i)` (any 127/8 address is this
+ * machine): resolves with how many got each CONNACK return code (-1: closed without one).
+ */
+async function loginFlood(port: number, count: number, parallel: number, packet: (i: number) => Buffer, from: (i: number) => string = () => '127.0.0.1'): Promise<Record<string, number>> {
+  const codes: Record<string, number> = {};
+  let next = 0;
+  const one = (i: number): Promise<number> =>
+    new Promise((resolve) => {
+      const socket = net.connect({ port, host: '127.0.0.1', localAddress: from(i) });
+      let got = Buffer.alloc(0);
+      const timer = setTimeout(() => finish(-2), 5000);
+      function finish(code: number): void {
+        clearTimeout(timer);
+        socket.destroy();
+        resolve(code);
+      }
+      socket.on('connect', () => socket.write(packet(i)));
+      socket.on('data', (d: Buffer) => {
+        got = Buffer.concat([got, d]);
+        if (got.length >= 4 && got[0] === 0x20) finish(got[3]!);
+      });
+      socket.on('error', () => undefined);
+      socket.on('close', () => finish(-1));
+    });
+  const worker = async (): Promise<void> => {
+    while (next < count) {
+      const code = await one(next++);
+      codes[code] = (codes[code] ?? 0) + 1;
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, worker));
+  return codes;
+}
+
+/** A connection that announces a CONNECT of `declared` bytes and sends `send` of them, then waits: resolves once written or cut. */
+function halfConnect(port: number, from: string, declared: number, send: number): Promise<{ socket: net.Socket; cut: () => boolean }> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host: '127.0.0.1', localAddress: from });
+    let closed = false;
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      closed = true;
+      resolve({ socket, cut: () => closed });
+    });
+    socket.on('connect', () => {
+      const len: number[] = [];
+      let x = declared;
+      do {
+        let byte = x % 128;
+        x = Math.floor(x / 128);
+        if (x > 0) byte |= 0x80;
+        len.push(byte);
+      } while (x > 0);
+      socket.write(Buffer.concat([Buffer.from([0x10, ...len]), Buffer.alloc(send, 0x61)]), () => resolve({ socket, cut: () => closed }));
+    });
+  });
+}
+
+function logRows(w: World): { count: number; minId: number; maxId: number } {
+  const db = new Database(path.join(w.root, 'coordinator-data', 'coordinator.sqlite'), { readonly: true });
+  const row = db.prepare('SELECT COUNT(*) AS count, MIN(id) AS minId, MAX(id) AS maxId FROM logs').get() as { count: number; minId: number; maxId: number };
+  db.close();
+  return row;
+}
+
+describe('MQTT before login: floods of refused logins and half-sent CONNECTs (embedded broker)', () => {
+  let w: World;
+  let c: CoordinatorHandle;
+  let login: Login;
+
+  before(async () => {
+    w = world();
+    c = await startCoordinator(w);
+    const issued = await api<Login>(c.url, 'POST', '/workers/steady/credentials');
+    login = { username: issued.body.username, password: issued.body.password };
+  });
+  after(() => stopAll());
+
+  it('counts refused logins and sums them up per address and minute, never a log row each, and keeps the log', async () => {
+    await sleep(500);
+    const before = logRows(w);
+    const anonymous = await loginFlood(c.mqttPort, 2000, 8, (i) => connectPacketNoLogin(`flood-${i}`));
+    const named = await loginFlood(c.mqttPort, 2000, 8, (i) => connectPacket(`flood-u-${i}`, `user-${i}`, 'guess'));
+    assert.equal(anonymous['4'], 2000, JSON.stringify(anonymous));
+    assert.equal(named['4'], 2000, JSON.stringify(named));
+    await sleep(1000);
+    const afterFlood = logRows(w);
+    const written = afterFlood.maxId - before.maxId;
+    process.stdout.write(`# 4,000 refused logins wrote ${written} log rows\n`);
+    assert.ok(written <= 6, `4,000 refused logins wrote ${written} log rows`);
+    assert.equal(afterFlood.minId, before.minId, 'no earlier row was pushed out');
+    const lines = (await api<LogRow[]>(c.url, 'GET', '/logs?limit=100')).body.map((l) => l.message);
+    assert.ok(lines.some((l) => /^MQTT login from 127\.0\.0\.1 refused: no user name \(client flood-0, user -\); further refusals from this address are counted and summed up once a minute$/.test(l)), lines.join('\n'));
+    const metrics = await api<string>(c.url, 'GET', '/metrics');
+    assert.match(metrics.text, /^ripwerk_mqtt_refused_logins_total 4000$/m);
+    assert.deepEqual((await api(c.url, 'GET', '/health')).body, { ok: true, mqtt: true, workers_online: 0 });
+    assert.equal(await connackCode(c.mqttUrl, { ...login, clientId: 'steady-1' }), 0, 'a worker with its credentials still logs in');
+  });
+
+  it('limits connections and bytes before login per address and in total, so 2,000 half-sent CONNECTs cost no memory', async () => {
+    const pid = c.proc.child.pid!;
+    const rssBefore = rssKb(pid);
+    const held: { socket: net.Socket; cut: () => boolean }[] = [];
+    // 40 addresses with 50 connections each, every one announcing a CONNECT of 65,000 bytes and sending 64,000 of them.
+    for (let a = 0; a < 40; a++) held.push(...(await Promise.all(Array.from({ length: 50 }, () => halfConnect(c.mqttPort, `127.0.${10 + Math.floor(a / 200)}.${2 + (a % 200)}`, 65_000, 64_000)))));
+    await sleep(1500);
+    const rssAfter = rssKb(pid);
+    const open = held.filter((h) => !h.cut()).length;
+    process.stdout.write(`# 2,000 half-sent CONNECTs: ${open} still open, the coordinator grew from ${Math.round(rssBefore / 1024)} to ${Math.round(rssAfter / 1024)} MB\n`);
+    for (const h of held) h.socket.destroy();
+    assert.ok(rssAfter - rssBefore < 40 * 1024, `the coordinator grew by ${Math.round((rssAfter - rssBefore) / 1024)} MB`);
+    assert.ok(open <= 40 * 8, `${open} half-sent CONNECTs were kept`);
+    await sleep(300);
+    assert.equal(await connackCode(c.mqttUrl, { ...login, clientId: 'steady-2' }), 0, 'a worker still logs in afterwards');
+    const lines = (await api<LogRow[]>(c.url, 'GET', '/logs?limit=200')).body.map((l) => l.message);
+    assert.ok(lines.some((l) => /^MQTT connection from 127\.0\.10\.\d+ cut before login: /.test(l)), lines.join('\n'));
   });
 });

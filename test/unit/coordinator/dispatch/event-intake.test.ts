@@ -206,6 +206,26 @@ describe('EventIntake', () => {
     assert.ok(q.logs.some((l) => l.message.includes(`rip_done names the raw folder /etc, the rip was given /raw/${other.job.id}`)));
   });
 
+  it('fails a job whose job_done names outputs outside the job\'s target folder, as rip_done is checked against the raw folder', () => {
+    const p = dispatchParts();
+    p.presence.onStatus(onlineStatus('ripper@1'));
+    for (const [output, files] of [['/etc', ['/etc/passwd']], ['/media/movies', ['/media/movies/Film.mkv']], ['/media/movies/../../etc', ['/etc/passwd']], ['/media/movies/Film', ['/etc/passwd']], ['/media/movies-x/Film', ['/media/movies-x/Film/Film.mkv']]] as [string, string[]][]) {
+      const job = p.transcodingJob('ripper@1');
+      const cmd = p.link.of(TASKS.transcodeFiles).at(-1)!;
+      p.intake.onEvent('ripper@1', event('ripper@1', 'job_done', { command_id: cmd.id, job_id: job.id, output_path: output, files, raw_removed: false }));
+      const row = p.jobs.get(job.id);
+      assert.equal(row?.status, 'failed', `${output} ${files.join(',')}`);
+      assert.match(row?.error ?? '', /^job_done names the (output folder|file) .*: refused$/);
+      assert.equal(row?.output_path ?? null, null);
+    }
+    const drops = p.logs.filter((l) => l.message.startsWith('dropped a message on ripwerk/event/ripper@1: job_done')).map((l) => l.message);
+    assert.ok(drops.some((l) => l.endsWith('job_done names the output folder /etc, outside the job\'s target folder /media/movies')), drops.join('\n'));
+    const ok = p.transcodingJob('ripper@1');
+    const cmd = p.link.of(TASKS.transcodeFiles).at(-1)!;
+    p.intake.onEvent('ripper@1', event('ripper@1', 'job_done', { command_id: cmd.id, job_id: ok.id, output_path: '/media/movies/Film (2001)', files: ['/media/movies/Film (2001)/Film (2001).mkv'], raw_removed: false }));
+    assert.equal(p.jobs.get(ok.id)?.status, 'completed');
+  });
+
   it('stores the titles of a scan it asked for, and drops titles nobody asked for', async () => {
     const p = dispatchParts();
     p.presence.onStatus(onlineStatus('ripper@1'));

@@ -54,6 +54,28 @@ describe('Presence', () => {
     assert.equal(p.jobs.get(job.id)?.status, 'canceled');
   });
 
+  it('ends the work of a removed worker at once: a canceling job canceled, a rip failed, a transcode back to the queue, each with the reason', () => {
+    const p = dispatchParts({ graceMs: 60_000 });
+    p.presence.onStatus(onlineStatus('gone@1', { slots: 4 }));
+    const canceling = p.rippingJob('gone@1');
+    p.jobs.move(canceling.job.id, 'canceling');
+    const ripping = p.rippingJob('gone@1');
+    const transcoding = p.transcodingJob('gone@1');
+    const transcode = p.link.of(TASKS.transcodeFiles)[0]!;
+    assert.equal(transcode.node, 'gone@1');
+    p.fleet.remove('gone@1');
+    p.presence.removed('gone@1');
+    assert.equal(p.jobs.get(canceling.job.id)?.status, 'canceled');
+    assert.ok(p.jobs.logs(canceling.job.id).some((l) => l.message === 'canceled (worker gone@1 was removed)'));
+    const failed = p.jobs.get(ripping.job.id);
+    assert.equal(failed?.status, 'failed');
+    assert.equal(failed?.error, 'the worker gone@1 was removed during the rip: retry the rip');
+    assert.equal(p.jobs.get(transcoding.id)?.status, 'transcoding');
+    assert.deepEqual(p.queueRows(transcoding.id).map((r) => [r.state, r.assigned_node]), [['queued', null]]);
+    for (const id of [canceling.commandId, ripping.commandId, transcode.id]) assert.equal(p.commandState(id), 'superseded');
+    assert.equal(p.presence.inGrace('gone@1'), false);
+  });
+
   it('keeps the work of a worker that comes back within the grace period, and resends what it did not get', async () => {
     const p = dispatchParts({ graceMs: 1000 });
     p.presence.onStatus(onlineStatus('ripper@1'));

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { HttpError } from '../../../../coordinator/http/errors.js';
-import { KEY_BODY_LIMIT_BYTES, KEY_ENTRIES_LIMIT, KeyStore, readKeystoreArchive, safeEntryPath } from '../../../../coordinator/keys/key-store.js';
+import { AACS_DUMPS_LIMIT_BYTES, KEY_BODY_LIMIT_BYTES, KEY_ENTRIES_LIMIT, KeyStore, readKeystoreArchive, safeEntryPath } from '../../../../coordinator/keys/key-store.js';
 import { coordinatorMigrations } from '../../../../coordinator/db/migrations.js';
 import { extractAppKey, REFRESH_SCHEDULE, RipperAppKeyRefresher } from '../../../../coordinator/keys/ripper-app-key.js';
 import { SettingsStore } from '../../../../coordinator/system/settings-store.js';
@@ -153,6 +153,16 @@ describe('key files and links planted in DATA_DIR (issue 42)', () => {
     assert.equal(fs.readFileSync(path.join(away, 'victim'), 'utf8'), 'keep');
     assert.ok(!fs.lstatSync(path.join(dir, 'KEYDB.cfg')).isSymbolicLink());
     assert.equal(fs.readFileSync(path.join(dir, 'KEYDB.cfg'), 'utf8'), '0x01 = New\n');
+  });
+});
+
+describe('AACS dumps in total', () => {
+  it('keeps the dumps below their total limit and says so when they reach it', async () => {
+    assert.equal(AACS_DUMPS_LIMIT_BYTES, 16 * 1024 * 1024);
+    const store = new KeyStore(path.join(root, 'data-cap'), 10);
+    assert.equal(await store.storeDump('MKB_a.bin', Buffer.alloc(6)), true);
+    await assert.rejects(store.storeDump('MKB_b.bin', Buffer.alloc(6)), /^Error: the AACS dumps hold 6 bytes; with 6 more they would pass their limit of 10 bytes: remove some \(DATA_DIR\/aacs-dumps\)$/);
+    assert.deepEqual((await store.listDumps()).map((d) => d.name), ['MKB_a.bin']);
   });
 });
 

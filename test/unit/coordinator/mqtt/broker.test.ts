@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import mqtt from 'mqtt';
 import { CONNECT_LIMIT_BYTES, guardPacketSizes, type PacketLimitExceeded } from '../../../../coordinator/mqtt/packet-guard.js';
 import { COORDINATOR_USERNAME, hashPassword, passwordMatches } from '../../../../coordinator/mqtt/credentials.js';
+import { addressKey } from '../../../../coordinator/mqtt/login-guard.js';
 import { Logger } from '../../../../shared/log.js';
-import { topics } from '../../../../shared/protocol.js';
+import { linkConnectOptions, topics } from '../../../../shared/protocol.js';
 import { startTestBroker } from '../../../fixtures/mqtt-broker-fixture.js';
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Feeds chunks through the guard the way aedes reads them (read(null) after each write). */
 function feed(chunks: Buffer[], limitAfterAuth: () => number | null): { passed: number; exceeded: PacketLimitExceeded | null; destroyed: boolean } {
@@ -146,6 +150,237 @@ describe('the coordinator\'s in-process connection to the embedded broker', () =
       assert.equal(late.destroyed, true);
     } finally {
       inner.end(true);
+    }
+  });
+});
+
+/** A raw connection that sends `bytes` and resolves with the CONNACK code, or -1 when it is closed without one, and how long that took. */
+function rawLogin(port: number, bytes: Buffer, from = '127.0.0.1', waitMs = 3000): Promise<{ code: number; ms: number }> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host: '127.0.0.1', localAddress: from });
+    let got = Buffer.alloc(0);
+    const timer = setTimeout(() => finish(-2), waitMs);
+    function finish(code: number): void {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ code, ms: Date.now() - started });
+    }
+    socket.on('connect', () => socket.write(bytes));
+    socket.on('data', (d: Buffer) => {
+      got = Buffer.concat([got, d]);
+      if (got.length >= 4 && got[0] === 0x20) finish(got[3]!);
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => finish(-1));
+  });
+}
+
+/** An MQTT 3.1.1 CONNECT (clean session, keepalive 30 s), with user name and password when given. */
+function connectBytes(clientId: string, username?: string, password?: string): Buffer {
+  const str = (v: string): Buffer => Buffer.concat([Buffer.from([Buffer.byteLength(v) >> 8, Buffer.byteLength(v) & 0xff]), Buffer.from(v)]);
+  const flags = 0x02 | (username !== undefined ? 0x80 : 0) | (password !== undefined ? 0x40 : 0);
+  const body = Buffer.concat([str('MQTT'), Buffer.from([4, flags, 0, 30]), str(clientId), ...(username !== undefined ? [str(username)] : []), ...(password !== undefined ? [str(password)] : [])]);
+  return Buffer.concat([Buffer.from([0x10, body.length]), body]);
+}
+
+function recordingLog(): { log: Logger; lines: string[] } {
+  const log = new Logger('broker', true);
+  const lines: string[] = [];
+  log.addSink((e) => lines.push(e.message));
+  return { log, lines };
+}
+
+describe('the embedded broker before login', () => {
+  it('sums up refused logins per address and window: one line at the first, one summary with the count at the end', async () => {
+    const { log, lines } = recordingLog();
+    const t = await startTestBroker('unit-secret', log, { limits: { summaryWindowMs: 1500 } });
+    try {
+      for (let i = 0; i < 30; i++) assert.equal((await rawLogin(t.broker.port, connectBytes(`anon-${i}`))).code, 4);
+      for (let i = 0; i < 20; i++) assert.equal((await rawLogin(t.broker.port, connectBytes(`named-${i}`, `user-${i}`, 'guess'))).code, 4);
+      const mqttLines = (): string[] => lines.filter((l) => l.startsWith('MQTT'));
+      assert.deepEqual(mqttLines(), ['MQTT login from 127.0.0.1 refused: no user name (client anon-0, user -); further refusals from this address are counted and summed up once a minute']);
+      for (let i = 0; i < 40 && mqttLines().length < 2; i++) await sleep(100);
+      assert.deepEqual(mqttLines().slice(1), ['MQTT logins refused from 127.0.0.1 in the last minute: 49 more (no user name: 29, wrong or unknown credentials: 20)']);
+      assert.equal(t.broker.stats().refusedLogins, 50);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('counts an IPv6 address by its /64 network, an IPv4 address by itself', () => {
+    assert.equal(addressKey('192.168.1.5'), '192.168.1.5');
+    assert.equal(addressKey('2001:db8:1:2:3:4:5:6'), '2001:db8:1:2::/64');
+    assert.equal(addressKey('2001:0db8:0001:0002:ffff::1'), '2001:db8:1:2::/64');
+    assert.equal(addressKey('2001:db8::1'), '2001:db8:0:0::/64');
+  });
+
+  it('checks passwords a few at once and refuses at once (CONNACK 3) the logins of an address with too many waiting', async () => {
+    const t = await startTestBroker('unit-secret', new Logger('test', true), { limits: { passwordChecksAtOnce: 1, passwordChecksWaitingPerAddress: 2 } });
+    try {
+      const pw = await t.credentials.issue('box', 'agent');
+      const guesses = await Promise.all(Array.from({ length: 10 }, (_, i) => rawLogin(t.broker.port, connectBytes(`guess-${i}`, 'box', `wrong-${i}`), '127.0.0.5')));
+      const codes = guesses.map((g) => g.code).sort();
+      assert.deepEqual(codes, [3, 3, 3, 3, 3, 3, 3, 4, 4, 4], 'one checked, two waiting, seven refused without a check');
+      assert.ok(Math.max(...guesses.filter((g) => g.code === 3).map((g) => g.ms)) < 200, 'the refused ones cost no check');
+      assert.equal((await rawLogin(t.broker.port, connectBytes('real', 'box', pw), '127.0.0.6')).code, 0, 'another address gets its turn');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('cuts a connection that does not finish its CONNECT in time', async () => {
+    const t = await startTestBroker('unit-secret', new Logger('test', true), { limits: { connectTimeoutMs: 300 } });
+    try {
+      const half = connectBytes('slow', COORDINATOR_USERNAME, 'unit-secret');
+      const r = await rawLogin(t.broker.port, half.subarray(0, half.length - 5));
+      assert.equal(r.code, -1);
+      assert.ok(r.ms >= 250 && r.ms < 2000, `cut after ${r.ms} ms`);
+      assert.equal(t.broker.stats().cutBeforeLogin.timeout, 1);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('cuts connections over the per-address and the total limit before login, and takes the address again once they are gone', async () => {
+    const t = await startTestBroker('unit-secret', new Logger('test', true), { limits: { connectionsPerAddress: 4, connectionsTotal: 6, bytesPerAddress: 1000, bytesTotal: 10_000 } });
+    const sockets: net.Socket[] = [];
+    try {
+      const open = (from: string): Promise<boolean> =>
+        new Promise((resolve) => {
+          const s = net.connect({ port: t.broker.port, host: '127.0.0.1', localAddress: from });
+          sockets.push(s);
+          s.on('error', () => undefined);
+          s.on('close', () => resolve(false));
+          s.on('connect', () => setTimeout(() => resolve(!s.destroyed), 150));
+        });
+      const first = await Promise.all(Array.from({ length: 6 }, () => open('127.0.0.1')));
+      assert.equal(first.filter(Boolean).length, 4, 'four idle connections per address');
+      const second = await Promise.all(Array.from({ length: 4 }, () => open('127.0.0.2')));
+      assert.equal(second.filter(Boolean).length, 2, 'six in total');
+      assert.equal((await rawLogin(t.broker.port, connectBytes('c', COORDINATOR_USERNAME, 'unit-secret'), '127.0.0.3')).code, -1, 'the total is reached');
+      for (const s of sockets) s.destroy();
+      await sleep(100);
+      assert.equal((await rawLogin(t.broker.port, connectBytes('c', COORDINATOR_USERNAME, 'unit-secret'))).code, 0, 'the address is taken again');
+      // bytes: a CONNECT announcing 900 bytes passes; two of them from one address are over its 1000 bytes
+      const big = (): Buffer => {
+        const body = Buffer.alloc(897, 0x61);
+        return Buffer.concat([Buffer.from([0x10, 0x84, 0x07]), body]); // announces 900 bytes, sends 897
+      };
+      const a = net.connect({ port: t.broker.port, host: '127.0.0.1', localAddress: '127.0.0.4' });
+      const b = net.connect({ port: t.broker.port, host: '127.0.0.1', localAddress: '127.0.0.4' });
+      sockets.push(a, b);
+      const closed = (s: net.Socket): Promise<boolean> => new Promise((resolve) => { s.on('error', () => undefined); s.on('close', () => resolve(true)); setTimeout(() => resolve(false), 500); });
+      a.write(big());
+      await sleep(100);
+      b.write(big());
+      assert.deepEqual(await Promise.all([closed(a), closed(b)]), [false, true]);
+      const stats = t.broker.stats().cutBeforeLogin;
+      assert.deepEqual([stats.connectionsPerAddress > 0, stats.connectionsTotal > 0, stats.bytesPerAddress], [true, true, 1]);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await t.close();
+    }
+  });
+});
+
+describe('the embedded broker: who a session and a client id belong to', () => {
+  const quiet = new Logger('test', true);
+
+  it('lets a revocation win over logins in flight: none of 100 survives it', async () => {
+    const t = await startTestBroker('unit-secret', quiet, { limits: { connectionsPerAddress: 1000, passwordChecksWaitingPerAddress: 1000 } });
+    try {
+      const pw = await t.credentials.issue('racer', 'agent');
+      const clients = Array.from({ length: 100 }, (_, i) => mqtt.connect(t.broker.url, { username: 'racer', password: pw, clientId: `racer-${i}`, reconnectPeriod: 0, connectTimeout: 10_000 }));
+      for (const c of clients) c.on('error', () => undefined);
+      await sleep(60);
+      t.credentials.revoke('racer');
+      t.broker.disconnect('racer');
+      await sleep(4000);
+      const alive = clients.filter((c) => c.connected).length;
+      for (const c of clients) c.end(true);
+      assert.equal(alive, 0, `${alive} sessions survived the revocation`);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('lets a refused agent or coordinator link try again (linkConnectOptions), so a refusal is not for ever', async () => {
+    const t = await startTestBroker('unit-secret', quiet);
+    try {
+      await t.credentials.issue('late@host', 'agent');
+      const options = linkConnectOptions({ clientId: 'ripwerk-agent-late@host', login: { username: 'late@host', password: 'unit-secret' }, clean: false, will: { topic: topics.agentStatus('late@host'), state: { node: 'late@host', state: 'offline' } } });
+      const client = mqtt.connect(t.broker.url, { ...options, reconnectPeriod: 100 });
+      const refusals: number[] = [];
+      client.on('error', (err) => refusals.push(Number((err as { code?: number }).code)));
+      try {
+        for (let i = 0; i < 30 && refusals.length === 0; i++) await sleep(50);
+        assert.equal(refusals[0], 4, 'the secret is refused while the node has own credentials');
+        t.credentials.revoke('late@host');
+        const connected = await new Promise<boolean>((resolve) => {
+          client.once('connect', () => resolve(true));
+          setTimeout(() => resolve(client.connected), 3000);
+        });
+        assert.equal(connected, true, 'it tried again and got in');
+      } finally {
+        client.end(true);
+      }
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('takes an agent\'s client id cut to 120 characters as its own', async () => {
+    const t = await startTestBroker('unit-secret', quiet);
+    try {
+      const node = `${'n'.repeat(115)}@host`;
+      const pw = await t.credentials.issue(node, 'agent');
+      const c = await mqtt.connectAsync(t.broker.url, { username: node, password: pw, clientId: `ripwerk-agent-${node}`.slice(0, 120), reconnectPeriod: 0 });
+      await c.endAsync();
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('keeps a client id with the credential that had it: no other worker takes its queued commands, connected or not', async () => {
+    const t = await startTestBroker('unit-secret', quiet);
+    const clients: mqtt.MqttClient[] = [];
+    try {
+      const sleeperPw = await t.credentials.issue('sleeper', 'agent');
+      const malloryPw = await t.credentials.issue('mallory', 'agent');
+      const sleeper = await mqtt.connectAsync(t.broker.url, { username: 'sleeper', password: sleeperPw, clientId: 'ripwerk-agent-sleeper', clean: false, reconnectPeriod: 0 });
+      await sleeper.subscribeAsync(topics.command('sleeper'), { qos: 1 });
+      await sleeper.endAsync();
+      const coordinator = await mqtt.connectAsync(t.broker.url, { username: COORDINATOR_USERNAME, password: 'unit-secret', reconnectPeriod: 0 });
+      clients.push(coordinator);
+      await coordinator.publishAsync(topics.command('sleeper'), 'queued-for-sleeper', { qos: 1 });
+      const code = async (username: string, password: string, clientId: string, clean: boolean): Promise<number> => {
+        try {
+          const c = await mqtt.connectAsync(t.broker.url, { username, password, clientId, clean, reconnectPeriod: 0, connectTimeout: 3000 });
+          const got: string[] = [];
+          c.on('message', (_t, p) => got.push(p.toString()));
+          await sleep(200);
+          await c.endAsync();
+          assert.deepEqual(got, [], `${username} received ${got.join(', ')}`);
+          return 0;
+        } catch (err) {
+          return Number((err as { code?: number }).code ?? -1);
+        }
+      };
+      assert.equal(await code('mallory', malloryPw, 'ripwerk-agent-sleeper', false), 2, 'the fixed client id of another worker');
+      assert.equal(await code('mallory', malloryPw, 'ripwerk-agent-sleeper', true), 2, 'a clean session would throw the queued command away');
+      assert.equal(await code('ripwerk-agent-sleeper', 'unit-secret', 'ripwerk-agent-sleeper', true), 2, 'a legacy login named like the id');
+      // an id of no fixed form belongs to the first credential that kept a session under it
+      const own = await mqtt.connectAsync(t.broker.url, { username: 'sleeper', password: sleeperPw, clientId: 'box-7', clean: false, reconnectPeriod: 0 });
+      await own.endAsync();
+      assert.equal(await code('mallory', malloryPw, 'box-7', false), 2);
+      const back = await mqtt.connectAsync(t.broker.url, { username: 'sleeper', password: sleeperPw, clientId: 'ripwerk-agent-sleeper', clean: false, reconnectPeriod: 0 });
+      clients.push(back);
+      const queued = await new Promise<string>((resolve) => back.once('message', (_t, p) => resolve(p.toString())));
+      assert.equal(queued, 'queued-for-sleeper', 'the real worker gets its command');
+    } finally {
+      for (const c of clients) c.end(true);
+      await t.close();
     }
   });
 });

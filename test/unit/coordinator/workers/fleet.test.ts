@@ -46,7 +46,7 @@ describe('Fleet.applyStatus', () => {
     const { wasOnline, entry } = fleet.applyStatus(online('kitchen@abc', { name: 'Kitchen' }));
     assert.equal(wasOnline, false);
     assert.equal(entry.online, true);
-    assert.equal(entry.name, 'Kitchen');
+    assert.equal(entry.name, 'kitchen');
     assert.equal(entry.offlineSince, null);
     assert.equal(entry.status?.slots, 2);
     assert.deepEqual(
@@ -55,7 +55,7 @@ describe('Fleet.applyStatus', () => {
     );
     const r = workerRow(d, 'kitchen@abc');
     assert.equal(r?.online, 1);
-    assert.equal(r?.name, 'Kitchen');
+    assert.equal(r?.name, 'kitchen');
     assert.equal(r?.ip, '10.0.0.5');
     assert.deepEqual(JSON.parse(r?.capabilities ?? 'null'), caps);
   });
@@ -98,11 +98,27 @@ describe('Fleet.applyStatus', () => {
     assert.notEqual(entry.offlineSince, null);
   });
 
-  it('names a worker after the part of its node before @ until it gives a name', () => {
+  it('names a worker after its node (its credential), the part before @, whatever name its status gives', () => {
     const fleet = new Fleet(db());
     assert.equal(fleet.applyStatus(online('attic@1234')).entry.name, 'attic');
-    assert.equal(fleet.applyStatus(online('attic@1234', { name: 'Dachboden' })).entry.name, 'Dachboden');
-    assert.equal(fleet.applyStatus(online('attic@1234')).entry.name, 'Dachboden', 'a status without name keeps the name');
+    assert.equal(fleet.applyStatus(online('attic@1234', { name: 'Dachboden' })).entry.name, 'attic');
+    assert.equal(fleet.applyStatus(online('mallory', { name: 'attic' })).entry.name, 'mallory', "another worker's name in a status takes nothing over");
+  });
+
+  it('gives a node whose short name another node has already its whole node, so no two workers share a name or a device', () => {
+    const d = db();
+    const fleet = new Fleet(d);
+    fleet.applyStatus(online('keller'));
+    fleet.applyDrive(drive('keller', 'sr0'));
+    assert.equal(fleet.applyStatus(online('keller@evil')).entry.name, 'keller@evil');
+    assert.equal(fleet.deviceName({ node: 'keller@evil', drive: 'sr0' }), 'keller@evil-sr0');
+    assert.equal(fleet.applyDrive(drive('keller@evil', 'sr0'))?.name, 'keller@evil-sr0');
+    // A worker named so that its device name is another worker's: the first one keeps it.
+    fleet.applyStatus(online('keller-drive'));
+    assert.equal(fleet.applyDrive(drive('keller-drive', 'sr0'))?.name, 'keller-drive-sr0');
+    assert.equal(fleet.applyDrive(drive('keller', 'drive-sr0')), null);
+    assert.equal(fleet.device('keller-drive-sr0')?.state.node, 'keller-drive', 'no overwrite');
+    assert.equal(new Fleet(d).get('keller@evil')?.name, 'keller@evil', 'the names survive a restart');
   });
 
   it('markOffline takes an online worker offline once', () => {
@@ -124,14 +140,14 @@ describe('Fleet devices', () => {
     const fleet = new Fleet(db());
     fleet.applyStatus(online('kitchen@abc', { name: 'Kitchen' }));
     const dev = fleet.applyDrive(drive('kitchen@abc', 'sr0'));
-    assert.equal(dev.name, 'Kitchen-sr0');
+    assert.equal(dev?.name, 'kitchen-sr0');
     fleet.applyDrive(drive('kitchen@abc', 'image0'));
     fleet.applyDrive(drive('attic@zz', 'sr1'));
     assert.deepEqual(
       fleet.devices().map((d) => d.name),
-      ['attic-sr1', 'Kitchen-image0', 'Kitchen-sr0'],
+      ['attic-sr1', 'kitchen-image0', 'kitchen-sr0'],
     );
-    assert.equal(fleet.device('Kitchen-sr0')?.state.path, '/images/sr0');
+    assert.equal(fleet.device('kitchen-sr0')?.state.path, '/images/sr0');
     assert.equal(fleet.deviceName({ node: 'nobody@x', drive: 'sr9' }), 'nobody-sr9');
   });
 
@@ -175,7 +191,7 @@ describe('Fleet persistence', () => {
       list.map((a) => [a.node, a.name, a.online]),
       [
         ['attic@def', 'attic', false],
-        ['kitchen@abc', 'Kitchen', false],
+        ['kitchen@abc', 'kitchen', false],
       ],
     );
     const kitchen = second.get('kitchen@abc');
@@ -183,7 +199,7 @@ describe('Fleet persistence', () => {
     assert.ok(kitchen?.offlineSince !== null && (kitchen?.offlineSince ?? 0) >= before);
     assert.equal(kitchen?.lastContact, 0);
     assert.equal(workerRow(d, 'kitchen@abc')?.online, 0);
-    assert.equal(second.deviceName({ node: 'kitchen@abc', drive: 'sr0' }), 'Kitchen-sr0', 'device names survive a restart');
+    assert.equal(second.deviceName({ node: 'kitchen@abc', drive: 'sr0' }), 'kitchen-sr0', 'device names survive a restart');
 
     assert.equal(second.applyStatus(online('kitchen@abc')).wasOnline, false, 'the first status after a restart is a transition');
   });

@@ -124,7 +124,7 @@ export function bodyLimits(limits: BodyLimits = BODY_LIMITS): RequestHandler & {
       return;
     }
     if (length > limit) {
-      refuseUnread(req, res, 413, `the request body has ${sizeText(length)}, more than the ${sizeText(limit)} this endpoint takes`);
+      refuseUnread(req, res, 413, `the request body has ${length} bytes, more than the ${sizeText(limit)} this endpoint takes`);
       return;
     }
     const budget = isUpload ? upload : json;

@@ -79,14 +79,7 @@ function declareHugePacket(port: number, head: Buffer[], type: number, declared:
     socket.on('close', () => finish(true));
     const start = (): void => {
       // the fixed header: type and a 4-byte variable length (MQTT 3.1.1 section 2.2.3)
-      const len: number[] = [];
-      let x = declared;
-      do {
-        let byte = x % 128;
-        x = Math.floor(x / 128);
-        if (x > 0) byte |= 0x80;
-        len.push(byte);
-      } while (x > 0);
+      const len = remainingLength(declared);
       socket.write(Buffer.from([type << 4 | (type === 3 ? 2 : 0), ...len]));
       const chunk = Buffer.alloc(256 * 1024);
       const pump = (): void => {
@@ -528,17 +521,23 @@ function halfConnect(port: number, from: string, declared: number, send: number)
       resolve({ socket, cut: () => closed });
     });
     socket.on('connect', () => {
-      const len: number[] = [];
-      let x = declared;
-      do {
-        let byte = x % 128;
-        x = Math.floor(x / 128);
-        if (x > 0) byte |= 0x80;
-        len.push(byte);
-      } while (x > 0);
+      const len = remainingLength(declared);
       socket.write(Buffer.concat([Buffer.from([0x10, ...len]), Buffer.alloc(send, 0x61)]), () => resolve({ socket, cut: () => closed }));
     });
   });
+}
+
+/** An MQTT packet's remaining length as its variable-length bytes (MQTT 3.1.1 section 2.2.3). */
+function remainingLength(n: number): number[] {
+  const out: number[] = [];
+  let x = n;
+  do {
+    let byte = x % 128;
+    x = Math.floor(x / 128);
+    if (x > 0) byte |= 0x80;
+    out.push(byte);
+  } while (x > 0);
+  return out;
 }
 
 function logRows(w: World): { count: number; minId: number; maxId: number } {

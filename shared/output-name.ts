@@ -27,13 +27,15 @@ export const RELEASE_TAGS: readonly string[] = [
 ];
 
 /**
- * `/` in a movie's or series' title: "-" ("Face/Off" → "Face-Off"), but joined without a separator when the word after it
- * is a release tag the servers would cut the title at ("AC/DC" → "ACDC"; "AC-DC" and "AC_DC" both read
- * as "AC" in Jellyfin and Kodi).
+ * `/` in a movie's or series' title: "-" ("Face/Off" → "Face-Off"), but joined without a separator
+ * when the word after it is a release tag the servers would cut the title at ("AC/DC" → "ACDC";
+ * "AC-DC" and "AC_DC" both read as "AC" in Jellyfin and Kodi).
  */
 function videoSlashes(name: string): string {
-  return name.replace(/\/(?=([\p{L}\p{N}]+))/gu, (_slash, next: string) => (RELEASE_TAGS.includes(next.toLowerCase()) ? '' : '-')).replace(/\//gu, '-');
+  const joinOrDash = (_slash: string, next: string): string => (RELEASE_TAGS.includes(next.toLowerCase()) ? '' : '-');
+  return name.replace(/\/(?=([\p{L}\p{N}]+))/gu, joinOrDash).replace(/\//gu, '-');
 }
+
 const encoder = new TextEncoder();
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
@@ -113,7 +115,9 @@ export const NO_BREAK_HYPHEN = '\u2011';
  */
 export const EXTRA_WORDS: readonly string[] = ['trailer', 'sample'];
 /** Words Jellyfin takes for an extra after a hyphen at the end of a name ("-scene", "-clip", …); Kodi skips any path with "-trailer". */
-export const EXTRA_HYPHEN_WORDS: readonly string[] = ['behindthescenes', 'clip', 'deleted', 'deletedscene', 'extra', 'featurette', 'interview', 'other', 'sample', 'scene', 'short', 'trailer'];
+export const EXTRA_HYPHEN_WORDS: readonly string[] = [
+  'behindthescenes', 'clip', 'deleted', 'deletedscene', 'extra', 'featurette', 'interview', 'other', 'sample', 'scene', 'short', 'trailer',
+];
 /**
  * Whole names of folders or files that make their videos extras in Jellyfin (its extra folder and file
  * names) or that Kodi does not scan (`[\\/](proof|subs)[\\/]`).
@@ -142,7 +146,10 @@ const ENDS_IN_EXTRA_WORD = new RegExp(`(?<![\\p{L}\\p{N}])(?:${wordsGroup(EXTRA_
  * other name stays as it is.
  */
 export function asMainTitle(name: string): string {
-  let out = name.replace(HYPHEN_EXTRA_WORD, NO_BREAK_HYPHEN).replace(BEFORE_EXTRA_WORD, NO_BREAK_SPACE).replace(AFTER_SAMPLE, (sep) => (sep === '-' ? NO_BREAK_HYPHEN : NO_BREAK_SPACE));
+  let out = name
+    .replace(HYPHEN_EXTRA_WORD, NO_BREAK_HYPHEN)
+    .replace(BEFORE_EXTRA_WORD, NO_BREAK_SPACE)
+    .replace(AFTER_SAMPLE, (sep) => (sep === '-' ? NO_BREAK_HYPHEN : NO_BREAK_SPACE));
   if (ENDS_IN_EXTRA_WORD.test(out) || EXTRA_NAMES.includes(out.toLowerCase())) out += NO_BREAK_SPACE;
   return out;
 }

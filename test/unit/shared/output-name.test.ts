@@ -154,7 +154,7 @@ describe('folderName', () => {
 });
 
 describe('movieFolderName and seriesFolderName (issue 39)', () => {
-  it('join a slash before a release tag the servers cut at, and make it "-" elsewhere', () => {
+  it('join a slash before a release tag the servers cut at, and make it a hyphen elsewhere', () => {
     assert.equal(movieFolderName('AC/DC: Let There Be Rock', 1980), 'ACDC - Let There Be Rock (1980)');
     assert.equal(movieFolderName('Face/Off', 1997), 'Face-Off (1997)');
     assert.equal(movieFolderName('Fahrenheit 9/11', 2004), 'Fahrenheit 9-11 (2004)');
@@ -163,7 +163,7 @@ describe('movieFolderName and seriesFolderName (issue 39)', () => {
     assert.equal(safeName('AC/DC'), 'AC-DC');
   });
 
-  it('keep a title with "sample" or "trailer" from being read as an extra', () => {
+  it('keep a title with sample or trailer from being read as an extra', () => {
     assert.equal(movieFolderName('Sample', 2020), `Sample${NO_BREAK_SPACE}(2020)`);
     assert.equal(movieFolderName('Sample', null), `Sample${NO_BREAK_SPACE}`);
     assert.equal(movieFolderName('Free Sample', 2018), `Free${NO_BREAK_SPACE}Sample${NO_BREAK_SPACE}(2018)`);
@@ -206,7 +206,7 @@ describe('seasonFolder', () => {
     assert.equal(seasonFolder(100), 'Season 100');
   });
 
-  it('gives SNN to a series whose name Jellyfin would remove from "Season NN" (issue 39)', () => {
+  it('gives SNN to a series whose name Jellyfin would remove from Season NN (issue 39)', () => {
     assert.equal(seasonFolder(1, 'Breaking Bad'), 'Season 01');
     for (const series of ['On', 'S', 'Son', 'Sea', 'sea-son', '1', 'Se']) assert.equal(seasonFolder(1, series), 'S01', series);
     assert.equal(seasonFolder(0, '0'), 'S00');

@@ -122,6 +122,7 @@ describe('a second rip of a title already in the library', () => {
     const files = ['Heat (1995).mkv', name].map((f) => `/media/Filme/Heat (1995)/${f}`);
     assert.deepEqual(jellyfin.moviesInFolder(files), [{ name: 'Heat (1995)', files }]);
     assert.ok(files.every((f) => !kodi.excludedFromScan(f)));
+    for (const f of files) assert.deepEqual(kodi.cleanString(path.basename(f)).titleAndYear, 'Heat (1995)', `Kodi reads ${f} as the same movie`);
   });
 
   it('counts on past the versions already there', async () => {

@@ -10,6 +10,32 @@ export const MAX_NAME_BYTES = 200;
 export const FALLBACK_NAME = 'Unbenannt';
 
 const RESERVED_WINDOWS = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])$/i;
+
+/**
+ * Words Jellyfin's CleanStrings and Kodi's default video clean strings take for a release tag when a
+ * separator (space, `_ , . ( ) [ ] -`) stands before them, cutting the title there ("AC-DC" reads as
+ * "AC"). Single words only, lower case; from Jellyfin's Emby.Naming NamingOptions.CleanStrings and
+ * Kodi's CAdvancedSettings m_videoCleanStringRegExps (docs/library.md, "How the servers read the names").
+ */
+export const RELEASE_TAGS: readonly string[] = [
+  '3d', '4k', 'aac', 'ac3', 'aka', 'atmos', 'avi', 'bd', 'bd5', 'bdremux', 'bdrip', 'bluray', 'brrip', 'cam', 'custom', 'dc', 'ddp', 'divx', 'divx5',
+  'dolbydigital', 'dolbyvision', 'dsr', 'dsrip', 'dts', 'dutch', 'dv', 'dvd', 'dvd5', 'dvd9', 'dvdivx', 'dvdrip', 'dvdscr', 'dvdscreener', 'extended',
+  'fragment', 'fs', 'german', 'h264', 'h265', 'hdc', 'hddvd', 'hdr', 'hdr10', 'hdrip', 'hdtv', 'hdtvrip', 'hevc', 'hrhd', 'hrhdtv', 'hsbs', 'htab',
+  'internal', 'limited', 'multi', 'multisubs', 'mvc', 'nfofix', 'ntsc', 'ogg', 'ogm', 'pal', 'pdtv', 'proper', 'r3', 'r5', 'remastered', 'remux',
+  'repack', 'rerip', 'retail', 'sbs', 'screener', 'se', 'subs', 'svcd', 'swedish', 'tab', 'tc', 'telecine', 'telesync', 'truehd', 'ts', 'uhd',
+  'ultrahd', 'unrated', 'webrip', 'ws', 'x264', 'x265', 'xvid', 'xvidvd', 'xxx',
+];
+
+/**
+ * `/` in a movie's or series' title: "-" ("Face/Off" → "Face-Off"), but joined without a separator
+ * when the word after it is a release tag the servers would cut the title at ("AC/DC" → "ACDC";
+ * "AC-DC" and "AC_DC" both read as "AC" in Jellyfin and Kodi).
+ */
+function videoSlashes(name: string): string {
+  const joinOrDash = (_slash: string, next: string): string => (RELEASE_TAGS.includes(next.toLowerCase()) ? '' : '-');
+  return name.replace(/\/(?=([\p{L}\p{N}]+))/gu, joinOrDash).replace(/\//gu, '-');
+}
+
 const encoder = new TextEncoder();
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
@@ -44,11 +70,11 @@ function avoidReserved(name: string): string {
   return `${stem.trimEnd()}_${dot === -1 ? '' : name.slice(dot)}`;
 }
 
-function sanitise(title: string, maxBytes: number, checkReserved: boolean): string {
+function sanitise(title: string, maxBytes: number, checkReserved: boolean, video = false): string {
   let name = String(title ?? '').normalize('NFC');
   name = name.replace(/[\u0000-\u001f\u007f]/gu, ' ');
   name = name.replace(/\s*:\s*/gu, ' - ');
-  name = name.replace(/\//gu, '-');
+  name = video ? videoSlashes(name) : name.replace(/\//gu, '-');
   name = name.replace(/"/gu, "'");
   name = name.replace(/[\\*?<>|]/gu, '');
   name = name.replace(/\s+/gu, ' ');
@@ -77,29 +103,91 @@ function normaliseYear(year: number | string | null | undefined): string | null 
   return /^\d{4}$/.test(text) ? text : null;
 }
 
+/** U+00A0 NO-BREAK SPACE: looks like a space, and is no separator to Jellyfin's or Kodi's rules. */
+export const NO_BREAK_SPACE = '\u00a0';
+/** U+2011 NON-BREAKING HYPHEN: looks like "-", and is no separator to Jellyfin's or Kodi's rules. */
+export const NO_BREAK_HYPHEN = '\u2011';
+
 /**
- * The output folder name `Title (Year)`; without a usable four-digit year just the safe title.
- *
- * A year is never doubled:
- * - a title ending in "(1999)" keeps its year when no year is given; with a year given, that year
- *   replaces the one in brackets ("Movie (1999)" + 1999 → "Movie (1999)");
- * - a title ending in " 1999" with the year 1999 becomes "Movie (1999)"; a different trailing number is
- *   part of the title ("Blade Runner 2049" + 2017 → "Blade Runner 2049 (2017)").
+ * Words that make a file an extra, or keep it from being scanned, when they end a name after a separator
+ * (Jellyfin's CleanStrings `[-._ ](trailer|sample)$` and extra rules "- trailer", "_sample", …) or stand
+ * between separators (Kodi's m_moviesExcludeFromScanRegExps `[!-._ \\/]sample[-._ \\/]`).
  */
-export function folderName(title: string, year?: number | string | null): string {
+export const EXTRA_WORDS: readonly string[] = ['trailer', 'sample'];
+/** Words Jellyfin takes for an extra after a hyphen at the end of a name ("-scene", "-clip", …); Kodi skips any path with "-trailer". */
+export const EXTRA_HYPHEN_WORDS: readonly string[] = [
+  'behindthescenes', 'clip', 'deleted', 'deletedscene', 'extra', 'featurette', 'interview', 'other', 'sample', 'scene', 'short', 'trailer',
+];
+/**
+ * Whole names of folders or files that make their videos extras in Jellyfin (its extra folder and file
+ * names) or that Kodi does not scan (`[\\/](proof|subs)[\\/]`).
+ */
+export const EXTRA_NAMES: readonly string[] = [
+  'backdrops', 'behind the scenes', 'clips', 'deleted scenes', 'extra', 'extras', 'featurettes', 'interviews', 'other', 'proof', 'sample', 'samples',
+  'scenes', 'shorts', 'subs', 'trailer', 'trailers',
+];
+
+const wordsGroup = (list: readonly string[]) => list.join('|');
+/** The end of the title part of a name: the end, or the year suffix. */
+const TITLE_END = String.raw`(?=$| \(\d{4}\)$)`;
+const BEFORE_EXTRA_WORD = new RegExp(`[ ._](?=(?:${wordsGroup(EXTRA_WORDS)})${TITLE_END})`, 'giu');
+const AFTER_SAMPLE = /(?<=(?<![\p{L}\p{N}])sample)[-._ ]/giu;
+const HYPHEN_EXTRA_WORD = new RegExp(`-(?=trailer|(?:${wordsGroup(EXTRA_HYPHEN_WORDS)})${TITLE_END})`, 'giu');
+const ENDS_IN_EXTRA_WORD = new RegExp(`(?<![\\p{L}\\p{N}])(?:${wordsGroup(EXTRA_WORDS)})$`, 'iu');
+
+/**
+ * A movie's or series' name as a main item, not an extra, for Jellyfin and Kodi (issue 39). Where the
+ * title part (before the year suffix) ends in "trailer" or "sample" after a separator, that separator
+ * becomes a no-break space (Jellyfin cuts `[-._ ](trailer|sample)$`); a separator after the word "sample"
+ * anywhere becomes one too (Kodi skips `sample` between separators); a hyphen before "trailer" anywhere
+ * (Kodi skips "-trailer") or before an extra word ending the title part becomes a non-breaking hyphen;
+ * a name that ends in such a word or is an extras folder's name ("Shorts", "Proof") gets a trailing
+ * no-break space. "Free Sample (2018)" keeps its look with U+00A0 before and after "Sample"; every
+ * other name stays as it is.
+ */
+export function asMainTitle(name: string): string {
+  let out = name
+    .replace(HYPHEN_EXTRA_WORD, NO_BREAK_HYPHEN)
+    .replace(BEFORE_EXTRA_WORD, NO_BREAK_SPACE)
+    .replace(AFTER_SAMPLE, (sep) => (sep === '-' ? NO_BREAK_HYPHEN : NO_BREAK_SPACE));
+  if (ENDS_IN_EXTRA_WORD.test(out) || EXTRA_NAMES.includes(out.toLowerCase())) out += NO_BREAK_SPACE;
+  return out;
+}
+
+function titleWithYear(title: string, year: number | string | null | undefined, video: boolean): string {
   const yearText = normaliseYear(year);
-  if (yearText === null) return safeName(title);
+  if (yearText === null) return sanitise(title, MAX_NAME_BYTES, true, video);
   const suffix = ` (${yearText})`;
   let base = String(title ?? '').normalize('NFC').trim();
   const bracketed = /\s*\(\d{4}\)$/u.exec(base);
-  if (bracketed) {
-    base = base.slice(0, bracketed.index);
-  } else if (base.endsWith(yearText) && /\s$/u.test(base.slice(0, -yearText.length))) {
-    base = base.slice(0, -yearText.length);
-  }
+  if (bracketed) base = base.slice(0, bracketed.index);
   // The year suffix already makes a Windows device name harmless ("Con (1999)"), so no "_" is added.
-  const name = sanitise(base, MAX_NAME_BYTES - byteLength(suffix), false);
-  return `${name}${suffix}`;
+  return `${sanitise(base, MAX_NAME_BYTES - byteLength(suffix), false, video)}${suffix}`;
+}
+
+/**
+ * A folder name `Title (Year)` (an album's); without a usable four-digit year just the safe title.
+ *
+ * The title is the metadata's and is kept whole: a number at its end stays even when it equals the year
+ * ("Godzilla 2000" + 2000 → "Godzilla 2000 (2000)"; the servers read the title and the year in brackets).
+ * Only a year in brackets at the end is taken for an appended one: without a year given it is kept, with
+ * one given that year replaces it ("Movie (1999)" + 1999 → "Movie (1999)").
+ */
+export function folderName(title: string, year?: number | string | null): string {
+  return titleWithYear(title, year, false);
+}
+
+/**
+ * A movie's folder name `Title (Year)`, the base of its file names too: folderName, with a `/` before a
+ * release tag joined (videoSlashes) and the name read as a main item, not an extra (asMainTitle).
+ */
+export function movieFolderName(title: string, year?: number | string | null): string {
+  return asMainTitle(titleWithYear(title, year, true));
+}
+
+/** The folder of a series: its safe name, with a `/` before a release tag joined (videoSlashes), read as a main item (asMainTitle). */
+export function seriesFolderName(series: string): string {
+  return asMainTitle(sanitise(series, MAX_NAME_BYTES, true, true));
 }
 
 /**
@@ -115,10 +203,24 @@ export function withCollisionSuffix(name: string, jobId: string): string {
   return `${name} [${shortId}]`;
 }
 
-/** Season folder of a series, two digits at least: 1 → "Season 01", 0 (specials) → "Season 00". */
-export function seasonFolder(season: number): string {
+/** The characters Jellyfin's SeasonPathParser removes from a season folder's name and its series folder's name before comparing them. */
+const SEASON_PARSER_CLEAN = /[ ._\-[\]]/gu;
+
+/**
+ * Season folder of a series, two digits at least: 1 → "Season 01", 0 (specials) → "Season 00".
+ *
+ * With the series folder's name given: Jellyfin's SeasonPathParser removes the series folder's name
+ * (without spaces, dots, underscores, hyphens and brackets, ignoring case) from the season folder's name
+ * before it looks for the number, so a series named "On", "S", "Son" or "Sea" loses the season of
+ * "Season 01" and a series named "1" gets season 0. Such a series gets "S01", which Jellyfin reads first.
+ */
+export function seasonFolder(season: number, series?: string): string {
   if (!Number.isInteger(season) || season < 0) throw new RangeError(`season must be a whole number of 0 or more, got ${season}`);
-  return `Season ${String(season).padStart(2, '0')}`;
+  const number = String(season).padStart(2, '0');
+  const name = `Season ${number}`;
+  if (series === undefined) return name;
+  const parent = series.replace(SEASON_PARSER_CLEAN, '').toLowerCase();
+  return parent !== '' && !name.replace(SEASON_PARSER_CLEAN, '').toLowerCase().includes(parent) ? name : `S${number}`;
 }
 
 /**

@@ -3,7 +3,7 @@ import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { exists } from '../../shared/fs-exists.js';
-import { folderName, safeName, seasonFolder, withCollisionSuffix } from '../../shared/output-name.js';
+import { movieFolderName, seasonFolder, seriesFolderName, withCollisionSuffix } from '../../shared/output-name.js';
 
 export interface OutputTarget {
   target_dir: string;
@@ -14,6 +14,8 @@ export interface OutputTarget {
   job_id: string;
   /** A movie whose titles are partly in the library: the folder an earlier job filed it in (a folder directly in target_dir). */
   library_folder?: string | null;
+  /** The movie's database ids, when the job knows them: a `Title (Year)` folder whose movie.nfo names other ids holds another movie. */
+  library?: { tmdb_id: number | null; imdb_id: string | null } | null;
 }
 
 export interface OutputPlan {
@@ -77,19 +79,50 @@ export async function checkFolderInParent(dir: string): Promise<void> {
   if (realParent !== null) await realInside(realParent, parent, dir);
 }
 
+/** The largest movie.nfo read to compare ids; Ripwerk's own are well below 10 KB. */
+const NFO_MAX_BYTES = 256 * 1024;
+
+/** The TMDB and IMDb ids a movie.nfo names (Kodi's <uniqueid type=…>, Emby's <tmdbid>/<imdbid>); null fields where it names none. */
+export function nfoIds(xml: string): { tmdb_id: string | null; imdb_id: string | null } {
+  const pick = (type: 'tmdb' | 'imdb'): string | null => {
+    const m = new RegExp(`<uniqueid\\b[^>]*\\btype\\s*=\\s*["']${type}["'][^>]*>\\s*([^<\\s]+)\\s*</uniqueid>|<${type}id>\\s*([^<\\s]+)\\s*</${type}id>`, 'i').exec(xml);
+    return m ? (m[1] ?? m[2]).toLowerCase() : null;
+  };
+  return { tmdb_id: pick('tmdb'), imdb_id: pick('imdb') };
+}
+
 /**
- * Where a job's finished files go: `<target>/Title (Year)` (with the job id appended when that folder
- * exists already), or `<target>/<Series>/Season NN` for a series rip. The folder is created, inside
- * the real path of the target folder: a folder on the way that is a link leading out of it (a share
+ * Whether an existing `Title (Year)` folder holds the same movie as the job (issue 39), decided by what is
+ * in it: its movie.nfo names a TMDB or IMDb id the job has too, and none that differs → the same; an id of
+ * a kind both name that differs → another movie. A folder without movie.nfo, an nfo without ids, or a job
+ * without ids: the same, as the media servers go by the name `Title (Year)` alone then (and would file
+ * both under one movie anyway).
+ */
+async function sameMovie(dir: string, ids: OutputTarget['library']): Promise<boolean> {
+  const file = path.join(dir, 'movie.nfo');
+  const st = await fs.lstat(file).catch(() => null);
+  if (!st?.isFile() || st.size > NFO_MAX_BYTES || !ids) return true;
+  const there = nfoIds(await fs.readFile(file, 'utf8').catch(() => ''));
+  const wanted = { tmdb_id: ids.tmdb_id ? String(ids.tmdb_id) : null, imdb_id: ids.imdb_id ? ids.imdb_id.toLowerCase() : null };
+  const compared = (['tmdb_id', 'imdb_id'] as const).filter((k) => there[k] !== null && wanted[k] !== null);
+  return compared.every((k) => there[k] === wanted[k]);
+}
+
+/**
+ * Where a job's finished files go: `<target>/Title (Year)`, or `<target>/<Series>/Season NN` for a series
+ * rip (`SNN` where Jellyfin would misread the season, seasonFolder). A `Title (Year)` folder that holds
+ * files already is joined when it holds the same movie (sameMovie: a second rip becomes a version of it,
+ * claimFileName), and left alone otherwise: the job gets `Title (Year) [<job id>]`. The folder is created,
+ * inside the real path of the target folder: a folder on the way that is a link leading out of it (a share
  * user's plant) fails the job with OutsideWrite, and nothing is written through it.
  */
 export async function planOutput(t: OutputTarget): Promise<OutputPlan> {
   if (t.series && t.season !== null && t.season !== undefined) {
-    const series = safeName(t.series);
-    const dir = await mkdirInside(t.target_dir, path.join(series, seasonFolder(t.season)));
+    const series = seriesFolderName(t.series);
+    const dir = await mkdirInside(t.target_dir, path.join(series, seasonFolder(t.season, series)));
     return { dir, fileBase: `${series} - S${String(t.season).padStart(2, '0')}` };
   }
-  const name = folderName(t.title, t.year);
+  const name = movieFolderName(t.title, t.year);
   const earlier = t.library_folder ? await folderInTarget(t.target_dir, t.library_folder) : null;
   if (earlier) return { dir: earlier, fileBase: name };
   await fs.mkdir(t.target_dir, { recursive: true });
@@ -98,7 +131,8 @@ export async function planOutput(t: OutputTarget): Promise<OutputPlan> {
   await realInside(await fs.realpath(t.target_dir), t.target_dir, dir);
   // An empty folder of that name (left by an attempt that died before writing) is not a collision.
   const taken = await fs.readdir(dir).then((entries) => entries.length > 0, () => exists(dir));
-  if (taken) dir = path.join(t.target_dir, withCollisionSuffix(name, t.job_id));
+  const isFolder = taken && (await fs.lstat(dir).then((st) => st.isDirectory(), () => false));
+  if (taken && !(isFolder && (await sameMovie(dir, t.library)))) dir = path.join(t.target_dir, withCollisionSuffix(name, t.job_id));
   await mkdirInside(t.target_dir, path.basename(dir));
   return { dir, fileBase: name };
 }
@@ -148,8 +182,8 @@ export async function claimFileName(dir: string, name: string): Promise<string> 
   await checkFolderInParent(dir);
   const ext = path.extname(name);
   const base = name.slice(0, name.length - ext.length);
-  for (let i = 1; ; i++) {
-    const candidate = i === 1 ? name : `${base} (${i})${ext}`;
+  const candidates = versionNames(path.basename(dir), base, ext) ?? numberedNames(base, ext);
+  for (const candidate of candidates) {
     const full = path.join(dir, candidate);
     if (claimed.has(full) || (await exists(full))) continue;
     // checked again after the await: another job may have picked it meanwhile
@@ -157,6 +191,26 @@ export async function claimFileName(dir: string, name: string): Promise<string> 
     claimed.add(full);
     return candidate;
   }
+  throw new Error('unreachable: the names never end');
+}
+
+function* numberedNames(base: string, ext: string): Generator<string> {
+  yield `${base}${ext}`;
+  for (let i = 2; ; i++) yield `${base} (${i})${ext}`;
+}
+
+/**
+ * A movie file named after its folder (`Title (Year).mkv`, or a `Title (Year) - Version N.mkv`): when
+ * taken, the next `Title (Year) - Version N.mkv` from 2 on, the version form Jellyfin, Emby and Plex read
+ * as another version of the movie in that folder (Jellyfin: the file starts with the folder's name and
+ * what follows starts with "-"; a `Title (Year) (2).mkv` would be a movie of its own). Null for any other name.
+ */
+function versionNames(folder: string, base: string, ext: string): Generator<string> | null {
+  if (base !== folder && !(base.startsWith(`${folder} - Version `) && /^\d+$/u.test(base.slice(folder.length + 11)))) return null;
+  return (function* () {
+    yield `${base}${ext}`;
+    for (let i = 2; ; i++) yield `${folder} - Version ${i}${ext}`;
+  })();
 }
 
 export function releaseFileName(dir: string, name: string): void {

@@ -34,6 +34,18 @@ describe('library names: main feature, versions, extras and guessed episodes (re
     assert.deepEqual(files.body.map((f) => f.name), ['Langer Film (2003) - Version 2.mkv', 'Langer Film (2003).mkv'], 'the folder listing shows the movie files');
   });
 
+  it('a second rip of the same title joins its folder as the next version, which Jellyfin groups with the movie, not a [job id] folder (issue 39)', async () => {
+    insertDisc(agent.driveDir, dvdImage('LONG_MOVIE_AGAIN', [300]));
+    const device = await waitForDisc(c.url, agent);
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device, titles: [1], title: 'Langer Film', year: 2003 });
+    assert.equal(created.status, 201, created.text);
+    const done = await waitForStatus(c.url, created.body.id, ['completed'], 600_000);
+    const dir = path.join(w.media, 'Filme', 'Langer Film (2003)');
+    assert.equal(done.output_path, dir);
+    assert.deepEqual(tree(dir), ['Extras/Langer Film (2003) - Extra 01.mkv', 'Extras/Langer Film (2003) - Extra 02.mkv', 'Langer Film (2003) - Version 2.mkv', 'Langer Film (2003) - Version 3.mkv', 'Langer Film (2003).mkv']);
+    assert.deepEqual(fs.readdirSync(path.join(w.media, 'Filme')), ['Langer Film (2003)'], 'no [job id] folder');
+  });
+
   it('a series disc without a runtime match: the play-all title is skipped, episodes count on after E04 and are marked as guessed', async () => {
     const season = path.join(w.media, 'Serien', 'Nordlicht', 'Season 02');
     fs.mkdirSync(season, { recursive: true });

@@ -159,7 +159,9 @@ describe('pipeline: coordinator and two agents, both rip backends, real HandBrak
     assert.equal(again.body.target_dir, path.join(w.media, 'Kino'));
     assert.deepEqual(again.body.meta?.titles, [2]);
     const againDone = await waitForStatus(c.url, again.body.id, ['completed']);
-    assert.equal(againDone.output_path, path.join(w.media, 'Kino', `Test Movie [${again.body.id.slice(0, 8)}]`), 'the existing folder gets the job id as suffix');
+    const movieDir = path.join(w.media, 'Kino', 'Test Movie');
+    assert.equal(againDone.output_path, movieDir, 'the same title again joins its folder, nothing to tell it from the first (issue 39)');
+    assert.deepEqual(fs.readdirSync(movieDir).sort(), ['Test Movie - Version 2.mkv', 'Test Movie.mkv'], 'as the next version, the first file untouched');
   });
 
   it('scans titles of a disc and stores them for polling', async () => {

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { folderName, normaliseDiscLabel, safeName, seasonFolder, withCollisionSuffix } from '../../../shared/output-name.js';
+import { asMainTitle, folderName, movieFolderName, NO_BREAK_HYPHEN, NO_BREAK_SPACE, normaliseDiscLabel, safeName, seasonFolder, seriesFolderName, withCollisionSuffix } from '../../../shared/output-name.js';
 
 const bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
 
@@ -126,8 +126,9 @@ describe('folderName', () => {
     assert.equal(folderName('Movie (1998)', 1999), 'Movie (1999)');
   });
 
-  it('turns a trailing bare year equal to the given year into the bracket form', () => {
-    assert.equal(folderName('Movie 1999', 1999), 'Movie (1999)');
+  it('keeps a trailing number equal to the year: the metadata title is whole (issue 39)', () => {
+    assert.equal(folderName('Godzilla 2000', 2000), 'Godzilla 2000 (2000)');
+    assert.equal(folderName('Movie 1999', 1999), 'Movie 1999 (1999)');
   });
 
   it('keeps a trailing number that is a different year as part of the title', () => {
@@ -149,6 +150,33 @@ describe('folderName', () => {
   it('adds no "_" to a device name that carries a year', () => {
     assert.equal(folderName('Con', 1999), 'Con (1999)');
     assert.equal(folderName('Con'), 'Con_');
+  });
+});
+
+describe('movieFolderName and seriesFolderName (issue 39)', () => {
+  it('join a slash before a release tag the servers cut at, and make it a hyphen elsewhere', () => {
+    assert.equal(movieFolderName('AC/DC: Let There Be Rock', 1980), 'ACDC - Let There Be Rock (1980)');
+    assert.equal(movieFolderName('Face/Off', 1997), 'Face-Off (1997)');
+    assert.equal(movieFolderName('Fahrenheit 9/11', 2004), 'Fahrenheit 9-11 (2004)');
+    assert.equal(seriesFolderName('Batman/DC'), 'BatmanDC');
+    assert.equal(folderName('AC/DC', 1980), 'AC-DC (1980)', 'album folders keep the plain rule');
+    assert.equal(safeName('AC/DC'), 'AC-DC');
+  });
+
+  it('keep a title with sample or trailer from being read as an extra', () => {
+    assert.equal(movieFolderName('Sample', 2020), `Sample${NO_BREAK_SPACE}(2020)`);
+    assert.equal(movieFolderName('Sample', null), `Sample${NO_BREAK_SPACE}`);
+    assert.equal(movieFolderName('Free Sample', 2018), `Free${NO_BREAK_SPACE}Sample${NO_BREAK_SPACE}(2018)`);
+    assert.equal(movieFolderName('Crime-Scene', 2010), `Crime${NO_BREAK_HYPHEN}Scene (2010)`);
+    assert.equal(movieFolderName('Shorts', null), `Shorts${NO_BREAK_SPACE}`);
+    assert.equal(seriesFolderName('Sample'), `Sample${NO_BREAK_SPACE}`);
+  });
+
+  it('leave every other title as folderName makes it', () => {
+    for (const [title, year] of [['Heat', 1995], ['Samples', 2001], ['Trailer Park Boys', 2006], ['Shorts', 2009], ['Alien: Covenant', 2017]] as const) {
+      assert.equal(movieFolderName(title, year), folderName(title, year));
+    }
+    assert.equal(asMainTitle('The Sampler'), 'The Sampler');
   });
 });
 
@@ -176,6 +204,14 @@ describe('seasonFolder', () => {
     assert.equal(seasonFolder(12), 'Season 12');
     assert.equal(seasonFolder(0), 'Season 00');
     assert.equal(seasonFolder(100), 'Season 100');
+  });
+
+  it('gives SNN to a series whose name Jellyfin would remove from Season NN (issue 39)', () => {
+    assert.equal(seasonFolder(1, 'Breaking Bad'), 'Season 01');
+    for (const series of ['On', 'S', 'Son', 'Sea', 'sea-son', '1', 'Se']) assert.equal(seasonFolder(1, series), 'S01', series);
+    assert.equal(seasonFolder(0, '0'), 'S00');
+    assert.equal(seasonFolder(100, '10'), 'S100');
+    assert.equal(seasonFolder(2, '1'), 'Season 02', 'a name not in the folder name changes nothing');
   });
 
   it('refuses negative and fractional seasons', () => {

@@ -32,7 +32,7 @@ describe('planOutput', () => {
     const t = target();
     assert.equal(path.basename((await planOutput(movie(t, 'Heat (1995)', 1995))).dir), 'Heat (1995)');
     const t2 = target();
-    assert.equal(path.basename((await planOutput(movie(t2, 'Heat 1995', 1995))).dir), 'Heat (1995)');
+    assert.equal(path.basename((await planOutput(movie(t2, 'Godzilla 2000', 2000))).dir), 'Godzilla 2000 (2000)', 'a number ending the title stays (issue 39)');
     const t3 = target();
     assert.equal(path.basename((await planOutput(movie(t3, 'Blade Runner 2049', 2017))).dir), 'Blade Runner 2049 (2017)');
   });
@@ -44,15 +44,33 @@ describe('planOutput', () => {
     assert.equal(plan.fileBase, 'Alien - Covenant');
   });
 
-  it('appends the first 8 characters of the job id when the folder holds files already', async () => {
+  it('appends the first 8 characters of the job id when the folder holds another movie (its movie.nfo names other ids)', async () => {
     const t = target();
     fs.mkdirSync(path.join(t, 'Heat (1995)'));
     fs.writeFileSync(path.join(t, 'Heat (1995)', 'Heat (1995).mkv'), 'old');
-    const plan = await planOutput(movie(t, 'Heat', 1995, 'job-1234-5678'));
+    fs.writeFileSync(path.join(t, 'Heat (1995)', 'movie.nfo'), '<movie><title>Heat</title><uniqueid type="tmdb" default="true">12345</uniqueid></movie>');
+    const plan = await planOutput({ ...movie(t, 'Heat', 1995, 'job-1234-5678'), library: { tmdb_id: 949, imdb_id: null } });
     assert.equal(plan.dir, path.join(t, 'Heat (1995) [job-1234]'));
     assert.equal(plan.fileBase, 'Heat (1995)', 'the file names keep the plain name');
     assert.ok(fs.statSync(plan.dir).isDirectory());
-    assert.deepEqual(fs.readdirSync(path.join(t, 'Heat (1995)')), ['Heat (1995).mkv'], 'the existing folder is untouched');
+    assert.deepEqual(fs.readdirSync(path.join(t, 'Heat (1995)')).sort(), ['Heat (1995).mkv', 'movie.nfo'], 'the existing folder is untouched');
+  });
+
+  it('joins the folder of the same movie (same id, or nothing to tell them apart by) (issue 39)', async () => {
+    for (const [nfo, library] of [
+      ['<movie><tmdbid>949</tmdbid><imdbid>tt0113277</imdbid></movie>', { tmdb_id: 949, imdb_id: 'tt0113277' }],
+      ['<movie><uniqueid type="imdb">tt0113277</uniqueid></movie>', { tmdb_id: 949, imdb_id: 'tt0113277' }],
+      [null, { tmdb_id: 949, imdb_id: null }],
+      ['<movie><title>Heat</title></movie>', { tmdb_id: 949, imdb_id: null }],
+      ['<movie><tmdbid>949</tmdbid></movie>', null],
+    ] as const) {
+      const t = target();
+      fs.mkdirSync(path.join(t, 'Heat (1995)'));
+      fs.writeFileSync(path.join(t, 'Heat (1995)', 'Heat (1995).mkv'), 'old');
+      if (nfo) fs.writeFileSync(path.join(t, 'Heat (1995)', 'movie.nfo'), nfo);
+      const plan = await planOutput({ ...movie(t, 'Heat', 1995), library });
+      assert.equal(plan.dir, path.join(t, 'Heat (1995)'), String(nfo));
+    }
   });
 
   it('treats a file of that name as taken, and reuses an empty folder', async () => {
@@ -140,6 +158,20 @@ describe('claimFileName', () => {
     assert.equal(name, 'Show - S01 - t01 (2).mkv');
     assert.deepEqual(fs.readdirSync(dir), ['Show - S01 - t01.mkv']);
     releaseFileName(dir, name);
+  });
+
+  it('gives a taken movie file in its own folder the next version name, which Jellyfin groups with it (issue 39)', async () => {
+    const dir = path.join(target(), 'Heat (1995)');
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, 'Heat (1995).mkv'), 'first rip');
+    const second = await claimFileName(dir, 'Heat (1995).mkv');
+    assert.equal(second, 'Heat (1995) - Version 2.mkv');
+    assert.equal(await claimFileName(dir, 'Heat (1995) - Version 2.mkv'), 'Heat (1995) - Version 3.mkv', 'a version the job names itself counts on too');
+    releaseFileName(dir, second);
+    releaseFileName(dir, 'Heat (1995) - Version 3.mkv');
+    fs.writeFileSync(path.join(dir, 'Heat (1995) - Extra 01.mkv'), 'x');
+    assert.equal(await claimFileName(dir, 'Heat (1995) - Extra 01.mkv'), 'Heat (1995) - Extra 01 (2).mkv', 'other names are numbered as before');
+    releaseFileName(dir, 'Heat (1995) - Extra 01 (2).mkv');
   });
 
   it('gives jobs picking the same name at the same time different names until they release them', async () => {

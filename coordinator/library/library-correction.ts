@@ -11,7 +11,7 @@ import path from 'node:path';
 import { exists } from '../../shared/fs-exists.js';
 import { writeLibraryFiles } from '../../shared/library-files.js';
 import { writeStaysWithin } from '../../shared/media-paths.js';
-import { folderName, safeName, seasonFolder } from '../../shared/output-name.js';
+import { movieFolderName, seasonFolder, seriesFolderName } from '../../shared/output-name.js';
 import type { LibraryInfo } from '../../shared/protocol.js';
 import { HttpError } from '../http/errors.js';
 import { outputTarget, type JobRow } from '../jobs/jobs-store.js';
@@ -62,12 +62,14 @@ export async function planCorrection(job: JobRow, identity: Pick<DiscIdentity, '
   if (target.series && target.season !== null) {
     const season = identity.kind === 'series' && identity.season !== null ? identity.season : target.season;
     const seriesRoot = path.dirname(path.dirname(fromDir));
-    toDir = path.join(seriesRoot, safeName(identity.title), seasonFolder(season));
-    oldBase = `${safeName(target.series)} - S${String(target.season).padStart(2, '0')}`;
-    newBase = `${safeName(identity.title)} - S${String(season).padStart(2, '0')}`;
+    // The names a rip of the corrected series writes (agent/output/output-folder.ts planOutput).
+    const series = seriesFolderName(identity.title);
+    toDir = path.join(seriesRoot, series, seasonFolder(season, series));
+    oldBase = `${seriesFolderName(target.series)} - S${String(target.season).padStart(2, '0')}`;
+    newBase = `${series} - S${String(season).padStart(2, '0')}`;
   } else {
     oldBase = path.basename(fromDir).replace(/ \[[A-Za-z0-9_-]{1,8}\]$/, '');
-    newBase = folderName(identity.title, identity.year);
+    newBase = movieFolderName(identity.title, identity.year);
     toDir = path.join(path.dirname(fromDir), newBase);
     if (toDir !== fromDir && (await exists(toDir))) throw new HttpError(409, `a folder named "${newBase}" exists already in ${path.dirname(fromDir)}: nothing was changed`);
   }

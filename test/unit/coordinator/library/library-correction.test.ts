@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { planCorrection } from '../../../../coordinator/library/library-correction.js';
+import type { JobRow } from '../../../../coordinator/jobs/jobs-store.js';
+
+const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-correction-')));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+/** A finished job whose output folder and files are on disk. */
+function finished(dir: string, files: string[], meta: JobRow['meta'], title = 'Disc'): JobRow {
+  fs.mkdirSync(dir, { recursive: true });
+  for (const f of files) fs.writeFileSync(path.join(dir, f), '');
+  return { id: `job-${path.basename(dir)}`, title, output_path: dir, meta: { ...meta, output_files: files } } as unknown as JobRow;
+}
+
+describe('a correction renames to the names a rip writes (issue 39)', () => {
+  it('a movie: "/" before a release tag joined, as the agent names it (AC/DC → ACDC)', async () => {
+    const job = finished(path.join(root, 'Filme', 'Let There Be Rock (1980)'), ['Let There Be Rock (1980).mkv'], { year: 1980 }, 'Let There Be Rock');
+    const plan = await planCorrection(job, { title: 'AC/DC: Let There Be Rock', year: 1980, kind: 'movie', season: null }, root);
+    assert.equal(path.basename(plan.toDir), 'ACDC - Let There Be Rock (1980)');
+    assert.deepEqual(plan.files, ['ACDC - Let There Be Rock (1980).mkv']);
+  });
+
+  it('a series whose name Jellyfin strips from "Season 01" gets S01, as a rip of it does', async () => {
+    const job = finished(path.join(root, 'Serien', 'Disc', 'Season 01'), ['Disc - S01E01.mkv'], { series: 'Disc', season: 1 });
+    const plan = await planCorrection(job, { title: 'On', year: null, kind: 'series', season: 1 }, root);
+    assert.equal(path.relative(root, plan.toDir), path.join('Serien', 'On', 'S01'));
+    assert.deepEqual(plan.files, ['On - S01E01.mkv']);
+  });
+});

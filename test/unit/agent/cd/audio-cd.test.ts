@@ -89,6 +89,14 @@ describe('cdparanoia and abcde output', () => {
     const out = execFileSync('sh', ['-c', `${conf}\nprintf %s "$OUTPUTDIR"`]).toString();
     assert.equal(out, "/m/Bob's Album");
   });
+
+  it('has cdparanoia correct the drive\'s read offset, and leaves its options alone without one', () => {
+    const opts = (offset?: number): string => execFileSync('sh', ['-c', `${abcdeConfig('/m', '/r/wav', offset)}\nprintf %s "\${CDPARANOIAOPTS-unset}"`]).toString();
+    assert.equal(opts(6), '--sample-offset=6');
+    assert.equal(opts(-472), '--sample-offset=-472');
+    assert.equal(opts(0), 'unset');
+    assert.equal(opts(), 'unset');
+  });
 });
 
 function ctx(): TaskContext & { logs: string[]; pcts: number[] } {

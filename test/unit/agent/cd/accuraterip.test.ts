@@ -24,7 +24,7 @@ const audioLayout = (starts: number[], leadout: number, firstNumber = 1): DiscLa
 
 describe('AccurateRip disc ids', () => {
   // Both discs and their ids as dBpoweramp and EAC compute them: ARver, doc/data_track.md.
-  it('an enhanced CD: the data session adds nothing to the ids but its lead-out counts (Recoil, "Liquid")', () => {
+  it('an enhanced CD: the data session adds nothing to the ids but its lead-out counts (Recoil, Liquid)', () => {
     const starts = [150, 12767, 40487, 63225, 93410, 118115, 151865, 184340, 215260, 247455].map((o) => o - 150);
     const layout: DiscLayout = { tracks: [...audioLayout(starts, 0).tracks, { number: 11, lba: 281585, audio: false }], leadout: 333651 };
     const disc = accurateRipDisc(layout)!;

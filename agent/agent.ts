@@ -69,7 +69,7 @@ export async function startAgent(config: AgentConfig, log: Logger, openStore: Op
   const specs = config.native ? [] : config.drivesAuto ? await autoDrives() : config.drives;
   const keys = new RipperKeys(config.makemkvDataDir);
   if (!config.native) capabilities.schluessel = await keys.count();
-  const audioTools = { ...DEFAULT_AUDIO_CD_TOOLS, abcde: config.abcde };
+  const audioTools = { ...DEFAULT_AUDIO_CD_TOOLS, abcde: config.abcde, accurateRipUrl: config.accurateRipUrl, readOffsets: config.cdReadOffsets };
 
   // The link and the drives call into parts made below: the calls only come once the agent has started.
   const link: AgentLink = new AgentLink(
@@ -81,7 +81,7 @@ export async function startAgent(config: AgentConfig, log: Logger, openStore: Op
     mqttLogin(config, node, log),
     opts.mqttInProcess ?? null,
   );
-  const drives = new DriveManager(specs, node, log, (state) => link.publishDrive(state), (device) => readDriveCdIdentity(device, { cdparanoia: audioTools.cdparanoia, cdInfo: 'cd-info' }));
+  const drives = new DriveManager(specs, node, log, (state) => link.publishDrive(state), (device) => readDriveCdIdentity(device, audioTools));
   const ctx: AgentContext = {
     config,
     log,

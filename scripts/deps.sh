@@ -50,6 +50,8 @@ if [ "${RIPWERK_TEST_DEPS:-}" = 1 ]; then
   # album imported by beets as one album.
   if [ ! -f /usr/include/discid/discid.h ]; then missing+=(libdiscid-dev); fi
   if ! command -v beet >/dev/null 2>&1; then missing+=(beets); fi
+  # AccurateRip checksums are checked against whipper's own implementation (accuraterip-checksum).
+  if ! command -v accuraterip-checksum >/dev/null 2>&1; then missing+=(whipper); fi
 fi
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "installing Debian packages: ${missing[*]}"

@@ -3,7 +3,7 @@
  * tests check them. Types only: nothing here runs, so the UI's bundle gains nothing from it.
  * docs/api.md lists every field with its meaning; German names are the spec's own.
  */
-import type { AlbumInfo, AudioStream, DiscIds, DiscInfo, DriveState, EpisodeRuntime, FileStreams, Phase, RippedTitle, SubtitleStream, Track } from './protocol.js';
+import type { AccurateRipReport, AlbumInfo, AudioStream, DiscIds, DiscInfo, DriveState, EpisodeRuntime, FileStreams, Phase, RippedTitle, SubtitleStream, Track } from './protocol.js';
 import type { DiscTitle, TitleRole } from './disc-titles.js';
 import type { LeftTitle, MainFeatureReason } from './main-feature.js';
 
@@ -72,6 +72,8 @@ export interface JobMeta {
   ripped_titles?: RippedTitle[];
   /** A recognised movie disc with titles in the library already: the folder they are in, where this job files the missing ones. */
   library_folder?: string;
+  /** Audio CDs: each track's AccurateRip checksums and the database's verdict (job_done). */
+  accuraterip?: AccurateRipReport;
 }
 
 /** GET /jobs, GET /jobs/{id}: one job. */

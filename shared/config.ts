@@ -74,6 +74,17 @@ export interface AgentConfig {
   makemkvcon: string;
   handbrakeCli: string;
   abcde: string;
+  /**
+   * The AccurateRip database every audio-CD rip is checked against (ACCURATERIP_BASE_URL, default
+   * http://www.accuraterip.com/accuraterip; `off`: no check, the FLACs are still decoded in full).
+   */
+  accurateRipUrl: string | null;
+  /**
+   * Each CD drive's read offset in samples (CD_READ_OFFSETS, `/dev/sr0=+6,/dev/sr1=-472`): cdparanoia
+   * corrects the rip by it, and AccurateRip's checksums only agree with a corrected rip. A drive not
+   * listed is read with 0, and the AccurateRip log says so.
+   */
+  cdReadOffsets: Record<string, number>;
   /** MakeMKV's data folder: settings.conf (app_Key), the key store's hkd_*.bin files, KEYDB.cfg, AACS dumps. */
   makemkvDataDir: string;
   pathMap: PathMapEntry[];
@@ -155,6 +166,27 @@ function url(env: Env, name: string, fallback: string | null): string | null {
     throw new ConfigError(`${name} must be a URL, got "${raw}"`);
   }
   return raw.replace(/\/+$/, '');
+}
+
+/** Where AccurateRip's database answers (whipper and dBpoweramp ask the same address). */
+export const DEFAULT_ACCURATERIP_URL = 'http://www.accuraterip.com/accuraterip';
+
+/**
+ * The largest read offset a drive has (AccurateRip's drive list runs from about -1200 to +2000
+ * samples): a bigger number is a typing error, not a drive.
+ */
+export const MAX_READ_OFFSET_SAMPLES = 5000;
+
+/** CD_READ_OFFSETS: `device=offset` pairs, comma separated, offsets in samples with an optional sign. */
+function readOffsets(env: Env, name: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const part of (env[name] ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
+    const m = /^(\/dev\/[A-Za-z0-9._/-]+)\s*=\s*([+-]?\d{1,5})$/.exec(part);
+    const samples = m ? Number(m[2]) : NaN;
+    if (!m || Math.abs(samples) > MAX_READ_OFFSET_SAMPLES) throw new ConfigError(`${name} takes device=samples pairs such as /dev/sr0=+6 (at most ${MAX_READ_OFFSET_SAMPLES} samples either way), got "${part}"`);
+    out[m[1]] = samples;
+  }
+  return out;
 }
 
 /** MUSICBRAINZ_CONTACT: an e-mail address or an http(s) URL (MusicBrainz asks for a way to reach the client's operator). */
@@ -327,6 +359,8 @@ export function readAgentConfig(env: Env, embeddedMqttUrl?: string): AgentConfig
     makemkvcon: env.MAKEMKVCON || 'makemkvcon',
     handbrakeCli: env.HANDBRAKE_CLI || 'HandBrakeCLI',
     abcde: env.ABCDE || 'abcde',
+    accurateRipUrl: (env.ACCURATERIP_BASE_URL ?? '').trim() === 'off' ? null : url(env, 'ACCURATERIP_BASE_URL', DEFAULT_ACCURATERIP_URL),
+    cdReadOffsets: readOffsets(env, 'CD_READ_OFFSETS'),
     makemkvDataDir: makemkvDataDir(env),
     pathMap,
     slots: WORKER_SLOTS,

@@ -146,6 +146,16 @@ const titleEvidence = {
 const plannedTitleSchema = z.looseObject({ ...titleEvidence, index: int(0, 100_000), role: titleRoleSchema, take: bool });
 const rippedTitleSchema = z.looseObject({ ...titleEvidence, number: count, file: pathText, role: z.nullable(titleRoleSchema), main_feature: z.optional(bool) });
 
+const checksum = z.string().check(z.regex(/^[0-9a-f]{8}$/));
+const accurateRipSchema = z.looseObject({
+  disc_id: z.string().check(z.regex(/^\d{3}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}$/)),
+  status: z.enum(['accurate', 'partly_accurate', 'inaccurate', 'not_in_database', 'unavailable']),
+  reason: z.nullable(reasonText),
+  read_offset: int(-100_000, 100_000),
+  read_offset_source: z.enum(['setting', 'assumed', 'image']),
+  tracks: list(z.looseObject({ number: int(1, 99), v1: checksum, v2: checksum, status: z.enum(['accurate', 'inaccurate', 'unknown']), confidence: z.nullable(int(0, 255)) }), 99),
+});
+
 const phase = z.enum(['rip', 'transcode']);
 const eventBase = { event_id: id, node: id, ts: timestamp, command_id: z.optional(id), job_id: z.optional(id) };
 
@@ -174,6 +184,7 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     streams: z.optional(list(z.looseObject({ file: pathText, audio: list(audioStreamSchema, 200), subtitles: list(subtitleStreamSchema, 200) }), 10_000)),
     episodes_guessed: z.optional(bool),
     titles: z.optional(list(rippedTitleSchema, 10_000)),
+    accuraterip: z.optional(accurateRipSchema),
   }),
   z.looseObject({ ...eventBase, type: z.literal('job_failed'), phase, reason: reasonText }),
   z.looseObject({ ...eventBase, type: z.literal('job_canceled'), phase }),

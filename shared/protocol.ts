@@ -225,6 +225,23 @@ export interface FileStreams {
   subtitles: SubtitleStream[];
 }
 
+/** An audio-CD rip checked against the AccurateRip database (job_done of an audio CD). */
+export interface AccurateRipReport {
+  /** The database's name of the disc: `nnn-id1-id2-freedb`. */
+  disc_id: string;
+  /**
+   * accurate: every track's checksum is in the database; partly_accurate: the rest are unknown to it;
+   * inaccurate: a track differs from the database (a warning when the entry is confident);
+   * not_in_database: the disc is unknown; unavailable: the database could not be asked (`reason`).
+   */
+  status: 'accurate' | 'partly_accurate' | 'inaccurate' | 'not_in_database' | 'unavailable';
+  reason: string | null;
+  /** The read offset (samples) the rip was corrected by, and where it came from. */
+  read_offset: number;
+  read_offset_source: 'setting' | 'assumed' | 'image';
+  tracks: { number: number; v1: string; v2: string; status: 'accurate' | 'inaccurate' | 'unknown'; confidence: number | null }[];
+}
+
 export interface Track {
   number: number;
   seconds: number;
@@ -468,7 +485,7 @@ export type AgentEvent = EventBase &
     /** The transcode's last encoder run has ended: its slot is free while it checks and describes its output. */
     | { type: 'transcode_encoded' }
     /** `titles`: a rip without a transcode stage: per output file, the title it was ripped from. */
-    | { type: 'job_done'; output_path: string; files: string[]; raw_removed: boolean; streams?: FileStreams[]; episodes_guessed?: boolean; titles?: RippedTitle[] }
+    | { type: 'job_done'; output_path: string; files: string[]; raw_removed: boolean; streams?: FileStreams[]; episodes_guessed?: boolean; titles?: RippedTitle[]; accuraterip?: AccurateRipReport }
     | { type: 'job_failed'; phase: Phase; reason: string }
     | { type: 'job_canceled'; phase: Phase }
     | { type: 'tracks'; drive: string; tracks: Track[] }

@@ -22,14 +22,19 @@ export type FlacTagReader = (file: string) => Promise<{ release_id: string | nul
 /**
  * Whether an album folder holding files is the place of this disc: a disc of the same multi-disc
  * release ripped before (every FLAC in it carries the release id and another disc number, besides
- * them only the cover). Anything else in it is another album, or this disc ripped before.
+ * them only the cover and the other discs' AccurateRip logs). Anything else in it is another album,
+ * or this disc ripped before.
  */
 async function joinsRelease(dir: string, album: AlbumInfo, readTags: FlacTagReader): Promise<boolean> {
   if (!isMultiDisc(album) || !album.release_id) return false;
   const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => null);
   if (!entries) return false;
   const flacs = entries.filter((e) => e.isFile() && e.name.toLowerCase().endsWith('.flac'));
-  if (flacs.length === 0 || entries.some((e) => !flacs.includes(e) && !/^cover\.(jpg|png)$/i.test(e.name))) return false;
+  const otherDiscLog = (name: string): boolean => {
+    const m = /^accuraterip-disc(\d+)\.log$/.exec(name);
+    return m !== null && Number(m[1]) !== album.disc_number;
+  };
+  if (flacs.length === 0 || entries.some((e) => !flacs.includes(e) && !/^cover\.(jpg|png)$/i.test(e.name) && !otherDiscLog(e.name))) return false;
   for (const f of flacs) {
     const tags = await readTags(path.join(dir, f.name)).catch(() => null);
     if (!tags || tags.release_id !== album.release_id || tags.disc_number === null || tags.disc_number === album.disc_number) return false;

@@ -31,13 +31,12 @@ export function paranoiaLayout(tracks: ParanoiaTrack[]): DiscLayout {
 }
 
 /**
- * An audio CD in a drive as MusicBrainz identifies it: the audio tracks from `cdparanoia -Q`, the full
- * TOC (data tracks and the last session's lead-out) and the CD-Text from `cd-info`; the disc id by
- * libdiscid's rules (musicbrainzToc). Without cd-info the TOC is pieced together from cdparanoia's
- * rows (paranoiaLayout). Null when the TOC cannot be read; the CD-Text is left out when cd-info is
- * missing or fails.
+ * The full layout of the CD in a drive: the audio tracks from `cdparanoia -Q`, the data tracks and the
+ * last session's lead-out from `cd-info` where it agrees with cdparanoia, else pieced together from
+ * cdparanoia's rows (paranoiaLayout). Null when the TOC cannot be read; `infoText` is cd-info's
+ * output ("" when it is missing or failed).
  */
-export async function readDriveCdIdentity(device: string, tools: CdIdentityTools, signal?: AbortSignal): Promise<AudioCdInfo | null> {
+export async function readDriveLayout(device: string, tools: CdIdentityTools, signal?: AbortSignal): Promise<{ layout: DiscLayout; infoText: string } | null> {
   const paranoia = await runTool(tools.cdparanoia, ['-Q', '-d', device], { signal, timeoutMs: 60_000 }).catch(() => null);
   const tracks = paranoia && paranoia.exitCode === 0 ? parseParanoiaToc(paranoia.stderr) : [];
   if (tracks.length === 0) return null;
@@ -46,6 +45,17 @@ export async function readDriveCdIdentity(device: string, tools: CdIdentityTools
   const fromInfo = parseCdInfoToc(infoText);
   // cd-info's list counts only when it holds the audio tracks cdparanoia saw.
   const agrees = fromInfo && tracks.every((t) => fromInfo.tracks.some((x) => x.number === t.number && x.audio && x.lba === t.start));
-  const toc = musicbrainzToc(agrees ? fromInfo : paranoiaLayout(tracks));
-  return { musicbrainz_disc_id: toc ? musicbrainzDiscId(toc) : null, toc: toc ? tocParam(toc) : null, cd_text: infoText ? parseCdInfoCdText(infoText) : null };
+  return { layout: agrees ? fromInfo : paranoiaLayout(tracks), infoText };
+}
+
+/**
+ * An audio CD in a drive as MusicBrainz identifies it: its layout (readDriveLayout), the disc id by
+ * libdiscid's rules (musicbrainzToc) and the CD-Text from `cd-info`. Null when the TOC cannot be
+ * read; the CD-Text is left out when cd-info is missing or fails.
+ */
+export async function readDriveCdIdentity(device: string, tools: CdIdentityTools, signal?: AbortSignal): Promise<AudioCdInfo | null> {
+  const read = await readDriveLayout(device, tools, signal);
+  if (!read) return null;
+  const toc = musicbrainzToc(read.layout);
+  return { musicbrainz_disc_id: toc ? musicbrainzDiscId(toc) : null, toc: toc ? tocParam(toc) : null, cd_text: read.infoText ? parseCdInfoCdText(read.infoText) : null };
 }

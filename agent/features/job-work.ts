@@ -95,7 +95,7 @@ export function jobWork(ctx: AgentContext, transcoder: Transcoder): JobWork {
       const out = result.output.files;
       // A rip that is the last stage: each output file with the title it was ripped from.
       const titles = result.titles.length === out.length ? result.titles.map((t, i) => ({ ...t, file: toShared(out[i]) })) : [];
-      emit({ type: 'job_done', command_id: cmd.id, job_id: cmd.job_id, output_path: toShared(result.output.output_path), files: out.map(toShared), raw_removed: !args.keep_original, ...(titles.length ? { titles } : {}) });
+      emit({ type: 'job_done', command_id: cmd.id, job_id: cmd.job_id, output_path: toShared(result.output.output_path), files: out.map(toShared), raw_removed: !args.keep_original, ...(titles.length ? { titles } : {}), ...(result.accuraterip ? { accuraterip: result.accuraterip } : {}) });
     } else {
       const titles = result.titles.map((t) => ({ ...t, file: toShared(t.file) }));
       emit({ type: 'rip_done', command_id: cmd.id, job_id: cmd.job_id, raw_dir: toShared(args.raw_dir), files: result.files.map(toShared), ...(titles.length ? { titles } : {}) });

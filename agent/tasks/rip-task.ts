@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { DiscInfo, RipJob, RippedTitle, Track } from '../../shared/protocol.js';
+import type { AccurateRipReport, DiscInfo, RipJob, RippedTitle, Track } from '../../shared/protocol.js';
 import type { TitleRole } from '../../shared/disc-titles.js';
 import type { DiscSource } from '../disc/image-drive.js';
 import type { Ripper } from '../tools/rippers.js';
@@ -153,6 +153,8 @@ export interface RipResult {
   titles: RippedTitle[];
   /** Set when the job ended here (no transcode stage). */
   output?: { output_path: string; files: string[] };
+  /** An audio CD's tracks checked against AccurateRip. */
+  accuraterip?: AccurateRipReport;
 }
 
 /**

@@ -105,6 +105,7 @@ export const JOB_EVENT_HANDLERS: { [T in JobEventType]: JobEventHandler<T> } = {
       {
         ...(event.streams ? { streams: event.streams } : {}),
         ...(event.episodes_guessed ? { episodes_guessed: true } : {}),
+        ...(event.accuraterip ? { accuraterip: event.accuraterip } : {}),
         output_files: event.files.map((f) => path.relative(event.output_path, f)).filter((f) => f && !f.startsWith('..')),
       },
     );

@@ -8,7 +8,7 @@
  *   they carry through every write.
  * - Corrupt JSON, or JSON that is no object, is no meta at all (null), as the spec says for the API.
  */
-import type { DiscIds, EpisodeRuntime, FileStreams, RippedTitle } from '../../shared/protocol.js';
+import type { AccurateRipReport, DiscIds, EpisodeRuntime, FileStreams, RippedTitle } from '../../shared/protocol.js';
 import type { JobMeta } from '../../shared/api-types.js';
 import { storedAlbum } from '../metadata/album-choice.js';
 
@@ -97,6 +97,7 @@ const CHECKS: { readonly [K in keyof JobMeta]-?: Check<NonNullable<JobMeta[K]> |
   retry_of: text,
   ripped_titles: listOf(isRippedTitle),
   library_folder: text,
+  accuraterip: (v) => (isObject(v) && isText(v.status) && isText(v.disc_id) && Array.isArray(v.tracks) ? (v as unknown as AccurateRipReport) : undefined),
 };
 
 /** The declared keys, as the stored JSON may name them (a JSON object may also hold "__proto__" or "constructor"). */

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { mbRelease, smallJpeg, startMusicBrainzServer, type MusicBrainzServer, type ReleaseSpec } from '../fixtures/musicbrainz-server.js';
+import { accurateRipAnswer, startAccurateRipServer, whipperChecksums, type AccurateRipServer } from '../fixtures/accuraterip-server.js';
 import { api, audioCdImage, startAgent, startCoordinator, stopAll, waitFor, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type Job, type World } from './harness.js';
 
 interface Album { artist: string; album: string; year: number | null; disc_number: number; release_id: string | null; source: string; cover_url: string | null; tracks: { number: number; title: string; recording_id: string | null }[] }
@@ -20,22 +21,31 @@ async function theCd(c: CoordinatorHandle, what = 'the CD'): Promise<NonNullable
   return d.disc!;
 }
 
+/**
+ * The test image in the AccurateRip database: track starts 0, 375, 940 and lead-out 1175 give
+ * id1 0+375+940+1175 = 0x9ba, id2 1+375*2+940*3+1175*4 = 0x204f, freedb id 0e000f03 (audio-cd.md §4).
+ */
+const AR_ENTRY = 'dBAR-003-000009ba-0000204f-0e000f03.bin';
+
 describe('audio CD image (cue sheet and raw CD-DA) to FLAC, MusicBrainz answering 503', () => {
   let w: World;
   let c: CoordinatorHandle;
   let musik: AgentHandle;
   let mb: MusicBrainzServer;
+  let ar: AccurateRipServer;
 
   before(async () => {
     mb = await startMusicBrainzServer();
     mb.mode = '503';
+    ar = await startAccurateRipServer();
     w = world();
     c = await startCoordinator(w, { MUSICBRAINZ_BASE_URL: mb.mbBase, COVERART_BASE_URL: mb.coverBase });
-    musik = await startAgent(w, c.mqttUrl, 'musik');
+    musik = await startAgent(w, c.mqttUrl, 'musik', { extra: { ACCURATERIP_BASE_URL: ar.base } });
   });
   after(async () => {
     await stopAll();
     await mb.close();
+    await ar.close();
   });
 
   it('shows the CD named by its CD-Text, with its track count, and scans its tracks from the cue sheet', async () => {
@@ -52,7 +62,10 @@ describe('audio CD image (cue sheet and raw CD-DA) to FLAC, MusicBrainz answerin
     assert.deepEqual(tracks.map((t) => [t.number, t.seconds, t.chapters]), [[1, 5, 0], [2, 7.53, 0], [3, 3.13, 0]]);
   });
 
-  it('rips every track to FLAC tagged from the CD-Text into Musik/<Artist>/<Album>, sample-exact, without a transcode stage', async () => {
+  it('rips every track to FLAC tagged from the CD-Text into Musik/<Artist>/<Album>, sample-exact, without a transcode stage, proven by AccurateRip', async () => {
+    // The database knows the disc: tracks 1 and 3 by their v2 checksums, track 2 by its v1 (whipper's numbers for the same audio).
+    const sums = whipperChecksums(path.join(musik.driveDir, 'disc.bin'), [375, 565, 235], w.root);
+    ar.entries.set(AR_ENTRY, accurateRipAnswer([{ id1: '000009ba', id2: '0000204f', freedb: '0e000f03', tracks: [{ confidence: 12, checksum: sums[0].v2 }, { confidence: 11, checksum: sums[1].v1 }, { confidence: 10, checksum: sums[2].v2 }] }]));
     const created = await api<Job>(c.url, 'POST', '/jobs', { device });
     assert.equal(created.status, 201, created.text);
     assert.equal(created.body.target_dir, path.join(w.media, 'Musik'));
@@ -61,8 +74,18 @@ describe('audio CD image (cue sheet and raw CD-DA) to FLAC, MusicBrainz answerin
     assert.equal(done.output_path, dir);
     assert.deepEqual((done.meta?.album as Album).source, 'cd-text');
     assert.equal(done.meta?.musicbrainz_disc_id, DISC_ID);
-    const files = fs.readdirSync(dir);
-    assert.deepEqual(files, ['01 - A 440.flac', '02 - E 660.flac', '03 - C 523.flac'], 'no cover without a MusicBrainz release');
+    const files = fs.readdirSync(dir).filter((f) => f.endsWith('.flac'));
+    assert.deepEqual(fs.readdirSync(dir), ['01 - A 440.flac', '02 - E 660.flac', '03 - C 523.flac', 'accuraterip.log'], 'no cover without a MusicBrainz release');
+    assert.ok(ar.requests.includes(`/accuraterip/a/b/9/${AR_ENTRY}`), `asked ${ar.requests.join(', ')}`);
+    const report = done.meta?.accuraterip as { status: string; read_offset_source: string; tracks: { number: number; status: string; confidence: number; v1: string; v2: string }[] };
+    assert.equal(report.status, 'accurate');
+    assert.equal(report.read_offset_source, 'image');
+    assert.deepEqual(report.tracks.map((t) => [t.number, t.status, t.confidence, t.v1, t.v2]), sums.map((s, i) => [i + 1, 'accurate', 12 - i, s.v1, s.v2]));
+    const log = fs.readFileSync(path.join(dir, 'accuraterip.log'), 'utf8');
+    assert.match(log, /^AccurateRip disc id 003-000009ba-0000204f-0e000f03\nread offset: none/);
+    assert.match(log, /track 02: v1 [0-9a-f]{8} v2 [0-9a-f]{8}: accurate \(confidence 11\)/);
+    const detail = await api<{ logs: { message: string }[] }>(c.url, 'GET', `/jobs/${created.body.id}/detail`);
+    assert.ok(detail.body.logs.some((l) => /track 03: .*accurate \(confidence 10\)/.test(l.message)), `the job log has each verdict: ${detail.text}`);
     const samples = files.map((f) => Number(metaflac(path.join(dir, f), '--show-total-samples')));
     assert.deepEqual(samples, [220500, 332220, 138180]);
     assert.equal(samples.reduce((a, b) => a + b, 0), fs.statSync(path.join(musik.driveDir, 'ejected', 'disc', 'disc.bin')).size / 4, 'every sample of the image is in the files');
@@ -96,7 +119,7 @@ describe('audio CD image (cue sheet and raw CD-DA) to FLAC, MusicBrainz answerin
     const done = await waitForStatus(c.url, created.body.id, ['completed']);
     const dir = path.join(w.media, 'Musik', 'Unbekannter Interpret', `Audio-CD ${DISC_ID}`);
     assert.equal(done.output_path, dir);
-    assert.deepEqual(fs.readdirSync(dir), ['01 - Titel 1.flac', '02 - Titel 2.flac', '03 - Titel 3.flac']);
+    assert.deepEqual(fs.readdirSync(dir), ['01 - Titel 1.flac', '02 - Titel 2.flac', '03 - Titel 3.flac', 'accuraterip.log']);
     assert.equal(metaflac(path.join(dir, '03 - Titel 3.flac'), '--show-tag=ARTIST', '--show-tag=ALBUM', '--show-tag=TITLE'), `ARTIST=Unbekannter Interpret\nALBUM=Audio-CD ${DISC_ID}\nTITLE=Titel 3`);
   });
 });
@@ -158,7 +181,7 @@ describe('audio CD image identified through MusicBrainz, with its front cover', 
     const dir = path.join(w.media, 'Musik', 'Die Testtöne', 'Töne - Ein Sampler (2019)');
     assert.equal(done.output_path, dir);
     assert.equal((done.meta?.album as Album).release_id, DE);
-    assert.deepEqual(fs.readdirSync(dir), ['01 - Kammerton - A 440.flac', '02 - Quinte - E 660.flac', '03 - C 523.flac', 'cover.jpg']);
+    assert.deepEqual(fs.readdirSync(dir), ['01 - Kammerton - A 440.flac', '02 - Quinte - E 660.flac', '03 - C 523.flac', 'accuraterip.log', 'cover.jpg']);
     assert.deepEqual(fs.readFileSync(path.join(dir, 'cover.jpg')), jpeg);
     assert.equal(
       metaflac(path.join(dir, '02 - Quinte - E 660.flac'), '--export-tags-to=-'),
@@ -184,7 +207,7 @@ describe('audio CD image identified through MusicBrainz, with its front cover', 
     const done = await waitForStatus(c.url, created.body.id, ['completed']);
     const dir = path.join(w.media, 'Musik', 'Die Testtöne', 'Töne - Ein Sampler (2018)');
     assert.equal(done.output_path, dir);
-    assert.deepEqual(fs.readdirSync(dir), ['01 - Kammerton - A 440.flac', '02 - Quinte - E 660.flac', '03 - C 523.flac']);
+    assert.deepEqual(fs.readdirSync(dir), ['01 - Kammerton - A 440.flac', '02 - Quinte - E 660.flac', '03 - C 523.flac', 'accuraterip.log']);
     assert.equal(metaflac(path.join(dir, '01 - Kammerton - A 440.flac'), '--show-tag=MUSICBRAINZ_ALBUMID', '--show-tag=DATE'), `MUSICBRAINZ_ALBUMID=${GB}\nDATE=2018-11-02`);
     const detail = await api<{ logs: { level: string; message: string }[] }>(c.url, 'GET', `/jobs/${created.body.id}/detail`);
     assert.ok(detail.body.logs.some((l) => l.level === 'warn' && l.message === 'no cover.jpg: the cover archive answered 404'), JSON.stringify(detail.body.logs));
@@ -211,7 +234,7 @@ describe('audio CD image identified through MusicBrainz, with its front cover', 
       await waitFor('the drive empty', async () => (await api<Device[]>(c.url, 'GET', '/devices')).body.find((x) => x.name === device && !x.disc));
     }
     assert.deepEqual(fs.readdirSync(path.join(w.media, 'Musik', 'Die Testtöne')).filter((d) => d.startsWith('Zwei')), ['Zwei Scheiben (2020)']);
-    assert.deepEqual(fs.readdirSync(dir), ['1-01 - CD1 Stück 1.flac', '1-02 - CD1 Stück 2.flac', '1-03 - CD1 Stück 3.flac', '2-01 - CD2 Stück 1.flac', '2-02 - CD2 Stück 2.flac', '2-03 - CD2 Stück 3.flac']);
+    assert.deepEqual(fs.readdirSync(dir), ['1-01 - CD1 Stück 1.flac', '1-02 - CD1 Stück 2.flac', '1-03 - CD1 Stück 3.flac', '2-01 - CD2 Stück 1.flac', '2-02 - CD2 Stück 2.flac', '2-03 - CD2 Stück 3.flac', 'accuraterip-disc1.log', 'accuraterip-disc2.log']);
     assert.equal(metaflac(path.join(dir, '2-01 - CD2 Stück 1.flac'), '--show-tag=DISCNUMBER', '--show-tag=DISCTOTAL', '--show-tag=MUSICBRAINZ_TRACKID'), `DISCNUMBER=2\nDISCTOTAL=2\nMUSICBRAINZ_TRACKID=f2e0b4d3-0000-4000-8000-000000000021`);
     // beets (Debian) imports the folder as it is (-A: no autotagger, no network) into a library of its own.
     const beets = path.join(w.root, 'beets');

@@ -289,6 +289,7 @@ export async function startAllInOne(w: World, name: string): Promise<Coordinator
     THEDISCDB_BASE_URL: 'http://127.0.0.1:9',
     MUSICBRAINZ_BASE_URL: 'http://127.0.0.1:9/ws/2',
     COVERART_BASE_URL: 'http://127.0.0.1:9',
+    ACCURATERIP_BASE_URL: 'http://127.0.0.1:9/accuraterip',
   };
   const proc = startNode('ripwerk', 'coordinator/cli-all-in-one.js', env);
   await proc.waitForLine(/Ripwerk is up/);
@@ -314,6 +315,8 @@ export async function startAgent(w: World, mqttUrl: string, name: string, opts: 
     RAW_DIR: w.raw,
     DRIVES: opts.drive === false ? 'image:' + path.join(w.root, `nodrive-${name}`) : `image:${driveDir}`,
     MAKEMKVCON: opts.makemkv ? FAKE_MAKEMKVCON : '/nonexistent/makemkvcon',
+    // AccurateRip is asked on a closed loopback port unless a test brings its database fixture.
+    ACCURATERIP_BASE_URL: 'http://127.0.0.1:9/accuraterip',
     MAKEMKV_DATA_DIR: path.join(w.root, `home-${name}`, '.MakeMKV'),
     RIPWERK_BROKER_SECRET: w.secret,
     ...opts.extra,

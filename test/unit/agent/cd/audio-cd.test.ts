@@ -89,6 +89,14 @@ describe('cdparanoia and abcde output', () => {
     const out = execFileSync('sh', ['-c', `${conf}\nprintf %s "$OUTPUTDIR"`]).toString();
     assert.equal(out, "/m/Bob's Album");
   });
+
+  it('has cdparanoia correct the drive\'s read offset, and leaves its options alone without one', () => {
+    const opts = (offset?: number): string => execFileSync('sh', ['-c', `${abcdeConfig('/m', '/r/wav', offset)}\nprintf %s "\${CDPARANOIAOPTS-unset}"`]).toString();
+    assert.equal(opts(6), '--sample-offset=6');
+    assert.equal(opts(-472), '--sample-offset=-472');
+    assert.equal(opts(0), 'unset');
+    assert.equal(opts(), 'unset');
+  });
 });
 
 function ctx(): TaskContext & { logs: string[]; pcts: number[] } {
@@ -106,8 +114,8 @@ function args(name: string, extra: Partial<RipJob> = {}): RipJob {
 
 describe('audio CD in a drive (abcde and cdparanoia stand-ins)', () => {
   const flac = path.join(root, 'one.flac');
-  execFileSync('ffmpeg', ['-v', 'error', '-nostdin', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100', '-t', '1', '-c:a', 'flac', '-y', flac]);
-  const tools: AudioCdTools = { abcde: path.join(FIXTURES_DIR, 'abcde'), cdparanoia: path.join(FIXTURES_DIR, 'cdparanoia'), ffmpeg: 'ffmpeg', metaflac: 'metaflac' };
+  execFileSync('ffmpeg', ['-v', 'error', '-nostdin', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100', '-t', '1', '-ac', '2', '-sample_fmt', 's16', '-c:a', 'flac', '-y', flac]);
+  const tools: AudioCdTools = { abcde: path.join(FIXTURES_DIR, 'abcde'), cdparanoia: path.join(FIXTURES_DIR, 'cdparanoia'), ffmpeg: 'ffmpeg', metaflac: 'metaflac', flac: 'flac', cdInfo: 'cd-info', accurateRipUrl: null, readOffsets: {} };
 
   it('scans the tracks with cdparanoia -Q', async () => {
     const tracks = await scanAudioCd({ kind: 'device', path: '/dev/sr0' }, new AbortController().signal, tools);
@@ -189,7 +197,7 @@ describe('album names and tags', () => {
 describe('audio CD with an album: names, tags and cover', () => {
   let mb: MusicBrainzServer;
   const flac = path.join(root, 'album-one.flac');
-  const tools: AudioCdTools = { abcde: path.join(FIXTURES_DIR, 'abcde'), cdparanoia: path.join(FIXTURES_DIR, 'cdparanoia'), ffmpeg: 'ffmpeg', metaflac: 'metaflac' };
+  const tools: AudioCdTools = { abcde: path.join(FIXTURES_DIR, 'abcde'), cdparanoia: path.join(FIXTURES_DIR, 'cdparanoia'), ffmpeg: 'ffmpeg', metaflac: 'metaflac', flac: 'flac', cdInfo: 'cd-info', accurateRipUrl: null, readOffsets: {} };
   const jpeg = smallJpeg();
   let closedPort = 0;
   before(async () => {
@@ -199,7 +207,7 @@ describe('audio CD with an album: names, tags and cover', () => {
     await new Promise<void>((resolve) => probe.close(() => resolve()));
     mb = await startMusicBrainzServer();
     mb.covers['rel-1'] = jpeg;
-    execFileSync('ffmpeg', ['-v', 'error', '-nostdin', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100', '-t', '1', '-metadata', 'TITLE=Track 1', '-c:a', 'flac', '-y', flac]);
+    execFileSync('ffmpeg', ['-v', 'error', '-nostdin', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100', '-t', '1', '-ac', '2', '-sample_fmt', 's16', '-metadata', 'TITLE=Track 1', '-c:a', 'flac', '-y', flac]);
   });
   after(() => mb.close());
 
@@ -261,7 +269,7 @@ describe('audio CD with an album: names, tags and cover', () => {
 });
 
 describe('cue images with data tracks', () => {
-  const tools: AudioCdTools = { abcde: 'abcde', cdparanoia: 'cdparanoia', ffmpeg: 'ffmpeg', metaflac: 'metaflac' };
+  const tools: AudioCdTools = { abcde: 'abcde', cdparanoia: 'cdparanoia', ffmpeg: 'ffmpeg', metaflac: 'metaflac', flac: 'flac', cdInfo: 'cd-info', accurateRipUrl: null, readOffsets: {} };
   const samples = (file: string): number => Number(execFileSync('metaflac', ['--show-total-samples', file]).toString().trim());
   function image(name: string, cue: string, bytes: number): string {
     const dir = path.join(root, name);
@@ -287,7 +295,7 @@ describe('cue images with data tracks', () => {
 });
 
 describe('a release of two discs', () => {
-  const tools: AudioCdTools = { abcde: 'abcde', cdparanoia: 'cdparanoia', ffmpeg: 'ffmpeg', metaflac: 'metaflac' };
+  const tools: AudioCdTools = { abcde: 'abcde', cdparanoia: 'cdparanoia', ffmpeg: 'ffmpeg', metaflac: 'metaflac', flac: 'flac', cdInfo: 'cd-info', accurateRipUrl: null, readOffsets: {} };
   const disc = (n: number): AlbumInfo => ({
     ...ALBUM, disc_number: n, disc_total: 2, release_id: 'rel-2cd', cover_url: null,
     tracks: [1, 2, 3].map((t) => ({ number: t, title: `CD${n} Titel ${t}`, artist: null, recording_id: `r${n}${t}`, track_id: `t${n}${t}` })),

@@ -3,11 +3,11 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { XMLBuilder } from 'fast-xml-parser';
 import { exists } from './fs-exists.js';
+import { fetchPoster, POSTER_FETCH_FAILED, type PosterFetchOptions } from './poster-fetch.js';
 import type { LibraryInfo } from './protocol.js';
+import type { ResolveAll, TargetPolicy } from './target-rules.js';
 
 const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', format: true, indentBy: '  ', suppressEmptyNode: true, suppressBooleanAttributes: false });
-const POSTER_TIMEOUT_MS = 15_000;
-const POSTER_MAX_BYTES = 10 * 1024 * 1024;
 
 /**
  * Characters XML 1.0 does not allow in text (the C0 controls but tab, line feed and carriage return;
@@ -109,23 +109,32 @@ export async function writeFileReplacing(file: string, data: string | Uint8Array
 }
 
 /**
- * Downloads a poster to dest; refuses what is not an image or is too big, counting the bytes as they
- * arrive (a huge answer is cut off at the cap, not read whole first).
+ * Downloads a poster to dest by the poster fetch every Ripwerk fetch of a foreign poster uses
+ * (poster-fetch.ts): capped while the bytes arrive, an image by its first bytes, and, with a policy,
+ * the address checked by the webhook target rules when the fetch connects to it (a name that resolves
+ * to loopback then is refused, DNS rebinding included). Every failure throws the one wording of
+ * POSTER_FETCH_FAILED: the job log is read through the API too.
  */
-export async function downloadPoster(url: string, dest: string): Promise<void> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(POSTER_TIMEOUT_MS) });
-  if (!res.ok) throw new Error(`the poster server answered ${res.status}`);
-  const type = res.headers.get('content-type') ?? '';
-  if (!type.startsWith('image/')) throw new Error(`the poster is not an image (${type || 'no content type'})`);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of res.body ?? []) {
-    size += (chunk as Uint8Array).length;
-    if (size > POSTER_MAX_BYTES) throw new Error(`the poster has more than ${POSTER_MAX_BYTES} bytes`);
-    chunks.push(chunk as Uint8Array);
+export async function downloadPoster(url: string, dest: string, opts: PosterFetchOptions): Promise<void> {
+  let data: Buffer;
+  try {
+    ({ data } = await fetchPoster(url, opts));
+  } catch {
+    throw new Error(`the poster from ${URL.canParse(url) ? new URL(url).hostname : 'its URL'} could not be fetched (${POSTER_FETCH_FAILED})`);
   }
-  if (size === 0) throw new Error('the poster has 0 bytes');
-  await writeFileReplacing(dest, Buffer.concat(chunks));
+  await writeFileReplacing(dest, data);
+}
+
+/** The rule for the address of a poster fetch: none on the configured image server, else the webhook target rules. */
+export function posterPolicy(info: Pick<LibraryInfo, 'poster_policy'>, ownPort: number | null): TargetPolicy | null {
+  if (info.poster_policy === null) return null;
+  return { allowPrivate: info.poster_policy?.allow_private === true, ownPort };
+}
+
+/** What a writer of library files may add: this coordinator's API port (never a poster source), and a resolver for tests. */
+export interface LibraryFilesOptions {
+  ownPort?: number | null;
+  lookup?: ResolveAll;
 }
 
 export interface LibraryFilesResult {
@@ -140,7 +149,7 @@ export interface LibraryFilesResult {
  * planted at either name is replaced, never written through; the folder itself was checked by whoever
  * planned it (planOutput on a worker, the correction on the coordinator).
  */
-export async function writeLibraryFiles(outputDir: string, info: LibraryInfo, log: (level: 'info' | 'warn', text: string) => void): Promise<LibraryFilesResult> {
+export async function writeLibraryFiles(outputDir: string, info: LibraryInfo, log: (level: 'info' | 'warn', text: string) => void, opts: LibraryFilesOptions = {}): Promise<LibraryFilesResult> {
   const dir = info.kind === 'series' ? path.dirname(outputDir) : outputDir;
   const nfo = path.join(dir, info.kind === 'series' ? 'tvshow.nfo' : 'movie.nfo');
   if (info.kind === 'series' && (await exists(nfo))) {
@@ -153,7 +162,7 @@ export async function writeLibraryFiles(outputDir: string, info: LibraryInfo, lo
   if (info.poster_url) {
     const poster = path.join(dir, 'poster.jpg');
     try {
-      await downloadPoster(info.poster_url, poster);
+      await downloadPoster(info.poster_url, poster, { policy: posterPolicy(info, opts.ownPort ?? null), lookup: opts.lookup });
       written.push(poster);
     } catch (err) {
       log('warn', `poster not saved: ${(err as Error).message}`);

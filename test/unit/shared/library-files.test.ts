@@ -1,8 +1,15 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { nfoXml, scraperUrl, xmlText } from '../../../shared/library-files.js';
+import { nfoXml, scraperUrl, writeLibraryFiles, xmlText } from '../../../shared/library-files.js';
+import { POSTER_FETCH_FAILED } from '../../../shared/poster-fetch.js';
 import type { LibraryInfo } from '../../../shared/protocol.js';
+import type { ResolveAll } from '../../../shared/target-rules.js';
 
 const info = (over: Partial<LibraryInfo> = {}): LibraryInfo => ({
   profile: 'jellyfin',
@@ -116,5 +123,84 @@ describe('nfo files as Jellyfin and Kodi read them (issue 39)', () => {
     const emby = readNfo(nfoXml(info({ profile: 'emby' }))).doc.movie;
     assert.equal(emby.uniqueid, undefined);
     assert.equal(emby.tmdbid, '949');
+  });
+});
+
+describe('poster.jpg fetched under the address rules (issue 42)', () => {
+  const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46, 0, 1, 0xff, 0xd9]);
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-poster-jpg-'));
+  let server: http.Server;
+  let port = 0;
+  let requests = 0;
+  let folders = 0;
+  before(async () => {
+    server = http.createServer((req, res) => {
+      requests++;
+      if (req.url === '/poster.jpg') {
+        res.writeHead(200, { 'content-type': 'image/jpeg' });
+        res.end(JPEG);
+      } else if (req.url === '/page.html') {
+        res.writeHead(200, { 'content-type': 'image/jpeg' });
+        res.end('<html>router login</html>');
+      } else {
+        res.writeHead(404);
+        res.end();
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  after(() => {
+    server.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  /** A name that resolves to loopback at fetch time (it did not, or elsewhere, when the poster was chosen). */
+  const rebound: ResolveAll = (_host, _options, callback) => callback(null, [{ address: '127.0.0.1', family: 4 }]);
+
+  async function write(over: Partial<LibraryInfo>, opts: Parameters<typeof writeLibraryFiles>[3] = {}): Promise<{ files: string[]; logs: string[] }> {
+    const dir = path.join(root, `Movie ${++folders}`);
+    fs.mkdirSync(dir);
+    const logs: string[] = [];
+    const r = await writeLibraryFiles(dir, info({ poster_url: `http://poster.rebind.example:${port}/poster.jpg`, ...over }), (_level, text) => void logs.push(text), { lookup: rebound, ...opts });
+    return { files: r.written.map((f) => path.basename(f)), logs };
+  }
+
+  it('refuses a poster whose name resolves to loopback when the fetch connects, and one given as a loopback address', async () => {
+    const before = requests;
+    const rebinding = await write({ poster_policy: { allow_private: false } });
+    assert.deepEqual(rebinding.files, ['movie.nfo']);
+    assert.ok(rebinding.logs.includes(`poster not saved: the poster from poster.rebind.example could not be fetched (${POSTER_FETCH_FAILED})`), rebinding.logs.join('\n'));
+    assert.deepEqual((await write({ poster_url: `http://127.0.0.1:${port}/poster.jpg`, poster_policy: { allow_private: false } })).files, ['movie.nfo']);
+    // An older coordinator sends no poster_policy: the rules apply without allowPrivateWebhooks.
+    assert.deepEqual((await write({ poster_policy: undefined })).files, ['movie.nfo']);
+    assert.equal(requests, before, 'nothing reached the loopback server');
+  });
+
+  it('fetches it with allowPrivateWebhooks, or from the configured image server, but never from this coordinator\'s own port', async () => {
+    assert.deepEqual((await write({ poster_policy: { allow_private: true } })).files, ['movie.nfo', 'poster.jpg']);
+    const before = requests;
+    // At once after it, under the strict rules: no kept-alive connection of that fetch skips the check.
+    assert.deepEqual((await write({ poster_policy: { allow_private: false } })).files, ['movie.nfo']);
+    assert.deepEqual((await write({ poster_policy: { allow_private: true } }, { ownPort: port })).files, ['movie.nfo']);
+    assert.equal(requests, before);
+    assert.deepEqual((await write({ poster_url: `http://127.0.0.1:${port}/poster.jpg`, poster_policy: null })).files, ['movie.nfo', 'poster.jpg']);
+  });
+
+  it('says the same for a 404, an answer that is no image and a closed port, in the job log the API serves', async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const s = http.createServer();
+      s.listen(0, '127.0.0.1', () => {
+        const p = (s.address() as AddressInfo).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const lines: string[] = [];
+    for (const url of [`http://127.0.0.1:${port}/missing.jpg`, `http://127.0.0.1:${port}/page.html`, `http://127.0.0.1:${closed}/poster.jpg`]) {
+      const r = await write({ poster_url: url, poster_policy: null });
+      assert.deepEqual(r.files, ['movie.nfo']);
+      lines.push(...r.logs.filter((l) => l.startsWith('poster not saved')));
+    }
+    assert.deepEqual(lines, Array(3).fill(`poster not saved: the poster from 127.0.0.1 could not be fetched (${POSTER_FETCH_FAILED})`));
   });
 });

@@ -208,6 +208,7 @@ const libraryInfoSchema = z.looseObject({
   year,
   overview: z.nullable(text(LOG_MESSAGE_LIMIT)),
   poster_url: z.nullable(text(4096)),
+  poster_policy: z.optional(z.nullable(z.object({ allow_private: z.boolean() }))),
   tmdb_id: z.nullable(int()),
   imdb_id: z.nullable(shortText),
 });

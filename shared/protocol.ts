@@ -385,6 +385,14 @@ export interface LibraryInfo {
   overview: string | null;
   /** Absolute URL of the poster to download, or null. */
   poster_url: string | null;
+  /**
+   * The rule for the address the poster fetch connects to (issue 42): null for a poster on the
+   * configured image server (TMDB_IMAGE_BASE_URL, fetched wherever the admin put it, as the
+   * coordinator's poster cache does); else the webhook target rules, loopback, link-local and this
+   * machine's addresses allowed only with the setting allowPrivateWebhooks. Missing (an older
+   * coordinator): the rules without that setting.
+   */
+  poster_policy?: { allow_private: boolean } | null;
   tmdb_id: number | null;
   imdb_id: string | null;
 }

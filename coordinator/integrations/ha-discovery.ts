@@ -15,6 +15,18 @@ const TICK_MS = 3000;
 /** node_id and object_id may hold [a-zA-Z0-9_-] only. */
 export const objectId = haId;
 
+/**
+ * The entity id Home Assistant should give an entity, `<component>.<object id>`, as the discovery key
+ * `default_entity_id` wants it: Home Assistant 2025.10 deprecated `object_id` for it and ignores
+ * `object_id` from 2026.4. Written already valid by Home Assistant's entity id rule (lower case
+ * a-z, 0-9 and "_", no "_" at either end and never two in a row), so nothing depends on how Home
+ * Assistant would mend an invalid one.
+ */
+export function defaultEntityId(component: 'sensor' | 'binary_sensor' | 'button', id: string): string {
+  const slug = id.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/_+/g, '_').replace(/^_|_$/g, '');
+  return `${component}.${slug || 'ripwerk'}`;
+}
+
 export interface DiscoveryMessage {
   topic: string;
   payload: Record<string, unknown>;
@@ -38,7 +50,7 @@ export function agentConfigs(prefix: string, agent: Pick<AgentEntry, 'node' | 'n
       payload: {
         name: 'Online',
         unique_id: `ripwerk_${id}_online`,
-        object_id: `ripwerk_${id}_online`,
+        default_entity_id: defaultEntityId('binary_sensor', `ripwerk_${id}_online`),
         state_topic: topics.agentStatus(agent.node),
         value_template: '{{ value_json.state }}',
         payload_on: 'online',
@@ -66,7 +78,7 @@ export function driveConfigs(prefix: string, agent: Pick<AgentEntry, 'node' | 'n
   const common = { availability: availability(agent.node), device };
   const sensor = (key: string, extra: Record<string, unknown>): DiscoveryMessage => ({
     topic: `${prefix}/sensor/ripwerk_${node}/${objectId(drive.drive)}_${key}/config`,
-    payload: { unique_id: `ripwerk_${base}_${key}`, object_id: `ripwerk_${base}_${key}`, state_topic: state, ...extra, ...common },
+    payload: { unique_id: `ripwerk_${base}_${key}`, default_entity_id: defaultEntityId('sensor', `ripwerk_${base}_${key}`), state_topic: state, ...extra, ...common },
   });
   return [
     sensor('disc_title', { name: 'Disc', value_template: "{{ value_json.disc_title | default('keine Disc', true) }}", json_attributes_topic: state, json_attributes_template: "{{ {'year': value_json.disc_year, 'type': value_json.disc_type, 'job': value_json.job_id} | tojson }}", icon: 'mdi:disc' }),
@@ -75,7 +87,7 @@ export function driveConfigs(prefix: string, agent: Pick<AgentEntry, 'node' | 'n
     sensor('job_eta', { name: 'Fertig um', value_template: "{{ value_json.eta | default(None) }}", device_class: 'timestamp' }),
     {
       topic: `${prefix}/button/ripwerk_${node}/${objectId(drive.drive)}_eject/config`,
-      payload: { name: 'Auswerfen', unique_id: `ripwerk_${base}_eject`, object_id: `ripwerk_${base}_eject`, command_topic: haTopics.eject(agent.node, drive.drive), payload_press: 'EJECT', qos: 1, retain: false, icon: 'mdi:eject', ...common },
+      payload: { name: 'Auswerfen', unique_id: `ripwerk_${base}_eject`, default_entity_id: defaultEntityId('button', `ripwerk_${base}_eject`), command_topic: haTopics.eject(agent.node, drive.drive), payload_press: 'EJECT', qos: 1, retain: false, icon: 'mdi:eject', ...common },
     },
   ];
 }

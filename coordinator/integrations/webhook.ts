@@ -2,7 +2,7 @@ import type { NotificationOutcome } from '../../shared/api-types.js';
 import type { Logger } from '../../shared/log.js';
 import type { JobRow } from '../jobs/jobs-store.js';
 import type { SettingsStore } from '../system/settings-store.js';
-import { sendToTarget, TargetRefused, type TargetPolicy } from './webhook-target.js';
+import { sendToTarget, TargetRefused, type TargetPolicy } from '../../shared/target-rules.js';
 
 export type WebhookKind = 'discord' | 'slack' | 'ntfy' | 'generic';
 export const WEBHOOK_KINDS: readonly string[] = ['auto', 'discord', 'slack', 'ntfy', 'generic'];
@@ -85,7 +85,7 @@ export class WebhookError extends Error {
 /**
  * Tells the household when a job ends, through the webhookUrl setting. A failing target is logged
  * (without the URL: it holds the target's token) and never touches the job. The target is checked
- * at connect time (webhook-target.ts): no loopback, link-local or own address unless
+ * at connect time (shared/target-rules.ts): no loopback, link-local or own address unless
  * allowPrivateWebhooks, never this API, no redirects.
  */
 export class Notifier {

@@ -9,7 +9,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { exists } from '../../shared/fs-exists.js';
-import { writeLibraryFiles } from '../../shared/library-files.js';
+import { writeLibraryFiles, type LibraryFilesOptions } from '../../shared/library-files.js';
 import { writeStaysWithin } from '../../shared/media-paths.js';
 import { movieFolderName, seasonFolder, seriesFolderName } from '../../shared/output-name.js';
 import type { LibraryInfo } from '../../shared/protocol.js';
@@ -119,13 +119,13 @@ export async function applyCorrection(plan: CorrectionPlan, series: boolean): Pr
 }
 
 /** Writes the nfo and poster for the corrected output; a failure is a log line, not a failed correction. */
-export async function rewriteLibraryFiles(dir: string, info: LibraryInfo | null, log: (level: 'info' | 'warn', text: string) => void): Promise<void> {
+export async function rewriteLibraryFiles(dir: string, info: LibraryInfo | null, log: (level: 'info' | 'warn', text: string) => void, opts: LibraryFilesOptions = {}): Promise<void> {
   if (!info) return;
   // A correction replaces the series metadata too: the old tvshow.nfo described another title.
   const nfo = path.join(info.kind === 'series' ? path.dirname(dir) : dir, info.kind === 'series' ? 'tvshow.nfo' : 'movie.nfo');
   if (info.kind === 'series') await fs.rm(nfo, { force: true });
   try {
-    await writeLibraryFiles(dir, info, log);
+    await writeLibraryFiles(dir, info, log, opts);
   } catch (err) {
     log('warn', `media-server files not written: ${(err as Error).message}`);
   }

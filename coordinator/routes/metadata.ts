@@ -10,7 +10,7 @@ import { isPosterPath, libraryInfo } from '../library/library-info.js';
 import { applyCorrection, planCorrection, rewriteLibraryFiles } from '../library/library-correction.js';
 import { identityMeta, type DiscIdentity } from '../metadata/disc-identity.js';
 import { withMovieRuntime } from '../metadata/chain.js';
-import { checkTarget } from '../integrations/webhook-target.js';
+import { checkTarget } from '../../shared/target-rules.js';
 import type { JobRow } from '../jobs/jobs-store.js';
 
 const SOURCES = ['tmdb', 'jikan', 'omdb', 'manual'];
@@ -47,7 +47,8 @@ async function correctFinishedJob(ctx: AppContext, job: JobRow, identity: DiscId
   const season = series ? (identity.kind === 'series' && identity.season !== null ? identity.season : meta.season) : meta.season;
   ctx.jobs.update(job.id, { title: identity.title, output_path: plan.toDir }, { ...identityMeta(identity), year: identity.year, output_files: plan.files, ...(series ? { series: identity.title, season } : {}) });
   const updated = ctx.jobs.get(job.id) as JobRow;
-  await rewriteLibraryFiles(plan.toDir, libraryInfo(updated, ctx.settings.all(), ctx.config.tmdbImageBaseUrl), (level, text) => ctx.jobs.addLog(job.id, level, text));
+  // The coordinator fetches this poster itself: its own API port is never a poster source either.
+  await rewriteLibraryFiles(plan.toDir, libraryInfo(updated, ctx.settings.all(), ctx.config.tmdbImageBaseUrl), (level, text) => ctx.jobs.addLog(job.id, level, text), { ownPort: ctx.notifier.policy().ownPort });
   ctx.jobs.addLog(job.id, 'info', `library corrected: ${plan.fromDir} → ${plan.toDir} (${plan.files.length} file(s) renamed)`);
   ctx.library.jobEnded(updated);
   return { from: plan.fromDir, to: plan.toDir, files: plan.files };

@@ -5,7 +5,7 @@ import { HttpError, mediaDir, objectBody } from '../http/errors.js';
 import { MEDIA_SERVER_KINDS } from '../integrations/library-refresh.js';
 import { WEBHOOK_KINDS } from '../integrations/webhook.js';
 import { keepKeyForHost, SECRET_MASK, SECRET_SETTINGS, SettingsError, URL_SETTINGS, isSettingName, restoreMaskedUrl, validateSetting, type Settings } from '../system/settings-store.js';
-import { checkTarget } from '../integrations/webhook-target.js';
+import { checkTarget } from '../../shared/target-rules.js';
 import { checkMirrorFolder } from '../metadata/thediscdb/mirror.js';
 import { haPrefixProblem } from '../mqtt/topic-rights.js';
 

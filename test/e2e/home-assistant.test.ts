@@ -77,6 +77,8 @@ describe('Home Assistant MQTT discovery', () => {
     for (const [, m] of configs()) {
       const p = JSON.parse(m.payload) as Record<string, unknown>;
       assert.ok(p.unique_id && p.device && p.name);
+      assert.equal('object_id' in p, false, 'object_id is ignored from Home Assistant 2026.4');
+      assert.match(String(p.default_entity_id), /^(binary_sensor|sensor|button)\.ripwerk_[a-z0-9_]+$/);
     }
     // A late subscriber (Home Assistant restarting) gets them as retained messages.
     const late = await subscriber(c.mqttUrl, login, ['homeassistant/#']);

@@ -158,6 +158,9 @@ describe('metadata: lookup on insert, search, status, seasons, correction, libra
     assert.match(nfo, /<year>1995<\/year>/);
     assert.match(nfo, /<plot>Ein Profi-Räuber und ein Cop.<\/plot>/);
     assert.match(nfo, /<uniqueid type="tmdb" default="true">949<\/uniqueid>/);
+    // A hybrid nfo (issue 39): Kodi's scraper reads the id from the line after the XML; no <thumb>, no invented date.
+    assert.match(nfo, /<\/movie>\nhttps:\/\/www\.themoviedb\.org\/movie\/949\n$/);
+    assert.doesNotMatch(nfo, /<thumb|<premiered/);
     const poster = fs.readFileSync(path.join(dir, 'poster.jpg'));
     assert.deepEqual(poster.subarray(0, POSTER_JPEG.length), POSTER_JPEG);
     assert.equal(poster.subarray(POSTER_JPEG.length).toString(), '/images/w500/poster949.jpg');
@@ -217,6 +220,7 @@ describe('metadata: lookup on insert, search, status, seasons, correction, libra
     assert.deepEqual(fs.readdirSync(seasonDir).sort(), ['Breaking Bad - S01E01.mkv', 'Breaking Bad - S01E02.mkv']);
     const nfo = path.join(w.media, 'Serien', 'Breaking Bad', 'tvshow.nfo');
     assert.match(fs.readFileSync(nfo, 'utf8'), /<tvshow>[\s\S]*<uniqueid type="tmdb" default="true">1396<\/uniqueid>/);
+    assert.match(fs.readFileSync(nfo, 'utf8'), /<episodeguide>\{&quot;tmdb&quot;:&quot;1396&quot;[^<]*\}<\/episodeguide>[\s\S]*<\/tvshow>\nhttps:\/\/www\.themoviedb\.org\/tv\/1396\n$/);
     const detail = await api<{ logs: { message: string }[] }>(c.url, 'GET', `/jobs/${created.body.id}/detail`);
     assert.ok(detail.body.logs.some((l) => /season 1 has 4 episodes/.test(l.message)));
     seriesJob = created.body.id;

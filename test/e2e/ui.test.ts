@@ -83,7 +83,8 @@ describe('web UI in Chromium', () => {
     meta = await startMetadataServer(catalogue);
     w = world();
     if (isRoot) samba = await startSamba(await freePort());
-    c = await startCoordinator(w, { TMDB_BASE_URL: meta.tmdbBase, OMDB_BASE_URL: meta.omdbBase, JIKAN_BASE_URL: meta.jikanBase, TMDB_IMAGE_BASE_URL: meta.imageBase, ...fake.env() });
+    // npm start's defaults: everything under ./.data (DATA_DIR .data/state, MEDIA_ROOT .data/media), a dot-folder the posters must not trip on.
+    c = await startCoordinator(w, { DATA_DIR: path.join(w.root, '.data', 'state'), TMDB_BASE_URL: meta.tmdbBase, OMDB_BASE_URL: meta.omdbBase, JIKAN_BASE_URL: meta.jikanBase, TMDB_IMAGE_BASE_URL: meta.imageBase, ...fake.env() });
     agent = await startAgent(w, c.mqttUrl, 'flur');
     base = `http://127.0.0.1:${c.port}`;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });

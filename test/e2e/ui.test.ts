@@ -163,6 +163,21 @@ describe('web UI in Chromium', () => {
     assert.equal(await dialog.getByTestId('title-2').isChecked(), false, 'the 15 s title is not');
     assert.equal(await dialog.getByTestId('target-dir').inputValue(), path.join(w.media, 'Filme'));
     await shoot('rip-dialog');
+    // Issue 38: "Serie" ticked takes the series folder and the identified title as the series name.
+    await dialog.getByTestId('is-series').check();
+    assert.equal(await dialog.getByTestId('series-name').inputValue(), 'Heat');
+    assert.equal(await dialog.getByTestId('target-dir').inputValue(), path.join(w.media, 'Serien'));
+    await shoot('rip-dialog-series');
+    // The movies folder for a series is refused before anything is sent, and by the server as well.
+    await dialog.getByRole('button', { name: 'Filme', exact: true }).click();
+    await dialog.getByTestId('rip-start').click();
+    await dialog.getByRole('alert').filter({ hasText: `Eine Serie gehört in den Serienordner (${path.join(w.media, 'Serien')}), nicht in den Filmordner (${path.join(w.media, 'Filme')}).` }).waitFor();
+    await shoot('rip-dialog-series-refused');
+    const refused = await api(c.url, 'POST', '/jobs', { device, series: 'Heat', season: 1, target_dir: path.join(w.media, 'Filme') });
+    assert.equal(refused.status, 400);
+    assert.match(refused.text, /a series goes to the series folder .*Serien, not into the movies folder .*Filme/);
+    await dialog.getByTestId('is-series').uncheck();
+    assert.equal(await dialog.getByTestId('target-dir').inputValue(), path.join(w.media, 'Filme'));
     await dialog.getByTestId('rip-start').click();
     await page.getByText(/Auftrag für „Heat“ gestartet/).waitFor();
   });

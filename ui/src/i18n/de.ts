@@ -139,6 +139,7 @@ export const de = {
   'wizard.languages.text': 'Welche Tonspuren und Untertitel die fertigen Dateien behalten, als Sprachcodes nach ISO 639-2 (deu, eng, fra …) in der gewünschten Reihenfolge: die erste gefundene wird die Standardspur. Raumklang (AC-3, DTS, TrueHD) bleibt unverändert.',
   'rip.name': 'Name',
   'rip.isSeries': 'Serie',
+  'rip.seriesInMovies': 'Eine Serie gehört in den Serienordner ({series}), nicht in den Filmordner ({movies}).',
   'rip.series': 'Serie',
   'rip.season': 'Staffel',
   'rip.episodes': 'Folgen: {list}',

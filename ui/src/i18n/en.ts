@@ -138,6 +138,7 @@ export const en: Record<MessageKey, string> = {
   'wizard.languages.text': 'Which audio tracks and subtitles the finished files keep, as ISO 639-2 language codes (deu, eng, fra …) in the order you prefer: the first one found becomes the default track. Surround sound (AC-3, DTS, TrueHD) is kept as it is.',
   'rip.name': 'Name',
   'rip.isSeries': 'Series',
+  'rip.seriesInMovies': 'A series belongs in the series folder ({series}), not in the movies folder ({movies}).',
   'rip.series': 'Series',
   'rip.season': 'Season',
   'rip.episodes': 'Episodes: {list}',

@@ -271,4 +271,28 @@ describe('metadata: lookup on insert, search, status, seasons, correction, libra
     assert.equal(job.body.output_path, season);
     assert.equal(job.body.meta?.series, 'Better Call Saul');
   });
+
+  it('corrects a finished job by hand with every lookup service down: title, year, series and season typed, checked, renamed (issue 38)', async () => {
+    await meta.close();
+    const bad: [Record<string, unknown>, RegExp][] = [
+      [{ job_id: seriesJob, series: 'x'.repeat(1001), season: 1 }, /series must be a text of at most 1000 characters/],
+      [{ job_id: seriesJob, series: '   ', season: 1 }, /title is required/],
+      [{ job_id: seriesJob, series: 'Saul', season: 1000 }, /season must be a whole number from 0 to 999/],
+      [{ job_id: heatJob, title: 'Heat', year: 1869 }, /year must be a whole number from 1870 to 2100/],
+      [{ job_id: seriesJob, series: 'Saul', title: 'Other', season: 1 }, /give the series name once/],
+      [{ job_id: seriesJob, series: 'Saul', kind: 'movie' }, /kind must be series or left out/],
+    ];
+    for (const [body, reason] of bad) {
+      const r = await api(c.url, 'POST', '/metadata/override', body);
+      assert.equal(r.status, 400, JSON.stringify(body).slice(0, 80));
+      assert.match(r.text, reason);
+    }
+    const r = await api<{ renamed: { to: string; files: string[] } }>(c.url, 'POST', '/metadata/override', { job_id: seriesJob, series: 'Saul Handgetippt', season: 3 });
+    assert.equal(r.status, 200, r.text);
+    const season = path.join(w.media, 'Serien', 'Saul Handgetippt', 'Season 03');
+    assert.deepEqual(r.body.renamed.files, ['Saul Handgetippt - S03E01.mkv', 'Saul Handgetippt - S03E02.mkv']);
+    assert.deepEqual(fs.readdirSync(season).sort(), ['Saul Handgetippt - S03E01.mkv', 'Saul Handgetippt - S03E02.mkv']);
+    const job = await api<Job>(c.url, 'GET', `/jobs/${seriesJob}`);
+    assert.deepEqual([job.body.title, job.body.meta?.series, job.body.meta?.season], ['Saul Handgetippt', 'Saul Handgetippt', 3]);
+  });
 });

@@ -240,6 +240,32 @@ describe('web UI in Chromium', () => {
     await shoot('metadata-job');
   });
 
+  it('corrects a finished job by hand with the lookups unreachable: title and year typed, folder renamed (issue 38)', async () => {
+    // The browser reaches no lookup (search and status fail); the correction needs none.
+    const searched: string[] = [];
+    const down = (route: Route) => {
+      searched.push(route.request().url());
+      return route.fulfill({ status: 502, contentType: 'text/plain', body: 'TMDB: connect ECONNREFUSED' });
+    };
+    await page.route('**/api/metadata/search**', down);
+    await page.route('**/api/metadata/status', down);
+    await nav('Aufträge');
+    await page.locator('li.job', { hasText: 'Heat Wave' }).first().getByTestId('job-correct').click();
+    const form = page.getByTestId('meta-manual');
+    await form.getByTestId('manual-title').fill('Heat von Hand');
+    await form.getByTestId('manual-year').fill('1996');
+    await shoot('metadata-manual');
+    await form.getByTestId('manual-apply').click();
+    const to = path.join(w.media, 'Filme', 'Heat von Hand (1996)');
+    await page.getByText(`„Heat von Hand“ liegt jetzt in ${to}.`).waitFor();
+    assert.ok(fs.existsSync(path.join(to, 'Heat von Hand (1996).mkv')));
+    assert.equal(fs.existsSync(path.join(w.media, 'Filme', 'Heat Wave (2009)')), false);
+    assert.ok(searched.every((u) => !u.includes('/search')), 'no search was needed');
+    await shoot('metadata-manual-done');
+    await page.unroute('**/api/metadata/search**', down);
+    await page.unroute('**/api/metadata/status', down);
+  });
+
   it('shows the languages of a two-language disc in the rip dialog, sends the choice, and lists the kept streams', async () => {
     for (const f of fs.readdirSync(agent.driveDir)) if (f.endsWith('.iso')) fs.rmSync(path.join(agent.driveDir, f));
     insertDisc(agent.driveDir, multiLangImage('ZWEI_SPRACHEN', 12));

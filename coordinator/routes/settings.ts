@@ -8,6 +8,18 @@ import { keepKeyForHost, SECRET_MASK, SECRET_SETTINGS, SettingsError, URL_SETTIN
 import { checkTarget } from '../integrations/webhook-target.js';
 import { checkMirrorFolder } from '../metadata/thediscdb/mirror.js';
 import { haPrefixProblem } from '../mqtt/topic-rights.js';
+import { presetRefusal, type PresetLists } from '../workers/preset-check.js';
+import { keyRefusal } from '../system/setting-live-checks.js';
+
+/** Every known worker's last reported presets (an offline worker keeps the list it sent last). */
+export function presetLists(ctx: AppContext): PresetLists[] {
+  return ctx.fleet.list().map((a) => ({
+    name: a.name,
+    online: a.online,
+    presets: (a.status?.capabilities?.presets ?? []).flatMap((c) => c.presets),
+    encoders: a.status?.capabilities?.encoders ?? [],
+  }));
+}
 
 /** /settings: the key-value settings; secrets are shown masked and a masked value sent back keeps the stored one. */
 export function settingsRouter(ctx: AppContext): Router {
@@ -64,6 +76,18 @@ export function settingsRouter(ctx: AppContext): Router {
     if (values.thediscdbMirror) {
       const reason = await checkMirrorFolder(values.thediscdbMirror);
       if (reason) throw new HttpError(400, reason);
+    }
+    // A preset no worker knows fails every later job after its rip: it is refused now (issue 38).
+    if (values.transcodePreset !== undefined && values.transcodePreset !== ctx.settings.get('transcodePreset')) {
+      const refusal = presetRefusal(values.transcodePreset, presetLists(ctx));
+      if (refusal) throw new HttpError(400, refusal.text, refusal.code, refusal.params);
+    }
+    // Keys are tried with their service before they replace the stored one.
+    for (const name of ['tmdbApiKey', 'omdbApiKey'] as const) {
+      const key = values[name];
+      if (key === undefined || key === ctx.settings.get(name)) continue;
+      const refusal = await keyRefusal(name, key, { tmdb: ctx.config.tmdbBaseUrl, tmdbImages: ctx.config.tmdbImageBaseUrl, omdb: ctx.config.omdbBaseUrl });
+      if (refusal) throw new HttpError(400, refusal.text, refusal.code, refusal.params);
     }
     ctx.settings.set(values);
     if (values.thediscdbMirror !== undefined) void ctx.metadata.mirror.refresh();

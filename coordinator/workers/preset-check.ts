@@ -1,4 +1,5 @@
 import { SETTING_DEFAULTS } from '../system/settings-store.js';
+import { HANDBRAKE_BUILTIN_PRESETS } from './handbrake-builtin-presets.js';
 import { PRESET_CHOICES, recommendPreset } from './preset-recommendation.js';
 
 /** A worker as the preset check sees it: whether it is online and the presets it reported last. */
@@ -16,9 +17,9 @@ export interface PresetRefusal {
   params: Record<string, string>;
 }
 
-/** The names Ripwerk itself knows to be HandBrake's built-in presets (the recommendation lists and the default). */
+/** The names Ripwerk itself knows to be HandBrake's built-in presets (HandBrakeCLI 1.6.1's list, the recommendation lists, the default). */
 export function builtInPresets(): Set<string> {
-  return new Set([SETTING_DEFAULTS.transcodePreset, ...Object.values(PRESET_CHOICES).flatMap((list) => list.map((c) => c.preset))]);
+  return new Set([SETTING_DEFAULTS.transcodePreset, ...HANDBRAKE_BUILTIN_PRESETS, ...Object.values(PRESET_CHOICES).flatMap((list) => list.map((c) => c.preset))]);
 }
 
 /**
@@ -50,10 +51,9 @@ export function presetRefusal(preset: string, workers: PresetLists[]): PresetRef
     };
   }
   if (builtInPresets().has(preset)) return null;
-  const known = [...builtInPresets()].join(', ');
   return {
     code: 'presetNoLists',
-    params: { preset, known },
-    text: `transcodePreset "${preset}" cannot be checked: no worker has reported its preset list yet, so only HandBrake's built-in names Ripwerk knows are taken (${known})`,
+    params: { preset },
+    text: `transcodePreset "${preset}" cannot be checked: no worker has reported its preset list yet, so only HandBrake's built-in preset names are taken (HandBrakeCLI --preset-list)`,
   };
 }

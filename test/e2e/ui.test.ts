@@ -367,9 +367,30 @@ describe('web UI in Chromium', () => {
     await shoot('storage');
     await nav('System');
     await page.getByRole('heading', { name: 'Einstellungen' }).waitFor();
-    await page.locator('input[name="transcodePreset"]').waitFor();
+    await page.locator('select[name="transcodePreset"]').waitFor();
     await shoot('system');
     await waitFor('every screenshot', async () => fs.readdirSync(SHOTS).filter((f) => f.startsWith('de-')).length >= 20 || undefined, 5000);
+  });
+
+  it('offers the workers\' presets with the recommendation, and refuses a preset typo in German (issue 38)', async () => {
+    await nav('System');
+    const select = page.getByTestId('preset-select');
+    await select.locator('option', { hasText: '(empfohlen)' }).waitFor({ state: 'attached' });
+    const options = await select.locator('option').allInnerTexts();
+    assert.ok(options.includes('Very Fast 480p30') && options.includes('Fast 1080p30'), 'the worker\'s HandBrake presets');
+    assert.equal(await select.inputValue(), 'Very Fast 480p30');
+    // A typo as an old page or another client would send it: the select itself offers none.
+    await select.evaluate((el) => el.insertAdjacentHTML('beforeend', '<option value="Fast 1080p3O">Fast 1080p3O</option>'));
+    await select.selectOption('Fast 1080p3O');
+    await page.getByRole('button', { name: 'Speichern', exact: true }).click();
+    const alert = page.getByRole('alert').filter({ hasText: 'Das Preset „Fast 1080p3O“ steht in keiner Preset-Liste der Worker, die online sind (flur). Empfohlen:' });
+    await alert.waitFor();
+    await shoot('settings-preset-refused');
+    assert.equal((await api<Record<string, unknown>>(c.url, 'GET', '/settings')).body.transcodePreset, 'Very Fast 480p30', 'the typo was not saved');
+    const refused = await api(c.url, 'PUT', '/settings', { transcodePreset: 'Fast 1080p3O' });
+    assert.equal(refused.status, 400);
+    assert.equal(refused.headers.get('Ripwerk-Reason'), 'presetUnknown');
+    assert.match(refused.text, /^transcodePreset "Fast 1080p3O" is in no online worker's preset list \(flur\)/);
   });
 
   it('switches the language in the header, at once and remembered after a reload', async () => {

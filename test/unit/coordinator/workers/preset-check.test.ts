@@ -32,6 +32,7 @@ describe('the transcode preset on save', () => {
 
   it('with no list at all, takes only the built-in names Ripwerk knows', () => {
     assert.equal(presetRefusal('H.265 MKV 2160p60 4K', []), null);
+    assert.equal(presetRefusal('Very Fast 480p30', []), null, 'a name of HandBrakeCLI 1.6.1\'s own list');
     assert.equal(presetRefusal('Fast 1080p30', [worker('neu', true, [])]), null);
     const r = presetRefusal('Fast 1080p3O', []);
     assert.equal(r?.code, 'presetNoLists');

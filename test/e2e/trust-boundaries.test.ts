@@ -363,7 +363,7 @@ describe('files of the service user and the listen addresses', () => {
       process.umask(old);
     }
     assert.equal((await api(c.url, 'PUT', '/settings', { webhookUrl: 'https://hook.example/token' })).status, 200);
-    assert.equal((await api(c.url, 'POST', '/system/keydb', { content: '0x02 = New\n' })).status, 200);
+    assert.equal((await api(c.url, 'POST', '/system/keydb', { content: '0x0223456789ABCDEF0123456789ABCDEF01234567 = New\n' })).status, 200);
     assert.equal(mode(dataDir), 0o700);
     for (const f of ['coordinator.sqlite', 'coordinator.sqlite-wal', 'coordinator.sqlite-shm', 'broker-secret', 'KEYDB.cfg']) assert.equal(mode(path.join(dataDir, f)), 0o600, f);
     const agentData = path.join(w.root, 'agent-flur-data');

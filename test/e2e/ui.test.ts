@@ -494,7 +494,7 @@ describe('web UI in Chromium', () => {
     assert.equal(await flur.getByTestId('kind-bluray').locator('code').innerText(), 'sudo bash scripts/install.sh --with-makemkv --accept-makemkv-eula');
     assert.match(await flur.getByTestId('kind-uhd').innerText(), /no key store \(upload one under System → Keys\)$/);
     await en.getByRole('heading', { name: 'Settings' }).waitFor();
-    await en.locator('input[name="transcodePreset"]').waitFor();
+    await en.locator('select[name="transcodePreset"]').waitFor();
     await shoot('system', en);
     await en.unroute('**/api/system/info');
     await en.reload();

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Router } from 'express';
 import type { AppContext } from '../context.js';
 import { HttpError, mediaDir, objectBody } from '../http/errors.js';
-import { MEDIA_SERVER_KINDS } from '../integrations/library-refresh.js';
+import { MEDIA_SERVER_KINDS, type MediaServerKind } from '../integrations/library-refresh.js';
 import { WEBHOOK_KINDS } from '../integrations/webhook.js';
 import { keepKeyForHost, SECRET_MASK, SECRET_SETTINGS, SettingsError, URL_SETTINGS, isSettingName, restoreMaskedUrl, validateSetting, type Settings } from '../system/settings-store.js';
 import { checkTarget } from '../integrations/webhook-target.js';
@@ -10,6 +10,7 @@ import { checkMirrorFolder } from '../metadata/thediscdb/mirror.js';
 import { haPrefixProblem } from '../mqtt/topic-rights.js';
 import { presetRefusal, type PresetLists } from '../workers/preset-check.js';
 import { keyRefusal } from '../system/setting-live-checks.js';
+import { mediaServerRefusal } from '../system/media-server-check.js';
 
 /** Every known worker's last reported presets (an offline worker keeps the list it sent last). */
 export function presetLists(ctx: AppContext): PresetLists[] {
@@ -87,6 +88,14 @@ export function settingsRouter(ctx: AppContext): Router {
       const key = values[name];
       if (key === undefined || key === ctx.settings.get(name)) continue;
       const refusal = await keyRefusal(name, key, { tmdb: ctx.config.tmdbBaseUrl, tmdbImages: ctx.config.tmdbImageBaseUrl, omdb: ctx.config.omdbBaseUrl });
+      if (refusal) throw new HttpError(400, refusal.text, refusal.code, refusal.params);
+    }
+    // The media server is asked with the address and key it will get after each rip, when one of them changes.
+    const now = ctx.settings.all();
+    const media = { kind: values.mediaServerType ?? now.mediaServerType, url: values.mediaServerUrl ?? now.mediaServerUrl, key: values.mediaServerKey ?? now.mediaServerKey };
+    const mediaChanged = (['mediaServerType', 'mediaServerUrl', 'mediaServerKey'] as const).some((n) => values[n] !== undefined && values[n] !== now[n]);
+    if (mediaChanged && media.kind && media.url) {
+      const refusal = await mediaServerRefusal(media.kind as MediaServerKind, media.url, media.key);
       if (refusal) throw new HttpError(400, refusal.text, refusal.code, refusal.params);
     }
     ctx.settings.set(values);

@@ -257,6 +257,8 @@ export const de = {
   'reason.tmdbKeyRefused': 'TMDB nimmt den Schlüssel nicht an ({answer}). Der gespeicherte Schlüssel bleibt.',
   'reason.omdbKeyRefused': 'OMDb nimmt den Schlüssel nicht an ({answer}). Der gespeicherte Schlüssel bleibt.',
   'reason.keyCheckUnreachable': 'Nicht gespeichert: {service} war nicht erreichbar, um den Schlüssel zu prüfen ({reason}). Bitte später noch einmal speichern.',
+  'reason.mediaServerRefused': 'Der Medienserver ({kind}) unter {address} lehnt ab: {answer}. Adresse und Schlüssel prüfen; nichts wurde gespeichert.',
+  'reason.mediaServerUnreachable': 'Der Medienserver ({kind}) unter {address} war nicht erreichbar ({reason}). Nichts wurde gespeichert; bitte speichern, wenn er läuft.',
 
   'storage.targets': 'Speicherziele',
   'storage.target.media': 'Medien',

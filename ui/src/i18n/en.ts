@@ -256,6 +256,8 @@ export const en: Record<MessageKey, string> = {
   'reason.tmdbKeyRefused': 'TMDB does not accept the key ({answer}). The stored key is kept.',
   'reason.omdbKeyRefused': 'OMDb does not accept the key ({answer}). The stored key is kept.',
   'reason.keyCheckUnreachable': 'Not saved: {service} could not be reached to check the key ({reason}). Please save again later.',
+  'reason.mediaServerRefused': 'The media server ({kind}) at {address} refused: {answer}. Check the address and the key; nothing was saved.',
+  'reason.mediaServerUnreachable': 'The media server ({kind}) at {address} could not be reached ({reason}). Nothing was saved; save again when it runs.',
 
   'storage.targets': 'Storage targets',
   'storage.target.media': 'Media',

@@ -261,6 +261,7 @@ describe('web UI in Chromium', () => {
     assert.ok(fs.existsSync(path.join(to, 'Heat von Hand (1996).mkv')));
     assert.equal(fs.existsSync(path.join(w.media, 'Filme', 'Heat Wave (2009)')), false);
     assert.ok(searched.every((u) => !u.includes('/search')), 'no search was needed');
+    await page.getByTestId('meta-target').locator('option', { hasText: 'Auftrag: Heat von Hand' }).waitFor({ state: 'attached' });
     await shoot('metadata-manual-done');
     await page.unroute('**/api/metadata/search**', down);
     await page.unroute('**/api/metadata/status', down);

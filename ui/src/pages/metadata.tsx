@@ -56,6 +56,8 @@ export function MetadataPage() {
     try {
       const forJob = chosenTarget.startsWith('job:') ? chosenTarget.slice(4) : null;
       const r = await post<{ identity: { title: string }; jobs: string[]; renamed: { to: string } | null }>('/metadata/override', { ...(forJob ? { job_id: forJob } : { device: chosenTarget }), ...fields });
+      // The job's new name shows in the target list at once.
+      if (forJob) get<Job>(`/jobs/${forJob}`).then(setJob, () => undefined);
       if (r.renamed) setMessage(t('meta.corrected', { title: r.identity.title, path: r.renamed.to }));
       else setMessage(r.jobs.length ? tCount('meta.appliedJobs', r.jobs.length, { title: r.identity.title, device: chosenTarget }) : t('meta.applied', { title: r.identity.title, device: chosenTarget }));
       devices.refresh();

@@ -70,7 +70,8 @@ const RAW_DIR_SUFFIX = 37;
  * the job pending with the drive busy (issue 42). The raw folder is the work folder plus the job id.
  */
 export function ripLengthRefusal(f: { title?: string | null; series?: string | null; targetDir?: string | null; workDir?: string | null }): string | null {
-  for (const [name, value] of [['title', f.title], ['series', f.series]] as const) {
+  // The series first: a series job without a title of its own carries the series name as its title.
+  for (const [name, value] of [['series', f.series], ['title', f.title]] as const) {
     if (value && value.length > SHORT_TEXT_MAX) return `${name} is longer than ${SHORT_TEXT_MAX} characters, more than a worker takes`;
   }
   if (f.targetDir && f.targetDir.length > PATH_TEXT_MAX) return `target_dir is longer than ${PATH_TEXT_MAX} characters, more than a worker takes`;

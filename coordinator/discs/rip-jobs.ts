@@ -20,6 +20,7 @@ import type { KnownDiscTitle } from '../../shared/api-types.js';
 import { describeRole } from '../../shared/disc-titles.js';
 import { extrasByKind, extrasFolder } from '../library/library-info.js';
 import { plannedTitles } from './title-plan.js';
+import { seriesTargetRefusal } from './series-target.js';
 
 /** What making a rip job uses of the coordinator (a part of its context). */
 export interface RipJobDeps {
@@ -69,7 +70,8 @@ const RAW_DIR_SUFFIX = 37;
  * the job pending with the drive busy (issue 42). The raw folder is the work folder plus the job id.
  */
 export function ripLengthRefusal(f: { title?: string | null; series?: string | null; targetDir?: string | null; workDir?: string | null }): string | null {
-  for (const [name, value] of [['title', f.title], ['series', f.series]] as const) {
+  // The series first: a series job without a title of its own carries the series name as its title.
+  for (const [name, value] of [['series', f.series], ['title', f.title]] as const) {
     if (value && value.length > SHORT_TEXT_MAX) return `${name} is longer than ${SHORT_TEXT_MAX} characters, more than a worker takes`;
   }
   if (f.targetDir && f.targetDir.length > PATH_TEXT_MAX) return `target_dir is longer than ${PATH_TEXT_MAX} characters, more than a worker takes`;
@@ -91,6 +93,8 @@ export async function createRipJob(ctx: RipJobDeps, req: RipRequest): Promise<Jo
   const discType = device.state.disc?.type;
   const quickPick = req.series ? s.quickPickSeries : discType === 'cd' ? s.quickPickMusic : s.quickPickMovies;
   const targetDir = await mediaDir(config.mediaRoot, req.targetDir ?? path.join(config.mediaRoot, quickPick), 'target_dir');
+  const wrongFolder = req.series ? seriesTargetRefusal(config.mediaRoot, { movies: s.quickPickMovies, series: s.quickPickSeries }, targetDir) : null;
+  if (wrongFolder) throw new HttpError(400, wrongFolder);
   let workDir: string;
   // RAW_DIR is configured by the admin and may lie outside MEDIA_ROOT (a retry keeps the first rip's place).
   if (req.workDir && path.resolve(req.workDir) === path.resolve(config.rawDir)) workDir = config.rawDir;
@@ -132,7 +136,8 @@ export async function createRipJob(ctx: RipJobDeps, req: RipRequest): Promise<Jo
   // An audio CD names its files by album; without a pre-scan result by its CD-Text or as unknown.
   // The pre-scan's own title (what the rip dialog sends unchanged) renames nothing.
   const album = disc.type !== 'cd' ? null : (req.album ?? albumForJob(pickAlbum(identity, disc, req.musicbrainzReleaseId ?? null), req.title?.trim() === identity?.title ? null : req.title, req.year));
-  const title = album ? albumTitle(album) : req.title?.trim() || (useIdentity ? identity.title : disc.title);
+  // A series rip without a title of its own is the series' job: it is listed under the series name, not the disc label.
+  const title = album ? albumTitle(album) : req.title?.trim() || req.series?.trim() || (useIdentity ? identity.title : disc.title);
   const year = album ? album.year : (req.year ?? (useIdentity ? identity.year : null));
   const series = req.series ?? null;
   const season = req.season ?? null;

@@ -4,9 +4,21 @@ import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { checkMediaPath } from '../../shared/media-paths.js';
 import type { Logger } from '../../shared/log.js';
 
-/** A refusal with a plain-text reason and its status code. */
+/** The message catalogue's parameters of a refusal: short texts and numbers. */
+export type ReasonParams = Record<string, string | number>;
+
+/**
+ * A refusal with a plain-text reason and its status code. A refusal the web UI words in its own
+ * language also carries a code and parameters: they travel in the headers Ripwerk-Reason (the code)
+ * and Ripwerk-Reason-Params (the parameters as JSON, percent-encoded), the body stays the English text.
+ */
 export class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly code: string | null = null,
+    readonly params: ReasonParams = {},
+  ) {
     super(message);
   }
 }
@@ -32,6 +44,10 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
       message = 'internal error; see the coordinator log';
     }
     if (status < 400 || status > 599) status = 500;
+    if (!res.headersSent && err instanceof HttpError && err.code) {
+      res.setHeader('Ripwerk-Reason', err.code);
+      res.setHeader('Ripwerk-Reason-Params', encodeURIComponent(JSON.stringify(err.params)));
+    }
     if (!res.headersSent) sendText(res, status, message);
   };
 }

@@ -434,6 +434,18 @@ export function slowHandbrake(delaySeconds: number): string {
   return file;
 }
 
+/**
+ * A HandBrakeCLI that lists one preset more than it can run: `--preset-list` adds `name` (category
+ * "Ripwerk Test"), every other call is the real HandBrakeCLI, which fails on that preset. The settings
+ * take only presets a worker lists (issue 38); a preset a worker lists but cannot run (a preset file
+ * removed since it was listed) still fails its transcode, and that path is what the retry tests need.
+ */
+export function listedPresetHandbrake(name: string): string {
+  const file = path.join(tempDir('ripwerk-hb-'), 'HandBrakeCLI');
+  fs.writeFileSync(file, `#!/bin/sh\ncase " $* " in *" --preset-list "*) HandBrakeCLI "$@"; s=$?; printf 'Ripwerk Test/\\n    %s\\n' '${name}' >&2; exit $s;; esac\nexec HandBrakeCLI "$@"\n`, { mode: 0o755 });
+  return file;
+}
+
 /** GET with the path sent exactly as written (fetch would resolve ".." segments first). */
 export async function rawGet(base: string, rawPath: string): Promise<{ status: number; text: string }> {
   const { request } = await import('node:http');

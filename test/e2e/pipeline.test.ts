@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CSV_BOM } from '../../coordinator/http/csv.js';
 import {
-  api, rawGet, dvdImage, insertDisc, job, smallMkv, startAgent, startCoordinator, stopAll, waitFor, waitForDisc, waitForStatus, world,
+  api, listedPresetHandbrake, rawGet, dvdImage, insertDisc, job, smallMkv, startAgent, startCoordinator, stopAll, waitFor, waitForDisc, waitForStatus, world,
   type AgentHandle, type CoordinatorHandle, type Job, type World,
 } from './harness.js';
 
@@ -20,7 +20,8 @@ describe('pipeline: coordinator and two agents, both rip backends, real HandBrak
   before(async () => {
     w = world();
     c = await startCoordinator(w);
-    wohnzimmer = await startAgent(w, c.mqttUrl, 'wohnzimmer');
+    // Its HandBrakeCLI lists a preset it cannot run: the settings take it, its transcode fails (the retry test below).
+    wohnzimmer = await startAgent(w, c.mqttUrl, 'wohnzimmer', { extra: { HANDBRAKE_CLI: listedPresetHandbrake('Kein Preset 9000') } });
     keller = await startAgent(w, c.mqttUrl, 'keller', { makemkv: true, extra: { FAKE_MAKEMKV_SOURCE_MKV: smallMkv(), FAKE_MAKEMKV_TITLES: '20,75,8' } });
     const r = await api(c.url, 'PUT', '/settings', { transcodePreset: 'Very Fast 480p30' });
     assert.equal(r.status, 200);

@@ -83,7 +83,8 @@ describe('web UI in Chromium', () => {
     meta = await startMetadataServer(catalogue);
     w = world();
     if (isRoot) samba = await startSamba(await freePort());
-    c = await startCoordinator(w, { TMDB_BASE_URL: meta.tmdbBase, OMDB_BASE_URL: meta.omdbBase, JIKAN_BASE_URL: meta.jikanBase, TMDB_IMAGE_BASE_URL: meta.imageBase, ...fake.env() });
+    // npm start's defaults: everything under ./.data (DATA_DIR .data/state, MEDIA_ROOT .data/media), a dot-folder the posters must not trip on.
+    c = await startCoordinator(w, { DATA_DIR: path.join(w.root, '.data', 'state'), TMDB_BASE_URL: meta.tmdbBase, OMDB_BASE_URL: meta.omdbBase, JIKAN_BASE_URL: meta.jikanBase, TMDB_IMAGE_BASE_URL: meta.imageBase, ...fake.env() });
     agent = await startAgent(w, c.mqttUrl, 'flur');
     base = `http://127.0.0.1:${c.port}`;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
@@ -162,6 +163,21 @@ describe('web UI in Chromium', () => {
     assert.equal(await dialog.getByTestId('title-2').isChecked(), false, 'the 15 s title is not');
     assert.equal(await dialog.getByTestId('target-dir').inputValue(), path.join(w.media, 'Filme'));
     await shoot('rip-dialog');
+    // Issue 38: "Serie" ticked takes the series folder and the identified title as the series name.
+    await dialog.getByTestId('is-series').check();
+    assert.equal(await dialog.getByTestId('series-name').inputValue(), 'Heat');
+    assert.equal(await dialog.getByTestId('target-dir').inputValue(), path.join(w.media, 'Serien'));
+    await shoot('rip-dialog-series');
+    // The movies folder for a series is refused before anything is sent, and by the server as well.
+    await dialog.getByRole('button', { name: 'Filme', exact: true }).click();
+    await dialog.getByTestId('rip-start').click();
+    await dialog.getByRole('alert').filter({ hasText: `Eine Serie gehört in den Serienordner (${path.join(w.media, 'Serien')}), nicht in den Filmordner (${path.join(w.media, 'Filme')}).` }).waitFor();
+    await shoot('rip-dialog-series-refused');
+    const refused = await api(c.url, 'POST', '/jobs', { device, series: 'Heat', season: 1, target_dir: path.join(w.media, 'Filme') });
+    assert.equal(refused.status, 400);
+    assert.match(refused.text, /a series goes to the series folder .*Serien, not into the movies folder .*Filme/);
+    await dialog.getByTestId('is-series').uncheck();
+    assert.equal(await dialog.getByTestId('target-dir').inputValue(), path.join(w.media, 'Filme'));
     await dialog.getByTestId('rip-start').click();
     await page.getByText(/Auftrag für „Heat“ gestartet/).waitFor();
   });
@@ -222,6 +238,33 @@ describe('web UI in Chromium', () => {
     assert.ok(fs.existsSync(path.join(w.media, 'Filme', 'Heat Wave (2009)', 'Heat Wave (2009).mkv')));
     assert.equal(fs.existsSync(path.join(w.media, 'Filme', 'Heat (1995)')), false);
     await shoot('metadata-job');
+  });
+
+  it('corrects a finished job by hand with the lookups unreachable: title and year typed, folder renamed (issue 38)', async () => {
+    // The browser reaches no lookup (search and status fail); the correction needs none.
+    const searched: string[] = [];
+    const down = (route: Route) => {
+      searched.push(route.request().url());
+      return route.fulfill({ status: 502, contentType: 'text/plain', body: 'TMDB: connect ECONNREFUSED' });
+    };
+    await page.route('**/api/metadata/search**', down);
+    await page.route('**/api/metadata/status', down);
+    await nav('Aufträge');
+    await page.locator('li.job', { hasText: 'Heat Wave' }).first().getByTestId('job-correct').click();
+    const form = page.getByTestId('meta-manual');
+    await form.getByTestId('manual-title').fill('Heat von Hand');
+    await form.getByTestId('manual-year').fill('1996');
+    await shoot('metadata-manual');
+    await form.getByTestId('manual-apply').click();
+    const to = path.join(w.media, 'Filme', 'Heat von Hand (1996)');
+    await page.getByText(`„Heat von Hand“ liegt jetzt in ${to}.`).waitFor();
+    assert.ok(fs.existsSync(path.join(to, 'Heat von Hand (1996).mkv')));
+    assert.equal(fs.existsSync(path.join(w.media, 'Filme', 'Heat Wave (2009)')), false);
+    assert.ok(searched.every((u) => !u.includes('/search')), 'no search was needed');
+    await page.getByTestId('meta-target').locator('option', { hasText: 'Auftrag: Heat von Hand' }).waitFor({ state: 'attached' });
+    await shoot('metadata-manual-done');
+    await page.unroute('**/api/metadata/search**', down);
+    await page.unroute('**/api/metadata/status', down);
   });
 
   it('shows the languages of a two-language disc in the rip dialog, sends the choice, and lists the kept streams', async () => {
@@ -325,9 +368,30 @@ describe('web UI in Chromium', () => {
     await shoot('storage');
     await nav('System');
     await page.getByRole('heading', { name: 'Einstellungen' }).waitFor();
-    await page.locator('input[name="transcodePreset"]').waitFor();
+    await page.locator('select[name="transcodePreset"]').waitFor();
     await shoot('system');
     await waitFor('every screenshot', async () => fs.readdirSync(SHOTS).filter((f) => f.startsWith('de-')).length >= 20 || undefined, 5000);
+  });
+
+  it('offers the workers\' presets with the recommendation, and refuses a preset typo in German (issue 38)', async () => {
+    await nav('System');
+    const select = page.getByTestId('preset-select');
+    await select.locator('option', { hasText: '(empfohlen)' }).waitFor({ state: 'attached' });
+    const options = await select.locator('option').allInnerTexts();
+    assert.ok(options.includes('Very Fast 480p30') && options.includes('Fast 1080p30'), 'the worker\'s HandBrake presets');
+    assert.equal(await select.inputValue(), 'Very Fast 480p30');
+    // A typo as an old page or another client would send it: the select itself offers none.
+    await select.evaluate((el) => el.insertAdjacentHTML('beforeend', '<option value="Fast 1080p3O">Fast 1080p3O</option>'));
+    await select.selectOption('Fast 1080p3O');
+    await page.getByRole('button', { name: 'Speichern', exact: true }).click();
+    const alert = page.getByRole('alert').filter({ hasText: 'Das Preset „Fast 1080p3O“ steht in keiner Preset-Liste der Worker, die online sind (flur). Empfohlen:' });
+    await alert.waitFor();
+    await shoot('settings-preset-refused');
+    assert.equal((await api<Record<string, unknown>>(c.url, 'GET', '/settings')).body.transcodePreset, 'Very Fast 480p30', 'the typo was not saved');
+    const refused = await api(c.url, 'PUT', '/settings', { transcodePreset: 'Fast 1080p3O' });
+    assert.equal(refused.status, 400);
+    assert.equal(refused.headers.get('Ripwerk-Reason'), 'presetUnknown');
+    assert.match(refused.text, /^transcodePreset "Fast 1080p3O" is in no online worker's preset list \(flur\)/);
   });
 
   it('switches the language in the header, at once and remembered after a reload', async () => {
@@ -431,7 +495,7 @@ describe('web UI in Chromium', () => {
     assert.equal(await flur.getByTestId('kind-bluray').locator('code').innerText(), 'sudo bash scripts/install.sh --with-makemkv --accept-makemkv-eula');
     assert.match(await flur.getByTestId('kind-uhd').innerText(), /no key store \(upload one under System → Keys\)$/);
     await en.getByRole('heading', { name: 'Settings' }).waitFor();
-    await en.locator('input[name="transcodePreset"]').waitFor();
+    await en.locator('select[name="transcodePreset"]').waitFor();
     await shoot('system', en);
     await en.unroute('**/api/system/info');
     await en.reload();

@@ -1,4 +1,4 @@
-import { t } from './i18n/index.js';
+import { t, tKnown } from './i18n/index.js';
 
 /** The API under /api: JSON in and out; a refusal is the server's plain-text reason. */
 export const API = '/api';
@@ -23,8 +23,21 @@ export async function request<T>(method: string, path: string, body?: unknown): 
     throw new ApiError(0, t('api.unreachable'));
   }
   const text = await res.text();
-  if (!res.ok) throw new ApiError(res.status, text.trim() || t('api.error', { status: res.status }));
+  if (!res.ok) throw new ApiError(res.status, reasonText(res.headers) ?? (text.trim() || t('api.error', { status: res.status })));
   return (text ? JSON.parse(text) : null) as T;
+}
+
+/** A refusal with a code (header Ripwerk-Reason) worded from the catalogue as reason.<code>; null without one. */
+function reasonText(headers: Headers): string | null {
+  const code = headers.get('Ripwerk-Reason');
+  if (!code) return null;
+  let params: Record<string, string | number> = {};
+  try {
+    params = JSON.parse(decodeURIComponent(headers.get('Ripwerk-Reason-Params') ?? '%7B%7D')) as Record<string, string | number>;
+  } catch {
+    // Parameters that cannot be read: the text without them is still better than none.
+  }
+  return tKnown(`reason.${code}`, params);
 }
 
 export const get = <T>(path: string) => request<T>('GET', path);

@@ -5,7 +5,7 @@ import { Dialog } from '../components.js';
 import { hasRoles, leftText, mainFeatureText, preselectedTitles, rolePieces } from '../disc-titles.js';
 import { bytes, duration } from '../format.js';
 import { languageName, t, type MessageKey } from '../i18n/index.js';
-import { ripRequest } from '../rip-request.js';
+import { ripRequest, switchSeries } from '../rip-request.js';
 import { chosenLanguages, foundLanguages, languageOptions, languageRoles, ripTitles, type LanguageOption, type StreamKind, type StreamRole } from '../stream-languages.js';
 import { FolderPicker } from './folders.js';
 
@@ -151,6 +151,15 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
     );
   }, [isSeries, season, disc.tmdb_id]);
 
+  // "Serie" ticked: the series quick pick and the identified title as the series name (and back when unticked).
+  const asSeries = (on: boolean) => {
+    const next = switchSeries(on, { series, title, targetDir }, quick ? { movies: quick[0].dir, series: quick[1].dir } : null);
+    setIsSeries(on);
+    setSeries(next.series);
+    setTitle(next.title);
+    setTargetDir(next.targetDir);
+  };
+
   const toggle = (n: number) => {
     const next = new Set(chosen);
     if (next.has(n)) next.delete(n);
@@ -159,8 +168,14 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
   };
 
   const start = async () => {
-    setBusy(true);
     setError(null);
+    // The server refuses it too (the quick-pick settings say which folder is which).
+    const movies = quick?.[0].dir;
+    if (disc.type !== 'cd' && isSeries && quick && movies && quick[1].dir !== movies && !quick[1].dir.startsWith(`${movies}/`) && (targetDir === movies || targetDir.startsWith(`${movies}/`))) {
+      setError(t('rip.seriesInMovies', { series: quick[1].dir, movies }));
+      return;
+    }
+    setBusy(true);
     try {
       const body = ripRequest({
         device: device.name,
@@ -246,7 +261,7 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
           <fieldset>
             <legend>{t('rip.name')}</legend>
             <label class="check">
-              <input type="checkbox" checked={isSeries} onChange={(e) => setIsSeries((e.target as HTMLInputElement).checked)} data-testid="is-series" /> {t('rip.isSeries')}
+              <input type="checkbox" checked={isSeries} onChange={(e) => asSeries((e.target as HTMLInputElement).checked)} data-testid="is-series" /> {t('rip.isSeries')}
             </label>
             {isSeries ? (
               <div class="grid2">

@@ -31,11 +31,36 @@ const NUMBER_BOUNDS: Record<string, { min: number; max: number }> = { maxSimilar
 const MASK = '********';
 const SECRET = new Set(['ripperAppKey', 'mediaServerKey', 'webhookUrl', 'tmdbApiKey', 'omdbApiKey']);
 
+interface PresetsAnswer {
+  workers: { name: string; online: boolean; categories: { name: string; presets: string[] }[]; recommendation: { preset: string | null } }[];
+}
+
+/**
+ * The presets to choose from: those of the online workers (else the lists reported last), by
+ * category, the recommendation first and marked; the stored value stays choosable even when no list
+ * has it any more (the server checks a changed value against the lists).
+ */
+function presetOptions(answer: PresetsAnswer | null, current: string): { recommended: string | null; groups: { name: string; presets: string[] }[] } {
+  const workers = answer ? (answer.workers.some((w) => w.online) ? answer.workers.filter((w) => w.online) : answer.workers) : [];
+  const recommended = workers.find((w) => w.recommendation.preset)?.recommendation.preset ?? null;
+  const groups = new Map<string, Set<string>>();
+  for (const w of workers) for (const c of w.categories) for (const p of c.presets) (groups.get(c.name) ?? groups.set(c.name, new Set()).get(c.name)!).add(p);
+  const known = new Set([...groups.values()].flatMap((g) => [...g]));
+  const out = [...groups].map(([name, presets]) => ({ name, presets: [...presets] }));
+  if (current && !known.has(current)) out.unshift({ name: '', presets: [current] });
+  return { recommended, groups: out };
+}
+
 /** A form over the given settings (all when `only` is absent); saves only what changed. */
 export function SettingsForm({ only, onSaved, submitLabel }: { only?: string[]; onSaved?: () => void; submitLabel?: string }) {
   const [stored, setStored] = useState<Values | null>(null);
   const [values, setValues] = useState<Values>({});
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const [presets, setPresets] = useState<PresetsAnswer | null>(null);
+  useEffect(() => {
+    if (only && !only.includes('transcodePreset')) return;
+    get<PresetsAnswer>('/presets').then(setPresets, () => setPresets(null));
+  }, []);
   useEffect(() => {
     get<Values>('/settings').then(
       (v) => {
@@ -101,6 +126,32 @@ export function SettingsForm({ only, onSaved, submitLabel }: { only?: string[]; 
           <label key={n}>
             {settingLabel(n)}
             <input name={n} autocomplete="off" value={listText(values[n])} placeholder="deu, eng" onInput={(e) => setValues({ ...values, [n]: (e.target as HTMLInputElement).value })} />
+          </label>
+        ) : n === 'transcodePreset' ? (
+          <label key={n}>
+            {settingLabel(n)}
+            <select name={n} value={values[n] as string} onChange={(e) => setValues({ ...values, [n]: (e.target as HTMLSelectElement).value })} data-testid="preset-select">
+              {(() => {
+                const { recommended, groups } = presetOptions(presets, stored[n] as string);
+                const option = (p: string) => (
+                  <option key={p} value={p} translate={false}>
+                    {p === recommended ? t('settings.presetRecommended', { preset: p }) : p}
+                  </option>
+                );
+                return [
+                  ...(recommended ? [option(recommended)] : []),
+                  ...groups.map((g) =>
+                    g.name ? (
+                      <optgroup key={g.name} label={g.name}>
+                        {g.presets.filter((p) => p !== recommended).map(option)}
+                      </optgroup>
+                    ) : (
+                      g.presets.filter((p) => p !== recommended).map(option)
+                    ),
+                  ),
+                ];
+              })()}
+            </select>
           </label>
         ) : typeof stored[n] === 'number' ? (
           <label key={n}>

@@ -86,3 +86,34 @@ describe('objectBody', () => {
     }
   });
 });
+
+describe('a refusal the web UI words itself (issue 38)', () => {
+  it('keeps the English text as the body and sends code and parameters as headers', async () => {
+    const { default: express } = await import('express');
+    const http = await import('node:http');
+    const { errorHandler } = await import('../../../../coordinator/http/errors.js');
+    const { Logger } = await import('../../../../shared/log.js');
+    const app = express();
+    app.get('/coded', () => {
+      throw new HttpError(400, 'transcodePreset "Fast 1080p3O" is in no online worker\'s preset list (keller)', 'presetUnknown', { preset: 'Fast 1080p3O', workers: 'keller – Büro' });
+    });
+    app.get('/plain', () => {
+      throw new HttpError(404, 'no job with id x');
+    });
+    app.use(errorHandler(new Logger('test', true)));
+    const server = http.createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}`;
+      const coded = await fetch(`${base}/coded`);
+      assert.equal(coded.status, 400);
+      assert.equal(await coded.text(), 'transcodePreset "Fast 1080p3O" is in no online worker\'s preset list (keller)\n');
+      assert.equal(coded.headers.get('Ripwerk-Reason'), 'presetUnknown');
+      assert.deepEqual(JSON.parse(decodeURIComponent(coded.headers.get('Ripwerk-Reason-Params') ?? '')), { preset: 'Fast 1080p3O', workers: 'keller – Büro' });
+      const plain = await fetch(`${base}/plain`);
+      assert.equal(plain.headers.get('Ripwerk-Reason'), null, 'a refusal without a code has no headers');
+    } finally {
+      server.close();
+    }
+  });
+});

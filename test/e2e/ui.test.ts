@@ -15,7 +15,8 @@ import { FakeMount, unmountAllUnder } from '../fixtures/fake-mount.js';
 import { startSamba, SAMBA_PASSWORD, type Samba } from '../fixtures/samba.js';
 import { uiModules } from '../fixtures/ui-modules.js';
 import { emptyCatalogue, startMetadataServer, TMDB_V3_KEY, tmdbMovie, type MetadataServer } from '../fixtures/metadata-server.js';
-import { api, dvdImage, freePort, insertDisc, multiLangImage, startAgent, startCoordinator, stopAll, waitFor, world, type AgentHandle, type CoordinatorHandle, type World } from './harness.js';
+import { accurateRipAnswer, startAccurateRipServer, whipperChecksums, type AccurateRipServer } from '../fixtures/accuraterip-server.js';
+import { api, audioCdImage, dvdImage, freePort, insertDisc, multiLangImage, startAgent, startCoordinator, stopAll, waitFor, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type World } from './harness.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.join(REPO_DIR, 'test-output', 'screenshots');
@@ -30,6 +31,7 @@ describe('web UI in Chromium', () => {
   let agent: AgentHandle;
   let meta: MetadataServer;
   let samba: Samba | null = null;
+  let ar: AccurateRipServer;
   const fake = new FakeMount();
   // Storage mounts need root (tmpfs stands in for the share, smbd lists them); this machine and CI are root.
   const isRoot = process.getuid?.() === 0;
@@ -85,7 +87,8 @@ describe('web UI in Chromium', () => {
     if (isRoot) samba = await startSamba(await freePort());
     // npm start's defaults: everything under ./.data (DATA_DIR .data/state, MEDIA_ROOT .data/media), a dot-folder the posters must not trip on.
     c = await startCoordinator(w, { DATA_DIR: path.join(w.root, '.data', 'state'), TMDB_BASE_URL: meta.tmdbBase, OMDB_BASE_URL: meta.omdbBase, JIKAN_BASE_URL: meta.jikanBase, TMDB_IMAGE_BASE_URL: meta.imageBase, ...fake.env() });
-    agent = await startAgent(w, c.mqttUrl, 'flur');
+    ar = await startAccurateRipServer();
+    agent = await startAgent(w, c.mqttUrl, 'flur', { extra: { ACCURATERIP_BASE_URL: ar.base } });
     base = `http://127.0.0.1:${c.port}`;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
     const context = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true, locale: 'de-DE' });
@@ -101,6 +104,7 @@ describe('web UI in Chromium', () => {
     await browser?.close();
     await stopAll();
     await meta?.close();
+    await ar?.close();
     await samba?.stop();
     if (w) unmountAllUnder(w.media);
   });
@@ -605,5 +609,27 @@ describe('web UI in Chromium', () => {
     await nav('Storage', en);
     await en.getByRole('cell', { name: w.media, exact: true }).waitFor();
     await shoot('storage', en);
+  });
+
+  it('tells on the jobs page that a CD\'s track differs from AccurateRip, in German and English (issue 40)', async () => {
+    await api(c.url, 'POST', `/devices/${device}/eject`);
+    await waitFor('the drive empty', async () => (await api<Device[]>(c.url, 'GET', '/devices')).body.find((x) => x.name === device && !x.disc));
+    const cd = path.join(w.root, 'cd-ui');
+    audioCdImage(cd);
+    // Track 2's checksum in the database differs, with 5 rips agreeing: the rip is not accurate.
+    const sums = whipperChecksums(path.join(cd, 'disc.bin'), [375, 565, 235], w.root);
+    ar.entries.set('dBAR-003-000009ba-0000204f-0e000f03.bin', accurateRipAnswer([{ id1: '000009ba', id2: '0000204f', freedb: '0e000f03', tracks: [{ confidence: 5, checksum: sums[0].v2 }, { confidence: 5, checksum: '0badf00d' }, { confidence: 5, checksum: sums[2].v2 }] }]));
+    for (const f of ['disc.bin', 'disc.cue']) fs.renameSync(path.join(cd, f), path.join(agent.driveDir, f));
+    await waitFor('the CD', async () => (await api<Device[]>(c.url, 'GET', '/devices')).body.find((x) => x.name === device && x.disc?.type === 'cd'), 30_000);
+    const created = await api<{ id: string }>(c.url, 'POST', '/jobs', { device });
+    assert.equal(created.status, 201, created.text);
+    await waitForStatus(c.url, created.body.id, ['completed']);
+    await open(page, '#/auftraege');
+    const line = page.getByTestId(`job-${created.body.id}`).getByTestId('job-accuraterip');
+    await line.filter({ hasText: '⚠ AccurateRip: Titel 2 weicht von der Datenbank ab' }).waitFor();
+    assert.equal(await line.getAttribute('data-status'), 'inaccurate');
+    await shoot('jobs-accuraterip');
+    await open(en, '#/auftraege');
+    await en.getByTestId(`job-${created.body.id}`).getByTestId('job-accuraterip').filter({ hasText: 'AccurateRip: track 2 differs from the database' }).waitFor();
   });
 });

@@ -53,6 +53,23 @@ function Streams({ job }: { job: Job }) {
   );
 }
 
+/** An audio CD's AccurateRip verdict in a line (meta.accuraterip): a warning when a track differs. */
+function AccurateRip({ job }: { job: Job }) {
+  const ar = job.meta?.accuraterip;
+  if (!ar) return null;
+  const n = ar.tracks.length;
+  const accurate = ar.tracks.filter((tr) => tr.status === 'accurate');
+  const line = (cls: string, text: string) => (
+    <p class={cls} data-testid="job-accuraterip" data-status={ar.status}>
+      {text}
+    </p>
+  );
+  if (ar.status === 'accurate') return line('ok', `✓ ${t('jobs.arAccurate', { n, confidence: `${Math.min(...accurate.map((tr) => tr.confidence ?? 0))}+` })}`);
+  if (ar.status === 'partly_accurate') return line('ok', t('jobs.arPartly', { accurate: accurate.length, n }));
+  if (ar.status === 'inaccurate') return line('warn', `⚠ ${t('jobs.arInaccurate', { tracks: ar.tracks.filter((tr) => tr.status === 'inaccurate').map((tr) => tr.number).join(', ') })}`);
+  return line('muted', t(ar.status === 'not_in_database' ? 'jobs.arUnknown' : 'jobs.arUnavailable'));
+}
+
 function DeleteDialog({ job, onClose, onDone }: { job: Job; onClose(): void; onDone(): void }) {
   const [raw, setRaw] = useState(false);
   return (
@@ -114,6 +131,7 @@ function JobRow({ job, refresh }: { job: Job; refresh(): void }) {
           {job.error}
         </p>
       )}
+      {job.status === 'completed' && <AccurateRip job={job} />}
       {job.status === 'completed' && job.meta?.episodes_guessed && (
         <p class="warn" data-testid="job-episodes-guessed">
           {t('jobs.episodesGuessed')}

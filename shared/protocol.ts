@@ -428,6 +428,12 @@ export interface TranscodeArgs {
   extras_folder?: string;
   /** A movie with titles in the library already: the folder they are in (RipArgs.library_folder). */
   library_folder?: string | null;
+  /**
+   * The transcode is done again because its worker was lost: that worker's output may still be in the
+   * title's folder (it removes it when it comes back), so a folder holding files is never joined as a
+   * version of the movie; the job takes `Title (Year) [<job id>]` instead.
+   */
+  redone?: boolean;
   /** Per file (same order as files): its role on a recognised disc, null where it has none; absent for other discs. */
   titles?: (TitleRole | null)[] | null;
   /** A movie: the index in `files` of the main feature the rip chose by evidence, named `Title (Year).mkv` whatever its length; absent or null: the longest file. */

@@ -16,6 +16,8 @@ export interface OutputTarget {
   library_folder?: string | null;
   /** The movie's database ids, when the job knows them: a `Title (Year)` folder whose movie.nfo names other ids holds another movie. */
   library?: { tmdb_id: number | null; imdb_id: string | null } | null;
+  /** A transcode redone after its worker was lost (TranscodeArgs.redone): a folder holding files is never joined, the lost worker's output may be in it. */
+  redone?: boolean;
 }
 
 export interface OutputPlan {
@@ -112,7 +114,8 @@ async function sameMovie(dir: string, ids: OutputTarget['library']): Promise<boo
  * Where a job's finished files go: `<target>/Title (Year)`, or `<target>/<Series>/Season NN` for a series
  * rip (`SNN` where Jellyfin would misread the season, seasonFolder). A `Title (Year)` folder that holds
  * files already is joined when it holds the same movie (sameMovie: a second rip becomes a version of it,
- * claimFileName), and left alone otherwise: the job gets `Title (Year) [<job id>]`. The folder is created,
+ * claimFileName), and left alone otherwise, or when the transcode is redone after its worker was lost
+ * (that worker's own output may be what is there): the job gets `Title (Year) [<job id>]`. The folder is created,
  * inside the real path of the target folder: a folder on the way that is a link leading out of it (a share
  * user's plant) fails the job with OutsideWrite, and nothing is written through it.
  */
@@ -132,7 +135,7 @@ export async function planOutput(t: OutputTarget): Promise<OutputPlan> {
   // An empty folder of that name (left by an attempt that died before writing) is not a collision.
   const taken = await fs.readdir(dir).then((entries) => entries.length > 0, () => exists(dir));
   const isFolder = taken && (await fs.lstat(dir).then((st) => st.isDirectory(), () => false));
-  if (taken && !(isFolder && (await sameMovie(dir, t.library)))) dir = path.join(t.target_dir, withCollisionSuffix(name, t.job_id));
+  if (taken && (t.redone || !(isFolder && (await sameMovie(dir, t.library))))) dir = path.join(t.target_dir, withCollisionSuffix(name, t.job_id));
   await mkdirInside(t.target_dir, path.basename(dir));
   return { dir, fileBase: name };
 }

@@ -55,7 +55,8 @@ export class TranscodeQueue {
       isQueued: db.prepare<[string], { id: string }>(`SELECT id FROM transcode_queue WHERE job_id = ? AND state = 'queued'`),
       endOpen: db.prepare<[string]>(`UPDATE transcode_queue SET state = 'done' WHERE job_id = ? AND state != 'done'`),
       insert: db.prepare<[string, string, string, string | null, string]>(`INSERT INTO transcode_queue (id, job_id, args, preferred_node, state, created_at) VALUES (?, ?, ?, ?, 'queued', ?)`),
-      requeue: db.prepare<[string]>(`UPDATE transcode_queue SET state = 'queued', assigned_node = NULL, preferred_node = NULL WHERE job_id = ? AND state = 'assigned'`),
+      // A redone transcode never joins the title's folder as a version: the lost worker's output may be in it (TranscodeArgs.redone).
+      requeue: db.prepare<[string]>(`UPDATE transcode_queue SET state = 'queued', assigned_node = NULL, preferred_node = NULL, args = json_set(args, '$.redone', json('true')) WHERE job_id = ? AND state = 'assigned'`),
     };
   }
 

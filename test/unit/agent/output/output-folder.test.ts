@@ -73,6 +73,18 @@ describe('planOutput', () => {
     }
   });
 
+  it('never joins a folder holding files when the transcode is redone after its worker was lost: that worker\'s output may be in it', async () => {
+    const t = target();
+    fs.mkdirSync(path.join(t, 'Heat (1995)'));
+    fs.writeFileSync(path.join(t, 'Heat (1995)', 'Heat (1995).mkv'), 'the lost worker\'s encode');
+    fs.writeFileSync(path.join(t, 'Heat (1995)', 'movie.nfo'), '<movie><tmdbid>949</tmdbid></movie>');
+    const plan = await planOutput({ ...movie(t, 'Heat', 1995, 'job-1234-5678'), library: { tmdb_id: 949, imdb_id: null }, redone: true });
+    assert.equal(plan.dir, path.join(t, 'Heat (1995) [job-1234]'));
+    const empty = target();
+    fs.mkdirSync(path.join(empty, 'Heat (1995)'));
+    assert.equal((await planOutput({ ...movie(empty, 'Heat', 1995, 'xyz'), redone: true })).dir, path.join(empty, 'Heat (1995)'), 'an empty folder is still reused');
+  });
+
   it('treats a file of that name as taken, and reuses an empty folder', async () => {
     const t = target();
     fs.writeFileSync(path.join(t, 'Heat (1995)'), 'a file, not a folder');

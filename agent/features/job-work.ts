@@ -63,9 +63,9 @@ export function handbrakeTranscoder(config: Pick<AgentConfig, 'handbrakeCli' | '
     inspect: async (file, claimedSeconds, signal) => {
       const opts = { signal, timeoutMs: 60 * 60_000, nice: config.encoderNice };
       try {
-        const seconds = await ffmpegRealSeconds('ffmpeg', file, opts);
-        const samples = await ffmpegDecodeSamples('ffmpeg', file, Math.max(seconds, 0) || claimedSeconds, DECODE_SAMPLES, DECODE_SAMPLE_SECONDS, { ...opts, timeoutMs: 10 * 60_000 });
-        return { seconds, samples };
+        const read = await ffmpegRealSeconds('ffmpeg', file, opts);
+        const samples = await ffmpegDecodeSamples('ffmpeg', file, read.seconds || claimedSeconds, DECODE_SAMPLES, DECODE_SAMPLE_SECONDS, { ...opts, timeoutMs: 10 * 60_000 });
+        return { seconds: read.seconds, readErrors: read.errors, samples };
       } catch (err) {
         if ((err as { cause?: NodeJS.ErrnoException }).cause?.code === 'ENOENT') return null;
         throw err;

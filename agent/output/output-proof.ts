@@ -10,8 +10,8 @@
  *   real length against the length its own header claims.
  * - Streams: every audio and subtitle track chosen for it (stream-selection.ts) is there, in order,
  *   with its language.
- * - Decode: each sample decodes without an error and with pictures (a sample with none lies past
- *   the real end of the file).
+ * - Decode: the whole file reads without an error, and each sample decodes without one and with
+ *   pictures (a sample with none lies past the real end of the file).
  */
 import { clock } from '../../shared/main-feature.js';
 
@@ -44,14 +44,16 @@ export interface DecodeSample {
 export interface OutputFacts {
   /** The length its header claims. */
   claimedSeconds: number;
-  /** The length its packets reach (stream copy to nowhere). */
+  /** The length its packets reach (stream copy to nowhere)… */
   seconds: number;
+  /** …and the error lines of that read (a damaged container ends it early, with exit 0). */
+  readErrors: string[];
   audio: { language: string }[];
   subtitles: { language: string }[];
   samples: DecodeSample[];
 }
 
-export type ProofCode = 'shorter' | 'longer' | 'cut_off' | 'track_missing' | 'track_language' | 'no_picture' | 'decode_error';
+export type ProofCode = 'shorter' | 'longer' | 'cut_off' | 'track_missing' | 'track_language' | 'read_error' | 'no_picture' | 'decode_error';
 
 /** Why an output is not proven: a code with its values for a UI that words it itself, and the sentence in English and German. */
 export interface ProofReason {
@@ -110,8 +112,13 @@ function trackReasons(kind: 'audio' | 'subtitle', expected: string[] | null, fou
   return reasons;
 }
 
-function sampleReasons(samples: DecodeSample[]): ProofReason[] {
+function sampleReasons(found: OutputFacts): ProofReason[] {
+  const { samples } = found;
   const reasons: ProofReason[] = [];
+  if (found.readErrors.length > 0) {
+    const params = { at_seconds: Math.round(found.seconds), error: found.readErrors[0] };
+    reasons.push({ code: 'read_error', params, en: `the output cannot be read cleanly (up to ${clock(found.seconds)}): ${found.readErrors[0]}`, de: `Ausgabe nicht fehlerfrei lesbar (bis ${clock(found.seconds)}): ${found.readErrors[0]}` });
+  }
   const broken = samples.find((s) => s.errors.length > 0);
   if (broken) {
     const params = { at_seconds: Math.round(broken.at), error: broken.errors[0] };
@@ -127,7 +134,7 @@ function sampleReasons(samples: DecodeSample[]): ProofReason[] {
 
 /** Why the output is not the title it was made from; empty: proven. */
 export function proveOutput(expected: ProofExpectation, found: OutputFacts): ProofReason[] {
-  return [...lengthReasons(expected, found), ...trackReasons('audio', expected.audio, found.audio), ...trackReasons('subtitle', expected.subtitles, found.subtitles), ...sampleReasons(found.samples)];
+  return [...lengthReasons(expected, found), ...trackReasons('audio', expected.audio, found.audio), ...trackReasons('subtitle', expected.subtitles, found.subtitles), ...sampleReasons(found)];
 }
 
 /** The reasons in one English sentence for the job error and log. */

@@ -52,7 +52,7 @@ export interface Transcoder {
    * packets reach and decode samples spread over it (ffmpeg-check-runner.ts); null when the host has
    * no tool for it (said in the job log, the output is then taken as the encoder left it). Absent: same.
    */
-  inspect?(file: string, claimedSeconds: number, signal: AbortSignal): Promise<{ seconds: number; samples: DecodeSample[] } | null>;
+  inspect?(file: string, claimedSeconds: number, signal: AbortSignal): Promise<{ seconds: number; readErrors?: string[]; samples: DecodeSample[] } | null>;
   /** Copies a file's streams untouched into a new Matroska file with new timestamps (the second attempt). Absent: no remux. */
   remux?(input: string, output: string, signal: AbortSignal): Promise<void>;
 }
@@ -174,7 +174,7 @@ async function proveFile(output: string, expected: ProofExpectation, transcoder:
   if (!transcoder.inspect) return [];
   const unreadable = (err: unknown): ProofReason[] => {
     const why = (err as Error).message;
-    return [{ code: 'decode_error', params: { at_seconds: 0, error: why }, en: `the output cannot be read: ${why}`, de: `Ausgabe nicht lesbar: ${why}` }];
+    return [{ code: 'read_error', params: { at_seconds: 0, error: why }, en: `the output cannot be read: ${why}`, de: `Ausgabe nicht lesbar: ${why}` }];
   };
   let scanned: ScannedFile;
   let measured: Awaited<ReturnType<NonNullable<Transcoder['inspect']>>>;
@@ -189,7 +189,7 @@ async function proveFile(output: string, expected: ProofExpectation, transcoder:
     ctx.log('warn', `${path.basename(output)}: not proven (this worker has no ffmpeg): the output is taken as the encoder left it`);
     return [];
   }
-  return proveOutput(expected, { claimedSeconds: scanned.seconds, seconds: measured.seconds, audio: scanned.audio, subtitles: scanned.subtitles, samples: measured.samples });
+  return proveOutput(expected, { claimedSeconds: scanned.seconds, seconds: measured.seconds, readErrors: measured.readErrors ?? [], audio: scanned.audio, subtitles: scanned.subtitles, samples: measured.samples });
 }
 
 /** Encoder names in HandBrake's hardware presets ("H.265 NVENC 1080p", "H.265 QSV 1080p", "H.265 VCN 1080p", "H.264 VideoToolbox 1080p"). */

@@ -14,15 +14,16 @@ export interface CheckOptions {
 
 /**
  * `ffmpeg -i FILE -map 0:v? -map 0:a? -map 0:s? -c copy -f null -`: every packet read, nothing decoded (disk speed): the
- * length the file's packets reach, which a header written at the start of the encode does not tell.
+ * length the file's packets reach, which a header written at the start of the encode does not tell,
+ * and the error lines of the read (a damaged container ends the read early with exit 0 and says why).
  */
-export async function ffmpegRealSeconds(bin: string, file: string, opts: CheckOptions = {}): Promise<number> {
+export async function ffmpegRealSeconds(bin: string, file: string, opts: CheckOptions = {}): Promise<{ seconds: number; errors: string[] }> {
   const result = await runTool(bin, ['-nostdin', '-v', 'error', '-i', file, '-map', '0:v?', '-map', '0:a?', '-map', '0:s?', '-c', 'copy', '-f', 'null', '-', '-progress', 'pipe:1', '-nostats'], { ...opts, captureStdout: true });
   if (result.exitCode !== 0) {
     const why = errorLines(result.stderr)[0];
     throw new ToolError('ffmpeg', `ffmpeg could not read ${file} (${why ?? describeExit(result)})`, { exitCode: result.exitCode ?? undefined });
   }
-  return progressSeconds(lastProgressBlock(result.stdout));
+  return { seconds: progressSeconds(lastProgressBlock(result.stdout)), errors: errorLines(result.stderr) };
 }
 
 /**

@@ -13,7 +13,7 @@ const clean = (at: number): DecodeSample => ({ at, frames: 50, errors: [] });
 const samples = sampleStarts(probed.seconds, DECODE_SAMPLES, DECODE_SAMPLE_SECONDS).map(clean);
 
 function facts(over: Partial<OutputFacts> = {}): OutputFacts {
-  return { claimedSeconds: probed.seconds, seconds: probed.seconds, audio: probed.audio, subtitles: probed.subtitles, samples, ...over };
+  return { claimedSeconds: probed.seconds, seconds: probed.seconds, readErrors: [], audio: probed.audio, subtitles: probed.subtitles, samples, ...over };
 }
 
 describe('ffmpeg-check-parser (captured runs)', () => {
@@ -82,6 +82,13 @@ describe('proveOutput', () => {
     assert.equal(r.code, 'cut_off');
     assert.equal(r.en, 'the output ends at 0:29 though it says it lasts 1:00');
     assert.deepEqual(proveOutput({ seconds: 0, audio: null, subtitles: null }, facts({ claimedSeconds: 60.046, seconds: 60.046 })), []);
+  });
+
+  it('fails an output whose whole-file read reports an error though it exits 0 (the captured cut-off file)', () => {
+    const readErrors = errorLines(sampleSection(SAMPLE, '(stderr; exit 0)', '## end').join('\n'));
+    assert.deepEqual(readErrors, ['[matroska,webm] File ended prematurely']);
+    const reasons = proveOutput({ ...expected, seconds: 29.001 }, facts({ seconds: 29.001, readErrors }));
+    assert.deepEqual(reasons.map((r) => [r.code, r.en]), [['read_error', 'the output cannot be read cleanly (up to 0:29): [matroska,webm] File ended prematurely']]);
   });
 
   it('names a chosen track that is missing or in another language', () => {

@@ -13,6 +13,7 @@ import type { TaskContext } from './rip-task.js';
 import { TaskFailure } from './rip-task.js';
 import { proofText, proveOutput, type DecodeSample, type ProofExpectation, type ProofReason } from '../output/output-proof.js';
 import { privateEncode } from '../output/private-encode.js';
+import { clock } from '../../shared/main-feature.js';
 
 /** A file as the transcoder's own scan sees it. */
 export interface ScannedFile {
@@ -189,7 +190,12 @@ async function proveFile(output: string, expected: ProofExpectation, transcoder:
     ctx.log('warn', `${path.basename(output)}: not proven (this worker has no ffmpeg): the output is taken as the encoder left it`);
     return [];
   }
-  return proveOutput(expected, { claimedSeconds: scanned.seconds, seconds: measured.seconds, readErrors: measured.readErrors ?? [], audio: scanned.audio, subtitles: scanned.subtitles, samples: measured.samples });
+  const reasons = proveOutput(expected, { claimedSeconds: scanned.seconds, seconds: measured.seconds, readErrors: measured.readErrors ?? [], audio: scanned.audio, subtitles: scanned.subtitles, samples: measured.samples });
+  if (reasons.length === 0) {
+    const against = expected.seconds > 0 ? ` of ${clock(expected.seconds)}` : '';
+    ctx.log('info', `${path.basename(output)}: proven: ${clock(measured.seconds)}${against}, ${scanned.audio.length} audio and ${scanned.subtitles.length} subtitle track(s), ${measured.samples.length} sample(s) decoded cleanly`);
+  }
+  return reasons;
 }
 
 /** Encoder names in HandBrake's hardware presets ("H.265 NVENC 1080p", "H.265 QSV 1080p", "H.265 VCN 1080p", "H.264 VideoToolbox 1080p"). */

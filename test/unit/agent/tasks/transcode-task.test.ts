@@ -640,6 +640,7 @@ describe('runTranscode: proven before deleted', () => {
     assert.equal(path.dirname(remuxed[0]), path.join(args.raw_dir, '.ripwerk-remux'), 'the remux goes into the raw folder\'s work area');
     assert.equal(fs.readFileSync(result.files[0], 'utf8'), 'encoded:remuxed:raw with new timestamps');
     assert.ok(logs.includes('Heat (1995).mkv: attempt 2 (raw remuxed) made the output, and it passed the proof'), logs.join('\n'));
+    assert.ok(logs.includes('Heat (1995).mkv: proven: 1:50:10 of 1:50:10, 0 audio and 0 subtitle track(s), 1 sample(s) decoded cleanly'), logs.join('\n'));
     assert.equal(result.raw_removed, true, 'proven: the raw data goes');
   });
 

@@ -2,7 +2,7 @@
  * Where an encoder writes (issue 42): never straight to its final name, since HandBrakeCLI opens its
  * output following links and a share user who can write the media tree could swap the checked output
  * folder for a link to elsewhere between the check and the encoder's open. Instead the encoder writes
- * into a fresh private folder (mkdtemp, mode 0700) made inside the checked output folder, whose real
+ * into a fresh private folder (mkdtemp makes it with mode 0700) made inside the checked output folder, whose real
  * path is checked right after it is made. On Linux the folder is then held open and the encoder is
  * given its path through /proc/<agent>/fd/<n>: that names the folder itself, not a path a swap can
  * redirect. The finished, proven file is moved to its final name in one step (a hard link, which
@@ -42,7 +42,6 @@ export async function privateEncode(folder: string, realFolder: string, dest: st
     await fs.rmdir(real ?? dir).catch(() => undefined);
     throw new OutsideWrite(`the folder ${folder} was swapped for a link leading elsewhere before the encode: refused, nothing was written there`);
   }
-  await fs.chmod(dir, 0o700);
   const handle = HAS_PROC_FD ? await fs.open(dir, fsSync.constants.O_RDONLY | fsSync.constants.O_DIRECTORY) : null;
   const held = handle ? `/proc/${process.pid}/fd/${handle.fd}` : dir;
   const name = path.basename(dest);

@@ -258,6 +258,7 @@ interface EncodePlan {
   streams: StreamWork;
   expected: ProofExpectation;
   hooks: Omit<TranscodeHooks, 'streamArgs'>;
+  ledger?: OutputLedger;
 }
 
 /**
@@ -271,6 +272,7 @@ async function encodeProven(p: EncodePlan, args: TranscodeJob, transcoder: Trans
   try {
     for (let n = 1; attempt; n++) {
       const target = await privateEncode(p.dir, p.realDir, p.dest);
+      p.ledger?.privateFolder(path.join(p.realDir, path.basename(target.dir)));
       try {
         // The slot and its start gate belong to the first run; a second one runs once the first has given it back.
         const label = attempt.label;
@@ -390,7 +392,7 @@ export async function runTranscode(args: TranscodeJob, transcoder: Transcoder, c
           // The slot frees as the last encoder exits, before its output is looked at.
           onExit: last ? encoderDone : undefined,
         };
-        await encodeProven({ file, dest, dir, realDir, streams, expected, hooks }, args, transcoder, ctx);
+        await encodeProven({ file, dest, dir, realDir, streams, expected, hooks, ledger }, args, transcoder, ctx);
       } finally {
         releaseFileName(dir, name);
       }

@@ -308,6 +308,8 @@ describe('runTranscode', () => {
       // What an agent killed now would find: this output claimed, without an identity yet (the encoder
       // writes into a private folder beside it: private-encode.ts).
       const final = path.join(path.dirname(privateFolder(output)), path.basename(output));
+      // Its private folder is recorded too: a run cut off now leaves it, and removeOwnOutputs removes it.
+      assert.ok(JSON.parse(fs.readFileSync(ledger.file, 'utf8')).private.includes(privateFolder(output)));
       seen.push(JSON.parse(fs.readFileSync(ledger.file, 'utf8')).files.find((f: { path: string }) => f.path === final));
       return encode(input, output, preset, hooks);
     };

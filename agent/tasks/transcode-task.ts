@@ -275,14 +275,14 @@ async function encodeProven(p: EncodePlan, args: TranscodeJob, transcoder: Trans
       p.ledger?.privateFolder(path.join(p.realDir, path.basename(target.dir)));
       try {
         // The slot and its start gate belong to the first run; a second one runs once the first has given it back.
-        const label = attempt.label;
+        const { label, input } = attempt;
         const again: TranscodeHooks = {
           ...p.hooks,
           startWhen: undefined,
           onExit: undefined,
           onSpawn: (pid) => {
             ctx.onSpawn(pid);
-            ctx.log('info', `${label}: transcoding ${path.basename(attempt?.input ?? p.file)} to ${p.dest}`);
+            ctx.log('info', `${label}: transcoding ${path.basename(input)} to ${p.dest}`);
           },
           streamArgs: [...p.streams.args, ...attempt.extraArgs],
         };

@@ -12,7 +12,7 @@ import { exists } from '../../shared/fs-exists.js';
 import { writeLibraryFiles, type LibraryFilesOptions } from '../../shared/library-files.js';
 import { writeStaysWithin } from '../../shared/media-paths.js';
 import { movieFolderName, seasonFolder, seriesFolderName } from '../../shared/output-name.js';
-import type { LibraryInfo } from '../../shared/protocol.js';
+import type { FileStreams, LibraryInfo } from '../../shared/protocol.js';
 import { HttpError } from '../http/errors.js';
 import { outputTarget, type JobRow } from '../jobs/jobs-store.js';
 import type { DiscIdentity } from '../metadata/disc-identity.js';
@@ -81,6 +81,21 @@ export async function planCorrection(job: JobRow, identity: Pick<DiscIdentity, '
     if (m.to !== m.from && (await exists(m.to))) throw new HttpError(409, `${m.to} exists already: nothing was changed`);
   }
   return { root, fromDir, toDir, moves, files: moves.map((m) => path.relative(toDir, m.to)) };
+}
+
+/**
+ * The job's stream list (meta.streams, one entry per file named as the worker wrote it: the file's
+ * name) after a correction renamed `oldFiles` to `newFiles` (both relative to the output folder, in
+ * the same order): each entry takes its file's new name; an entry of no renamed file stays as it is.
+ */
+export function renamedStreams(streams: readonly FileStreams[], oldFiles: readonly string[], newFiles: readonly string[]): FileStreams[] {
+  return streams.map((s) => {
+    let i = oldFiles.indexOf(s.file);
+    if (i < 0) i = oldFiles.findIndex((f) => path.posix.basename(f) === s.file);
+    if (i < 0 || newFiles[i] === undefined) return s;
+    const next = oldFiles[i] === s.file ? newFiles[i] : path.posix.basename(newFiles[i]);
+    return { ...s, file: next };
+  });
 }
 
 /**

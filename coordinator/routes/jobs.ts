@@ -4,12 +4,12 @@ import { Router, type Request } from 'express';
 import type { JobDetail } from '../../shared/api-types.js';
 import { toCsv } from '../http/csv.js';
 import { parseLanguageList } from '../../shared/languages.js';
-import { checkMediaPath, isBareFileName, realPathWithin } from '../../shared/media-paths.js';
+import { checkMediaPath, realPathWithin } from '../../shared/media-paths.js';
 import { isTranscodeInput } from '../../shared/raw-media.js';
 import { keyMatches } from '../../shared/disc-key.js';
 import type { AppContext } from '../context.js';
 import { sendOpenedFile } from '../http/file-download.js';
-import { openJobFile } from '../jobs/job-file.js';
+import { listOutputFiles, openJobFile } from '../jobs/job-file.js';
 import { HttpError, objectBody } from '../http/errors.js';
 import { createRipJob, ripLengthRefusal } from '../discs/rip-jobs.js';
 import { outputTarget, phaseStart, toView, type JobRow } from '../jobs/jobs-store.js';
@@ -171,15 +171,7 @@ export function jobsRouter(ctx: AppContext): Router {
   };
 
   router.get('/jobs/:id/files', async (req, res) => {
-    const dir = await outputDir(job(req));
-    const entries = await fs.promises.readdir(dir, { withFileTypes: true }).catch(() => null);
-    if (!entries) throw new HttpError(404, `the output folder ${dir} is gone`);
-    const files: { name: string; size: number }[] = [];
-    for (const e of entries) {
-      if (!e.isFile() || !isBareFileName(e.name)) continue;
-      files.push({ name: e.name, size: (await fs.promises.stat(path.join(dir, e.name))).size });
-    }
-    res.json(files.sort((a, b) => a.name.localeCompare(b.name)));
+    res.json(await listOutputFiles(await outputDir(job(req))));
   });
 
   router.get('/jobs/:id/files/:name', async (req, res) => {
@@ -187,7 +179,8 @@ export function jobsRouter(ctx: AppContext): Router {
     const file = await openJobFile(config.mediaRoot, job(req).output_path, name);
     try {
       res.type(path.extname(name) || 'application/octet-stream');
-      res.setHeader('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(name)}`);
+      // A file below the folder (Extras/x.mkv) is saved under its own name.
+      res.setHeader('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(path.posix.basename(name))}`);
       res.setHeader('Cache-Control', 'public, max-age=0');
       await sendOpenedFile(req, res, file);
     } finally {

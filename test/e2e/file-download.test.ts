@@ -84,6 +84,21 @@ describe('file download: Range requests on GET /jobs/{id}/files/{name}', () => {
     assert.equal(up.status, 400);
   });
 
+  it('answers a refusal in the client\'s language: German for Accept-Language de, English else, the code in a header (issue 38)', async () => {
+    const cancel = (lang: string) => fetch(`${c.url}/jobs/${JOB}/cancel`, { method: 'POST', headers: { 'accept-language': lang } });
+    const de = await cancel('de-DE,de;q=0.9');
+    assert.equal(de.status, 409);
+    assert.equal(await de.text(), 'Der Auftrag läuft nicht mehr (Status: fertig): Nur ein wartender, rippender oder komprimierender Auftrag lässt sich abbrechen.\n');
+    assert.equal(de.headers.get('ripwerk-reason'), 'cancelNotActive');
+    const en = await cancel('en-GB,en;q=0.9');
+    assert.equal(await en.text(), 'the job is completed; only pending, processing or transcoding jobs can be canceled\n');
+    const retry = await fetch(`${c.url}/jobs/${JOB}/retry-transcode`, { method: 'POST', headers: { 'accept-language': 'de' } });
+    assert.equal(await retry.text(), 'Nur ein fehlgeschlagener oder abgebrochener Auftrag lässt sich erneut komprimieren (dieser: fertig).\n');
+    const unknown = await fetch(`${c.url}/jobs/nope/detail`, { headers: { 'accept-language': 'de' } });
+    assert.equal(unknown.status, 404);
+    assert.equal(await unknown.text(), 'Es gibt keinen Auftrag mit der Kennung nope.\n');
+  });
+
   it('sends the whole file with its length, type, name and range support', async () => {
     const r = await get(url);
     assert.equal(r.status, 200);

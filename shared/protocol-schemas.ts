@@ -278,6 +278,7 @@ const transcodeArgsSchema = z.looseObject({
   main_file: z.optional(z.nullable(int(0, 10_000))),
   library_folder: z.optional(z.nullable(pathText)),
   extras_by_kind: z.optional(bool),
+  first_episode: z.optional(z.nullable(int(1, 10_000))),
 });
 
 export const commandSchema = z.discriminatedUnion('task', [

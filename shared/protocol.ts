@@ -434,6 +434,8 @@ export interface TranscodeArgs {
   main_file?: number | null;
   /** Extras of a known kind go to the folder of their kind (Featurettes, Trailers, ...) instead of extras_folder (not for Kodi). */
   extras_by_kind?: boolean;
+  /** A disc of a box-set session: the episode number its first file continues with, where runtimes and TheDiscDB roles do not decide. */
+  first_episode?: number | null;
 }
 
 export interface StreamOptions {

@@ -95,11 +95,12 @@ export async function createRipJob(ctx: RipJobDeps, req: RipRequest): Promise<Jo
   const s = settings.all();
   const discType = device.state.disc?.type;
   // A disc of a box-set session (started in the dialog, or recognised by label or database) is ripped as
-  // the session's series when the request names none; the session is joined once the job exists.
+  // the session's series and season (a request naming another series joins no session); the session is
+  // joined once the job exists.
   const preIdentity = device.state.disc ? ctx.discs.identity(device.state.disc.fingerprint) : undefined;
-  const sessionAt = (album: AlbumInfo | null) => ctx.sessions?.match({ device: req.device, disc_type: discType ?? 'unknown', identity: preIdentity, album, series: req.series ?? null, season: req.season ?? null }) ?? null;
+  const sessionAt = (album: AlbumInfo | null) => ctx.sessions?.match({ device: req.device, disc_type: discType ?? 'unknown', identity: preIdentity, label: device.state.disc?.label ?? '', album, series: req.series ?? null, season: req.season ?? null }) ?? null;
   const videoSession = discType && discType !== 'cd' ? sessionAt(null) : null;
-  if (videoSession && !req.series && videoSession.series) req = { ...req, series: videoSession.series, season: videoSession.season };
+  if (videoSession?.series) req = { ...req, series: videoSession.series, season: videoSession.season };
   const quickPick = req.series ? s.quickPickSeries : discType === 'cd' ? s.quickPickMusic : s.quickPickMovies;
   const targetDir = await mediaDir(config.mediaRoot, req.targetDir ?? path.join(config.mediaRoot, quickPick), 'target_dir');
   const wrongFolder = req.series ? seriesTargetRefusal(config.mediaRoot, { movies: s.quickPickMovies, series: s.quickPickSeries }, targetDir) : null;

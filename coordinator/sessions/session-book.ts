@@ -7,7 +7,8 @@
 import type { AlbumInfo, RippedTitle } from '../../shared/protocol.js';
 import type { Logger } from '../../shared/log.js';
 import type { JobRow, JobsStore } from '../jobs/jobs-store.js';
-import type { DiscIdentity } from '../metadata/disc-identity.js';
+import { labelDiscNumber, type DiscIdentity } from '../metadata/disc-identity.js';
+import { ripsAsSeries } from '../../shared/rip-as-series.js';
 import { discPlace, endText, episodeNumbering, missingDiscs, nextDisc, nextDiscText, roleEpisodes, type Session, type SessionKind } from './session-plan.js';
 import type { SessionStore } from './session-store.js';
 
@@ -33,6 +34,8 @@ export interface SessionDiscFacts {
   device: string;
   disc_type: string;
   identity: DiscIdentity | undefined;
+  /** The disc's volume label (its disc number, "…_D2"). */
+  label: string;
   /** Audio CDs: the album the job names its files by. */
   album: AlbumInfo | null;
   /** The series the request names (the dialog, POST /jobs), else null. */
@@ -115,11 +118,11 @@ export class SessionBook {
       return this.placed(null, start, multi.disc_number, null, null, `MusicBrainz release ${multi.release_id} has ${multi.disc_total} discs`);
     }
     const id = f.identity;
-    const idSeries = id?.kind === 'series' ? id.title : null;
+    const idSeries = id && ripsAsSeries(id) ? id.title : null;
     const series = f.series ?? idSeries;
     const season = f.series ? f.season : (id?.season ?? null);
     const release = id?.recognised?.release ?? null;
-    const named = id?.recognised?.disc_number ?? id?.disc_number ?? null;
+    const named = id?.recognised?.disc_number ?? id?.disc_number ?? labelDiscNumber(f.label);
     const series_ = open.filter((s) => s.kind === 'series');
     const byRelease = release ? series_.find((s) => s.release === release) : undefined;
     if (byRelease) return this.placed(byRelease, null, named, byRelease.series, byRelease.season, `TheDiscDB release ${release}`);

@@ -33,7 +33,7 @@ function setup(file = path.join(root, `s-${++n}.sqlite`)) {
 }
 
 const label = (series: string, season: number, disc: number | null): DiscIdentity => ({ title: series, year: null, confidence: 0, poster: null, kind: 'series', season, source: 'label', disc_number: disc });
-const facts = (over: Partial<SessionDiscFacts>): SessionDiscFacts => ({ device: 'nas-sr0', disc_type: 'dvd', identity: undefined, album: null, series: null, season: null, ...over });
+const facts = (over: Partial<SessionDiscFacts>): SessionDiscFacts => ({ device: 'nas-sr0', disc_type: 'dvd', identity: undefined, label: '', album: null, series: null, season: null, ...over });
 
 /** Makes the job of a disc that matched, joins it, and moves it to transcoding with its raw files (what rip_done does before the session is asked). */
 function ripJob(t: ReturnType<typeof setup>, f: SessionDiscFacts, files: number): JobRow {
@@ -108,6 +108,16 @@ describe('a three-disc series session', () => {
     assert.equal(again.notices.at(-1)?.text, 'session "Show", season 2 ended: 2 of 3 disc(s) done; missing: disc 2');
     assert.deepEqual(again.queued, [d3.id]);
     assert.equal(again.jobs.get(d3.id)?.meta?.first_episode, undefined, 'behind a gap no number is made up');
+  });
+
+  it('reads the disc number from the volume label when the identity has none (the display title "Hof S01" drops "_D3")', () => {
+    const t = setup();
+    const none: DiscIdentity = { title: 'Hof', year: null, confidence: 0.3, poster: null, kind: 'unknown', season: 1, source: 'none' };
+    const m = t.book.match(facts({ identity: none, label: 'HOF_S01_D3' }));
+    assert.equal(m?.disc_number, 3);
+    assert.equal(m?.start?.origin, 'label');
+    assert.equal(m?.series, 'Hof');
+    assert.equal(t.book.match(facts({ identity: none, label: 'HOF_S01' })), null, 'a season without a disc number starts no session');
   });
 
   it('a disc naming another series does not join the session of its drive; a failed disc is named as failed', () => {

@@ -232,7 +232,6 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   dispatcher.libraryFor = (job) => libraryInfo(job, settings.all(), config.tmdbImageBaseUrl);
   const sessions = new SessionBook(new SessionStore(db), jobs, log.child('sessions'));
   sessions.enqueue = (jobId, rawDir, files) => dispatcher.enqueueTranscode(jobId, rawDir, files);
-  sessions.onNotice = (notice) => notifier.sessionNotice(notice);
   dispatcher.beforeTranscode = (job, files, titles) => sessions.ripDone(job, files, titles);
   dispatcher.onJobEnd = (job) => {
     sessions.jobEnded(job);
@@ -275,7 +274,11 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   const embedded = broker;
   const mqttInProcess = embedded ? () => embedded.connectInProcess() : null;
   await dispatcher.start(mqttUrl, brokerSecret ? { username: COORDINATOR_USERNAME, password: brokerSecret } : null, mqttInProcess);
-  const homeAssistant = new HaDiscovery(dispatcher, fleet, jobs, settings, (fp) => discs.identity(fp)?.title ?? null, (d) => ejectDevice(ctx, d), log.child('home-assistant'));
+  const homeAssistant = new HaDiscovery(dispatcher, fleet, jobs, settings, (fp) => discs.identity(fp)?.title ?? null, (d) => ejectDevice(ctx, d), log.child('home-assistant'), () => sessions.list());
+  sessions.onNotice = (notice) => {
+    notifier.sessionNotice(notice);
+    homeAssistant.sessionEvent(notice);
+  };
   homeAssistant.start();
   dispatcher.prune();
   const nightly = schedule('17 3 * * *', () => dispatcher.prune(), { name: 'prune' });

@@ -5,11 +5,14 @@
  * skipped waits with disc 3, and ended by hand names the missing disc.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Device } from '../../shared/api-types.js';
 import type { SessionView } from '../../coordinator/sessions/session-book.js';
+import { chromium, type Browser } from 'playwright-core';
+import { REPO_DIR } from '../fixtures/tools-samples.js';
 import { api, dvdImage, fileTree as tree, freePort, insertDisc, startAgent, startCoordinator, stopAll, waitFor, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type Job, type World } from './harness.js';
 
 interface Notice { event: string; text: string; session: SessionView }
@@ -21,6 +24,8 @@ describe('box-set sessions through the real pipeline', () => {
   let target: http.Server;
   const notices: Notice[] = [];
   const device = 'regal-drive-regal';
+  let browser: Browser;
+  const SHOTS = path.join(REPO_DIR, 'test-output', 'screenshots');
 
   before(async () => {
     target = http.createServer((req, res) => {
@@ -49,8 +54,11 @@ describe('box-set sessions through the real pipeline', () => {
       allowPrivateWebhooks: true,
     });
     assert.equal(r.status, 200, r.text);
+    assert.equal((await api(c.url, 'POST', '/setup/complete')).status, 200);
+    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
   });
   after(async () => {
+    await browser?.close();
     target.close();
     await stopAll();
   });
@@ -82,6 +90,18 @@ describe('box-set sessions through the real pipeline', () => {
     const jobs: Job[] = [];
     jobs.push(await feed('HEIDE_DISC_A', [20, 20, 20], known));
     await waitFor('the next-disc webhook', async () => notices.find((n) => n.text.includes('insert disc 2 of 3')));
+    // The drive card says it too, on a phone, in German and English.
+    fs.mkdirSync(SHOTS, { recursive: true });
+    for (const [locale, text] of [['de-DE', 'Disc 2 von 3 einlegen'], ['en-US', 'Insert disc 2 of 3']] as const) {
+      const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale });
+      const page = await context.newPage();
+      await page.goto(`http://127.0.0.1:${c.port}/`);
+      const next = page.getByTestId('session-next');
+      await next.waitFor();
+      assert.equal((await next.innerText()).replace(/^\W+/, ''), text);
+      await page.screenshot({ path: path.join(SHOTS, `${locale.slice(0, 2)}-session-phone.png`), fullPage: true });
+      await context.close();
+    }
     jobs.push(await feed('HEIDE_DISC_B', [21, 21, 21], known));
     await waitFor('the webhook for disc 3', async () => notices.find((n) => n.text.includes('insert disc 3 of 3')));
     jobs.push(await feed('HEIDE_DISC_C', [22, 22, 22], known));

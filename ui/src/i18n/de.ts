@@ -387,19 +387,6 @@ export const de = {
   'workers.package': 'Worker-Paket (zip, läuft mit Node)',
   'workers.script': 'Installationsskript für Windows (PowerShell, als Administrator ausführen)',
   'workers.exe': 'Installationsprogramm für Windows (.exe, etwa 74 MB; der erste Abruf baut es, das dauert bis zu einer Minute)',
-  'session.start': 'Box-Set starten …',
-  'session.series': 'Serie',
-  'session.season': 'Staffel',
-  'session.discs': 'Discs',
-  'session.startNow': 'Staffel {season}, {discs} Discs',
-  'session.album': 'Album',
-  'session.seriesName': '{series}, Staffel {season}',
-  'session.progress': '{done} von {total} Discs fertig',
-  'session.insert': 'Disc {n} von {total} einlegen',
-  'session.insertNext': 'Disc {n} einlegen',
-  'session.missing': 'fehlt: Disc {list}',
-  'session.failed': 'fehlgeschlagen: Disc {list}',
-  'session.end': 'Box-Set beenden',
 };
 
 export type MessageKey = keyof typeof de;

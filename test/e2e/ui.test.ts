@@ -261,7 +261,7 @@ describe('web UI in Chromium', () => {
     await shoot('metadata-manual');
     await form.getByTestId('manual-apply').click();
     const to = path.join(w.media, 'Filme', 'Heat von Hand (1996)');
-    await page.getByText(`„Heat von Hand“ liegt jetzt in ${to}.`).waitFor();
+    await page.getByText(`„Heat von Hand“ liegt jetzt in ${to}.`).waitFor({ timeout: 90_000 });
     assert.ok(fs.existsSync(path.join(to, 'Heat von Hand (1996).mkv')));
     assert.equal(fs.existsSync(path.join(w.media, 'Filme', 'Heat Wave (2009)')), false);
     assert.ok(searched.every((u) => !u.includes('/search')), 'no search was needed');

@@ -256,6 +256,9 @@ describe('web UI in Chromium', () => {
     await nav('Aufträge');
     await page.locator('li.job', { hasText: 'Heat Wave' }).first().getByTestId('job-correct').click();
     const form = page.getByTestId('meta-manual');
+    // The user types before the job's own name has arrived: what was typed stays.
+    await form.getByTestId('manual-title').fill('Heat von Hand');
+    await page.getByTestId('meta-target').locator('option', { hasText: /^Auftrag: Heat Wave/ }).waitFor({ state: 'attached' });
     await form.getByTestId('manual-title').fill('Heat von Hand');
     await form.getByTestId('manual-year').fill('1996');
     await shoot('metadata-manual');

@@ -66,6 +66,19 @@ export function isBareFileName(name: string): boolean {
   return !name.startsWith('.');
 }
 
+/** How deep below a job's output folder its files are listed and downloaded (`Extras/x.mkv` is 2, `Season 01/Extras/x.mkv` 3). */
+export const OUTPUT_FILE_DEPTH_MAX = 4;
+
+/**
+ * A file's path relative to a folder, as GET /jobs/{id}/files lists it: 1 to OUTPUT_FILE_DEPTH_MAX
+ * bare names joined by `/` (no `..`, no hidden part, no backslash, no empty part, not absolute).
+ */
+export function isRelativeFilePath(rel: string): boolean {
+  if (typeof rel !== 'string' || rel.length === 0) return false;
+  const parts = rel.split('/');
+  return parts.length <= OUTPUT_FILE_DEPTH_MAX && parts.every(isBareFileName);
+}
+
 export type RealPathResult =
   | { kind: 'inside'; path: string }
   | { kind: 'missing' }

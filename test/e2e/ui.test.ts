@@ -190,10 +190,22 @@ describe('web UI in Chromium', () => {
     await nav('Aufträge');
     const job = page.locator('li.job').first();
     await job.getByRole('progressbar').waitFor({ timeout: 30_000 });
+    // Issue 38: the running job shows its steps and, opened, its own log; cancel asks first.
+    await job.getByTestId('job-phases').getByText('Rippen').waitFor();
+    await job.getByRole('button', { name: 'Heat' }).click();
+    await job.getByTestId('job-log').waitFor();
     await shoot('jobs-running');
+    await job.getByTestId('job-cancel').click();
+    const confirm = page.getByRole('dialog', { name: 'Auftrag „Heat“ abbrechen?' });
+    await confirm.getByText(/ein angefangener Rip/).waitFor();
+    await shoot('jobs-cancel-confirm');
+    await confirm.getByRole('button', { name: 'Weiterlaufen lassen' }).click();
+    await confirm.waitFor({ state: 'detached' });
     await job.getByTestId('job-status').filter({ hasText: 'fertig' }).waitFor({ timeout: 180_000 });
     const jobs = await api<{ id: string; title: string; status: string }[]>(c.url, 'GET', '/jobs');
-    assert.equal(jobs.body[0].status, 'completed');
+    assert.equal(jobs.body[0].status, 'completed', 'kept running: "Weiterlaufen lassen" does not cancel');
+    // The log was fetched again as the job ended: it ends with the job's last lines.
+    await job.getByTestId('job-log').locator('li', { hasText: /finished|fertig|done/i }).first().waitFor();
     await nav('Laufwerke');
     await page.getByTestId('rip-done').waitFor();
     await nav('Aufträge');

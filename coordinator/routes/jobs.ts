@@ -171,16 +171,19 @@ export function jobsRouter(ctx: AppContext): Router {
   };
 
   router.get('/jobs/:id/files', async (req, res) => {
-    res.json(await listOutputFiles(await outputDir(job(req))));
+    // The spec's listing is the output folder's own files by bare name; the folders below on request.
+    const subfolders = req.query.subfolders === 'true' || req.query.subfolders === '1';
+    res.json(await listOutputFiles(await outputDir(job(req)), subfolders));
   });
 
   router.get('/jobs/:id/files/:name', async (req, res) => {
     const name = String(req.params.name);
-    const file = await openJobFile(config.mediaRoot, job(req).output_path, name);
+    const folder = req.query.folder ?? '';
+    if (typeof folder !== 'string') throw new HttpError(400, 'folder must be given once, as text');
+    const file = await openJobFile(config.mediaRoot, job(req).output_path, name, folder);
     try {
       res.type(path.extname(name) || 'application/octet-stream');
-      // A file below the folder (Extras/x.mkv) is saved under its own name.
-      res.setHeader('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(path.posix.basename(name))}`);
+      res.setHeader('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(name)}`);
       res.setHeader('Cache-Control', 'public, max-age=0');
       await sendOpenedFile(req, res, file);
     } finally {

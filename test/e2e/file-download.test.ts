@@ -72,16 +72,20 @@ describe('file download: Range requests on GET /jobs/{id}/files/{name}', () => {
   });
   after(stopAll);
 
-  it('lists the files below the output folder and sends one by its encoded relative path (issue 38)', async () => {
-    const list = await get(`${c.url}/jobs/${JOB}/files`);
-    const names = (JSON.parse(list.body.toString()) as { name: string; size: number }[]).map((f) => `${f.name}:${f.size}`);
-    assert.deepEqual(names.sort(), [`Extras/Heat (1995) - Making of-behindthescenes.mkv:5`, `${BIG}:${BIG_SIZE}`, `${NAME}:${SIZE}`]);
-    const r = await get(`${c.url}/jobs/${JOB}/files/${encodeURIComponent('Extras/Heat (1995) - Making of-behindthescenes.mkv')}`);
+  it('lists the output folder\'s files by bare name as the spec has it, the files below on request, and sends one by name and folder (issue 38)', async () => {
+    const listing = async (query: string): Promise<string[]> => (JSON.parse((await get(`${c.url}/jobs/${JOB}/files${query}`)).body.toString()) as { name: string; size: number; folder?: string }[]).map((f) => `${f.folder ?? '.'}|${f.name}:${f.size}`);
+    assert.deepEqual(await listing(''), [`.|${BIG}:${BIG_SIZE}`, `.|${NAME}:${SIZE}`].sort());
+    assert.deepEqual(await listing('?subfolders=true'), [...[`.|${BIG}:${BIG_SIZE}`, `.|${NAME}:${SIZE}`].sort(), 'Extras|Heat (1995) - Making of-behindthescenes.mkv:5']);
+    const r = await get(`${c.url}/jobs/${JOB}/files/${encodeURIComponent('Heat (1995) - Making of-behindthescenes.mkv')}?folder=Extras`);
     assert.equal(r.status, 200);
     assert.equal(r.body.toString(), 'extra');
     assert.equal(r.headers['content-disposition'], `attachment; filename*=UTF-8''${encodeURIComponent('Heat (1995) - Making of-behindthescenes.mkv')}`);
-    const up = await get(`${c.url}/jobs/${JOB}/files/${encodeURIComponent('Extras/../../Heat (1995)/x')}`);
+    const slash = await get(`${c.url}/jobs/${JOB}/files/${encodeURIComponent('Extras/Heat (1995) - Making of-behindthescenes.mkv')}`);
+    assert.equal(slash.status, 400, 'the spec: a bare file name, no slash');
+    assert.equal(slash.body.toString(), 'the file name must be a bare name: no slash, no .., no leading dot\n');
+    const up = await get(`${c.url}/jobs/${JOB}/files/x?folder=${encodeURIComponent('Extras/../..')}`);
     assert.equal(up.status, 400);
+    assert.equal(up.body.toString(), 'the folder must lie below the output folder: bare names joined by /, no .., no leading dot, at most 3 deep\n');
   });
 
   it('answers a refusal in the client\'s language: German for Accept-Language de, English else, the code in a header (issue 38)', async () => {

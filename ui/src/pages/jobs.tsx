@@ -10,25 +10,38 @@ const ACTIVE = ['pending', 'processing', 'transcoding', 'canceling'];
 /** The statuses the API transcodes or rips again (coordinator/jobs/job-status.ts isRetryable): not a completed job. */
 const RETRYABLE = ['failed', 'canceled'];
 
+/** One file of GET /jobs/{id}/files?subfolders=true: a bare name, and the folder below the output folder it lies in. */
+interface OutputFile {
+  name: string;
+  size: number;
+  folder?: string;
+}
+
+/** The file's download address: its bare name, and its folder as ?folder= (the spec's name has no slash). */
+const fileHref = (jobId: string, f: OutputFile): string => `${API}/jobs/${jobId}/files/${encodeURIComponent(f.name)}${f.folder ? `?folder=${encodeURIComponent(f.folder)}` : ''}`;
+
 function Files({ job }: { job: Job }) {
-  const [files, setFiles] = useState<{ name: string; size: number }[] | null>(null);
+  const [files, setFiles] = useState<OutputFile[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    get<{ name: string; size: number }[]>(`/jobs/${job.id}/files`).then(setFiles, (err: Error) => setError(err.message));
+    get<OutputFile[]>(`/jobs/${job.id}/files?subfolders=true`).then(setFiles, (err: Error) => setError(err.message));
   }, [job.id]);
   if (error) return <p class="muted" translate={false}>{error}</p>;
   if (!files) return <p class="muted">{t('common.loading')}</p>;
   if (!files.length) return <p class="muted">{t('jobs.noFiles')}</p>;
   return (
     <ul class="files">
-      {files.map((f) => (
-        <li key={f.name}>
-          <a href={`${API}/jobs/${job.id}/files/${encodeURIComponent(f.name)}`} download={f.name.split('/').pop()} translate={false}>
-            {f.name}
-          </a>{' '}
-          <span class="muted">{bytes(f.size)}</span>
-        </li>
-      ))}
+      {files.map((f) => {
+        const shown = f.folder ? `${f.folder}/${f.name}` : f.name;
+        return (
+          <li key={shown}>
+            <a href={fileHref(job.id, f)} download={f.name} translate={false}>
+              {shown}
+            </a>{' '}
+            <span class="muted">{bytes(f.size)}</span>
+          </li>
+        );
+      })}
     </ul>
   );
 }

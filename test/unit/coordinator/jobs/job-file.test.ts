@@ -25,9 +25,9 @@ fs.symlinkSync(outside, path.join(media, 'Filme', 'Evil (2000)'));
 fs.symlinkSync(outside, path.join(out, 'Leak'));
 
 /** The status and text openJobFile refuses with. */
-async function refusal(outputPath: string | null, name: string): Promise<[number, string]> {
+async function refusal(outputPath: string | null, name: string, folder?: string): Promise<[number, string]> {
   try {
-    const f = await openJobFile(media, outputPath, name);
+    const f = await openJobFile(media, outputPath, name, folder);
     await f.close();
   } catch (err) {
     assert.ok(err instanceof HttpError, String(err));
@@ -52,31 +52,34 @@ describe('openJobFile (GET /jobs/{id}/files/{name})', () => {
     }
   });
 
-  it('opens a file below the output folder by its relative path (Extras/, seasons; issue 38)', async () => {
-    const f = await openJobFile(media, out, 'Extras/Trailer.mkv');
+  it('opens a file below the output folder by its bare name and its folder (Extras/, seasons; issue 38)', async () => {
+    const f = await openJobFile(media, out, 'Trailer.mkv', 'Extras');
     try {
       assert.equal(f.size, 7);
     } finally {
       await f.close();
     }
-    assert.deepEqual(await refusal(out, 'Leak/secret'), [403, '"Leak/secret" leads outside the output folder through a symbolic link: refused']);
+    assert.deepEqual(await refusal(out, 'secret', 'Leak'), [403, '"Leak/secret" leads outside the output folder through a symbolic link: refused']);
+    assert.deepEqual(await refusal(out, 'Trailer.mkv'), [404, 'no file "Trailer.mkv" inside the output folder'], 'without its folder the name is looked for in the output folder');
   });
 
-  it('lists the files below the output folder by relative path, no link followed, at most 4 names deep (issue 38)', async () => {
+  it('lists the files below the output folder on request with their folder, no link followed, at most 4 names deep (issue 38)', async () => {
     fs.mkdirSync(path.join(out, 'a', 'b', 'c', 'd'), { recursive: true });
     fs.writeFileSync(path.join(out, 'a', 'b', 'c', 'deep.mkv'), 'x');
     fs.writeFileSync(path.join(out, 'a', 'b', 'c', 'd', 'deeper.mkv'), 'x');
     fs.writeFileSync(path.join(out, 'Extras', '.hidden.mkv'), 'x');
     try {
-      const listed = await listOutputFiles(fs.realpathSync(out));
+      const listed = await listOutputFiles(fs.realpathSync(out), true);
       // shadow.nfo, same.mkv, dangling.mkv are links; Leak is a link to a folder outside: none listed.
+      // The output folder's own files first, then each folder's.
       assert.deepEqual(listed, [
-        { name: 'a/b/c/deep.mkv', size: 1 },
-        { name: 'Extras/Trailer.mkv', size: 7 },
         { name: 'Heat (1995).mkv', size: 5 },
+        { name: 'deep.mkv', size: 1, folder: 'a/b/c' },
+        { name: 'Trailer.mkv', size: 7, folder: 'Extras' },
       ]);
-      const f = await openJobFile(media, out, listed[0].name);
+      const f = await openJobFile(media, out, listed[1].name, listed[1].folder);
       await f.close();
+      assert.deepEqual(await listOutputFiles(fs.realpathSync(out)), [{ name: 'Heat (1995).mkv', size: 5 }], 'without subfolders: the spec\'s listing, bare names of the output folder');
     } finally {
       fs.rmSync(path.join(out, 'a'), { recursive: true });
       fs.rmSync(path.join(out, 'Extras', '.hidden.mkv'));
@@ -89,8 +92,11 @@ describe('openJobFile (GET /jobs/{id}/files/{name})', () => {
     assert.deepEqual(await refusal(path.join(media, 'Gone'), 'x.mkv'), [404, `the output folder ${path.join(media, 'Gone')} is gone`]);
     const evil = path.join(media, 'Filme', 'Evil (2000)');
     assert.deepEqual(await refusal(evil, 'secret'), [403, `the output folder ${evil} leads outside ${media} through a symbolic link: refused`]);
-    for (const bad of ['..', '.hidden', '', 'Extras/../../../outside/secret', 'Extras/..', '/etc/passwd', 'Extras//Trailer.mkv', 'Extras/.hidden', 'a\\b', 'a/b/c/d/e.mkv']) {
-      assert.deepEqual(await refusal(out, bad), [400, 'the file name must be a path below the output folder: bare names joined by /, no .., no leading dot, at most 4 deep'], bad);
+    for (const bad of ['..', '.hidden', 'a/b', '', 'Extras/Trailer.mkv', 'a\\b']) {
+      assert.deepEqual(await refusal(out, bad), [400, 'the file name must be a bare name: no slash, no .., no leading dot'], bad);
+    }
+    for (const bad of ['..', 'Extras/..', '../../outside', '/etc', 'Extras//x', '.hidden', 'Extras/.hidden', 'a\\b', 'a/b/c/d']) {
+      assert.deepEqual(await refusal(out, 'Trailer.mkv', bad), [400, 'the folder must lie below the output folder: bare names joined by /, no .., no leading dot, at most 3 deep'], bad);
     }
     assert.deepEqual(await refusal(out, 'missing.mkv'), [404, 'no file "missing.mkv" inside the output folder']);
     assert.deepEqual(await refusal(out, 'dangling.mkv'), [404, 'no file "dangling.mkv" inside the output folder']);

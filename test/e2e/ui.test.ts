@@ -208,8 +208,19 @@ describe('web UI in Chromium', () => {
     await job.getByTestId('job-log').locator('li', { hasText: /finished|fertig|done/i }).first().waitFor();
     await nav('Laufwerke');
     await page.getByTestId('rip-done').waitFor();
+    // An extra below the output folder, as a disc's extras land (issue 38: listed and downloadable too).
+    const extras = path.join(w.media, 'Filme', 'Heat (1995)', 'Extras');
+    fs.mkdirSync(extras);
+    fs.writeFileSync(path.join(extras, 'Heat (1995) - Trailer-trailer.mkv'), 'trailer');
     await nav('Aufträge');
     await job.getByRole('button', { name: 'Heat' }).click();
+    const extra = job.getByRole('link', { name: 'Extras/Heat (1995) - Trailer-trailer.mkv' });
+    await extra.waitFor();
+    const [extraDownload] = await Promise.all([page.waitForEvent('download'), extra.click()]);
+    assert.equal(extraDownload.suggestedFilename(), 'Heat (1995) - Trailer-trailer.mkv');
+    const savedExtra = path.join(w.root, 'extra.mkv');
+    await extraDownload.saveAs(savedExtra);
+    assert.equal(fs.readFileSync(savedExtra, 'utf8'), 'trailer');
     const link = job.getByRole('link', { name: 'Heat (1995).mkv' });
     await link.waitFor();
     const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
@@ -253,6 +264,8 @@ describe('web UI in Chromium', () => {
     await page.getByText(`„Heat Wave“ liegt jetzt in ${path.join(w.media, 'Filme', 'Heat Wave (2009)')}.`).waitFor();
     assert.ok(fs.existsSync(path.join(w.media, 'Filme', 'Heat Wave (2009)', 'Heat Wave (2009).mkv')));
     assert.equal(fs.existsSync(path.join(w.media, 'Filme', 'Heat (1995)')), false);
+    const heat = (await api<{ title: string; meta: { streams?: { file: string }[] } }[]>(c.url, 'GET', '/jobs')).body.find((j) => j.title === 'Heat Wave');
+    assert.deepEqual(heat?.meta.streams?.map((s) => s.file), ['Heat Wave (2009).mkv'], 'the stream list names the renamed file, not the old one (issue 38)');
     await shoot('metadata-job');
   });
 
@@ -459,7 +472,11 @@ describe('web UI in Chromium', () => {
     await nav('Jobs', en);
     const row = en.getByTestId(`job-${job.id}`);
     await row.getByRole('progressbar').waitFor({ timeout: 30_000 });
-    assert.match(await row.getByTestId('job-status').innerText(), /^(waiting|ripping|compressing)$/);
+    // The badge says the state in words of a running job (issue 38: "wird komprimiert", not "komprimiert"), in its colour.
+    const badge = row.getByTestId('job-status');
+    assert.match(await badge.innerText(), /^(waiting|being ripped|being compressed)$/);
+    assert.match((await badge.getAttribute('class')) ?? '', /\bbadge-(pending|processing|transcoding)\b/);
+    assert.notEqual(await badge.evaluate((el) => getComputedStyle(el).color), await row.evaluate((el) => getComputedStyle(el).color), 'the badge has a colour of its own');
     // The time left, as the API gives it (eta_sekunden and the German eta_text), worded by the UI in each language.
     const withEta = async (route: Route) => {
       const res = await route.fetch();
@@ -471,7 +488,11 @@ describe('web UI in Chromium', () => {
     await page.route('**/api/jobs', withEta);
     await nav('Aufträge');
     const deRow = page.getByTestId(`job-${job.id}`);
-    await Promise.all([row.getByText(/ · about 12 minutes left · /).waitFor(), deRow.getByText(/ · noch etwa 12 Minuten · /).waitFor()]);
+    await Promise.all([
+      row.getByText(/ · about 12 minutes left · /).waitFor(),
+      deRow.getByText(/ · noch etwa 12 Minuten · /).waitFor(),
+      deRow.getByTestId('job-status').filter({ hasText: /^(wartet|wird gerippt|wird komprimiert)$/ }).waitFor(),
+    ]);
     assert.doesNotMatch(await deRow.innerText(), /noch noch/);
     await shoot('jobs-running', en);
     await en.unroute('**/api/jobs', withEta);

@@ -101,7 +101,7 @@ export class MountService {
       const existing = this.store.get(spec.name);
       if (existing) {
         const live = await this.check(existing);
-        if (live.mounted && live.probe?.ok) throw new HttpError(409, `a storage mount named ${spec.name} is active (mounted and reachable); choose another name, or remove it first`);
+        if (live.mounted && live.probe?.ok) throw new HttpError(409, `a storage mount named ${spec.name} is active (mounted and reachable); choose another name, or remove it first`, 'mountNameActive', { name: spec.name });
       }
       const mountPoint = await this.mountPointFor(spec.name, existing !== undefined);
       this.store.save(spec, mountPoint, credentials !== null);
@@ -135,7 +135,7 @@ export class MountService {
       if (!row) throw new HttpError(404, `no storage mount named ${name}`);
       const prefix = `${row.mount_point}/`;
       if (unfinishedDirs.some((d) => d === row.mount_point || d.startsWith(prefix))) {
-        throw new HttpError(409, `storage mount ${name} is in use: an unfinished job writes below ${row.mount_point}; remove it when the job has ended`);
+        throw new HttpError(409, `storage mount ${name} is in use: an unfinished job writes below ${row.mount_point}; remove it when the job has ended`, 'mountInUse', { name, dir: row.mount_point });
       }
       const detached = await detachAll(row.mount_point);
       await this.store.writeCredentials(name, null);
@@ -224,10 +224,10 @@ export class MountService {
   private async mountPointFor(name: string, known: boolean): Promise<string> {
     const mountPoint = path.join(this.mediaRoot, name);
     const st = await fs.lstat(mountPoint).catch(() => null);
-    if (st?.isSymbolicLink()) throw new HttpError(409, `${mountPoint} is a symbolic link; a mount point must be a plain folder under ${this.mediaRoot}`);
-    if (st && !st.isDirectory()) throw new HttpError(409, `${mountPoint} is a file; choose another name`);
+    if (st?.isSymbolicLink()) throw new HttpError(409, `${mountPoint} is a symbolic link; a mount point must be a plain folder under ${this.mediaRoot}`, 'mountPointLink', { dir: mountPoint });
+    if (st && !st.isDirectory()) throw new HttpError(409, `${mountPoint} is a file; choose another name`, 'mountPointFile', { dir: mountPoint });
     if (st && !known && (await layersOf(mountPoint)).length === 0 && (await fs.readdir(mountPoint)).length > 0) {
-      throw new HttpError(409, `${mountPoint} already holds files; a share mounted there would hide them. Choose another name`);
+      throw new HttpError(409, `${mountPoint} already holds files; a share mounted there would hide them. Choose another name`, 'mountPointNotEmpty', { dir: mountPoint });
     }
     await fs.mkdir(mountPoint, { recursive: true });
     return mountPoint;

@@ -7,7 +7,7 @@ import { SourceError } from '../metadata/match.js';
 import { applyIdentityToJobs } from '../discs/identity-jobs.js';
 import type { DiscKey } from '../../shared/disc-key.js';
 import { isPosterPath, libraryInfo } from '../library/library-info.js';
-import { applyCorrection, planCorrection, rewriteLibraryFiles } from '../library/library-correction.js';
+import { applyCorrection, planCorrection, renamedStreams, rewriteLibraryFiles } from '../library/library-correction.js';
 import { identityMeta, type DiscIdentity } from '../metadata/disc-identity.js';
 import { withMovieRuntime } from '../metadata/chain.js';
 import { checkTarget } from '../../shared/target-rules.js';
@@ -53,7 +53,7 @@ async function correctFinishedJob(ctx: AppContext, job: JobRow, identity: DiscId
   const plan = await planCorrection(job, identity, ctx.config.mediaRoot);
   await applyCorrection(plan, series);
   const season = series ? (identity.kind === 'series' && identity.season !== null ? identity.season : meta.season) : meta.season;
-  ctx.jobs.update(job.id, { title: identity.title, output_path: plan.toDir }, { ...identityMeta(identity), year: identity.year, output_files: plan.files, ...(series ? { series: identity.title, season } : {}) });
+  ctx.jobs.update(job.id, { title: identity.title, output_path: plan.toDir }, { ...identityMeta(identity), year: identity.year, output_files: plan.files, ...(meta.streams ? { streams: renamedStreams(meta.streams, meta.output_files ?? [], plan.files) } : {}), ...(series ? { series: identity.title, season } : {}) });
   const updated = ctx.jobs.get(job.id) as JobRow;
   // The coordinator fetches this poster itself: its own API port is never a poster source either.
   await rewriteLibraryFiles(plan.toDir, libraryInfo(updated, ctx.settings.all(), ctx.config.tmdbImageBaseUrl), (level, text) => ctx.jobs.addLog(job.id, level, text), { ownPort: ctx.notifier.policy().ownPort });

@@ -190,14 +190,37 @@ describe('web UI in Chromium', () => {
     await nav('Aufträge');
     const job = page.locator('li.job').first();
     await job.getByRole('progressbar').waitFor({ timeout: 30_000 });
+    // Issue 38: the running job shows its steps and, opened, its own log; cancel asks first.
+    await job.getByTestId('job-phases').getByText('Rippen').waitFor();
+    await job.getByRole('button', { name: 'Heat' }).click();
+    await job.getByTestId('job-log').waitFor();
     await shoot('jobs-running');
+    await job.getByTestId('job-cancel').click();
+    const confirm = page.getByRole('dialog', { name: 'Auftrag „Heat“ abbrechen?' });
+    await confirm.getByText(/ein angefangener Rip/).waitFor();
+    await shoot('jobs-cancel-confirm');
+    await confirm.getByRole('button', { name: 'Weiterlaufen lassen' }).click();
+    await confirm.waitFor({ state: 'detached' });
     await job.getByTestId('job-status').filter({ hasText: 'fertig' }).waitFor({ timeout: 180_000 });
     const jobs = await api<{ id: string; title: string; status: string }[]>(c.url, 'GET', '/jobs');
-    assert.equal(jobs.body[0].status, 'completed');
+    assert.equal(jobs.body[0].status, 'completed', 'kept running: "Weiterlaufen lassen" does not cancel');
+    // The log was fetched again as the job ended: it ends with the job's last lines.
+    await job.getByTestId('job-log').locator('li', { hasText: /finished|fertig|done/i }).first().waitFor();
     await nav('Laufwerke');
     await page.getByTestId('rip-done').waitFor();
+    // An extra below the output folder, as a disc's extras land (issue 38: listed and downloadable too).
+    const extras = path.join(w.media, 'Filme', 'Heat (1995)', 'Extras');
+    fs.mkdirSync(extras);
+    fs.writeFileSync(path.join(extras, 'Heat (1995) - Trailer-trailer.mkv'), 'trailer');
     await nav('Aufträge');
     await job.getByRole('button', { name: 'Heat' }).click();
+    const extra = job.getByRole('link', { name: 'Extras/Heat (1995) - Trailer-trailer.mkv' });
+    await extra.waitFor();
+    const [extraDownload] = await Promise.all([page.waitForEvent('download'), extra.click()]);
+    assert.equal(extraDownload.suggestedFilename(), 'Heat (1995) - Trailer-trailer.mkv');
+    const savedExtra = path.join(w.root, 'extra.mkv');
+    await extraDownload.saveAs(savedExtra);
+    assert.equal(fs.readFileSync(savedExtra, 'utf8'), 'trailer');
     const link = job.getByRole('link', { name: 'Heat (1995).mkv' });
     await link.waitFor();
     const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
@@ -241,6 +264,8 @@ describe('web UI in Chromium', () => {
     await page.getByText(`„Heat Wave“ liegt jetzt in ${path.join(w.media, 'Filme', 'Heat Wave (2009)')}.`).waitFor();
     assert.ok(fs.existsSync(path.join(w.media, 'Filme', 'Heat Wave (2009)', 'Heat Wave (2009).mkv')));
     assert.equal(fs.existsSync(path.join(w.media, 'Filme', 'Heat (1995)')), false);
+    const heat = (await api<{ title: string; meta: { streams?: { file: string }[] } }[]>(c.url, 'GET', '/jobs')).body.find((j) => j.title === 'Heat Wave');
+    assert.deepEqual(heat?.meta.streams?.map((s) => s.file), ['Heat Wave (2009).mkv'], 'the stream list names the renamed file, not the old one (issue 38)');
     await shoot('metadata-job');
   });
 
@@ -447,7 +472,11 @@ describe('web UI in Chromium', () => {
     await nav('Jobs', en);
     const row = en.getByTestId(`job-${job.id}`);
     await row.getByRole('progressbar').waitFor({ timeout: 30_000 });
-    assert.match(await row.getByTestId('job-status').innerText(), /^(waiting|ripping|compressing)$/);
+    // The badge says the state in words of a running job (issue 38: "wird komprimiert", not "komprimiert"), in its colour.
+    const badge = row.getByTestId('job-status');
+    assert.match(await badge.innerText(), /^(waiting|being ripped|being compressed)$/);
+    assert.match((await badge.getAttribute('class')) ?? '', /\bbadge-(pending|processing|transcoding)\b/);
+    assert.notEqual(await badge.evaluate((el) => getComputedStyle(el).color), await row.evaluate((el) => getComputedStyle(el).color), 'the badge has a colour of its own');
     // The time left, as the API gives it (eta_sekunden and the German eta_text), worded by the UI in each language.
     const withEta = async (route: Route) => {
       const res = await route.fetch();
@@ -459,7 +488,11 @@ describe('web UI in Chromium', () => {
     await page.route('**/api/jobs', withEta);
     await nav('Aufträge');
     const deRow = page.getByTestId(`job-${job.id}`);
-    await Promise.all([row.getByText(/ · about 12 minutes left · /).waitFor(), deRow.getByText(/ · noch etwa 12 Minuten · /).waitFor()]);
+    await Promise.all([
+      row.getByText(/ · about 12 minutes left · /).waitFor(),
+      deRow.getByText(/ · noch etwa 12 Minuten · /).waitFor(),
+      deRow.getByTestId('job-status').filter({ hasText: /^(wartet|wird gerippt|wird komprimiert)$/ }).waitFor(),
+    ]);
     assert.doesNotMatch(await deRow.innerText(), /noch noch/);
     await shoot('jobs-running', en);
     await en.unroute('**/api/jobs', withEta);

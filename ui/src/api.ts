@@ -1,4 +1,5 @@
-import { t, tKnown } from './i18n/index.js';
+import { reasonText as catalogueText } from '../../shared/reasons.js';
+import { lang, t } from './i18n/index.js';
 
 /** The API under /api: JSON in and out; a refusal is the server's plain-text reason. */
 export const API = '/api';
@@ -27,7 +28,7 @@ export async function request<T>(method: string, path: string, body?: unknown): 
   return (text ? JSON.parse(text) : null) as T;
 }
 
-/** A refusal with a code (header Ripwerk-Reason) worded from the catalogue as reason.<code>; null without one. */
+/** A refusal with a code (header Ripwerk-Reason) worded in the UI's language from shared/reasons.ts; null without one. */
 function reasonText(headers: Headers): string | null {
   const code = headers.get('Ripwerk-Reason');
   if (!code) return null;
@@ -37,7 +38,7 @@ function reasonText(headers: Headers): string | null {
   } catch {
     // Parameters that cannot be read: the text without them is still better than none.
   }
-  return tKnown(`reason.${code}`, params);
+  return catalogueText(code, params, lang());
 }
 
 export const get = <T>(path: string) => request<T>('GET', path);

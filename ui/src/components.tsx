@@ -64,12 +64,16 @@ export function Action({ label, run, kind, disabled, testId }: { label: string; 
 /** A modal dialog with focus moved into it; Escape closes. */
 export function Dialog({ title, onClose, children }: { title: string; onClose: () => void; children: ComponentChildren }) {
   const ref = useRef<HTMLDivElement>(null);
+  // The latest onClose without re-running the effect: a page that polls renders a new one every few
+  // seconds, and focus must not jump back to the dialog's first control each time.
+  const close = useRef(onClose);
+  close.current = onClose;
   useEffect(() => {
     ref.current?.querySelector<HTMLElement>('input, select, button')?.focus();
-    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && onClose();
+    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && close.current();
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [onClose]);
+  }, []);
   return (
     <div class="backdrop" onClick={(e) => e.target === e.currentTarget && onClose()}>
       <div class="dialog" role="dialog" aria-modal="true" aria-label={title} ref={ref}>

@@ -1,13 +1,14 @@
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { get } from './api.js';
+import { PageName } from './components.js';
 import { initLang, LANGS, lang, setLang, t, type Lang, type MessageKey } from './i18n/index.js';
 import { DrivesPage } from './pages/drives.js';
 import { JobsPage } from './pages/jobs.js';
 import { MetadataPage } from './pages/metadata.js';
 import { StoragePage } from './pages/storage.js';
 import { SystemPage } from './pages/system.js';
-import { Wizard } from './pages/wizard.js';
+import { SetupBanner, Wizard } from './pages/wizard.js';
 import { WorkersPage } from './pages/workers.js';
 
 const PAGES: { hash: string; label: MessageKey; view: () => preact.JSX.Element }[] = [
@@ -56,8 +57,23 @@ function App() {
   // A page may carry a target after its name (#/metadaten/job/<id>).
   const page = PAGES.find((p) => hash === p.hash || hash.startsWith(`${p.hash}/`)) ?? PAGES[0];
   const View = page.view;
+  // While setup is open it is the start page; the page links still lead to their pages (with a way back).
+  const inSetup = setup !== null && !setup.complete && (hash === '' || hash === '#/einrichtung' || !location.hash);
+  // One main heading per page: the section named like the page is it; a page without one gets a hidden h1.
+  const mainRef = useRef<HTMLElement>(null);
+  const [ownH1, setOwnH1] = useState(true);
+  useLayoutEffect(() => {
+    const has = Boolean(mainRef.current?.querySelector('h1:not(.page-name)'));
+    if (has === ownH1) setOwnH1(!has);
+  });
   return (
     <>
+      <a class="skip-link" href="#main" onClick={(e) => {
+        e.preventDefault();
+        mainRef.current?.focus();
+      }}>
+        {t('app.skipToContent')}
+      </a>
       <header class="top">
         <a class="brand" href="#/laufwerke">
           Ripwerk
@@ -65,13 +81,23 @@ function App() {
         <LanguageSwitch onChange={switchLang} />
         <nav aria-label={t('nav.label')}>
           {PAGES.map((p) => (
-            <a key={p.hash} href={p.hash} aria-current={p === page ? 'page' : undefined}>
+            <a key={p.hash} href={p.hash} aria-current={p === page && !inSetup ? 'page' : undefined}>
               {t(p.label)}
             </a>
           ))}
         </nav>
       </header>
-      <main>{setup && !setup.complete ? <Wizard onDone={() => setSetup({ complete: true })} /> : <View />}</main>
+      <main id="main" tabIndex={-1} ref={mainRef}>
+        {inSetup ? (
+          <Wizard onDone={() => setSetup({ complete: true })} />
+        ) : (
+          <PageName.Provider value={t(page.label)}>
+            {ownH1 && <h1 class="page-name sr-only">{t(page.label)}</h1>}
+            {setup && !setup.complete && <SetupBanner />}
+            <View />
+          </PageName.Provider>
+        )}
+      </main>
     </>
   );
 }

@@ -21,9 +21,10 @@ const PAGES: { hash: string; label: MessageKey; view: () => preact.JSX.Element }
 ];
 
 function useHash(): string {
-  const [hash, setHash] = useState(location.hash || PAGES[0].hash);
+  // '' when the address has none (the start: the drives, or the setup while it is open).
+  const [hash, setHash] = useState(location.hash);
   useEffect(() => {
-    const on = () => setHash(location.hash || PAGES[0].hash);
+    const on = () => setHash(location.hash);
     window.addEventListener('hashchange', on);
     return () => window.removeEventListener('hashchange', on);
   }, []);
@@ -58,7 +59,7 @@ function App() {
   const page = PAGES.find((p) => hash === p.hash || hash.startsWith(`${p.hash}/`)) ?? PAGES[0];
   const View = page.view;
   // While setup is open it is the start page; the page links still lead to their pages (with a way back).
-  const inSetup = setup !== null && !setup.complete && (hash === '' || hash === '#/einrichtung' || !location.hash);
+  const inSetup = setup !== null && !setup.complete && (hash === '' || hash === '#/einrichtung');
   // One main heading per page: the section named like the page is it; a page without one gets a hidden h1.
   const mainRef = useRef<HTMLElement>(null);
   const [ownH1, setOwnH1] = useState(true);
@@ -66,6 +67,14 @@ function App() {
     const has = Boolean(mainRef.current?.querySelector('h1:not(.page-name)'));
     if (has === ownH1) setOwnH1(!has);
   });
+  // A page's sections may come later (after their data): looked at again when main's content changes.
+  useEffect(() => {
+    const el = mainRef.current;
+    if (!el) return;
+    const observer = new MutationObserver(() => setOwnH1(!el.querySelector('h1:not(.page-name)')));
+    observer.observe(el, { childList: true, subtree: true });
+    return () => observer.disconnect();
+  }, []);
   return (
     <>
       <a class="skip-link" href="#main" onClick={(e) => {

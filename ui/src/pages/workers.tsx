@@ -64,7 +64,7 @@ export function WorkersPage() {
                               {c.name} <span class="muted">({c.presets.length})</span>
                               {p.recommendation?.preset && c.presets.includes(p.recommendation.preset) && <span class="badge ok">{t('workers.recommendedBadge')}</span>}
                             </summary>
-                            <ul translate={false}>
+                            <ul>
                               {c.presets.map((preset) => (
                                 <li key={preset}>{preset === p.recommendation?.preset ? <strong>{preset}</strong> : preset}</li>
                               ))}

@@ -281,12 +281,15 @@ describe('web UI in Chromium', () => {
     await nav('Aufträge');
     await page.locator('li.job', { hasText: 'Heat Wave' }).first().getByTestId('job-correct').click();
     const form = page.getByTestId('meta-manual');
+    // The user types before the job's own name has arrived: what was typed stays.
+    await form.getByTestId('manual-title').fill('Heat von Hand');
+    await page.getByTestId('meta-target').locator('option', { hasText: /^Auftrag: Heat Wave/ }).waitFor({ state: 'attached' });
     await form.getByTestId('manual-title').fill('Heat von Hand');
     await form.getByTestId('manual-year').fill('1996');
     await shoot('metadata-manual');
     await form.getByTestId('manual-apply').click();
     const to = path.join(w.media, 'Filme', 'Heat von Hand (1996)');
-    await page.getByText(`„Heat von Hand“ liegt jetzt in ${to}.`).waitFor();
+    await page.getByText(`„Heat von Hand“ liegt jetzt in ${to}.`).waitFor({ timeout: 90_000 });
     assert.ok(fs.existsSync(path.join(to, 'Heat von Hand (1996).mkv')));
     assert.equal(fs.existsSync(path.join(w.media, 'Filme', 'Heat Wave (2009)')), false);
     assert.ok(searched.every((u) => !u.includes('/search')), 'no search was needed');

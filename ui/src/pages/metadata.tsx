@@ -34,9 +34,15 @@ export function MetadataPage() {
   }, [jobId]);
   const chosenTarget = target || withDisc[0]?.name || '';
   // A correction typed by hand: no lookup service needed (offline, or a title no database knows).
-  const [manual, setManual] = useState<{ title: string; year: string; series: boolean; season: string }>({ title: '', year: '', series: false, season: '1' });
+  const [manual, setManualFields] = useState<{ title: string; year: string; series: boolean; season: string }>({ title: '', year: '', series: false, season: '1' });
+  // What the user typed is never overwritten by the job's name arriving later.
+  const [typed, setTyped] = useState(false);
+  const setManual = (m: typeof manual) => {
+    setTyped(true);
+    setManualFields(m);
+  };
   useEffect(() => {
-    if (job) setManual({ title: job.meta?.series ?? job.title, year: job.meta?.year ? String(job.meta.year) : '', series: Boolean(job.meta?.series), season: String(job.meta?.season ?? 1) });
+    if (job && !typed) setManualFields({ title: job.meta?.series ?? job.title, year: job.meta?.year ? String(job.meta.year) : '', series: Boolean(job.meta?.series), season: String(job.meta?.season ?? 1) });
   }, [job?.id]);
 
   const search = async () => {

@@ -681,6 +681,10 @@ describe('web UI in Chromium', () => {
     await box('episodes').uncheck();
     await en.getByRole('button', { name: 'Save', exact: true }).click();
     await en.getByRole('alert').filter({ hasText: 'ripTitleKinds: choose at least one kind of title' }).waitFor();
+    // Put back: a refused edit left on the page would stop the next page with the unsaved warning.
+    await box('main_feature').check();
+    await box('episodes').check();
+    await en.getByTestId('settings-unsaved').waitFor({ state: 'detached' });
     for (const p of [en, page]) {
       await p.unroute('**/api/devices', recognisedDisc);
       await p.unroute('**/api/devices/*/tracks', withRoles);

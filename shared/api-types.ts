@@ -169,6 +169,25 @@ export interface Disc {
   titles: KnownDiscTitle[];
   /** How many titles of each kind the disc has and how many of them are in the library; null when its titles are not known. */
   library: DiscLibrarySummary | null;
+  /** The latest finished rip of this disc (its history), with the name it was filed as; null when it was never ripped. */
+  previous_rip: PreviousRip | null;
+  /** When the coordinator saw this disc go into the drive (ISO time); null when not known. A job made before it ripped an earlier insert. */
+  inserted_at: string | null;
+}
+
+/** A disc's latest finished rip: when, and the name and folder it was filed as (the job's, as corrected since). */
+export interface PreviousRip {
+  /** The job; null when the job was deleted since (the history keeps the rest). */
+  job_id: string | null;
+  /** When its rip finished. */
+  ripped_at: string;
+  title: string;
+  year: number | null;
+  series: string | null;
+  season: number | null;
+  /** The folder the job filed into; null when not known (a deleted job). */
+  target_dir: string | null;
+  output_path: string | null;
 }
 
 /** How a disc was recognised exactly. */

@@ -104,11 +104,31 @@ export class MountService {
         if (live.mounted && live.probe?.ok) throw new HttpError(409, `a storage mount named ${spec.name} is active (mounted and reachable); choose another name, or remove it first`, 'mountNameActive', { name: spec.name });
       }
       const mountPoint = await this.mountPointFor(spec.name, existing !== undefined);
+      const earlierCredentials = existing ? await this.store.credentialsText(spec.name) : null;
       this.store.save(spec, mountPoint, credentials !== null);
       await this.store.writeCredentials(spec.name, credentials);
       if (existing) this.log.info(`storage mount ${spec.name}: new details for the dead mount, repairing it with them`);
-      const mount = await this.attach(this.store.get(spec.name) as MountRow);
-      return { created: !existing, mount };
+      try {
+        const mount = await this.attach(this.store.get(spec.name) as MountRow);
+        return { created: !existing, mount };
+      } catch (err) {
+        // Details that do not mount are not kept, least of all a password: a new mount is forgotten,
+        // a dead one gets its earlier details (and credentials) back, so repair retries what was there.
+        const failure = this.store.get(spec.name)?.last_error ?? (err as Error).message;
+        if (existing) {
+          this.store.save({ name: existing.name, protocol: existing.protocol, host: existing.host, port: existing.port, share: existing.share, vers: existing.vers }, existing.mount_point, existing.has_credentials === 1);
+          await this.store.restoreCredentialsText(spec.name, earlierCredentials);
+          this.store.setState(spec.name, 'unreachable', { lastError: failure });
+        } else {
+          await this.store.writeCredentials(spec.name, null);
+          this.store.remove(spec.name);
+        }
+        if (err instanceof HttpError) {
+          const source = mountSource(spec);
+          throw new HttpError(err.status, `storage mount ${spec.name} (${source}) failed: ${failure}. ${existing ? 'The new details were not kept (the earlier ones stay, repair retries them)' : 'Nothing was saved (no password kept)'}: correct the details and add it again`);
+        }
+        throw err;
+      }
     });
   }
 

@@ -1,5 +1,5 @@
-import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { createContext, type ComponentChildren } from 'preact';
+import { useContext, useEffect, useRef, useState } from 'preact/hooks';
 import type { Missing } from './disc-support.js';
 import { t } from './i18n/index.js';
 
@@ -13,11 +13,15 @@ export function Stale({ stale, error }: { stale: boolean; error?: string | null 
   );
 }
 
+/** The shown page's name: the section that carries it is the page's one main heading (h1). */
+export const PageName = createContext<string>('');
+
 export function Section({ title, stale, error, children, actions }: { title: string; stale?: boolean; error?: string | null; children: ComponentChildren; actions?: ComponentChildren }) {
+  const Heading = useContext(PageName) === title ? 'h1' : 'h2';
   return (
     <section class="section" aria-label={title}>
       <header class="section-head">
-        <h2>{title}</h2>
+        <Heading>{title}</Heading>
         <Stale stale={Boolean(stale)} error={error} />
         <div class="spacer" />
         {actions}
@@ -61,7 +65,12 @@ export function Action({ label, run, kind, disabled, testId }: { label: string; 
   );
 }
 
-/** A modal dialog with focus moved into it; Escape closes. */
+const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), summary, [tabindex]:not([tabindex="-1"])';
+
+/**
+ * A modal dialog: focus moves into it and stays there (Tab and Shift+Tab wrap around), Escape
+ * closes, and on closing the focus goes back to what had it before (the button that opened it).
+ */
 export function Dialog({ title, onClose, children }: { title: string; onClose: () => void; children: ComponentChildren }) {
   const ref = useRef<HTMLDivElement>(null);
   // The latest onClose without re-running the effect: a page that polls renders a new one every few
@@ -69,8 +78,30 @@ export function Dialog({ title, onClose, children }: { title: string; onClose: (
   const close = useRef(onClose);
   close.current = onClose;
   useEffect(() => {
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     ref.current?.querySelector<HTMLElement>('input, select, button')?.focus();
-    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && close.current();
+    return () => {
+      if (opener?.isConnected) opener.focus();
+    };
+  }, []);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') return close.current();
+      const box = ref.current;
+      if (e.key !== 'Tab' || !box) return;
+      const items = [...box.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => el.offsetParent !== null || el === document.activeElement);
+      if (items.length === 0) return;
+      const first = items[0];
+      const last = items[items.length - 1];
+      const inside = box.contains(document.activeElement);
+      if (e.shiftKey && (document.activeElement === first || !inside)) {
+        e.preventDefault();
+        last.focus();
+      } else if (!e.shiftKey && (document.activeElement === last || !inside)) {
+        e.preventDefault();
+        first.focus();
+      }
+    };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   }, []);

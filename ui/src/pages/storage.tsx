@@ -9,6 +9,22 @@ function targetName(name: string): string {
   return name.startsWith('mount:') ? t('storage.networkDrive', { name: name.slice(6) }) : (tKnown(`storage.target.${name}`) ?? name);
 }
 
+/** How full a target is as a bar: green, amber from 90 % used, red with the server's low-space warning; its words for screen readers. */
+function FillBar({ target }: { target: StorageTarget }) {
+  const total = target.total_bytes;
+  const free = target.free_bytes;
+  if (total === null || free === null || total <= 0) return null;
+  const used = Math.max(0, total - free);
+  const label = t('storage.fill', { name: targetName(target.name), free: bytes(free), total: bytes(total), percent: Math.round((used / total) * 100) });
+  // The browser colours a meter by region: below `low` the best one, above `high` the worst.
+  const high = target.warning ? 0 : total;
+  return (
+    <meter class={`storage-bar${target.warning ? ' full' : used / total >= 0.9 ? ' filling' : ''}`} min={0} max={total} value={used} optimum={0} low={Math.min(total * 0.9, high)} high={high} aria-label={label} title={label} data-testid={`fill-${target.name}`}>
+      {label}
+    </meter>
+  );
+}
+
 export function StoragePage() {
   const info = usePoll<StorageTarget[]>('/storage-targets', SLOW_MS);
   const mounts = usePoll<Mount[]>('/storage-mounts', SLOW_MS);
@@ -35,6 +51,7 @@ export function StoragePage() {
                   {targetName(d.name)}
                   {d.network && <span class="badge">{t('storage.network')}</span>}
                   {d.mounted && !d.network && <span class="badge">{t('storage.attached')}</span>}
+                  <FillBar target={d} />
                 </td>
                 <td>{d.path}</td>
                 <td>{bytes(d.free_bytes)}</td>

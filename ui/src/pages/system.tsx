@@ -5,7 +5,20 @@ import { kindRows, type DiscKinds } from '../disc-support.js';
 import { bytes, when } from '../format.js';
 import { t } from '../i18n/index.js';
 import { SLOW_MS, usePoll } from '../poll.js';
-import { SettingsForm } from './settings-form.js';
+import { SettingsForm, type SettingsGroup } from './settings-form.js';
+
+/**
+ * The settings by what they are about; what no group names (new settings, the internals such as the
+ * Home Assistant prefix or private webhooks) lands in the last group, Erweitert, folded away.
+ * setupComplete is the wizard's own state and not shown.
+ */
+const SETTINGS_GROUPS: SettingsGroup[] = [
+  { title: 'settings.group.library', names: ['quickPickMovies', 'quickPickSeries', 'quickPickMusic', 'mediaServerType', 'mediaServerUrl', 'mediaServerKey', 'tmdbApiKey', 'omdbApiKey'] },
+  { title: 'settings.group.ripping', names: ['autoRipStart', 'autoEject', 'mainFeatureOnly', 'ripTitleKinds', 'minTitleSeconds', 'keepOriginal', 'ripperAppKey'] },
+  { title: 'settings.group.compress', names: ['transcodeEnabled', 'transcodePreset', 'audioLanguages', 'subtitleLanguages', 'keepSurround', 'stereoCompanion', 'originalLanguage', 'burnForcedSubtitles', 'keepCommentary', 'keepAudioDescription'] },
+  { title: 'settings.group.notify', names: ['webhookUrl', 'webhookKind', 'homeAssistantDiscovery'] },
+  { title: 'settings.group.advanced', names: [], collapsed: true },
+];
 
 function Upload({ label, send }: { label: string; send(file: File): Promise<unknown> }) {
   const [msg, setMsg] = useState<{ ok: boolean; text: string } | null>(null);
@@ -140,7 +153,7 @@ export function SystemPage() {
         <Action label={t('system.testMessage')} run={() => post('/notifications/test').then(info.refresh)} />
       </Section>
       <Section title={t('system.settings')}>
-        <SettingsForm />
+        <SettingsForm groups={SETTINGS_GROUPS} hide={['setupComplete']} warnUnsaved />
       </Section>
       <Section title={t('system.log')} stale={logs.stale} error={logs.error}>
         <ul class="logs">

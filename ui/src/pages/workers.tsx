@@ -12,6 +12,7 @@ export function WorkersPage() {
   const workers = usePoll<Worker[]>('/capabilities', SLOW_MS);
   const presets = usePoll<PresetAnswer>('/presets', SLOW_MS * 5);
   const pathMap = usePoll<PathMapAdvice>('/worker-setup/pfad-map', SLOW_MS);
+  const broker = usePoll<{ mqtt_url: string; coordinator_url: string; own_credentials: boolean }>('/worker-setup/broker', SLOW_MS * 5);
   return (
     <>
       <Section title={t('workers.title')} stale={workers.stale} error={workers.error}>
@@ -54,13 +55,23 @@ export function WorkersPage() {
                     </p>
                   )}
                   {p?.categories && (
-                    <details>
-                      <summary>{t('workers.presets')}</summary>
-                      {p.categories.map((c) => (
-                        <p key={c.name}>
-                          <strong>{c.name}:</strong> {c.presets.join(', ')}
-                        </p>
-                      ))}
+                    <details data-testid={`presets-${w.name}`}>
+                      <summary>{t('workers.presetsCount', { n: p.categories.reduce((n, c) => n + c.presets.length, 0), groups: p.categories.length })}</summary>
+                      <div class="preset-groups">
+                        {p.categories.map((c) => (
+                          <details key={c.name}>
+                            <summary>
+                              {c.name} <span class="muted">({c.presets.length})</span>
+                              {p.recommendation?.preset && c.presets.includes(p.recommendation.preset) && <span class="badge ok">{t('workers.recommendedBadge')}</span>}
+                            </summary>
+                            <ul>
+                              {c.presets.map((preset) => (
+                                <li key={preset}>{preset === p.recommendation?.preset ? <strong>{preset}</strong> : preset}</li>
+                              ))}
+                            </ul>
+                          </details>
+                        ))}
+                      </div>
                     </details>
                   )}
                   {!w.online && <Action label={t('workers.remove')} kind="danger" run={() => del(`/workers/${encodeURIComponent(w.name)}`).then(workers.refresh)} />}
@@ -72,15 +83,24 @@ export function WorkersPage() {
         {presets.error && !presets.data && <p class="muted">{t('workers.presetsError', { error: presets.error })}</p>}
       </Section>
       <Section title={t('workers.setupTitle')}>
-        <p>
-          {tParts('workers.setupText', {
-            url: <code>MQTT_URL=mqtt://{t('workers.thisHost')}:1883</code>,
-            secret: <code>RIPWERK_BROKER_SECRET</code>,
-            file: <code>DATA_DIR/broker-secret</code>,
-            cat: <code>sudo cat /var/lib/ripwerk/broker-secret</code>,
-            install: <code>sudo bash scripts/install.sh --agent --coordinator-url mqtt://… --broker-secret …</code>,
-          })}
-        </p>
+        {broker.data ? (
+          <div data-testid="worker-broker">
+            <p>{tParts('workers.brokerText', { url: <code translate={false}>MQTT_URL={broker.data.mqtt_url}</code> })}</p>
+            {broker.data.own_credentials ? (
+              <p>
+                {tParts('workers.ownCredentials', {
+                  issue: <code translate={false}>curl -X POST {broker.data.coordinator_url}/api/workers/NAME/credentials</code>,
+                  install: <code translate={false}>sudo bash scripts/install.sh --agent --coordinator-url {broker.data.mqtt_url} --mqtt-username NAME --mqtt-password-file FILE</code>,
+                })}
+              </p>
+            ) : (
+              <p>{t('workers.externalBroker')}</p>
+            )}
+            <p class="muted">{tParts('workers.legacySecret', { secret: <code>RIPWERK_BROKER_SECRET</code>, file: <code>DATA_DIR/broker-secret</code> })}</p>
+          </div>
+        ) : (
+          <p class="muted">{t('workers.brokerState', { text: broker.error ?? t('common.loading') })}</p>
+        )}
         <h3>{t('workers.pathMap')}</h3>
         {pathMap.data ? (
           <div data-testid="path-map">

@@ -98,7 +98,8 @@ export function multiLangImage(label: string, seconds = 12, content: { audio?: s
 /** What MakeMKV writes for the two-language DVD: one MKV with every stream and its language (the MakeMKV stand-in's source). */
 export function multiLangMkv(): string {
   const dir = tempDir('ripwerk-mkv-');
-  execFileSync('dvdbackup', ['-i', multiLangImage('MULTI_SOURCE'), '-t', '1', '-o', dir, '-n', 'title'], { stdio: 'pipe' });
+  // The image's only title set holds only title 1: its VOB is the title whole (dvdbackup's title copy `-t` loses sectors where cells meet).
+  execFileSync('dvdbackup', ['-i', multiLangImage('MULTI_SOURCE'), '-T', '1', '-o', dir, '-n', 'title'], { stdio: 'pipe' });
   const file = path.join(dir, 'source.mkv');
   const vob = path.join(dir, 'title', 'VIDEO_TS', 'VTS_01_1.VOB');
   const maps = ['0x80', '0x81', '0x20', '0x21'].flatMap((id) => ['-map', `0:i:${id}`]);

@@ -244,7 +244,9 @@ describe('openDvdRip on a CSS-encrypted DVD (fake lsdvd, dvdbackup and ffmpeg)',
     fs.mkdirSync(bin);
     fs.writeFileSync(path.join(bin, 'lsdvd.out'), lsdvdOut);
     const script = (body: string) => `#!/bin/sh\n${body}\n`;
-    fs.writeFileSync(path.join(bin, 'lsdvd'), script(`cat '${bin}/lsdvd.out'`), { mode: 0o755 });
+    // -Oy asks where the title lies: its set and its one cell of the 64 sectors the fake dvdbackup copies.
+    fs.writeFileSync(path.join(bin, 'lsdvd.cells'), "'vts' : 1,\n'first_sector' : 0,\n'last_sector' : 63,\n");
+    fs.writeFileSync(path.join(bin, 'lsdvd'), script(`case " $* " in *" -Oy "*) cat '${bin}/lsdvd.cells'; exit 0 ;; esac\ncat '${bin}/lsdvd.out'`), { mode: 0o755 });
     fs.writeFileSync(
       path.join(bin, 'dvdbackup'),
       script(`case " $* " in *" -I "*) cat '${dir}/info.txt'; exit 0 ;; esac

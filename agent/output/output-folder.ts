@@ -133,8 +133,9 @@ export async function planOutput(t: OutputTarget): Promise<OutputPlan> {
   let dir = path.join(t.target_dir, name);
   // A link at the name that leads out of the target is refused, not taken as a collision: it was planted.
   await realInside(await fs.realpath(t.target_dir), t.target_dir, dir);
-  // An empty folder of that name (left by an attempt that died before writing) is not a collision.
-  const taken = await fs.readdir(dir).then((entries) => entries.length > 0, () => exists(dir));
+  // An empty folder of that name (left by an attempt that died before writing, perhaps with its private
+  // encode folder, which that worker removes when it returns) is not a collision.
+  const taken = await fs.readdir(dir).then((entries) => entries.some((e) => !e.startsWith(PRIVATE_PREFIX)), () => exists(dir));
   const isFolder = taken && (await fs.lstat(dir).then((st) => st.isDirectory(), () => false));
   if (taken && (t.redone || !(isFolder && (await sameMovie(dir, t.library))))) dir = path.join(t.target_dir, withCollisionSuffix(name, t.job_id));
   await mkdirInside(t.target_dir, path.basename(dir));

@@ -84,6 +84,8 @@ describe('planOutput', () => {
     const empty = target();
     fs.mkdirSync(path.join(empty, 'Heat (1995)'));
     assert.equal((await planOutput({ ...movie(empty, 'Heat', 1995, 'xyz'), redone: true })).dir, path.join(empty, 'Heat (1995)'), 'an empty folder is still reused');
+    fs.mkdirSync(path.join(empty, 'Heat (1995)', '.ripwerk-encode-AbC123'));
+    assert.equal((await planOutput({ ...movie(empty, 'Heat', 1995, 'xyz'), redone: true })).dir, path.join(empty, 'Heat (1995)'), 'the lost worker\'s private encode folder alone does not make it taken');
   });
 
   it('treats a file of that name as taken, and reuses an empty folder', async () => {

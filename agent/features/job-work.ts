@@ -8,6 +8,8 @@ import { ffprobeShells, ffprobeStreams, ffprobeSubtitleEvents } from '../tools/f
 import { setTrackFlags } from '../tools/mkvpropedit-runner.js';
 import { readMatroskaStreams } from '../tools/matroska-head.js';
 import { handbrakeScan, handbrakeTranscode } from '../tools/handbrake-runner.js';
+import { ffmpegDecodeSamples, ffmpegRealSeconds, ffmpegRemux } from '../tools/ffmpeg-check-runner.js';
+import { DECODE_SAMPLE_SECONDS, DECODE_SAMPLES } from '../output/output-proof.js';
 import { finishTranscode, runTranscode, type Transcoder, type TranscodeResult } from '../tasks/transcode-task.js';
 import { OutputLedger, outputLedgerFile, type EncodedOutputs } from '../output/output-folder.js';
 
@@ -57,6 +59,19 @@ export function handbrakeTranscoder(config: Pick<AgentConfig, 'handbrakeCli' | '
     // Reads the whole file (demuxing only): an hour of Blu-ray takes a while, so it has its own limit.
     subtitleEvents: (input, signal) => ffprobeSubtitleEvents('ffprobe', input, { signal, timeoutMs: 30 * 60_000 }),
     setTrackFlags: (file, flags, signal) => setTrackFlags('mkvpropedit', file, flags, { signal, timeoutMs: 120_000 }),
+    // The output proof: a stream-copy pass (disk speed) and a few seconds of decoding, at the encoder's nice value.
+    inspect: async (file, claimedSeconds, signal) => {
+      const opts = { signal, timeoutMs: 60 * 60_000, nice: config.encoderNice };
+      try {
+        const read = await ffmpegRealSeconds('ffmpeg', file, opts);
+        const samples = await ffmpegDecodeSamples('ffmpeg', file, read.seconds || claimedSeconds, DECODE_SAMPLES, DECODE_SAMPLE_SECONDS, { ...opts, timeoutMs: 10 * 60_000 });
+        return { seconds: read.seconds, readErrors: read.errors, samples };
+      } catch (err) {
+        if ((err as { cause?: NodeJS.ErrnoException }).cause?.code === 'ENOENT') return null;
+        throw err;
+      }
+    },
+    remux: (input, output, signal) => ffmpegRemux('ffmpeg', input, output, { signal, timeoutMs: 6 * 3600_000, nice: config.encoderNice }),
   };
 }
 

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import { FIXTURES_DIR } from '../fixtures/tools-samples.js';
 import {
   api, dvdImage, freePort, insertDisc, job, Proc, restartAgent, sleep, slowHandbrake, smallMkv, startAgent, startCoordinator, stopAll, waitFor, waitForDisc,
   waitForStatus, world, type Job,
@@ -43,6 +44,57 @@ async function startMosquitto(port: number): Promise<Proc> {
 
 describe('faults never leave a job stuck or lose its data', () => {
   after(stopAll);
+
+  it('proven before deleted: a cut-off and a broken output fail the job with the reason and keep the raw data; a remux saves a raw file the encoder chokes on', async () => {
+    const w = world();
+    const c = await startCoordinator(w);
+    await api(c.url, 'PUT', '/settings', { transcodePreset: 'Very Fast 480p30' });
+    // The real HandBrakeCLI, its output spoilt afterwards as the mode file says (exit 0 all the same).
+    const mode = path.join(w.root, 'hb-fault');
+    const a = await startAgent(w, c.mqttUrl, 'pruef', { extra: { HANDBRAKE_CLI: path.join(FIXTURES_DIR, 'handbrake-faulty.sh'), HB_FAULT_FILE: mode } });
+    const films = path.join(w.media, 'Filme');
+    const run = async (label: string, fault: string): Promise<Job> => {
+      fs.writeFileSync(mode, `${fault}\n`);
+      insertDisc(a.driveDir, dvdImage(label, [8]));
+      const device = await waitForDisc(c.url, a);
+      const created = await api<Job>(c.url, 'POST', '/jobs', { device });
+      assert.equal(created.status, 201, created.text);
+      return waitForStatus(c.url, created.body.id, ['failed', 'completed'], 120_000);
+    };
+    const outputs = (folder: string): string[] => (fs.existsSync(path.join(films, folder)) ? fs.readdirSync(path.join(films, folder)) : []);
+
+    const half = await run('HALBIERT', 'half');
+    assert.equal(half.status, 'failed');
+    assert.match(half.error ?? '', /^title_t01\.mkv: the output is 4 seconds shorter than the title \(0:04 of 0:08\)(; .+)?; the raw data is kept$/);
+    assert.equal(half.can_retry, true);
+    assert.ok(fs.existsSync(path.join(w.raw, half.id, 'title_t01.mkv')), 'the raw file is kept');
+    assert.deepEqual(outputs('Halbiert'), [], 'no output is left');
+
+    const broken = await run('KAPUTT', 'broken');
+    assert.equal(broken.status, 'failed');
+    assert.match(broken.error ?? '', /^title_t01\.mkv: (the output is \d+ seconds? shorter than the title \(\S+ of 0:08\); )?the output cannot be (read|decoded) cleanly .+; the raw data is kept$/);
+    assert.equal(broken.can_retry, true);
+    assert.ok(fs.existsSync(path.join(w.raw, broken.id, 'title_t01.mkv')), 'the raw file is kept');
+    assert.deepEqual(outputs('Kaputt'), []);
+    const logs = await jobLogs(c.url, broken.id);
+    assert.ok(logs.some((l) => /^Kaputt\.mkv: attempt 1 failed the proof: .*the output cannot be (read|decoded) cleanly/.test(l.message)), JSON.stringify(logs));
+    assert.ok(logs.some((l) => /^Kaputt\.mkv: attempt 2 \(raw remuxed\) failed the proof/.test(l.message)), 'the remux was tried, and did not help a broken encoder');
+
+    // Encoder stand-in, not a real timestamp fault: HandBrakeCLI 1.6.1 encoded every raw file with bad
+    // timestamps that could be made here; this one cuts its output unless it reads the agent's remux.
+    const saved = await run('ZEITSTEMPEL', 'timestamps');
+    assert.equal(saved.status, 'completed', saved.error ?? '');
+    assert.deepEqual(outputs('Zeitstempel'), ['Zeitstempel.mkv']);
+    assert.ok((await jobLogs(c.url, saved.id)).some((l) => l.message === 'Zeitstempel.mkv: attempt 2 (raw remuxed) made the output, and it passed the proof'));
+    assert.equal(fs.existsSync(path.join(w.raw, saved.id)), false, 'proven: the raw data is gone');
+
+    // The kept raw data is good for a retry once the encoder is sound again.
+    fs.writeFileSync(mode, 'none\n');
+    assert.equal((await api(c.url, 'POST', `/jobs/${half.id}/retry-transcode`)).status, 202);
+    const retried = await waitForStatus(c.url, half.id, ['completed'], 120_000);
+    assert.equal(retried.can_retry, false);
+    assert.deepEqual(outputs('Halbiert'), ['Halbiert.mkv']);
+  });
 
   it('a rip whose agent is SIGKILLed fails within a minute; no ripper is left once the agent is back', async () => {
     const w = world();

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { claimFileName, finishedEncode, freeFileName, moveFile, OutputLedger, outputFileName, outputLedgerFile, OutsideWrite, planOutput, releaseFileName, removeIfEmpty, removeOwnOutputs, type OutputTarget } from '../../../../agent/output/output-folder.js';
 import { keepOriginals, ORIGINALS_FOLDER, originalsDir } from '../../../../agent/output/keep-original.js';
+import { PRIVATE_PREFIX } from '../../../../agent/output/private-encode.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-output-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -83,6 +84,8 @@ describe('planOutput', () => {
     const empty = target();
     fs.mkdirSync(path.join(empty, 'Heat (1995)'));
     assert.equal((await planOutput({ ...movie(empty, 'Heat', 1995, 'xyz'), redone: true })).dir, path.join(empty, 'Heat (1995)'), 'an empty folder is still reused');
+    fs.mkdirSync(path.join(empty, 'Heat (1995)', '.ripwerk-encode-AbC123'));
+    assert.equal((await planOutput({ ...movie(empty, 'Heat', 1995, 'xyz'), redone: true })).dir, path.join(empty, 'Heat (1995)'), 'the lost worker\'s private encode folder alone does not make it taken');
   });
 
   it('treats a file of that name as taken, and reuses an empty folder', async () => {
@@ -347,6 +350,30 @@ describe('the output ledger of a transcode and removeOwnOutputs', () => {
     assert.equal(fs.readFileSync(path.join(other, 'Heat (1995).mkv'), 'utf8'), 'the job\'s result');
     assert.equal(fs.existsSync(ledger.file), false, 'the ledger goes too');
     assert.deepEqual(await removeOwnOutputs(ledger.file), { removed: [], keptAfterRawReleased: false }, 'a second call (or a command without a ledger) removes nothing');
+  });
+
+  it('removes the private folders its encoders were cut off in, with their partial files, and nothing of another run or through a link', async () => {
+    const media = target();
+    const data = target();
+    const mine = path.join(media, 'Ronin (1998)');
+    const own = path.join(mine, `${PRIVATE_PREFIX}abc123`);
+    const others = path.join(mine, `${PRIVATE_PREFIX}zzz999`);
+    const outside = target();
+    const linked = path.join(mine, `${PRIVATE_PREFIX}link00`);
+    fs.mkdirSync(own, { recursive: true });
+    fs.mkdirSync(others);
+    fs.writeFileSync(path.join(own, 'Ronin (1998).mkv'), 'partial');
+    fs.writeFileSync(path.join(others, 'Ronin (1998).mkv'), 'another worker is encoding');
+    fs.writeFileSync(path.join(outside, 'keep.txt'), 'not the agent\'s');
+    fs.symlinkSync(outside, linked);
+    const ledger = new OutputLedger(outputLedgerFile(data, 'cmd-p'), 'job-p');
+    ledger.claimed(path.join(mine, 'Ronin (1998).mkv'), [mine]);
+    ledger.privateFolder(own);
+    ledger.privateFolder(linked);
+    ledger.releasingRaw();
+    await removeOwnOutputs(ledger.file);
+    assert.deepEqual(fs.readdirSync(mine).sort(), [`${PRIVATE_PREFIX}link00`, `${PRIVATE_PREFIX}zzz999`], 'its own private folder went, also after the raw files were released');
+    assert.deepEqual(fs.readdirSync(outside), ['keep.txt']);
   });
 
   it('removes the folder its own files were in once they are gone, and keeps one another job writes into', async () => {

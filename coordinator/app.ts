@@ -63,6 +63,9 @@ import { discKeysRouter } from './routes/disc-keys.js';
 import { workersRouter } from './routes/workers.js';
 import { workerSetupRouter } from './routes/worker-setup.js';
 import { mqttCredentialsRouter } from './routes/mqtt-credentials.js';
+import { sessionsRouter } from './routes/sessions.js';
+import { SessionBook } from './sessions/session-book.js';
+import { SessionStore } from './sessions/session-store.js';
 import { SettingsStore } from './system/settings-store.js';
 import { Notifier } from './integrations/webhook.js';
 
@@ -91,6 +94,7 @@ const RESOURCE_ROUTERS: ((ctx: AppContext) => express.Router)[] = [
   storageTargetsRouter,
   storageMountsRouter,
   postersRouter,
+  sessionsRouter,
 ];
 
 /** The spec's {base_url} is http://host:PORT/api. */
@@ -226,14 +230,18 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   const notifier = new Notifier(settings, log.child('webhook'), () => listeningPort);
   const refresher = new LibraryRefresher(settings, log.child('media-server'));
   dispatcher.libraryFor = (job) => libraryInfo(job, settings.all(), config.tmdbImageBaseUrl);
+  const sessions = new SessionBook(new SessionStore(db), jobs, log.child('sessions'));
+  sessions.enqueue = (jobId, rawDir, files) => dispatcher.enqueueTranscode(jobId, rawDir, files);
+  dispatcher.beforeTranscode = (job, files, titles) => sessions.ripDone(job, files, titles);
   dispatcher.onJobEnd = (job) => {
+    sessions.jobEnded(job);
     notifier.jobEnded(job);
     refresher.jobEnded(job);
   };
   const mounts = new MountService(new MountsStore(db, config.dataDir), config.mediaRoot, log.child('mounts'));
   const mountGuard = MountGuard.onSchedule(mounts, () => jobs.active().length, log.child('mounts'), config.mountGuardSchedule);
   const credentials = new MqttCredentials(db);
-  const ctx: AppContext = { config, db, jobs, settings, fleet, dispatcher, raw, answers, discs, keys, metadata, notifier, mounts, mountGuard, posters, library: refresher, credentials, broker: null, log };
+  const ctx: AppContext = { config, db, jobs, settings, fleet, dispatcher, raw, answers, discs, keys, metadata, notifier, mounts, mountGuard, posters, library: refresher, credentials, broker: null, sessions, log };
   const appKey = new RipperAppKeyRefresher(settings, config.ripperKeyUrl, () => void dispatcher.publishKeys(), log.child('ripper-key'));
   dispatcher.onDriveState = (entry) => discs.onDrive(entry);
 
@@ -266,7 +274,11 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   const embedded = broker;
   const mqttInProcess = embedded ? () => embedded.connectInProcess() : null;
   await dispatcher.start(mqttUrl, brokerSecret ? { username: COORDINATOR_USERNAME, password: brokerSecret } : null, mqttInProcess);
-  const homeAssistant = new HaDiscovery(dispatcher, fleet, jobs, settings, (fp) => discs.identity(fp)?.title ?? null, (d) => ejectDevice(ctx, d), log.child('home-assistant'));
+  const homeAssistant = new HaDiscovery(dispatcher, fleet, jobs, settings, (fp) => discs.identity(fp)?.title ?? null, (d) => ejectDevice(ctx, d), log.child('home-assistant'), () => sessions.list());
+  sessions.onNotice = (notice) => {
+    notifier.sessionNotice(notice);
+    homeAssistant.sessionEvent(notice);
+  };
   homeAssistant.start();
   dispatcher.prune();
   const nightly = schedule('17 3 * * *', () => dispatcher.prune(), { name: 'prune' });

@@ -74,6 +74,10 @@ export interface JobMeta {
   library_folder?: string;
   /** Audio CDs: each track's AccurateRip checksums and the database's verdict (job_done). */
   accuraterip?: AccurateRipReport;
+  /** A disc of a box-set session: the session's id (GET /sessions). */
+  session_id?: string;
+  /** A disc of a box-set session: the episode number its first file continues with (set when its rip is done). */
+  first_episode?: number;
 }
 
 /** GET /jobs, GET /jobs/{id}: one job. */

@@ -279,6 +279,7 @@ const transcodeArgsSchema = z.looseObject({
   library_folder: z.optional(z.nullable(pathText)),
   extras_by_kind: z.optional(bool),
   redone: z.optional(bool),
+  first_episode: z.optional(z.nullable(int(1, 10_000))),
 });
 
 export const commandSchema = z.discriminatedUnion('task', [

@@ -46,6 +46,10 @@ export const haTopics = {
   driveState: (node: string, drive: string) => `${TOPIC_ROOT}/ha/${haId(node)}/${haId(drive)}/state`,
   eject: (node: string, drive: string) => `${TOPIC_ROOT}/ha/${haId(node)}/${haId(drive)}/eject`,
   ejectAll: `${TOPIC_ROOT}/ha/+/+/eject`,
+  /** Retained, coordinator -> HA: the box-set session sensor's state ("2/4" and attributes). */
+  sessionState: `${TOPIC_ROOT}/ha/sessions/state`,
+  /** Not retained, coordinator -> HA: the session event entity's events (next_disc, session_ended). */
+  sessionEvent: `${TOPIC_ROOT}/ha/sessions/event`,
 } as const;
 
 /** What an agent publishes on, read back from a topic of the tree above (null: no agent topic). */
@@ -440,6 +444,8 @@ export interface TranscodeArgs {
   main_file?: number | null;
   /** Extras of a known kind go to the folder of their kind (Featurettes, Trailers, ...) instead of extras_folder (not for Kodi). */
   extras_by_kind?: boolean;
+  /** A disc of a box-set session: the episode number its first file continues with, where runtimes and TheDiscDB roles do not decide. */
+  first_episode?: number | null;
 }
 
 export interface StreamOptions {

@@ -4,7 +4,7 @@ import type { Db } from '../../shared/sqlite.js';
 import type { Logger } from '../../shared/log.js';
 import type { InProcessConnect } from '../../shared/mqtt-client.js';
 import { DropLog } from '../../shared/drop-log.js';
-import { TASKS, topics, type AgentEvent, type AppKeyMessage, type LibraryInfo, type RipArgs } from '../../shared/protocol.js';
+import { TASKS, topics, type AgentEvent, type AppKeyMessage, type LibraryInfo, type RipArgs, type RippedTitle } from '../../shared/protocol.js';
 import type { DeviceEntry, Fleet } from '../workers/fleet.js';
 import type { JobRow, JobsStore } from '../jobs/jobs-store.js';
 import type { KeyStore } from '../keys/key-store.js';
@@ -35,6 +35,8 @@ const PING_MS = DEFAULT_CAPABILITY_PING_SECONDS * 1000;
 export class Dispatcher {
   /** Called when a job reaches an end state (for notifications and the library refresh). */
   onJobEnd: (job: JobRow) => void = () => undefined;
+  /** A rip is done: whether its transcode is queued now (box-set sessions hold a disc whose episode numbers follow a disc not ripped yet). */
+  beforeTranscode: (job: JobRow, files: string[], titles: RippedTitle[] | undefined) => boolean = () => true;
   /** How often the background capability ping goes out (CAPABILITY_PING_SECONDS); set before start. */
   pingMs = PING_MS;
   /** The media-server files (nfo, poster) the agent writes for a job; none unless set. */
@@ -81,7 +83,7 @@ export class Dispatcher {
     const handshake = new Handshake(this.commands, fleet, jobs, this.journal, this.queue, log);
     this.presence = new Presence(this.link, fleet, jobs, this.commands, this.queue, this.journal, handshake, log, timing);
     this.requests = new DriveRequests(db, this.link, fleet, settings, log);
-    this.intake = new EventIntake(db, this.link, fleet, { jobs, commands: this.commands, queue: this.queue, journal: this.journal }, this.requests, () => this.keys, drops, log);
+    this.intake = new EventIntake(db, this.link, fleet, { jobs, commands: this.commands, queue: this.queue, journal: this.journal, beforeTranscode: (job, files, titles) => this.beforeTranscode(job, files, titles) }, this.requests, () => this.keys, drops, log);
   }
 
   // ---------------------------------------------------------------- connection

@@ -1,6 +1,6 @@
 /** One handler per job event type: what an accepted, progress, rip_done, job_done, … event does to its job. */
 import path from 'node:path';
-import { TASKS, type AgentEvent, type AgentEventType } from '../../shared/protocol.js';
+import { TASKS, type AgentEvent, type AgentEventType, type RippedTitle } from '../../shared/protocol.js';
 import { phaseStart, type JobRow, type JobsStore } from '../jobs/jobs-store.js';
 import { isActive } from '../jobs/job-status.js';
 import type { CommandRow, CommandTable } from './commands.js';
@@ -16,6 +16,8 @@ export interface JobEventParts {
   commands: CommandTable;
   queue: TranscodeQueue;
   journal: JobJournal;
+  /** A rip is done: whether its transcode is queued now (a box-set disc may wait for the discs before it, coordinator/sessions). */
+  beforeTranscode?: (job: JobRow, files: string[], titles: RippedTitle[] | undefined) => boolean;
 }
 
 /** One job event that passed the rules (event-rules.ts): from `node`, for `job`, of the command `cmd`. */
@@ -32,7 +34,7 @@ type JobEventHandler<T extends JobEventType> = (parts: JobEventParts, ctx: JobEv
  * The rip finished: its files are recorded and the transcode stage is queued (unless the job is being
  * canceled). The job row is written once: its raw data, rip_fertig and the files, with its new status.
  */
-function ripDone({ jobs, commands, queue, journal }: JobEventParts, { node, job, event }: JobEventContext<'rip_done'>): void {
+function ripDone({ jobs, commands, queue, journal, beforeTranscode }: JobEventParts, { node, job, event }: JobEventContext<'rip_done'>): void {
   const cmd = commands.active(job.id);
   if (cmd) commands.setState(cmd.id, 'done');
   const raw = { raw_path: event.raw_dir, raw_state: 'present', raw_checked_at: new Date().toISOString() } as const;
@@ -46,6 +48,7 @@ function ripDone({ jobs, commands, queue, journal }: JobEventParts, { node, job,
     return;
   }
   if (!jobs.move(job.id, 'transcoding', { ...raw, ...phaseStart('transcode') }, meta)) return;
+  if (beforeTranscode && !beforeTranscode(job, event.files, ripped)) return;
   queue.enqueue(job.id, event.raw_dir, event.files);
 }
 

@@ -90,6 +90,7 @@ export class TranscodeQueue {
         keep_commentary: s.keepCommentary,
         keep_audio_description: s.keepAudioDescription,
       },
+      first_episode: meta.first_episode ?? null,
     };
     const preferred = meta.transcode_node || null;
     this.stmts.endOpen.run(jobId);

@@ -97,7 +97,8 @@ const CHECKS: { readonly [K in keyof JobMeta]-?: Check<NonNullable<JobMeta[K]> |
   retry_of: text,
   ripped_titles: listOf(isRippedTitle),
   library_folder: text,
-  accuraterip: (v) => (isObject(v) && isText(v.status) && isText(v.disc_id) && Array.isArray(v.tracks) ? (v as unknown as AccurateRipReport) : undefined),
+  accuraterip: (v) => (isObject(v) && isText(v.status) && isText(v.disc_id) && Array.isArray(v.tracks) ? (v as unknown as AccurateRipReport) : undefined),  session_id: text,
+  first_episode: number,
 };
 
 /** The declared keys, as the stored JSON may name them (a JSON object may also hold "__proto__" or "constructor"). */

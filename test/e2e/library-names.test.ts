@@ -69,6 +69,8 @@ describe('library names: main feature, versions, extras and guessed episodes (re
     const messages = detail.body.logs.map((l) => l.message);
     assert.ok(messages.includes('title(s) 4 skipped: "play all" of other titles'), messages.join('\n'));
     assert.ok(messages.some((m) => m.startsWith('episode numbers guessed: E05, E06, E07 in title order, after E04, the highest in ')), messages.join('\n'));
+    assert.ok(messages.includes('the disc label "Nordlicht" season 2 disc 2: the season folder holds episodes of earlier rips, so this disc continues them without a session'), 'disc 2 waits for no disc 1 ripped last week (issue 40)');
+    assert.deepEqual((await api<unknown[]>(c.url, 'GET', '/sessions')).body, []);
   });
 
   it('a series folder a share user replaced by a link leading out of the media tree: the job fails saying so, nothing is written there (issue 42)', async () => {

@@ -422,6 +422,19 @@ export const de = {
   'workers.externalBroker': 'Der Broker ist ein externer (MQTT_URL): die Zugangsdaten des Workers legst du dort an (siehe docs/mqtt.md).',
   'workers.legacySecret': 'Älterer Weg, nur noch für bestehende Worker: das gemeinsame Broker-Geheimnis ({secret}, auf diesem Rechner in {file}).',
   'workers.brokerState': 'Broker-Adresse: {text}',
+  'session.start': 'Box-Set starten …',
+  'session.series': 'Serie',
+  'session.season': 'Staffel',
+  'session.discs': 'Discs',
+  'session.startNow': 'Staffel {season}, {discs} Discs',
+  'session.album': 'Album',
+  'session.seriesName': '{series}, Staffel {season}',
+  'session.progress': '{done} von {total} Discs fertig',
+  'session.insert': 'Disc {n} von {total} einlegen',
+  'session.insertNext': 'Disc {n} einlegen',
+  'session.missing': 'fehlt: Disc {list}',
+  'session.failed': 'fehlgeschlagen: Disc {list}',
+  'session.end': 'Box-Set beenden',
 };
 
 export type MessageKey = keyof typeof de;

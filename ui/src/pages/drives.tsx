@@ -8,6 +8,7 @@ import { bytes, discTypeText } from '../format.js';
 import { t, tCount, tKnown } from '../i18n/index.js';
 import { FAST_MS, SLOW_MS, usePoll } from '../poll.js';
 import { RipDialog } from './rip-dialog.js';
+import { SessionLine } from './session-line.js';
 import { keyMatches } from '../../../shared/disc-key.js';
 
 /** The part of GET /system/info the drive cards read: what each worker can rip (absent: unknown). */
@@ -101,6 +102,7 @@ function DriveCard({ device, jobs, kinds, onRip }: { device: Device; jobs: Job[]
             {t('drive.ripDone')}
           </p>
         )}
+        <SessionLine drive={device.name} />
         {device.busy_job && <p class="muted">{t('drive.busy', { id: device.busy_job.slice(0, 8) })}</p>}
         {warning && !device.busy_job && (
           <p class="warn" role="alert" data-testid="rip-warning">

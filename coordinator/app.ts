@@ -226,6 +226,7 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   const keys = new KeyStore(config.dataDir);
   dispatcher.keys = keys;
   dispatcher.pingMs = config.capabilityPingSeconds * 1000;
+  dispatcher.mediaRoot = config.mediaRoot;
   let listeningPort: number | null = null;
   const notifier = new Notifier(settings, log.child('webhook'), () => listeningPort);
   const refresher = new LibraryRefresher(settings, log.child('media-server'));

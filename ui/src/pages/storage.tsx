@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { del, get, post, type Mount, type StorageTarget } from '../api.js';
-import { Action, Empty, Section } from '../components.js';
+import { Action, Empty, PathText, Section } from '../components.js';
+import { relativeToMedia, useMediaRoot } from '../media-path.js';
 import { bytes } from '../format.js';
 import { t, tKnown } from '../i18n/index.js';
 import { SLOW_MS, usePoll } from '../poll.js';
@@ -28,6 +29,7 @@ function FillBar({ target }: { target: StorageTarget }) {
 export function StoragePage() {
   const info = usePoll<StorageTarget[]>('/storage-targets', SLOW_MS);
   const mounts = usePoll<Mount[]>('/storage-mounts', SLOW_MS);
+  const root = useMediaRoot();
   const refresh = () => {
     mounts.refresh();
     info.refresh();
@@ -53,7 +55,9 @@ export function StoragePage() {
                   {d.mounted && !d.network && <span class="badge">{t('storage.attached')}</span>}
                   <FillBar target={d} />
                 </td>
-                <td>{d.path}</td>
+                <td>
+                  <PathText path={d.path} root={root} />
+                </td>
                 <td>{bytes(d.free_bytes)}</td>
                 <td>{bytes(d.total_bytes)}</td>
               </tr>
@@ -89,7 +93,7 @@ export function StoragePage() {
                 </span>
               </div>
               <p class="muted">
-                {m.mount_point}
+                <PathText path={m.mount_point} root={root} />
                 {m.free_bytes !== null && ` · ${t('storage.freeSize', { size: bytes(m.free_bytes) })}`}
                 {m.has_credentials && ` · ${t('storage.withCredentials')}`}
               </p>
@@ -127,6 +131,7 @@ interface Share {
 }
 
 function AddMount({ onAdded }: { onAdded: () => void }) {
+  const root = useMediaRoot();
   const [protocol, setProtocol] = useState<'SMB' | 'NFS'>('SMB');
   const [host, setHost] = useState('');
   const [share, setShare] = useState('');
@@ -162,7 +167,7 @@ function AddMount({ onAdded }: { onAdded: () => void }) {
       }
       const m = await post<Mount>('/storage-mounts', body);
       setPassword('');
-      setMessage({ ok: !m.warning, text: m.warning ? t('storage.mountedBut', { warning: m.warning }) : t('storage.mountedAt', { name: m.name, path: m.mount_point }) });
+      setMessage({ ok: !m.warning, text: m.warning ? t('storage.mountedBut', { warning: m.warning }) : t('storage.mountedAt', { name: m.name, path: relativeToMedia(m.mount_point, root) }) });
       onAdded();
     } catch (err) {
       setMessage({ ok: false, text: (err as Error).message });

@@ -455,6 +455,8 @@ describe('web UI in Chromium', () => {
     // Issue 38: how full each target is, as a bar with words.
     assert.match((await page.getByRole('meter').first().getAttribute('aria-label')) ?? '', /^Medien: \d+ % belegt, .+ von .+ frei$/);
     await page.getByRole('cell').getByTestId('path').getByText('Musik', { exact: true }).waitFor();
+    // The 67 MB share is under the 60 GB warning: said in German, with no server path or English text.
+    assert.match(await page.getByTestId('warning-mount:nas').innerText(), /^Achtung: Netzlaufwerk nas hat nur noch [\d,]+ MB frei \(weniger als 60 GB\)\.$/);
     await shoot('storage');
     await nav('System');
     await page.getByRole('heading', { name: 'Einstellungen' }).waitFor();

@@ -10,6 +10,12 @@ function targetName(name: string): string {
   return name.startsWith('mount:') ? t('storage.networkDrive', { name: name.slice(6) }) : (tKnown(`storage.target.${name}`) ?? name);
 }
 
+/** A target's warning in the UI's language: little space left (the server warns under 60 GB), or a share that is not there. */
+function storageWarning(d: StorageTarget): string {
+  const name = targetName(d.name);
+  return d.free_bytes !== null ? t('storage.lowSpace', { name, free: bytes(d.free_bytes) }) : t('storage.shareDown', { name });
+}
+
 /** How full a target is as a bar: green, amber from 90 % used, red with the server's low-space warning; its words for screen readers. */
 function FillBar({ target }: { target: StorageTarget }) {
   const total = target.total_bytes;
@@ -58,8 +64,8 @@ export function StoragePage() {
                 <td>
                   <PathText path={d.path} root={root} />
                 </td>
-                <td>{bytes(d.free_bytes)}</td>
-                <td>{bytes(d.total_bytes)}</td>
+                <td class="num">{bytes(d.free_bytes)}</td>
+                <td class="num">{bytes(d.total_bytes)}</td>
               </tr>
             ))}
           </tbody>
@@ -67,8 +73,8 @@ export function StoragePage() {
         {info.data
           ?.filter((d) => d.warning)
           .map((d) => (
-            <p class="warn" role="alert" key={d.name} translate={false}>
-              {t('storage.warning', { text: d.warning ?? '' })}
+            <p class="warn" role="alert" key={d.name} data-testid={`warning-${d.name}`}>
+              {storageWarning(d)}
             </p>
           ))}
       </Section>

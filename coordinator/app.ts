@@ -3,6 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
+import expressStaticGzip from 'express-static-gzip';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import { schedule } from 'node-cron';
 import type { AgentConfig, CoordinatorConfig } from '../shared/config.js';
@@ -181,8 +182,9 @@ export function createApp(ctx: AppContext): express.Express {
   });
   for (const router of RESOURCE_ROUTERS) api.use(router(ctx));
   app.use(API_PREFIX, api);
-  // The web UI (built into dist/ui next to dist/coordinator): static files, index.html at /.
-  app.use(express.static(UI_DIR, { index: 'index.html', maxAge: 0 }));
+  // The web UI (built into dist/ui next to dist/coordinator): static files, index.html at /, sent
+  // compressed where the browser takes it (brotli, else gzip; the build writes .br and .gz beside each file).
+  app.use(expressStaticGzip(UI_DIR, { enableBrotli: true, orderPreference: ['br', 'gz'], index: 'index.html', serveStatic: { maxAge: 0 } }));
   app.use((req, res) => sendText(res, 404, `no such endpoint: ${req.method} ${req.originalUrl.split('?')[0]} (the API lives under ${API_PREFIX})`));
   app.use(errorHandler(ctx.log));
   return app;
@@ -226,6 +228,7 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   const keys = new KeyStore(config.dataDir);
   dispatcher.keys = keys;
   dispatcher.pingMs = config.capabilityPingSeconds * 1000;
+  dispatcher.mediaRoot = config.mediaRoot;
   let listeningPort: number | null = null;
   const notifier = new Notifier(settings, log.child('webhook'), () => listeningPort);
   const refresher = new LibraryRefresher(settings, log.child('media-server'));

@@ -181,6 +181,7 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     output_path: pathText,
     files: fileList,
     raw_removed: bool,
+    originals_dir: z.optional(pathText),
     streams: z.optional(list(z.looseObject({ file: pathText, audio: list(audioStreamSchema, 200), subtitles: list(subtitleStreamSchema, 200) }), 10_000)),
     episodes_guessed: z.optional(bool),
     titles: z.optional(list(rippedTitleSchema, 10_000)),

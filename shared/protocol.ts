@@ -505,7 +505,7 @@ export type AgentEvent = EventBase &
     /** The transcode's last encoder run has ended: its slot is free while it checks and describes its output. */
     | { type: 'transcode_encoded' }
     /** `titles`: a rip without a transcode stage: per output file, the title it was ripped from. */
-    | { type: 'job_done'; output_path: string; files: string[]; raw_removed: boolean; streams?: FileStreams[]; episodes_guessed?: boolean; titles?: RippedTitle[]; accuraterip?: AccurateRipReport }
+    | { type: 'job_done'; output_path: string; files: string[]; raw_removed: boolean; originals_dir?: string; streams?: FileStreams[]; episodes_guessed?: boolean; titles?: RippedTitle[]; accuraterip?: AccurateRipReport }
     | { type: 'job_failed'; phase: Phase; reason: string }
     | { type: 'job_canceled'; phase: Phase }
     | { type: 'tracks'; drive: string; tracks: Track[] }

@@ -147,7 +147,7 @@ export function jobWork(ctx: AgentContext, transcoder: Transcoder): JobWork {
     } else {
       result = await runTranscode(args, transcoder, tc, originals, ledger);
     }
-    emit({ type: 'job_done', command_id: cmd.id, job_id: cmd.job_id, output_path: toShared(result.output_path), files: result.files.map(toShared), raw_removed: result.raw_removed, streams: result.streams, episodes_guessed: result.episodes_guessed });
+    emit({ type: 'job_done', command_id: cmd.id, job_id: cmd.job_id, output_path: toShared(result.output_path), files: result.files.map(toShared), raw_removed: result.raw_removed, ...(result.originals_dir ? { originals_dir: toShared(result.originals_dir) } : {}), streams: result.streams, episodes_guessed: result.episodes_guessed });
   }
 
   return (cmd, signal, slot, encoded) => (cmd.task === TASKS.ripDisc ? rip(cmd, signal) : transcode(cmd, signal, slot, encoded));

@@ -2,7 +2,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AudioStream, FileStreams, SubtitleStream, TranscodeJob } from '../../shared/protocol.js';
 import { describeOutput } from '../../shared/library-files.js';
-import { keepOriginals, originalsDir, type MoveOps } from '../output/keep-original.js';
+import { keepOriginals, type MoveOps } from '../output/keep-original.js';
+import { originalsDir } from '../../shared/originals.js';
 import { libraryNames } from './library-names.js';
 import { claimFileName, planOutput, releaseFileName, removeIfEmpty, type EncodedOutputs, type OutputLedger } from '../output/output-folder.js';
 import { EndingWatch } from './ending-watch.js';
@@ -75,6 +76,8 @@ export interface TranscodeResult {
   output_path: string;
   files: string[];
   raw_removed: boolean;
+  /** keepOriginal: the folder the raw files were moved into (the job's raw data from then on). */
+  originals_dir?: string;
   /** The streams of each written file, from a scan of the output. */
   streams: FileStreams[];
   /** A series whose episode numbers were counted on from the season folder, not matched by runtime. */
@@ -313,18 +316,18 @@ export interface KeepOriginalsTo {
   ops?: MoveOps;
 }
 
-/** Moves the raw files into the originals folder and removes the raw dir; a failure leaves them there, with a warning. */
-async function moveOriginals(args: TranscodeJob, outputDir: string, to: KeepOriginalsTo, ctx: TaskContext): Promise<boolean> {
-  const dir = originalsDir(to.mediaRoot, args.target_dir, outputDir);
+/** Moves the raw files into the originals folder and removes the raw dir; answers that folder, or null when a failure left them where they were (with a warning). */
+async function moveOriginals(args: TranscodeJob, outputDir: string, to: KeepOriginalsTo, ctx: TaskContext): Promise<string | null> {
+  const dir = originalsDir(to.mediaRoot, args.target_dir, outputDir, args.job_id);
   try {
     await keepOriginals(args.files, { dir, mediaRoot: to.mediaRoot }, to.ops);
   } catch (err) {
     ctx.log('warn', `the originals stay in ${args.raw_dir}: moving them to ${dir} failed: ${(err as Error).message}`);
-    return false;
+    return null;
   }
   await fs.rm(args.raw_dir, { recursive: true, force: true });
   ctx.log('info', `originals kept in ${dir}`);
-  return true;
+  return dir;
 }
 
 /**
@@ -429,16 +432,18 @@ export async function finishTranscode(args: TranscodeJob, outputs: EncodedOutput
     if (found) streams.push(found);
   }
   let rawRemoved = false;
+  let originalsKept: string | null = null;
   if (!args.keep_original || originals) ledger?.releasingRaw();
   if (!args.keep_original) {
     await fs.rm(args.raw_dir, { recursive: true, force: true });
     rawRemoved = true;
   } else if (originals) {
     const left = resumed ? await existing(args.files) : args.files;
-    rawRemoved = await moveOriginals({ ...args, files: left }, outputs.output_path, originals, ctx);
+    originalsKept = await moveOriginals({ ...args, files: left }, outputs.output_path, originals, ctx);
+    rawRemoved = originalsKept !== null;
   }
   if (args.library) await describeOutput(outputs.output_path, args.library, ctx);
-  return { output_path: outputs.output_path, files: outputs.files, raw_removed: rawRemoved, streams, episodes_guessed: outputs.episodes_guessed };
+  return { output_path: outputs.output_path, files: outputs.files, raw_removed: rawRemoved, ...(originalsKept ? { originals_dir: originalsKept } : {}), streams, episodes_guessed: outputs.episodes_guessed };
 }
 
 /**

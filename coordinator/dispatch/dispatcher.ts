@@ -37,6 +37,8 @@ export class Dispatcher {
   onJobEnd: (job: JobRow) => void = () => undefined;
   /** A rip is done: whether its transcode is queued now (box-set sessions hold a disc whose episode numbers follow a disc not ripped yet). */
   beforeTranscode: (job: JobRow, files: string[], titles: RippedTitle[] | undefined) => boolean = () => true;
+  /** MEDIA_ROOT: kept originals under its Originale folder are a finished job's raw data; set by the app. */
+  mediaRoot: string | null = null;
   /** How often the background capability ping goes out (CAPABILITY_PING_SECONDS); set before start. */
   pingMs = PING_MS;
   /** The media-server files (nfo, poster) the agent writes for a job; none unless set. */
@@ -83,7 +85,7 @@ export class Dispatcher {
     const handshake = new Handshake(this.commands, fleet, jobs, this.journal, this.queue, log);
     this.presence = new Presence(this.link, fleet, jobs, this.commands, this.queue, this.journal, handshake, log, timing);
     this.requests = new DriveRequests(db, this.link, fleet, settings, log);
-    this.intake = new EventIntake(db, this.link, fleet, { jobs, commands: this.commands, queue: this.queue, journal: this.journal, beforeTranscode: (job, files, titles) => this.beforeTranscode(job, files, titles) }, this.requests, () => this.keys, drops, log);
+    this.intake = new EventIntake(db, this.link, fleet, { jobs, commands: this.commands, queue: this.queue, journal: this.journal, beforeTranscode: (job, files, titles) => this.beforeTranscode(job, files, titles), mediaRoot: () => this.mediaRoot }, this.requests, () => this.keys, drops, log);
   }
 
   // ---------------------------------------------------------------- connection

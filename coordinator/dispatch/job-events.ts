@@ -1,5 +1,6 @@
 /** One handler per job event type: what an accepted, progress, rip_done, job_done, … event does to its job. */
 import path from 'node:path';
+import { isOriginalsDir } from '../../shared/originals.js';
 import { TASKS, type AgentEvent, type AgentEventType, type RippedTitle } from '../../shared/protocol.js';
 import { phaseStart, type JobRow, type JobsStore } from '../jobs/jobs-store.js';
 import { isActive } from '../jobs/job-status.js';
@@ -18,6 +19,8 @@ export interface JobEventParts {
   journal: JobJournal;
   /** A rip is done: whether its transcode is queued now (a box-set disc may wait for the discs before it, coordinator/sessions). */
   beforeTranscode?: (job: JobRow, files: string[], titles: RippedTitle[] | undefined) => boolean;
+  /** MEDIA_ROOT, where kept originals must lie to count as a job's raw data (unset: they never do). */
+  mediaRoot?: () => string | null;
 }
 
 /** One job event that passed the rules (event-rules.ts): from `node`, for `job`, of the command `cmd`. */
@@ -94,15 +97,20 @@ export const JOB_EVENT_HANDLERS: { [T in JobEventType]: JobEventHandler<T> } = {
     commands.setEncoded(cmd.id, true);
     queue.pump();
   },
-  job_done({ commands, queue, journal }, { job, cmd, event }) {
+  job_done({ commands, queue, journal, mediaRoot }, { job, cmd, event }) {
     if (cmd) commands.setState(cmd.id, 'done');
     queue.close(job.id);
+    // keepOriginal: the folder the originals were moved into is the job's raw data from now on
+    // (GET /jobs/{id}/rohdaten, DELETE ?rohdaten=true), when it has the shape of one (shared/originals.ts).
+    const root = mediaRoot?.() ?? null;
+    const originals = event.originals_dir && root && isOriginalsDir(root, event.originals_dir, job.id) ? event.originals_dir : null;
+    const rawKept = originals ? { raw_path: originals, raw_state: 'present' as const } : { raw_state: event.raw_removed ? ('absent' as const) : ('present' as const) };
     journal.finish(
       job.id,
       'completed',
       // error: null, since a late finish of a superseded transcode may complete a job a newer attempt failed.
-      { progress: 100, error: null, output_path: event.output_path, raw_state: event.raw_removed ? 'absent' : 'present', raw_checked_at: new Date().toISOString() },
-      `finished: ${event.files.length} file(s) in ${event.output_path}${event.raw_removed ? '; raw data removed' : '; raw data kept'}`,
+      { progress: 100, error: null, output_path: event.output_path, ...rawKept, raw_checked_at: new Date().toISOString() },
+      `finished: ${event.files.length} file(s) in ${event.output_path}${originals ? `; raw data kept as the originals in ${originals}` : event.raw_removed ? '; raw data removed' : '; raw data kept'}`,
       // In the same write: the streams of each file, guessed episode numbers, and the files relative to
       // the output folder (a correction after the fact renames exactly these).
       {

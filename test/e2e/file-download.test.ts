@@ -10,11 +10,13 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { JobsStore } from '../../coordinator/jobs/jobs-store.js';
 import { coordinatorMigrations } from '../../coordinator/db/migrations.js';
 import { openDatabase } from '../../shared/sqlite.js';
 import { startCoordinator, stopAll, waitFor, world, type CoordinatorHandle, type World } from './harness.js';
+import { REPO_DIR } from '../fixtures/tools-samples.js';
 
 const JOB = '55555555-5555-4555-8555-555555555555';
 const NAME = 'Heat (1995).mkv';
@@ -101,6 +103,27 @@ describe('file download: Range requests on GET /jobs/{id}/files/{name}', () => {
     const unknown = await fetch(`${c.url}/jobs/nope/detail`, { headers: { 'accept-language': 'de' } });
     assert.equal(unknown.status, 404);
     assert.equal(await unknown.text(), 'Es gibt keinen Auftrag mit der Kennung nope.\n');
+  });
+
+  it('sends the UI\'s page, script and styles compressed: brotli where the browser takes it, else gzip, else plain, each the same bytes (issue 38)', async () => {
+    const site = `http://127.0.0.1:${c.port}`;
+    const uiDir = path.join(REPO_DIR, 'dist', 'ui');
+    for (const [route, file, type] of [['/', 'index.html', /text\/html/], ['/app.js', 'app.js', /javascript/], ['/style.css', 'style.css', /text\/css/]] as const) {
+      const plain = fs.readFileSync(path.join(uiDir, file));
+      const br = await get(`${site}${route}`, { 'accept-encoding': 'gzip, deflate, br, zstd' });
+      assert.equal(br.status, 200);
+      assert.equal(br.headers['content-encoding'], 'br', route);
+      assert.match(String(br.headers['content-type']), type);
+      assert.match(String(br.headers.vary), /Accept-Encoding/i);
+      assert.deepEqual(zlib.brotliDecompressSync(br.body), plain, `${route}: brotli decodes to the file`);
+      if (file === 'app.js') assert.ok(br.body.length < plain.length / 3, `the script goes out at ${br.body.length} of ${plain.length} bytes`);
+      const gz = await get(`${site}${route}`, { 'accept-encoding': 'gzip' });
+      assert.equal(gz.headers['content-encoding'], 'gzip', route);
+      assert.deepEqual(zlib.gunzipSync(gz.body), plain, `${route}: gzip decodes to the file`);
+      const none = await get(`${site}${route}`);
+      assert.equal(none.headers['content-encoding'], undefined, `${route}: a client that asks for no encoding gets the file as it is`);
+      assert.deepEqual(none.body, plain);
+    }
   });
 
   it('sends the whole file with its length, type, name and range support', async () => {

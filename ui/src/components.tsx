@@ -2,6 +2,7 @@ import { createContext, type ComponentChildren } from 'preact';
 import { useContext, useEffect, useRef, useState } from 'preact/hooks';
 import type { Missing } from './disc-support.js';
 import { t } from './i18n/index.js';
+import { relativeToMedia } from './media-path.js';
 
 /** A quiet marker that what is shown is from an earlier, successful fetch. */
 export function Stale({ stale, error }: { stale: boolean; error?: string | null }) {
@@ -141,6 +142,18 @@ export function MissingFix({ missing }: { missing: Missing }) {
       {': '}
       {missing.text}
       {missing.command && <code>{missing.command}</code>}
+    </span>
+  );
+}
+
+/** A server path as the household reads it: relative to the media root, breaking only after a slash on a narrow screen; the full path on hover. */
+export function PathText({ path, root }: { path: string; root: string | null }) {
+  const rel = relativeToMedia(path, root);
+  const shown = rel === '' ? t('media.root') : rel;
+  const parts = shown.split('/');
+  return (
+    <span class="path" title={path} translate={false} data-testid="path">
+      {parts.map((part, i) => (i < parts.length - 1 ? [part, '/', <wbr key={i} />] : part))}
     </span>
   );
 }

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { API, del, get, post, type AudioStream, type FileStreams, type Job, type JobDetail } from '../api.js';
 import { phaseLine } from '../job-phase.js';
-import { Action, Dialog, Empty, Progress, Section } from '../components.js';
+import { Action, Dialog, Empty, PathText, Progress, Section } from '../components.js';
+import { useMediaRoot } from '../media-path.js';
 import { bytes, statusText, when } from '../format.js';
 import { etaText, languageName, percent, t, tKnown, type MessageKey } from '../i18n/index.js';
 import { FAST_MS, usePoll } from '../poll.js';
@@ -89,9 +90,14 @@ function JobLog({ logs }: { logs: JobDetail['logs'] }) {
 /** The expanded job: its log, refreshed while the job runs, and a finished job's streams and files. */
 function JobDetails({ job, active }: { job: Job; active: boolean }) {
   const detail = usePoll<JobDetail>(`/jobs/${job.id}/detail`, active ? FAST_MS : 0);
+  const root = useMediaRoot();
   return (
     <div class="job-detail">
-      {job.output_path && <p class="muted">{t('jobs.output', { path: job.output_path })}</p>}
+      {job.output_path && (
+        <p class="muted" data-testid="job-output">
+          {t('jobs.outputLabel')} <PathText path={job.output_path} root={root} />
+        </p>
+      )}
       {job.status === 'completed' && detail.data && <Streams streams={detail.data.streams} />}
       {job.status === 'completed' && <Files job={job} />}
       {detail.data ? <JobLog logs={detail.data.logs} /> : detail.error ? <p class="error" translate={false}>{detail.error}</p> : <p class="muted">{t('common.loading')}</p>}

@@ -7,6 +7,7 @@ import { dateTime, languageName, t, type MessageKey } from '../i18n/index.js';
 import { ripRequest, switchSeries } from '../rip-request.js';
 import { chosenLanguages, foundLanguages, languageOptions, languageRoles, ripTitles, type LanguageOption, type StreamKind, type StreamRole } from '../stream-languages.js';
 import { FolderPicker } from './folders.js';
+import { relativeToMedia } from '../media-path.js';
 import { opensAsSeries, previousName, startingName, titlesProblem, unreadableText } from '../disc-state.js';
 
 /**
@@ -178,7 +179,7 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
     // The server refuses it too (the quick-pick settings say which folder is which).
     const movies = quick?.[0].dir;
     if (disc.type !== 'cd' && isSeries && quick && movies && quick[1].dir !== movies && !quick[1].dir.startsWith(`${movies}/`) && (targetDir === movies || targetDir.startsWith(`${movies}/`))) {
-      setError(t('rip.seriesInMovies', { series: quick[1].dir, movies }));
+      setError(t('rip.seriesInMovies', { series: relativeToMedia(quick[1].dir, mediaRoot), movies: relativeToMedia(movies, mediaRoot) }));
       return;
     }
     setBusy(true);
@@ -278,7 +279,7 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
           </fieldset>
         )}
         {disc.type !== 'cd' && withStreams && (
-          <div class="grid2">
+          <div class="columns2">
             <LanguageBoxes kind="audio" options={audioOptions} roles={tracks ? languageRoles(tracks, titlesNow, 'audio') : new Map()} ticked={audioTicked} onToggle={flip(audioChanged, setAudioChanged, audioTicked)} />
             <LanguageBoxes kind="subtitles" options={subOptions} roles={tracks ? languageRoles(tracks, titlesNow, 'subtitles') : new Map()} ticked={subsTicked} onToggle={flip(subsChanged, setSubsChanged, subsTicked)} />
           </div>
@@ -340,7 +341,7 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
           {quick && (
             <div class="row">
               {quick.map((q) => (
-                <button type="button" key={q.label} class={targetDir === q.dir ? 'chosen' : ''} onClick={() => setTargetDir(q.dir)}>
+                <button type="button" key={q.label} class={targetDir === q.dir ? 'chosen' : ''} aria-pressed={targetDir === q.dir} onClick={() => setTargetDir(q.dir)} data-testid={`quick-${q.label.slice('rip.quick.'.length)}`}>
                   {t(q.label)}
                 </button>
               ))}

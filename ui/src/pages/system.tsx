@@ -82,36 +82,18 @@ export function SystemPage() {
   const updates = usePoll<{ tools: UpdateEntry[] }>('/system/updates', SLOW_MS * 10);
   const dumps = usePoll<{ name: string; size_bytes?: number }[]>('/system/aacs-dumps', SLOW_MS);
   const logs = usePoll<LogEntry[]>('/logs?limit=100', SLOW_MS);
+  // Nothing moves once shown (issue 38): the sections at the top wait for their first answers and come
+  // together; the tool versions, whose check may ask the internet, sit below the settings.
+  const firstAnswers = [info, dumps].every((p) => p.data !== null || p.error !== null);
+  if (!firstAnswers) {
+    return (
+      <p class="muted page-loading" aria-busy="true" data-testid="system-loading">
+        {t('common.loading')}
+      </p>
+    );
+  }
   return (
     <>
-      <Section title={t('system.tools')} stale={updates.stale || info.stale} error={updates.error ?? info.error}>
-        <table class="table">
-          <thead>
-            <tr>
-              <th>{t('system.col.tool')}</th>
-              <th>{t('system.col.installed')}</th>
-              <th>{t('system.col.latest')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {updates.data?.tools.map((u) => (
-              <tr key={u.tool} class={u.update_available ? 'warn' : ''}>
-                <td>{u.tool}</td>
-                <td>{u.installed ?? '–'}</td>
-                <td>
-                  {u.latest ?? '–'}
-                  {u.update_available && ` ${t('system.updateAvailable')}`}
-                  {u.error && (
-                    <span class="muted" translate={false}>
-                      {` · ${u.error}`}
-                    </span>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </Section>
       <Section title={t('system.discKinds')} stale={info.stale} error={info.error}>
         <div class="cards">
           {info.data?.workers.map((w) => (
@@ -154,6 +136,34 @@ export function SystemPage() {
       </Section>
       <Section title={t('system.settings')}>
         <SettingsForm groups={SETTINGS_GROUPS} hide={['setupComplete']} warnUnsaved />
+      </Section>
+      <Section title={t('system.tools')} stale={updates.stale || info.stale} error={updates.error ?? info.error}>
+        <table class="table">
+          <thead>
+            <tr>
+              <th>{t('system.col.tool')}</th>
+              <th>{t('system.col.installed')}</th>
+              <th>{t('system.col.latest')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {updates.data?.tools.map((u) => (
+              <tr key={u.tool} class={u.update_available ? 'warn' : ''}>
+                <td>{u.tool}</td>
+                <td>{u.installed ?? '–'}</td>
+                <td>
+                  {u.latest ?? '–'}
+                  {u.update_available && ` ${t('system.updateAvailable')}`}
+                  {u.error && (
+                    <span class="muted" translate={false}>
+                      {` · ${u.error}`}
+                    </span>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       </Section>
       <Section title={t('system.log')} stale={logs.stale} error={logs.error}>
         <ul class="logs">

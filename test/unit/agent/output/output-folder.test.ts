@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { claimFileName, finishedEncode, freeFileName, moveFile, OutputLedger, outputFileName, outputLedgerFile, OutsideWrite, planOutput, releaseFileName, removeIfEmpty, removeOwnOutputs, type OutputTarget } from '../../../../agent/output/output-folder.js';
-import { keepOriginals, ORIGINALS_FOLDER, originalsDir } from '../../../../agent/output/keep-original.js';
+import { keepOriginals } from '../../../../agent/output/keep-original.js';
+import { ORIGINALS_FOLDER, originalsDir } from '../../../../shared/originals.js';
 import { PRIVATE_PREFIX } from '../../../../agent/output/private-encode.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-output-'));
@@ -534,7 +535,7 @@ describe('writes into links planted in the media tree (issue 42)', () => {
     const raw = fs.mkdtempSync(path.join(root, 'raw-'));
     fs.writeFileSync(path.join(raw, 'title_t00.mkv'), 'raw');
     fs.symlinkSync(away, path.join(media, ORIGINALS_FOLDER));
-    const dir = originalsDir(media, path.join(media, 'Filme'), path.join(media, 'Filme', 'Heat (1995)'));
+    const dir = originalsDir(media, path.join(media, 'Filme'), path.join(media, 'Filme', 'Heat (1995)'), 'job-1');
     await assert.rejects(keepOriginals([path.join(raw, 'title_t00.mkv')], { dir, mediaRoot: media }), OutsideWrite);
     assert.deepEqual(fs.readdirSync(away), []);
     assert.ok(fs.existsSync(path.join(raw, 'title_t00.mkv')));

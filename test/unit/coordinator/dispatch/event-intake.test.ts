@@ -141,6 +141,25 @@ describe('EventIntake', () => {
     assert.equal(q.jobs.get(other.id)?.status, 'failed');
   });
 
+  it('keepOriginal: the folder the originals went into is the finished job\'s raw data, when it lies under MEDIA_ROOT/Originale and is named like the job (issue 38)', () => {
+    const p = dispatchParts();
+    p.presence.onStatus(onlineStatus('enc@1'));
+    const finish = (originals: string) => {
+      const job = p.transcodingJob('enc@1');
+      const cmd = p.link.of(TASKS.transcodeFiles).find((c) => c.job_id === job.id)!;
+      p.intake.onEvent('enc@1', event('enc@1', 'job_done', { command_id: cmd.id, job_id: job.id, output_path: '/media/movies/Film', files: ['/media/movies/Film/Film.mkv'], raw_removed: true, originals_dir: originals.replace('<id>', job.id) }));
+      const row = p.jobs.get(job.id);
+      return [row?.status, row?.raw_state, row?.raw_path === originals.replace('<id>', job.id)];
+    };
+    assert.deepEqual(finish('/media/Originale/Film/<id>'), ['completed', 'present', true]);
+    assert.deepEqual(finish('/media/Originale/Show/Season 02/<id>'), ['completed', 'present', true]);
+    // A worker naming another place is not believed: the job completes, its raw data counts as removed.
+    assert.deepEqual(finish('/etc/<id>'), ['completed', 'absent', false]);
+    assert.deepEqual(finish('/media/Originale/Film/someone-else'), ['completed', 'absent', false]);
+    assert.deepEqual(finish('/media/Originale/../raw/<id>'), ['completed', 'absent', false]);
+    assert.deepEqual(finish('/media/movies/<id>'), ['completed', 'absent', false]);
+  });
+
   it('tells a job end once per outcome: a failure corrected by a late finish is told, the same outcome twice never', () => {
     assert.equal(endNoticeDue('transcoding', 'completed'), true, 'the first end');
     assert.equal(endNoticeDue('canceling', 'canceled'), true);

@@ -437,7 +437,7 @@ export async function finishTranscode(args: TranscodeJob, outputs: EncodedOutput
     const left = resumed ? await existing(args.files) : args.files;
     rawRemoved = await moveOriginals({ ...args, files: left }, outputs.output_path, originals, ctx);
   }
-  if (args.library) await describeOutput(outputs.output_path, args.library, ctx);
+  if (args.library) await describeOutput(outputs.output_path, args.library, ctx, args.target_dir);
   return { output_path: outputs.output_path, files: outputs.files, raw_removed: rawRemoved, streams, episodes_guessed: outputs.episodes_guessed };
 }
 

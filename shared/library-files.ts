@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { XMLBuilder } from 'fast-xml-parser';
 import { exists } from './fs-exists.js';
+import { realPathWithin } from './media-paths.js';
 import { fetchPoster, POSTER_FETCH_FAILED, type PosterFetchOptions } from './poster-fetch.js';
 import type { LibraryInfo } from './protocol.js';
 import type { ResolveAll, TargetPolicy } from './target-rules.js';
@@ -172,10 +173,21 @@ export async function writeLibraryFiles(outputDir: string, info: LibraryInfo, lo
   return { written, skipped: null };
 }
 
-/** The nfo and poster of a finished job; a failure is a warning in the job log, never a failed job. */
-export async function describeOutput(outputDir: string, info: LibraryInfo, ctx: { log(level: 'info' | 'warn', text: string): void }): Promise<void> {
+/**
+ * The nfo and poster of a finished job; a failure is a warning in the job log, never a failed job.
+ * They are written last, maybe hours after the folder was checked: its real path is resolved now and
+ * must still lie under the real path of `within` (the job's target folder), and the files go into
+ * that real folder, so a folder swapped for a link meanwhile receives nothing (issue 42).
+ */
+export async function describeOutput(outputDir: string, info: LibraryInfo, ctx: { log(level: 'info' | 'warn', text: string): void }, within: string): Promise<void> {
+  const dir = info.kind === 'series' ? path.dirname(outputDir) : outputDir;
   try {
-    await writeLibraryFiles(outputDir, info, (level, text) => ctx.log(level, text));
+    const found = await realPathWithin([within], dir);
+    if (found.kind !== 'inside') {
+      ctx.log('warn', `media-server files not written: the folder ${dir} ${found.kind === 'missing' ? 'is gone' : `leads outside ${within} through a symbolic link by now`}`);
+      return;
+    }
+    await writeLibraryFiles(info.kind === 'series' ? path.join(found.path, path.basename(outputDir)) : found.path, info, (level, text) => ctx.log(level, text));
   } catch (err) {
     ctx.log('warn', `media-server files not written: ${(err as Error).message}`);
   }

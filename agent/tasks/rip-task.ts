@@ -259,6 +259,6 @@ export async function runRip(args: RipJob, source: DiscSource, ripper: Ripper, c
     out.push(dest);
   }
   if (!args.keep_original) await fs.rm(args.raw_dir, { recursive: true, force: true });
-  if (args.library) await describeOutput(plan.dir, args.library, ctx);
+  if (args.library) await describeOutput(plan.dir, args.library, ctx, args.target_dir);
   return { files, titles: ripped, output: { output_path: plan.dir, files: out } };
 }

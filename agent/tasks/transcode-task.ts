@@ -442,7 +442,7 @@ export async function finishTranscode(args: TranscodeJob, outputs: EncodedOutput
     originalsKept = await moveOriginals({ ...args, files: left }, outputs.output_path, originals, ctx);
     rawRemoved = originalsKept !== null;
   }
-  if (args.library) await describeOutput(outputs.output_path, args.library, ctx);
+  if (args.library) await describeOutput(outputs.output_path, args.library, ctx, args.target_dir);
   return { output_path: outputs.output_path, files: outputs.files, raw_removed: rawRemoved, ...(originalsKept ? { originals_dir: originalsKept } : {}), streams, episodes_guessed: outputs.episodes_guessed };
 }
 

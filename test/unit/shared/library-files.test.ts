@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { nfoXml, scraperUrl, writeLibraryFiles, xmlText } from '../../../shared/library-files.js';
+import { describeOutput, nfoXml, scraperUrl, writeLibraryFiles, xmlText } from '../../../shared/library-files.js';
 import { POSTER_FETCH_FAILED } from '../../../shared/poster-fetch.js';
 import type { LibraryInfo } from '../../../shared/protocol.js';
 import type { ResolveAll } from '../../../shared/target-rules.js';
@@ -202,5 +202,32 @@ describe('poster.jpg fetched under the address rules (issue 42)', () => {
       lines.push(...r.logs.filter((l) => l.startsWith('poster not saved')));
     }
     assert.deepEqual(lines, Array(3).fill(`poster not saved: the poster from 127.0.0.1 could not be fetched (${POSTER_FETCH_FAILED})`));
+  });
+});
+
+describe('the nfo written last, into the folder checked again (issue 42)', () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-describe-'));
+  after(() => fs.rmSync(root, { recursive: true, force: true }));
+  const logs: string[] = [];
+  const ctx = { log: (_level: 'info' | 'warn', text: string) => void logs.push(text) };
+
+  it('writes nothing through an output folder swapped for a link after the job was planned, and says so', async () => {
+    const target = path.join(root, 'media', 'Filme');
+    const away = path.join(root, 'away');
+    fs.mkdirSync(path.join(target, 'Heat (1995)'), { recursive: true });
+    fs.mkdirSync(away);
+    fs.renameSync(path.join(target, 'Heat (1995)'), path.join(target, 'Heat (1995).old'));
+    fs.symlinkSync(away, path.join(target, 'Heat (1995)'));
+    await describeOutput(path.join(target, 'Heat (1995)'), info({ poster_url: null }), ctx, target);
+    assert.deepEqual(fs.readdirSync(away), [], 'no movie.nfo outside the media tree');
+    assert.ok(logs.some((l) => l === `media-server files not written: the folder ${path.join(target, 'Heat (1995)')} leads outside ${target} through a symbolic link by now`), logs.join('\n'));
+  });
+
+  it('writes the series\' tvshow.nfo into the real series folder, a link inside the target followed', async () => {
+    const target = path.join(root, 'media2', 'Serien');
+    fs.mkdirSync(path.join(target, 'Real Show', 'Season 01'), { recursive: true });
+    fs.symlinkSync(path.join(target, 'Real Show'), path.join(target, 'Show'));
+    await describeOutput(path.join(target, 'Show', 'Season 01'), info({ kind: 'series', poster_url: null, title: 'Show' }), ctx, target);
+    assert.ok(fs.existsSync(path.join(target, 'Real Show', 'tvshow.nfo')));
   });
 });

@@ -229,7 +229,8 @@ export function jobsRouter(ctx: AppContext): Router {
     if (meta.fingerprint !== undefined && !keyMatches(meta.fingerprint, disc)) {
       throw new HttpError(409, `the disc in ${device.name} ("${disc.title}") is not the disc of this job: insert that disc and try again`, 'retryWrongDisc', { drive: device.name, disc: disc.title });
     }
-    const { rip_fertig: _done, raw_files: _files, ...kept } = meta;
+    // What the earlier rip recorded of itself (its files, times and sizes) is not the new job's.
+    const { rip_fertig: _done, raw_files: _files, rip_started_at: _ripAt, rip_seconds: _ripS, transcode_started_at: _tcAt, transcode_seconds: _tcS, raw_bytes: _raw, output_bytes: _out, ...kept } = meta;
     const target = outputTarget(row);
     const created = await createRipJob(ctx, {
       device: device.name,

@@ -119,19 +119,21 @@ function KindTimes({ kinds }: { kinds: JobStats['per_kind'] }) {
 }
 
 function Space({ space }: { space: JobStats['space'] }) {
+  // Both bars on one scale: finished files larger than their raw data (tiny test discs, audio) show so.
+  const largest = Math.max(1, space.raw_bytes, space.output_bytes);
   return (
     <div data-testid="space">
       {space.jobs ? (
         <>
-          <p class="big-number" data-testid="space-saved">
+          <p class={`big-number${space.saved_bytes < 0 ? ' grew' : ''}`} data-testid="space-saved">
             {savedWords(space.saved_bytes)}
           </p>
           <p>{t('history.spaceDetail', { raw: bytes(space.raw_bytes), output: bytes(space.output_bytes), share: percent(space.raw_bytes ? (space.output_bytes / space.raw_bytes) * 100 : 0), n: number(space.jobs) })}</p>
           <p class="bar-line">
-            <span>{t('history.spaceRaw')}</span> <Bar share={1} kind="raw" />
+            <span>{t('history.spaceRaw')}</span> <Bar share={space.raw_bytes / largest} kind="raw" />
           </p>
           <p class="bar-line">
-            <span>{t('history.spaceOutput')}</span> <Bar share={space.raw_bytes ? space.output_bytes / space.raw_bytes : 0} kind="output" />
+            <span>{t('history.spaceOutput')}</span> <Bar share={space.output_bytes / largest} kind="output" />
           </p>
         </>
       ) : (

@@ -83,7 +83,8 @@ export const JOB_EVENT_HANDLERS: { [T in JobEventType]: JobEventHandler<T> } = {
   },
   rip_started({ jobs, journal }, { node, job, event }) {
     // A rip that starts again (an agent that resumed it) keeps its status: only its raw folder and rip_fertig are written.
-    const meta = { rip_fertig: false, rip_started_at: new Date().toISOString() };
+    // The rip's time counts from its first start: a rip the agent resumed keeps it.
+    const meta = { rip_fertig: false, ...(job.status === 'pending' || !job.meta?.rip_started_at ? { rip_started_at: new Date().toISOString() } : {}) };
     if (job.status === 'pending') jobs.move(job.id, 'running', { ...phaseStart('rip'), node, raw_path: event.raw_dir }, meta);
     else jobs.update(job.id, { raw_path: event.raw_dir }, meta);
     journal.note(job.id, 'info', `rip started on ${node} into ${event.raw_dir}`);
@@ -93,7 +94,8 @@ export const JOB_EVENT_HANDLERS: { [T in JobEventType]: JobEventHandler<T> } = {
     // A transcode run again (an agent that resumed it after a restart) takes its slot again.
     if (cmd?.encoded || cmd?.ending) commands.setEncoded(cmd.id, false);
     // The job is transcoding already (or canceling): its status stays, the phase starts anew.
-    jobs.update(job.id, { ...(job.status !== 'canceling' ? phaseStart('transcode') : {}), transcode_node: node }, { transcode_started_at: new Date().toISOString() });
+    // The transcode's time counts from its first start (retry-transcode clears it): a resumed one keeps it.
+    jobs.update(job.id, { ...(job.status !== 'canceling' ? phaseStart('transcode') : {}), transcode_node: node }, job.meta?.transcode_started_at ? undefined : { transcode_started_at: new Date().toISOString() });
     journal.note(job.id, 'info', `transcode started on ${node}`);
   },
   transcode_ending({ commands, queue }, { cmd }) {

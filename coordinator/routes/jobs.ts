@@ -210,7 +210,8 @@ export function jobsRouter(ctx: AppContext): Router {
     // The job's new phase and its queue entry in one commit: never one without the other. One write of
     // the job: its status, the phase, and the rip marked finished in the meta as it is now (the probe took a while).
     jobs.inTransaction(() => {
-      const moved = jobs.move(row.id, 'transcoding', { ...phaseStart('transcode'), error: null, finished_at: null, output_path: null }, { rip_fertig: true });
+      // The new transcode's time and output are measured anew (an undefined key leaves the meta).
+      const moved = jobs.move(row.id, 'transcoding', { ...phaseStart('transcode'), error: null, finished_at: null, output_path: null }, { rip_fertig: true, transcode_started_at: undefined, transcode_seconds: undefined, output_bytes: undefined });
       if (!moved) throw new HttpError(409, 'the job changed meanwhile (a second retry?): it is not transcoded again');
       dispatcher.enqueueTranscode(row.id, rawDir, files);
     });

@@ -193,12 +193,16 @@ describe('EventIntake', () => {
     p.intake.onEvent('ripper@1', event('ripper@1', 'rip_started', { command_id: commandId, job_id: job.id, raw_dir: raw }));
     assert.ok(Math.abs(Date.parse(p.jobs.get(job.id)?.meta?.rip_started_at ?? '') - Date.now()) < 5000, 'the rip start is recorded');
     p.jobs.update(job.id, {}, { rip_started_at: ago(1500) });
+    // A rip the agent resumed keeps its first start.
+    p.intake.onEvent('ripper@1', event('ripper@1', 'rip_started', { command_id: commandId, job_id: job.id, raw_dir: raw }));
     p.intake.onEvent('ripper@1', event('ripper@1', 'rip_done', { command_id: commandId, job_id: job.id, raw_dir: raw, files: [`${raw}/a.mkv`, `${raw}/b.mkv`] }));
     assert.ok(Math.abs((p.jobs.get(job.id)?.meta?.rip_seconds ?? 0) - 1500) <= 2);
     const transcode = p.link.of(TASKS.transcodeFiles)[0]!;
     p.intake.onEvent('ripper@1', event('ripper@1', 'transcode_started', { command_id: transcode.id, job_id: job.id }));
     assert.ok(p.jobs.get(job.id)?.meta?.transcode_started_at);
     p.jobs.update(job.id, {}, { transcode_started_at: ago(3600) });
+    // The agent restarted and resumed the transcode: its time still counts from the first start.
+    p.intake.onEvent('ripper@1', event('ripper@1', 'transcode_started', { command_id: transcode.id, job_id: job.id }));
     p.intake.onEvent('ripper@1', event('ripper@1', 'job_done', { command_id: transcode.id, job_id: job.id, output_path: '/media/movies/Film', files: ['/media/movies/Film/Film.mkv'], raw_removed: true }));
     const meta = p.jobs.get(job.id)?.meta;
     assert.ok(Math.abs((meta?.transcode_seconds ?? 0) - 3600) <= 2);

@@ -65,6 +65,7 @@ import { workersRouter } from './routes/workers.js';
 import { workerSetupRouter } from './routes/worker-setup.js';
 import { mqttCredentialsRouter } from './routes/mqtt-credentials.js';
 import { sessionsRouter } from './routes/sessions.js';
+import { statsRouter } from './routes/stats.js';
 import { SessionBook } from './sessions/session-book.js';
 import { SessionStore } from './sessions/session-store.js';
 import { SettingsStore } from './system/settings-store.js';
@@ -96,6 +97,7 @@ const RESOURCE_ROUTERS: ((ctx: AppContext) => express.Router)[] = [
   storageMountsRouter,
   postersRouter,
   sessionsRouter,
+  statsRouter,
 ];
 
 /** The spec's {base_url} is http://host:PORT/api. */

@@ -78,6 +78,18 @@ export interface JobMeta {
   session_id?: string;
   /** A disc of a box-set session: the episode number its first file continues with (set when its rip is done). */
   first_episode?: number;
+  /** When the rip started (rip_started), ISO time; absent on jobs made before it was recorded. */
+  rip_started_at?: string;
+  /** How long the rip took in seconds (rip_started to rip_done, or to job_done without a transcode stage). */
+  rip_seconds?: number;
+  /** When the transcode started (transcode_started, the last one when it ran again), ISO time. */
+  transcode_started_at?: string;
+  /** How long the transcode took in seconds (transcode_started to job_done). */
+  transcode_seconds?: number;
+  /** Bytes of the rip's raw files, measured by the coordinator at rip_done; absent when it could not see them, and on older jobs. */
+  raw_bytes?: number;
+  /** Bytes of the finished files, measured by the coordinator at job_done; absent when it could not see them, and on older jobs. */
+  output_bytes?: number;
 }
 
 /** GET /jobs, GET /jobs/{id}: one job. */
@@ -488,4 +500,36 @@ export interface SearchAnswer {
   results: ScoredMatch[];
   /** Sources that could not answer, with the reason. */
   errors: { source: Match['source']; message: string }[];
+}
+
+// ------------------------------------------------------------------ statistics
+
+/** A failed or canceled job's reason, grouped into a few kinds (coordinator/jobs/job-stats.ts failureKind). */
+export type FailureKind = 'output_proof' | 'read_error' | 'encoder' | 'no_space' | 'disc_key' | 'worker_lost' | 'canceled' | 'other';
+
+/** The disc kinds the statistics count apart: the job's meta.disc_type, anything else as unknown. */
+export type StatsDiscKind = 'dvd' | 'bluray' | 'uhd' | 'cd' | 'unknown';
+
+/** Times of one stage over the jobs whose time is known. */
+export interface StageTimes {
+  /** Jobs with a known time of this stage. */
+  jobs: number;
+  median_seconds: number | null;
+  total_seconds: number;
+}
+
+/** GET /stats: history figures of the jobs that ended in the last `weeks` ISO weeks (UTC). */
+export interface JobStats {
+  weeks: number;
+  /** Monday of the first week counted (YYYY-MM-DD) and the moment the figures were made. */
+  from: string;
+  generated_at: string;
+  /** Oldest week first; every week of the span, also those without jobs. */
+  per_week: { week: string; starts: string; completed: number; failed: number; canceled: number }[];
+  /** Completed jobs per disc kind with their rip and transcode times; kinds without jobs are left out. */
+  per_kind: { kind: StatsDiscKind; jobs: number; rip: StageTimes; transcode: StageTimes }[];
+  /** Completed jobs whose raw and finished bytes are both known; the others are counted as without_sizes. */
+  space: { jobs: number; raw_bytes: number; output_bytes: number; saved_bytes: number; without_sizes: number };
+  /** Failed and canceled jobs by kind of reason, most frequent first, each with its latest reason as an example. */
+  failures: { kind: FailureKind; count: number; example: string | null; job_id: string }[];
 }

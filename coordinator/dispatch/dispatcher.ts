@@ -16,6 +16,7 @@ import { DriveRequests } from './drive-requests.js';
 import { EventIntake } from './event-intake.js';
 import { Handshake } from './handshake.js';
 import { JobJournal } from './job-journal.js';
+import { recordFilesBytes } from '../jobs/job-sizes.js';
 import { CoordinatorLink } from './link.js';
 import { Presence, type PresenceTiming } from './presence.js';
 import { TranscodeQueue } from './transcode-queue.js';
@@ -85,7 +86,7 @@ export class Dispatcher {
     const handshake = new Handshake(this.commands, fleet, jobs, this.journal, this.queue, log);
     this.presence = new Presence(this.link, fleet, jobs, this.commands, this.queue, this.journal, handshake, log, timing);
     this.requests = new DriveRequests(db, this.link, fleet, settings, log);
-    this.intake = new EventIntake(db, this.link, fleet, { jobs, commands: this.commands, queue: this.queue, journal: this.journal, beforeTranscode: (job, files, titles) => this.beforeTranscode(job, files, titles), mediaRoot: () => this.mediaRoot }, this.requests, () => this.keys, drops, log);
+    this.intake = new EventIntake(db, this.link, fleet, { jobs, commands: this.commands, queue: this.queue, journal: this.journal, beforeTranscode: (job, files, titles) => this.beforeTranscode(job, files, titles), mediaRoot: () => this.mediaRoot, measure: (jobId, key, files) => void recordFilesBytes(jobs, jobId, key, files, log) }, this.requests, () => this.keys, drops, log);
   }
 
   // ---------------------------------------------------------------- connection

@@ -210,7 +210,8 @@ export function jobsRouter(ctx: AppContext): Router {
     // The job's new phase and its queue entry in one commit: never one without the other. One write of
     // the job: its status, the phase, and the rip marked finished in the meta as it is now (the probe took a while).
     jobs.inTransaction(() => {
-      const moved = jobs.move(row.id, 'transcoding', { ...phaseStart('transcode'), error: null, finished_at: null, output_path: null }, { rip_fertig: true });
+      // The new transcode's time and output are measured anew (an undefined key leaves the meta).
+      const moved = jobs.move(row.id, 'transcoding', { ...phaseStart('transcode'), error: null, finished_at: null, output_path: null }, { rip_fertig: true, transcode_started_at: undefined, transcode_seconds: undefined, output_bytes: undefined });
       if (!moved) throw new HttpError(409, 'the job changed meanwhile (a second retry?): it is not transcoded again');
       dispatcher.enqueueTranscode(row.id, rawDir, files);
     });
@@ -229,7 +230,8 @@ export function jobsRouter(ctx: AppContext): Router {
     if (meta.fingerprint !== undefined && !keyMatches(meta.fingerprint, disc)) {
       throw new HttpError(409, `the disc in ${device.name} ("${disc.title}") is not the disc of this job: insert that disc and try again`, 'retryWrongDisc', { drive: device.name, disc: disc.title });
     }
-    const { rip_fertig: _done, raw_files: _files, ...kept } = meta;
+    // What the earlier rip recorded of itself (its files, times and sizes) is not the new job's.
+    const { rip_fertig: _done, raw_files: _files, rip_started_at: _ripAt, rip_seconds: _ripS, transcode_started_at: _tcAt, transcode_seconds: _tcS, raw_bytes: _raw, output_bytes: _out, ...kept } = meta;
     const target = outputTarget(row);
     const created = await createRipJob(ctx, {
       device: device.name,

@@ -4,7 +4,7 @@
  * (an English one). Screenshots of the main pages at phone and desktop widths in both languages go to
  * test-output/screenshots/; every screenshot also checks that no text is missing from a catalog.
  */
-import type { Device } from '../../shared/api-types.js';
+import type { Device, Job, JobStats } from '../../shared/api-types.js';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -480,7 +480,7 @@ describe('web UI in Chromium', () => {
 
   it('on the phone: a skip link first, one main heading per page, touch targets of 44 px (issue 38)', async () => {
     await page.setViewportSize(PHONE);
-    for (const name of ['Laufwerke', 'Aufträge', 'Metadaten', 'Worker', 'Speicher', 'System']) {
+    for (const name of ['Laufwerke', 'Aufträge', 'Verlauf & Statistik', 'Metadaten', 'Worker', 'Speicher', 'System']) {
       await nav(name);
       await page.waitForTimeout(300);
       const h1 = page.getByRole('heading', { level: 1 });
@@ -791,4 +791,69 @@ describe('web UI in Chromium', () => {
     await open(en, '#/auftraege');
     await en.getByTestId(`job-${created.body.id}`).getByTestId('job-accuraterip').filter({ hasText: 'AccurateRip: track 2 differs from the database' }).waitFor();
   });
+
+  it('shows history and statistics of the jobs this test ran, and a filter narrows the list, at phone and desktop size (issue 38)', async () => {
+    const jobs = (await api<Job[]>(c.url, 'GET', '/jobs')).body;
+    const completed = jobs.filter((j) => j.status === 'completed');
+    const count = (status: string) => jobs.filter((j) => j.status === status).length;
+    assert.ok(completed.length >= 3, `${completed.length} completed jobs`);
+    // What the pipeline recorded for the figures: every finished job knows how long its rip took, a
+    // transcoded one how long its transcode took and the sizes before and after it.
+    for (const j of completed) assert.equal(typeof j.meta?.rip_seconds, 'number', `rip_seconds of ${j.title}`);
+    const transcoded = completed.filter((j) => j.meta?.disc_type !== 'cd');
+    assert.ok(transcoded.length >= 2);
+    for (const j of transcoded) {
+      assert.equal(typeof j.meta?.transcode_seconds, 'number', `transcode_seconds of ${j.title}`);
+      assert.ok((j.meta?.raw_bytes ?? 0) > 0 && (j.meta?.output_bytes ?? 0) > 0, `sizes of ${j.title}: ${j.meta?.raw_bytes} ${j.meta?.output_bytes}`);
+    }
+    const saved = transcoded.reduce((n, j) => n + (j.meta?.raw_bytes ?? 0) - (j.meta?.output_bytes ?? 0), 0);
+    const stats = (await api<JobStats>(c.url, 'GET', '/stats')).body;
+    assert.deepEqual(
+      ['completed', 'failed', 'canceled'].map((k) => stats.per_week.reduce((n, w) => n + w[k as 'completed'], 0)),
+      [count('completed'), count('failed'), count('canceled')],
+    );
+    assert.equal(stats.space.saved_bytes, saved);
+    assert.equal((await api(c.url, 'GET', '/stats?weeks=0')).status, 400);
+
+    const m = await uiModules();
+    m.setLang('de');
+    await page.setViewportSize(PHONE);
+    await open(page, '#/verlauf');
+    const totals = page.getByTestId('week-totals');
+    await totals.waitFor();
+    assert.equal(await page.getByTestId('total-completed').innerText(), String(count('completed')));
+    assert.equal(await page.getByTestId('total-failed').innerText(), String(count('failed')));
+    assert.equal(await page.getByTestId('total-canceled').innerText(), String(count('canceled')));
+    assert.equal(await page.getByTestId('space-saved').innerText(), m.savedWords(saved));
+    const dvds = completed.filter((j) => j.meta?.disc_type === 'dvd').length;
+    assert.match(await page.locator('[data-testid="kind-times"] li[data-kind="dvd"]').innerText(), new RegExp(`^DVD ${dvds} fertig\\s+Rippen: typisch [^\\n]+, zusammen [^\\n]+\\s+Komprimieren: typisch [^\\n]+, zusammen `));
+    assert.equal(await page.getByRole('heading', { level: 1 }).innerText(), 'Verlauf & Statistik');
+    // The history: every job, then a word of one title narrows it to that job, a status to those of that status.
+    const list = page.getByTestId('history-list').locator('li');
+    assert.equal(await list.count(), jobs.length);
+    await page.getByLabel('Titel enthält').fill('heat');
+    const heat = jobs.filter((j) => j.title.toLowerCase().includes('heat'));
+    assert.ok(heat.length >= 1 && heat.length < jobs.length);
+    await page.getByTestId('history-count').filter({ hasText: `${heat.length} von ${jobs.length} Aufträgen` }).waitFor();
+    assert.deepEqual((await list.locator('.job-title').allInnerTexts()).sort(), heat.map((j) => j.title).sort());
+    await page.getByLabel('Titel enthält').fill('');
+    await page.getByLabel('Disc-Art').selectOption('cd');
+    await page.getByTestId('history-count').filter({ hasText: `${jobs.filter((j) => j.meta?.disc_type === 'cd').length} von ${jobs.length} Aufträgen` }).waitFor();
+    await page.getByLabel('Sortieren').selectOption('title');
+    await page.getByRole('button', { name: 'Filter zurücksetzen' }).click();
+    const small = await page.evaluate(() =>
+      [...document.querySelectorAll<HTMLElement>('main button, main select, main input')]
+        .filter((el) => el.offsetParent !== null && el.getBoundingClientRect().height < 44)
+        .map((el) => el.id || el.textContent?.trim().slice(0, 30) || el.tagName),
+    );
+    assert.deepEqual(small, [], 'touch targets under 44 px');
+    await shoot('history');
+    await open(en, '#/verlauf');
+    await en.getByTestId('week-totals').waitFor();
+    m.setLang('en');
+    assert.equal(await en.getByTestId('space-saved').innerText(), m.savedWords(saved));
+    m.setLang('de');
+    await shoot('history', en);
+  });
+
 });

@@ -4,6 +4,7 @@ import { get } from './api.js';
 import { PageName } from './components.js';
 import { initLang, LANGS, lang, setLang, t, type Lang, type MessageKey } from './i18n/index.js';
 import { DrivesPage } from './pages/drives.js';
+import { HistoryPage } from './pages/history.js';
 import { JobsPage } from './pages/jobs.js';
 import { MetadataPage } from './pages/metadata.js';
 import { StoragePage } from './pages/storage.js';
@@ -14,6 +15,7 @@ import { WorkersPage } from './pages/workers.js';
 const PAGES: { hash: string; label: MessageKey; view: () => preact.JSX.Element }[] = [
   { hash: '#/laufwerke', label: 'nav.drives', view: DrivesPage },
   { hash: '#/auftraege', label: 'nav.jobs', view: JobsPage },
+  { hash: '#/verlauf', label: 'nav.history', view: HistoryPage },
   { hash: '#/metadaten', label: 'nav.metadata', view: MetadataPage },
   { hash: '#/worker', label: 'nav.workers', view: WorkersPage },
   { hash: '#/speicher', label: 'nav.storage', view: StoragePage },

@@ -203,6 +203,44 @@ describe('EventIntake', () => {
     assert.deepEqual(p.queueRows(job.id).map((r) => r.state), ['done']);
   });
 
+  it('records how long the rip and the transcode took and asks for the raw and finished files to be measured (statistics, issue 38)', () => {
+    const p = dispatchParts();
+    p.presence.onStatus(onlineStatus('ripper@1'));
+    const { job, commandId } = p.rippingJob('ripper@1');
+    const raw = `/raw/${job.id}`;
+    const ago = (s: number) => new Date(Date.now() - s * 1000).toISOString();
+    p.intake.onEvent('ripper@1', event('ripper@1', 'rip_started', { command_id: commandId, job_id: job.id, raw_dir: raw }));
+    assert.ok(Math.abs(Date.parse(p.jobs.get(job.id)?.meta?.rip_started_at ?? '') - Date.now()) < 5000, 'the rip start is recorded');
+    p.jobs.update(job.id, {}, { rip_started_at: ago(1500) });
+    // A rip the agent resumed keeps its first start.
+    p.intake.onEvent('ripper@1', event('ripper@1', 'rip_started', { command_id: commandId, job_id: job.id, raw_dir: raw }));
+    p.intake.onEvent('ripper@1', event('ripper@1', 'rip_done', { command_id: commandId, job_id: job.id, raw_dir: raw, files: [`${raw}/a.mkv`, `${raw}/b.mkv`] }));
+    assert.ok(Math.abs((p.jobs.get(job.id)?.meta?.rip_seconds ?? 0) - 1500) <= 2);
+    const transcode = p.link.of(TASKS.transcodeFiles)[0]!;
+    p.intake.onEvent('ripper@1', event('ripper@1', 'transcode_started', { command_id: transcode.id, job_id: job.id }));
+    assert.ok(p.jobs.get(job.id)?.meta?.transcode_started_at);
+    p.jobs.update(job.id, {}, { transcode_started_at: ago(3600) });
+    // The agent restarted and resumed the transcode: its time still counts from the first start.
+    p.intake.onEvent('ripper@1', event('ripper@1', 'transcode_started', { command_id: transcode.id, job_id: job.id }));
+    p.intake.onEvent('ripper@1', event('ripper@1', 'job_done', { command_id: transcode.id, job_id: job.id, output_path: '/media/movies/Film', files: ['/media/movies/Film/Film.mkv'], raw_removed: true }));
+    const meta = p.jobs.get(job.id)?.meta;
+    assert.ok(Math.abs((meta?.transcode_seconds ?? 0) - 3600) <= 2);
+    assert.ok(Math.abs((meta?.rip_seconds ?? 0) - 1500) <= 2, 'the rip time stays');
+    assert.deepEqual(p.measured, [
+      { jobId: job.id, key: 'raw_bytes', files: [`${raw}/a.mkv`, `${raw}/b.mkv`] },
+      { jobId: job.id, key: 'output_bytes', files: ['/media/movies/Film/Film.mkv'] },
+    ]);
+
+    // A rip that is the last stage (an audio CD): its job_done ends the rip, whose time it records.
+    const cd = p.rippingJob('ripper@1');
+    p.intake.onEvent('ripper@1', event('ripper@1', 'rip_started', { command_id: cd.commandId, job_id: cd.job.id, raw_dir: `/raw/${cd.job.id}` }));
+    p.jobs.update(cd.job.id, {}, { rip_started_at: ago(240) });
+    p.intake.onEvent('ripper@1', event('ripper@1', 'job_done', { command_id: cd.commandId, job_id: cd.job.id, output_path: '/media/movies/Album', files: ['/media/movies/Album/01.flac'], raw_removed: true }));
+    const cdMeta = p.jobs.get(cd.job.id)?.meta;
+    assert.ok(Math.abs((cdMeta?.rip_seconds ?? 0) - 240) <= 2);
+    assert.equal(cdMeta?.transcode_seconds, undefined);
+  });
+
   it('drops a job event that breaks the rules: another node, a wrong stage, a raw folder it was not given', () => {
     const p = dispatchParts();
     p.presence.onStatus(onlineStatus('ripper@1'));

@@ -256,11 +256,12 @@ describe('runTranscode', () => {
     const ops = { rename: async (a: string, b: string) => { renames.push(path.basename(a)); await fs.promises.rename(a, b); }, free: async () => { throw new Error('no space check on a rename'); } };
     const { ctx, logs } = context();
     const result = await runTranscode(args, fakeTranscoder(), ctx, { mediaRoot, ops });
-    const kept = path.join(mediaRoot, 'Originale', 'Heat (1995)');
+    const kept = path.join(mediaRoot, 'Originale', 'Heat (1995)', args.job_id);
     assert.deepEqual(fs.readdirSync(kept).sort(), ['title_t01.mkv', 'title_t02.mkv']);
     assert.equal(fs.readFileSync(path.join(kept, 'title_t02.mkv'), 'utf8'), 'raw 2');
     assert.deepEqual(renames, ['title_t01.mkv', 'title_t02.mkv']);
     assert.equal(result.raw_removed, true);
+    assert.equal(result.originals_dir, kept, 'named for the coordinator: the originals are the job\'s raw data from now on');
     assert.ok(!fs.existsSync(args.raw_dir));
     assert.ok(logs.includes(`originals kept in ${kept}`), logs.join('\n'));
     assert.equal(fs.readFileSync(result.files[0], 'utf8'), 'encoded:raw 1', 'the compressed output is in the library folder');
@@ -272,7 +273,7 @@ describe('runTranscode', () => {
     const mediaRoot = path.dirname(args.target_dir);
     const asked: string[] = [];
     const result = await runTranscode(args, fakeTranscoder(), context().ctx, { mediaRoot, ops: { rename: exdev, free: async (dir) => { asked.push(dir); return 1e12; } } });
-    const kept = path.join(mediaRoot, 'Originale', 'Show', 'Season 02');
+    const kept = path.join(mediaRoot, 'Originale', 'Show', 'Season 02', args.job_id);
     assert.deepEqual(asked, [kept]);
     assert.equal(fs.readFileSync(path.join(kept, 'title_t01.mkv'), 'utf8'), 'raw 1');
     assert.equal(result.raw_removed, true);
@@ -284,7 +285,8 @@ describe('runTranscode', () => {
     const again = await runTranscode(full, fakeTranscoder(), ctx, { mediaRoot: path.dirname(full.target_dir), ops: { rename: exdev, free: async () => 3 } });
     assert.equal(again.raw_removed, false);
     assert.equal(fs.readFileSync(full.files[0], 'utf8'), 'raw 1');
-    assert.ok(!fs.existsSync(path.join(path.dirname(full.target_dir), 'Originale', 'Heat (1995)', 'title_t01.mkv')), 'no partial copy left');
+    assert.ok(!fs.existsSync(path.join(path.dirname(full.target_dir), 'Originale', 'Heat (1995)', full.job_id, 'title_t01.mkv')), 'no partial copy left');
+    assert.equal(again.originals_dir, undefined, 'nothing moved: the raw folder stays the raw data');
     assert.ok(logs.some((l) => l.startsWith(`the originals stay in ${full.raw_dir}`) && l.includes('not enough free space')), logs.join('\n'));
     assert.equal(fs.readFileSync(again.files[0], 'utf8'), 'encoded:raw 1');
   });
@@ -335,7 +337,7 @@ describe('runTranscode', () => {
     const outputs = [path.join(dir, 'Heat (1995) - t01.mkv'), path.join(dir, 'Heat (1995) - t02.mkv')];
     for (const f of outputs) fs.writeFileSync(f, 'encoded before the restart');
     // The run before the restart had moved the first original already.
-    const kept = path.join(mediaRoot, 'Originale', 'Heat (1995)');
+    const kept = path.join(mediaRoot, 'Originale', 'Heat (1995)', args.job_id);
     fs.mkdirSync(kept, { recursive: true });
     fs.renameSync(args.files[0], path.join(kept, 'title_t01.mkv'));
     const steps: string[] = [];
@@ -346,6 +348,7 @@ describe('runTranscode', () => {
       output_path: dir,
       files: outputs,
       raw_removed: true,
+      originals_dir: kept,
       streams: outputs.map((f) => ({ file: path.basename(f), audio: [], subtitles: [] })),
       episodes_guessed: true,
     });

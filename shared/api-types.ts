@@ -68,6 +68,10 @@ export interface JobMeta {
   episodes_guessed?: boolean;
   /** The job whose rip this job runs again (retry-rip). */
   retry_of?: string;
+  /** How many read errors the ripper reported in this job's rip (absent: none, or not ripped yet); the UI offers a careful re-read then. */
+  read_errors?: number;
+  /** The rip is a careful re-read (retry-rip with careful: true). */
+  careful?: boolean;
   /** Per raw file (same order as raw_files): the title it was ripped from, its source and, on a recognised disc, its role. */
   ripped_titles?: RippedTitle[];
   /** A recognised movie disc with titles in the library already: the folder they are in, where this job files the missing ones. */

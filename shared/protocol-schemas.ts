@@ -169,7 +169,7 @@ export const agentEventSchema = z.discriminatedUnion('type', [
   z.looseObject({ ...eventBase, type: z.literal('rejected'), reason: reasonText }),
   z.looseObject({ ...eventBase, type: z.literal('progress'), phase, progress: z.number().check(z.gte(0), z.lte(100)) }),
   // Longer messages are cut (not dropped): the part that fits is still worth keeping in the job log.
-  z.looseObject({ ...eventBase, type: z.literal('log'), level: z.enum(['info', 'warn', 'error']), message: z.pipe(z.string(), z.transform(truncateLogMessage)) }),
+  z.looseObject({ ...eventBase, type: z.literal('log'), level: z.enum(['info', 'warn', 'error']), message: z.pipe(z.string(), z.transform(truncateLogMessage)), read_errors: z.optional(count) }),
   z.looseObject({ ...eventBase, type: z.literal('rip_started'), raw_dir: pathText }),
   z.looseObject({ ...eventBase, type: z.literal('rip_done'), raw_dir: pathText, files: fileList, titles: z.optional(list(rippedTitleSchema, 10_000)) }),
   z.looseObject({ ...eventBase, type: z.literal('transcode_started') }),
@@ -247,6 +247,7 @@ const ripArgsSchema = z.looseObject({
   library_folder: z.optional(z.nullable(pathText)),
   extras_folder: z.optional(extrasFolderSchema),
   extras_by_kind: z.optional(bool),
+  careful: z.optional(bool),
 });
 
 const transcodeArgsSchema = z.looseObject({

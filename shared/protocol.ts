@@ -302,6 +302,11 @@ export interface RipArgs {
   /** Without a transcode stage: the media server's extras folder, and whether extras go to the folder of their kind (see TranscodeArgs). */
   extras_folder?: string;
   extras_by_kind?: boolean;
+  /**
+   * A careful re-read (a retry of a rip that had read errors): the ripper retries failing reads more
+   * (MakeMKV: io_ErrorRetryCount for the run) or skips less around them (dvdbackup -r b). Slower.
+   */
+  careful?: boolean;
 }
 
 /** A title of a recognised disc in a rip: its evidence and role, and whether the rip takes it. */
@@ -495,7 +500,8 @@ export type AgentEvent = EventBase &
     | { type: 'accepted' }
     | { type: 'rejected'; reason: string }
     | { type: 'progress'; phase: Phase; progress: number }
-    | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }
+    /** `read_errors`: on the rip's closing line about read errors, how many the ripper reported (the job's meta.read_errors). */
+    | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string; read_errors?: number }
     | { type: 'rip_started'; raw_dir: string }
     /** `titles`: per file, the title it was ripped from (absent from older agents). */
     | { type: 'rip_done'; raw_dir: string; files: string[]; titles?: RippedTitle[] }

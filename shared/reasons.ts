@@ -62,6 +62,10 @@ export const REASONS = {
     de: 'Nur ein fehlgeschlagener oder abgebrochener Auftrag lässt sich erneut rippen (dieser: {status}).',
     en: 'Only a failed or canceled job can be ripped again (this one: {status}).',
   },
+  retryCarefulCd: {
+    de: 'Ein Audio-CD-Auftrag lässt sich nicht sorgfältig neu lesen: cdparanoia prüft und wiederholt jedes Lesen ohnehin. Bitte ohne „sorgfältig“ erneut rippen.',
+    en: 'An audio CD job cannot be read again carefully: cdparanoia checks and repeats every read anyway. Rip it again without “careful”.',
+  },
   retryNoRawData: {
     de: 'Keine Rohdaten dieses Auftrags gefunden: Bitte erneut rippen.',
     en: 'No raw data of this job was found: rip it again instead.',

@@ -16,7 +16,8 @@ import { READ_ERROR_PREFIX } from '../tools/makemkv-parser.js';
 export interface TaskContext {
   signal: AbortSignal;
   progress(pct: number): void;
-  log(level: 'info' | 'warn' | 'error', message: string): void;
+  /** `fields`: extra fields of the log event (read_errors on the closing line about read errors). */
+  log(level: 'info' | 'warn' | 'error', message: string, fields?: { read_errors?: number }): void;
   onSpawn(pid: number): void;
   /** Progress goes out at most this often (ms); 1000 unless set (tests set 0 to see every value). */
   progressEveryMs?: number;
@@ -142,7 +143,7 @@ export const RIP_READ_ERROR_LIMIT = 20;
  * The read errors a ripper reports (messages starting with READ_ERROR_PREFIX): each distinct one
  * logged as a warning, at most `limit`, all counted; `summary` is the closing line (null: none).
  */
-export function readErrorLog(limit: number, write: (text: string) => void): { add(text: string): void; summary(): string | null } {
+export function readErrorLog(limit: number, write: (text: string) => void): { add(text: string): void; summary(): string | null; count(): number } {
   const seen = new Set<string>();
   let count = 0;
   return {
@@ -157,6 +158,7 @@ export function readErrorLog(limit: number, write: (text: string) => void): { ad
       const unlisted = count > seen.size ? ` (${count - seen.size} not listed)` : '';
       return `the ripper reported ${count} read error(s)${unlisted}: the raw files may have gaps where the disc could not be read`;
     },
+    count: () => count,
   };
 }
 
@@ -214,6 +216,7 @@ export async function runRip(args: RipJob, source: DiscSource, ripper: Ripper, c
         onSpawn: ctx.onSpawn,
         onMessage: message,
         ...(disc ? { discType: disc.type } : {}),
+        ...(args.careful ? { careful: true } : {}),
         onProgress: (pct) => throttle.update(((doneSeconds + (weight * pct) / 100) / totalSeconds) * 100),
       });
       const kept = await Promise.all(produced.map((file) => ownName(file, track.number)));
@@ -227,7 +230,7 @@ export async function runRip(args: RipJob, source: DiscSource, ripper: Ripper, c
   } finally {
     // Also when the rip fails: the count says why its files may have gaps, or why it stopped.
     const summary = readErrors.summary();
-    if (summary) ctx.log('warn', summary);
+    if (summary) ctx.log('warn', summary, { read_errors: readErrors.count() });
   }
   throttle.flush();
   if (args.transcode) return { files, titles: ripped };

@@ -55,7 +55,16 @@ export interface OpenDvdOptions {
 export interface OpenDvdRipHooks extends OpenDvdOptions {
   onProgress?: (pct: number) => void;
   onMessage?: (text: string) => void;
+  /** A careful re-read: dvdbackup pads only the one block it cannot read (CAREFUL_READ_ERRORS) instead of the rest of its read. */
+  careful?: boolean;
 }
+
+/**
+ * dvdbackup 0.4.2's read error handling (-r): by default (m) a failed read of up to its buffer's blocks
+ * is padded whole with zeros and the copy goes on after it; `b` pads one block and reads on from the
+ * next, so only the blocks that really fail are lost. It has no retry: the drive's own retries are all.
+ */
+export const CAREFUL_READ_ERRORS = 'b';
 
 export interface OpenDvdScan {
   label: string;
@@ -238,7 +247,7 @@ async function copyTitle(plan: CopyPlan, hooks: OpenDvdRipHooks): Promise<string
   const signal = hooks.signal ? AbortSignal.any([hooks.signal, inner.signal]) : inner.signal;
   const watcher = new CopyWatcher(plan.tmp, plan.estimate, plan.cssMissing, plan.report, () => inner.abort());
   const timer = setInterval(() => void watcher.poll().catch(() => undefined), POLL_MS);
-  const args = ['-i', plan.source, '-T', String(plan.titleSet), '-o', plan.tmp, '-n', COPY_NAME];
+  const args = ['-i', plan.source, '-T', String(plan.titleSet), '-o', plan.tmp, '-n', COPY_NAME, ...(hooks.careful ? ['-r', CAREFUL_READ_ERRORS] : [])];
   try {
     const result = await runTool(bins(hooks).dvdbackup, args, { ...toolOptions(hooks), signal }).catch((err: unknown) => {
       throw watcher.refusal ?? err;
@@ -442,6 +451,7 @@ export async function openDvdRip(source: string, titleNumber: number, outFile: s
   const report = progressReporter(hooks.onProgress);
   const tmp = await fs.mkdtemp(path.join(path.dirname(out), '.ripwerk-dvd-'));
   try {
+    if (hooks.careful) hooks.onMessage?.(`careful read: dvdbackup skips only the blocks it cannot read (-r ${CAREFUL_READ_ERRORS}), it has no read retries`);
     hooks.onMessage?.(`copying title ${titleNumber} (${Math.round(title.seconds)} s, ${title.chapters.length} chapters) off the DVD`);
     // The whole title set is copied (the copy's progress counts its bytes); the title's cells are cut from it.
     const plan: CopyPlan = { source, titleNumber, titleSet: place.titleSet, tmp, estimate: info.vobBytes.get(place.titleSet) ?? 0, cssMissing, report };

@@ -64,6 +64,8 @@ export interface RipRequest {
   origin: string;
   /** Extra meta keys (poster_path, retry_of). */
   meta?: JobMeta;
+  /** A careful re-read (retry-rip with careful: true): RipArgs.careful. */
+  careful?: boolean;
 }
 
 /** A job id (a UUID) and the slash before it: what a raw folder adds to its work folder. */
@@ -222,6 +224,7 @@ export async function createRipJob(ctx: RipJobDeps, req: RipRequest): Promise<Jo
     ...(album ? { album } : {}),
     ...(known ? { disc_titles: plannedTitles(known), extras_folder: extrasFolder(s.mediaServerType), extras_by_kind: extrasByKind(s.mediaServerType) } : {}),
     ...(libraryFolder ? { library_folder: libraryFolder } : {}),
+    ...(req.careful ? { careful: true } : {}),
   };
   jobs.addLog(id, 'info', `job created for "${title}" on ${req.device} (${req.origin})`);
   if (known) jobs.addLog(id, 'info', describePlan(known, titles.length > 0));

@@ -80,6 +80,8 @@ export const JOB_EVENT_HANDLERS: { [T in JobEventType]: JobEventHandler<T> } = {
   },
   log({ jobs }, { job, event }) {
     jobs.addLog(job.id, event.level, event.message);
+    // The rip's closing line about read errors carries their count: the job keeps it for a careful re-read.
+    if (typeof event.read_errors === 'number') jobs.update(job.id, {}, { read_errors: event.read_errors });
   },
   progress({ jobs }, { job, event }) {
     if (isActive(job.status)) jobs.recordProgress(job.id, event.phase, event.progress);

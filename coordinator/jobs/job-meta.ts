@@ -99,6 +99,8 @@ const CHECKS: { readonly [K in keyof JobMeta]-?: Check<NonNullable<JobMeta[K]> |
   output_files: fileNames,
   episodes_guessed: flag,
   retry_of: text,
+  read_errors: number,
+  careful: flag,
   ripped_titles: listOf(isRippedTitle),
   library_folder: text,
   accuraterip: (v) => (isObject(v) && isText(v.status) && isText(v.disc_id) && Array.isArray(v.tracks) ? (v as unknown as AccurateRipReport) : undefined),

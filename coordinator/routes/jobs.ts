@@ -14,6 +14,7 @@ import { HttpError, objectBody } from '../http/errors.js';
 import { createRipJob, ripLengthRefusal } from '../discs/rip-jobs.js';
 import { outputTarget, phaseStart, toView, type JobRow } from '../jobs/jobs-store.js';
 import { apiStatus, isActive, isRetryable } from '../jobs/job-status.js';
+import { carefulRetry } from '../jobs/careful-retry.js';
 
 function optionalString(body: Record<string, unknown>, key: string): string | null {
   const v = body[key];
@@ -220,6 +221,7 @@ export function jobsRouter(ctx: AppContext): Router {
 
   router.post('/jobs/:id/retry-rip', async (req, res) => {
     const row = job(req);
+    const careful = carefulRetry(req.body, row.meta?.disc_type);
     if (!isRetryable(row.status)) throw new HttpError(409, `only a failed or canceled job can be ripped again (this one is ${apiStatus(row.status)})`, 'retryRipNotRetryable', { status: apiStatus(row.status) });
     const device = row.device ? fleet.device(row.device) : undefined;
     if (!device) throw new HttpError(409, `the drive ${row.device ?? '?'} of this job is not known any more`, 'retryDriveUnknown', { drive: row.device ?? '?' });
@@ -230,8 +232,8 @@ export function jobsRouter(ctx: AppContext): Router {
     if (meta.fingerprint !== undefined && !keyMatches(meta.fingerprint, disc)) {
       throw new HttpError(409, `the disc in ${device.name} ("${disc.title}") is not the disc of this job: insert that disc and try again`, 'retryWrongDisc', { drive: device.name, disc: disc.title });
     }
-    // What the earlier rip recorded of itself (its files, times and sizes) is not the new job's.
-    const { rip_fertig: _done, raw_files: _files, rip_started_at: _ripAt, rip_seconds: _ripS, transcode_started_at: _tcAt, transcode_seconds: _tcS, raw_bytes: _raw, output_bytes: _out, ...kept } = meta;
+    // What the earlier rip recorded of itself (its files, times, sizes, read errors) and how it read are the old job's, not the new one's.
+    const { rip_fertig: _done, raw_files: _files, rip_started_at: _ripAt, rip_seconds: _ripS, transcode_started_at: _tcAt, transcode_seconds: _tcS, raw_bytes: _raw, output_bytes: _out, read_errors: _errors, careful: _careful, ...kept } = meta;
     const target = outputTarget(row);
     const created = await createRipJob(ctx, {
       device: device.name,
@@ -247,8 +249,9 @@ export function jobsRouter(ctx: AppContext): Router {
       audioLanguages: meta.audio_languages ?? null,
       subtitleLanguages: meta.subtitle_languages ?? null,
       album: meta.album ?? null,
-      origin: `retry of the rip of job ${row.id}`,
-      meta: { ...kept, retry_of: row.id },
+      origin: careful ? `careful retry of the rip of job ${row.id}` : `retry of the rip of job ${row.id}`,
+      meta: { ...kept, retry_of: row.id, ...(careful ? { careful: true } : {}) },
+      careful,
     });
     res.status(201).json(toView(created, Date.now()));
   });

@@ -96,6 +96,47 @@ describe('faults never leave a job stuck or lose its data', () => {
     assert.deepEqual(outputs('Halbiert'), ['Halbiert.mkv']);
   });
 
+  it('a rip with read errors logs them and counts them in the job; the careful retry reads with more MakeMKV retries for that run only', async () => {
+    const w = world();
+    const c = await startCoordinator(w);
+    assert.equal((await api(c.url, 'PUT', '/settings', { transcodeEnabled: false })).status, 200);
+    // The stand-in reads cleanly only with io_ErrorRetryCount of at least 20 in settings.conf, read when it starts.
+    const dataDir = path.join(w.root, 'home-kratzer', '.MakeMKV');
+    fs.mkdirSync(dataDir, { recursive: true });
+    const conf = '# MakeMKV settings\napp_UpdateEnable = "0"\nio_IgnoreReadErrors = "1"\nio_ErrorRetryCount = "2"\n';
+    fs.writeFileSync(path.join(dataDir, 'settings.conf'), conf, { mode: 0o600 });
+    const a = await startAgent(w, c.mqttUrl, 'kratzer', { makemkv: true, extra: { FAKE_MAKEMKV_SOURCE_MKV: smallMkv(), FAKE_MAKEMKV_TITLES: '30', FAKE_MAKEMKV_MODE: 'read-errors', FAKE_MAKEMKV_SECONDS: '0' } });
+    insertDisc(a.driveDir, dvdImage('KRATZER', [30]));
+    const device = await waitForDisc(c.url, a);
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device });
+    assert.equal(created.status, 201, created.text);
+    const failed = await waitForStatus(c.url, created.body.id, ['failed', 'completed'], 120_000);
+    assert.equal(failed.status, 'failed');
+    assert.equal(failed.meta?.read_errors, 6, JSON.stringify(failed.meta));
+    const logs = await jobLogs(c.url, failed.id);
+    assert.ok(logs.some((l) => l.level === 'warn' && l.message === 'read error in /VIDEO_TS/VTS_01_1.VOB at 1128.8 MiB (sector 577920 of the file): Scsi error - MEDIUM ERROR:1090'), JSON.stringify(logs));
+    assert.ok(logs.some((l) => /^the ripper reported 6 read error\(s\) \(3 not listed\)/.test(l.message)));
+    assert.equal(fs.readFileSync(path.join(dataDir, 'settings.conf'), 'utf8'), conf, 'a normal rip leaves settings.conf alone');
+
+    const bad = await api(c.url, 'POST', `/jobs/${failed.id}/retry-rip`, { careful: 'yes' });
+    assert.equal(bad.status, 400);
+    assert.match(bad.text, /careful must be true or false/);
+    const careful = await api<Job>(c.url, 'POST', `/jobs/${failed.id}/retry-rip`, { careful: true });
+    assert.equal(careful.status, 201, careful.text);
+    assert.equal(careful.body.meta?.careful, true);
+    assert.equal(careful.body.meta?.read_errors, undefined, 'the new job has read nothing yet');
+    const done = await waitForStatus(c.url, careful.body.id, ['failed', 'completed'], 120_000);
+    const carefulLogs = await jobLogs(c.url, done.id);
+    assert.equal(done.status, 'completed', JSON.stringify(carefulLogs));
+    assert.ok(carefulLogs.some((l) => l.message === 'careful read: MakeMKV read retries 20'), JSON.stringify(carefulLogs));
+    assert.ok(!carefulLogs.some((l) => /read error/.test(l.message)), 'the retries read the disc cleanly');
+    assert.equal(done.meta?.read_errors, undefined);
+    // The old value is back after the run (io_IgnoreReadErrors untouched), the file private, no leftovers.
+    assert.equal(fs.readFileSync(path.join(dataDir, 'settings.conf'), 'utf8'), conf);
+    assert.equal(fs.statSync(path.join(dataDir, 'settings.conf')).mode & 0o777, 0o600);
+    assert.deepEqual(fs.readdirSync(dataDir).filter((n) => n.startsWith('settings.conf')), ['settings.conf']);
+  });
+
   it('a rip whose agent is SIGKILLed fails within a minute; no ripper is left once the agent is back', async () => {
     const w = world();
     const c = await startCoordinator(w, { AGENT_GRACE_SECONDS: '5' });

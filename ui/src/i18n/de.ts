@@ -200,6 +200,8 @@ export const de = {
   'jobs.cancel': 'Abbrechen',
   'jobs.retryTranscode': 'Erneut komprimieren',
   'jobs.retryRip': 'Erneut rippen',
+  'jobs.retryCareful': 'Sorgfältig neu lesen',
+  'jobs.retryCarefulHint': 'Beim Rippen gab es {count} Lesefehler. „Sorgfältig neu lesen“ rippt die Disc erneut und lässt das Laufwerk fehlerhafte Stellen öfter lesen (MakeMKV) oder nur die unlesbaren Blöcke auslassen (dvdbackup). Das dauert länger.',
   'jobs.delete': 'Löschen …',
   'jobs.outputLabel': 'Ausgabe:',
   'media.root': 'Medienordner',

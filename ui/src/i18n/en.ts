@@ -199,6 +199,8 @@ export const en: Record<MessageKey, string> = {
   'jobs.cancel': 'Cancel',
   'jobs.retryTranscode': 'Compress again',
   'jobs.retryRip': 'Rip again',
+  'jobs.retryCareful': 'Read again carefully',
+  'jobs.retryCarefulHint': 'The rip had {count} read error(s). “Read again carefully” rips the disc again and has the drive read bad spots more often (MakeMKV) or leave out only the blocks it cannot read (dvdbackup). This is slower.',
   'jobs.delete': 'Delete …',
   'jobs.outputLabel': 'Output:',
   'media.root': 'media folder',

@@ -192,10 +192,12 @@ function JobRow({ job, refresh }: { job: Job; refresh(): void }) {
   const [deleting, setDeleting] = useState(false);
   const [canceling, setCanceling] = useState(false);
   const active = ACTIVE.includes(job.status);
-  const act = (p: string) => async () => {
-    await post(`/jobs/${job.id}/${p}`);
+  const act = (p: string, body?: unknown) => async () => {
+    await post(`/jobs/${job.id}/${p}`, body);
     refresh();
   };
+  // The rip had read errors (the ripper's count, meta.read_errors): a careful re-read may get more of the disc.
+  const readErrors = RETRYABLE.includes(job.status) && job.meta?.disc_type !== 'cd' ? (job.meta?.read_errors ?? 0) : 0;
   return (
     <li class={`job status-${job.status}`} data-testid={`job-${job.id}`}>
       <div class="job-head">
@@ -224,6 +226,11 @@ function JobRow({ job, refresh }: { job: Job; refresh(): void }) {
           {job.error}
         </p>
       )}
+      {readErrors > 0 && (
+        <p class="muted" data-testid="job-read-errors">
+          {t('jobs.retryCarefulHint', { count: readErrors })}
+        </p>
+      )}
       {job.status === 'completed' && <AccurateRip job={job} />}
       {job.status === 'completed' && job.meta?.episodes_guessed && (
         <p class="warn" data-testid="job-episodes-guessed">
@@ -238,6 +245,7 @@ function JobRow({ job, refresh }: { job: Job; refresh(): void }) {
         )}
         {RETRYABLE.includes(job.status) && job.can_retry && <Action label={t('jobs.retryTranscode')} run={act('retry-transcode')} />}
         {RETRYABLE.includes(job.status) && <Action label={t('jobs.retryRip')} run={act('retry-rip')} />}
+        {readErrors > 0 && <Action label={t('jobs.retryCareful')} run={act('retry-rip', { careful: true })} testId="job-retry-careful" />}
         {job.status === 'completed' && (
           <a class="button" href={`#/metadaten/job/${job.id}`} data-testid="job-correct">
             {t('jobs.correct')}

@@ -351,6 +351,29 @@ describe('read errors of one rip', () => {
     await assert.rejects(runRip(ripArgs(), source, failing, second.ctx), /failed to save/);
     assert.equal(second.logs.at(-1), 'the ripper reported 1 read error(s): the raw files may have gaps where the disc could not be read');
   });
+
+  it('sends the read error count with the closing line (the job keeps it) and asks the ripper to read carefully only on a careful rip', async () => {
+    const seen: (boolean | undefined)[] = [];
+    const ripper = fakeRipper([track(1, 100)]);
+    const rip = ripper.rip.bind(ripper);
+    ripper.rip = async (src, t, rawDir, hooks) => {
+      seen.push(hooks.careful);
+      hooks.onMessage('read error in /VIDEO_TS/VTS_01_1.VOB at 1128.8 MiB (sector 577920 of the file): Scsi error - MEDIUM ERROR:1090');
+      hooks.onMessage('read error in /VIDEO_TS/VTS_01_1.VOB at 1128.8 MiB (sector 577920 of the file): Scsi error - MEDIUM ERROR:1090');
+      return rip(src, t, rawDir, hooks);
+    };
+    const fields: unknown[] = [];
+    const { ctx } = context();
+    const log = ctx.log;
+    ctx.log = (level, message, extra) => {
+      if (extra) fields.push([message, extra]);
+      log(level, message);
+    };
+    await runRip(ripArgs(), source, ripper, ctx);
+    assert.deepEqual(fields, [['the ripper reported 2 read error(s) (1 not listed): the raw files may have gaps where the disc could not be read', { read_errors: 2 }]]);
+    await runRip({ ...ripArgs(), careful: true }, source, ripper, context().ctx);
+    assert.deepEqual(seen, [undefined, true]);
+  });
 });
 
 /** The scan the agent makes of a TheDiscDB capture (its HSH: lines are TheDiscDB's, not MakeMKV's). */

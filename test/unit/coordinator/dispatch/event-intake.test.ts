@@ -183,6 +183,17 @@ describe('EventIntake', () => {
     assert.equal(p.jobs.logs(job.id).some((l) => /failed again|completed twice/.test(l.message)), false);
   });
 
+  it('keeps the read error count of a rip\'s closing log line in the job, for a careful re-read', () => {
+    const p = dispatchParts();
+    p.presence.onStatus(onlineStatus('ripper@1'));
+    const { job, commandId } = p.rippingJob('ripper@1');
+    p.intake.onEvent('ripper@1', event('ripper@1', 'log', { command_id: commandId, job_id: job.id, level: 'warn', message: 'read error in /VIDEO_TS/VTS_01_1.VOB at 1128.8 MiB (sector 577920 of the file): Scsi error - MEDIUM ERROR:1090' }));
+    assert.equal(p.jobs.get(job.id)?.meta?.read_errors, undefined, 'a single read error line carries no count');
+    p.intake.onEvent('ripper@1', event('ripper@1', 'log', { command_id: commandId, job_id: job.id, level: 'warn', message: 'the ripper reported 7 read error(s) (6 not listed): the raw files may have gaps where the disc could not be read', read_errors: 7 }));
+    assert.equal(p.jobs.get(job.id)?.meta?.read_errors, 7);
+    assert.ok(p.jobs.logs(job.id).some((l) => l.message.startsWith('the ripper reported 7 read error(s)')));
+  });
+
   it('runs a job through its rip into the transcode queue and on to its end', () => {
     const p = dispatchParts();
     p.presence.onStatus(onlineStatus('ripper@1'));

@@ -494,7 +494,8 @@ export type AgentEvent = EventBase &
   (
     | { type: 'accepted' }
     | { type: 'rejected'; reason: string }
-    | { type: 'progress'; phase: Phase; progress: number }
+    /** `fps`: the encoder's speed in frames per second (a transcode, once measured; absent from older agents). */
+    | { type: 'progress'; phase: Phase; progress: number; fps?: number }
     | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }
     | { type: 'rip_started'; raw_dir: string }
     /** `titles`: per file, the title it was ripped from (absent from older agents). */

@@ -15,7 +15,8 @@ import { READ_ERROR_PREFIX } from '../tools/makemkv-parser.js';
 
 export interface TaskContext {
   signal: AbortSignal;
-  progress(pct: number): void;
+  /** `fps`: the encoder's speed in frames per second, when it tells it (a transcode). */
+  progress(pct: number, fps?: number): void;
   log(level: 'info' | 'warn' | 'error', message: string): void;
   onSpawn(pid: number): void;
   /** Progress goes out at most this often (ms); 1000 unless set (tests set 0 to see every value). */

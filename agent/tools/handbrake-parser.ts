@@ -91,6 +91,18 @@ export function handbrakeProgress(block: HandbrakeJsonBlock): number | null {
   return Math.min(100, Math.max(0, pct));
 }
 
+/**
+ * The encoder's speed in frames per second from a WORKING `Progress` block: Rate (the current rate),
+ * else RateAvg; null while HandBrake has measured neither (both 0.0 in the first seconds).
+ */
+export function handbrakeFps(block: HandbrakeJsonBlock): number | null {
+  const p = progressState(block);
+  if (!p || p.state !== 'WORKING') return null;
+  const working = asObject(p.body.Working);
+  for (const value of [asNumber(working?.Rate), asNumber(working?.RateAvg)]) if (value !== null && value > 0) return value;
+  return null;
+}
+
 /** The WORKDONE block's error (0 = success), or null for any other block. */
 export function workDone(block: HandbrakeJsonBlock): { error: number } | null {
   const p = progressState(block);

@@ -8,6 +8,7 @@ import { appendPoint, computeEtaSeconds, etaText, type ProgressPoint } from './e
 import { ACTIVE_STATUSES, apiStatus, canMove, isLive, RETRYABLE_STATUSES, sqlList, type JobStatus } from './job-status.js';
 import { JobListBody, type LiveJson } from './list-body.js';
 import { mergedMeta, parseJobMeta } from './job-meta.js';
+import { EncoderSpeeds } from './encoder-speeds.js';
 
 export type { JobStatus } from './job-status.js';
 export type { JobMeta };
@@ -152,6 +153,8 @@ export class JobsStore {
   /** Prepared UPDATEs by column set: progress events write the same columns again and again. */
   private readonly updateStmts = new Map<string, Statement>();
   private readonly stmts;
+  /** The encoder speed of each running phase, from its progress events (GET /capabilities). */
+  readonly speeds = new EncoderSpeeds();
 
   constructor(
     private readonly db: Db,
@@ -273,10 +276,11 @@ export class JobsStore {
     return row;
   }
 
-  /** Records a progress value of one phase; a new phase starts a new ETA series. */
-  recordProgress(id: string, phase: Phase, progress: number): JobRow | undefined {
+  /** Records a progress value of one phase; a new phase starts a new ETA series. `fps`: the encoder's speed, kept in memory only. */
+  recordProgress(id: string, phase: Phase, progress: number, fps?: number): JobRow | undefined {
     const row = this.stmts.progressOf.get(id);
     if (!row) return undefined;
+    this.speeds.record(id, phase, fps, this.clock());
     const series = row.phase === phase ? parsePoints(row.eta_points) : [];
     const points = appendPoint(series, { t: this.clock(), p: progress });
     const last = points.length ? points[points.length - 1].p : progress;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   handbrakeFailureReason,
+  handbrakeFps,
   HandbrakeJsonCollector,
   handbrakeProgress,
   parseHandbrakeScan,
@@ -181,5 +182,26 @@ describe('parseHandbrakeVersion', () => {
   it('reads the --version line', () => {
     assert.equal(parseHandbrakeVersion('HandBrake 1.6.1\n'), '1.6.1');
     assert.equal(parseHandbrakeVersion('nothing'), null);
+  });
+});
+
+describe('handbrakeFps', () => {
+  it('gives no speed while HandBrake has measured none (Rate and RateAvg 0.0) and the Rate once it has (captured 2-pass run)', () => {
+    const list = blocks('hb-json-progress-2pass.txt').filter((b) => handbrakeProgress(b) !== null);
+    const speeds = list.map(handbrakeFps);
+    assert.equal(speeds[0], null, 'the first WORKING block has Rate 0.0');
+    const measured = speeds.filter((v): v is number => v !== null);
+    assert.ok(measured.length > 0, 'a later block has a Rate');
+    assert.ok(measured.every((v) => v > 0));
+  });
+
+  it('takes Rate, else RateAvg, and nothing from other states', () => {
+    const working = (w: Record<string, unknown>): HandbrakeJsonBlock => ({ label: 'Progress', value: { State: 'WORKING', Working: { Progress: 0.5, Pass: 1, PassCount: 1, ...w } } });
+    assert.equal(handbrakeFps(working({ Rate: 87.25, RateAvg: 80 })), 87.25);
+    assert.equal(handbrakeFps(working({ Rate: 0, RateAvg: 24.5 })), 24.5);
+    assert.equal(handbrakeFps(working({ Rate: 0, RateAvg: 0 })), null);
+    assert.equal(handbrakeFps(working({})), null);
+    assert.equal(handbrakeFps({ label: 'Progress', value: { State: 'MUXING', Muxing: { Progress: 0 }, Working: { Rate: 50 } } }), null);
+    assert.equal(handbrakeFps({ label: 'Version', value: { Name: 'HandBrake' } }), null);
   });
 });

@@ -239,6 +239,8 @@ describe('web UI in Chromium', () => {
     assert.ok((flur?.jobs[0]?.fps ?? 0) > 1, `HandBrake's speed: ${JSON.stringify(flur?.jobs)}`);
     await shoot('workers-live');
     await nav('Aufträge');
+    await job.getByRole('button', { name: 'Heat' }).click();
+    await job.getByTestId('job-log').waitFor();
     await job.getByTestId('job-status').filter({ hasText: 'fertig' }).waitFor({ timeout: 180_000 });
     const jobs = await api<{ id: string; title: string; status: string }[]>(c.url, 'GET', '/jobs');
     assert.equal(jobs.body[0].status, 'completed', 'kept running: "Weiterlaufen lassen" does not cancel');

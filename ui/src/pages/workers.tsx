@@ -1,5 +1,5 @@
-import { useEffect, useState } from 'preact/hooks';
-import { API, del, type PathMapAdvice, type QueuedTranscode, type Worker, type WorkerJob } from '../api.js';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { API, del, type Job, type PathMapAdvice, type QueuedTranscode, type Worker, type WorkerJob } from '../api.js';
 import { Action, Empty, Progress, Section } from '../components.js';
 import { duration, when } from '../format.js';
 import { etaText, number, percent, t, tParts } from '../i18n/index.js';
@@ -8,8 +8,15 @@ import { FAST_MS, SLOW_MS, usePoll } from '../poll.js';
 /** A worker with no slot count holds this many (coordinator/dispatch/transcode-queue.ts DEFAULT_SLOTS). */
 const DEFAULT_SLOTS = 4;
 
-/** One running rip or transcode of a worker: title, phase, bar, percent, fps, elapsed and remaining time. */
-function LiveJob({ job, worker }: { job: WorkerJob; worker: string }) {
+/**
+ * One running rip or transcode of a worker: title, phase, bar, percent, fps, elapsed and remaining time.
+ * The worker list comes every 12 s; its progress and time left are taken from the job list, polled
+ * every 4 s meanwhile (`fresh`), and the time running counts on from the browser's clock.
+ */
+function LiveJob({ job: w, fresh, worker }: { job: WorkerJob; fresh: Job | undefined; worker: string }) {
+  const own = fresh && fresh.phase === w.phase && !w.encoded;
+  const job = own ? { ...w, progress: fresh.progress, eta_seconds: fresh.eta_sekunden } : w;
+  const elapsed = Math.max(w.elapsed_seconds, Math.round((Date.now() - Date.parse(w.started_at)) / 1000) || 0);
   return (
     <li data-testid="worker-job" data-job={job.id}>
       <div class="worker-job-head">
@@ -20,7 +27,7 @@ function LiveJob({ job, worker }: { job: WorkerJob; worker: string }) {
         {[
           percent(job.progress, job.progress < 10 ? 1 : 0),
           job.fps !== null && t('workers.fps', { n: number(job.fps, job.fps < 10 ? 1 : 0) }),
-          t('workers.elapsed', { time: duration(job.elapsed_seconds) }),
+          t('workers.elapsed', { time: duration(elapsed) }),
           etaText(job.eta_seconds),
         ]
           .filter(Boolean)
@@ -31,7 +38,7 @@ function LiveJob({ job, worker }: { job: WorkerJob; worker: string }) {
 }
 
 /** What a worker runs now and how many of its slots that takes. */
-function WorkerNow({ w }: { w: Worker }) {
+function WorkerNow({ w, jobs: fresh }: { w: Worker; jobs: Map<string, Job> }) {
   const jobs = w.jobs ?? [];
   return (
     <div class="worker-now" data-testid={`worker-now-${w.name}`}>
@@ -43,7 +50,7 @@ function WorkerNow({ w }: { w: Worker }) {
       ) : (
         <ul class="worker-jobs">
           {jobs.map((j) => (
-            <LiveJob key={`${j.id}-${j.phase}`} job={j} worker={w.name} />
+            <LiveJob key={`${j.id}-${j.phase}`} job={j} fresh={fresh.get(j.id)} worker={w.name} />
           ))}
         </ul>
       )}
@@ -73,10 +80,13 @@ interface PresetAnswer {
 }
 
 export function WorkersPage() {
-  // While a worker runs something, as often as the job list (4 s): its progress moves; else every 12 s.
+  // Worker data every 12 s (the spec's rhythm); while one runs something, the jobs' progress and the
+  // queue every 4 s, as the job list.
   const [busy, setBusy] = useState(false);
-  const workers = usePoll<Worker[]>('/capabilities', busy ? FAST_MS : SLOW_MS);
+  const workers = usePoll<Worker[]>('/capabilities', SLOW_MS);
   const queue = usePoll<QueuedTranscode[]>('/transcode-queue', busy ? FAST_MS : SLOW_MS);
+  const jobList = usePoll<Job[]>(busy ? '/jobs' : null, FAST_MS);
+  const fresh = useMemo(() => new Map((jobList.data ?? []).map((j) => [j.id, j])), [jobList.data]);
   const nowBusy = Boolean(workers.data?.some((w) => (w.jobs?.length ?? 0) > 0) || (queue.data?.length ?? 0) > 0);
   useEffect(() => {
     if (nowBusy !== busy) setBusy(nowBusy);
@@ -104,7 +114,7 @@ export function WorkersPage() {
                     {w.node}
                     {w.ip && ` · ${w.ip}`} · {t('workers.lastSeen', { when: when(w.last_seen) })}
                   </p>
-                  {w.online && <WorkerNow w={w} />}
+                  {w.online && <WorkerNow w={w} jobs={fresh} />}
                   <p>{t('workers.encoders', { list: w.encoders.length ? w.encoders.join(', ') : t('common.none') })}</p>
                   <p>
                     {t('workers.keys', { n: w.schluessel })} {w.key_source && <span class="muted">({w.key_source})</span>}

@@ -313,6 +313,42 @@ export interface Worker {
   disc_kinds: DiscKinds;
   last_seen: string | null;
   last_ping: string | null;
+  /** Slots its rips and transcodes take now (a transcode whose encoder has finished takes none). */
+  slots_used: number;
+  /** What it runs now: its open rips and transcodes, oldest first. */
+  jobs: WorkerJob[];
+}
+
+/** One rip or transcode a worker runs now (GET /capabilities, `jobs`). */
+export interface WorkerJob {
+  id: string;
+  title: string;
+  phase: Phase;
+  status: JobStatusName;
+  /** Percent of the phase, 0..100. */
+  progress: number;
+  /** The encoder's speed in frames per second (HandBrake's rate), null when the tool does not tell it or has not measured it yet. */
+  fps: number | null;
+  /** When the coordinator sent it to the worker. */
+  started_at: string;
+  elapsed_seconds: number;
+  /** Remaining seconds of the phase (as the job's eta_sekunden), null without an honest estimate. */
+  eta_seconds: number | null;
+  /** A transcode whose encoder has finished: it checks its output, and its slot is free. */
+  encoded: boolean;
+}
+
+/** GET /transcode-queue: one transcode that waits for a worker, in the order they are handed out. */
+export interface QueuedTranscode {
+  position: number;
+  job_id: string;
+  title: string;
+  queued_at: string;
+  waiting_seconds: number;
+  /** The worker chosen for it (its node), or null for any. */
+  preferred_node: string | null;
+  /** The workers (names) that may take it now: the chosen one while it is online, else every online worker with an encoder. */
+  may_take: string[];
 }
 
 // ------------------------------------------------------------------ storage

@@ -167,7 +167,7 @@ export function truncateLogMessage(message: string): string {
 export const agentEventSchema = z.discriminatedUnion('type', [
   z.looseObject({ ...eventBase, type: z.literal('accepted') }),
   z.looseObject({ ...eventBase, type: z.literal('rejected'), reason: reasonText }),
-  z.looseObject({ ...eventBase, type: z.literal('progress'), phase, progress: z.number().check(z.gte(0), z.lte(100)) }),
+  z.looseObject({ ...eventBase, type: z.literal('progress'), phase, progress: z.number().check(z.gte(0), z.lte(100)), fps: z.optional(z.number().check(z.gte(0), z.lte(100_000))) }),
   // Longer messages are cut (not dropped): the part that fits is still worth keeping in the job log.
   z.looseObject({ ...eventBase, type: z.literal('log'), level: z.enum(['info', 'warn', 'error']), message: z.pipe(z.string(), z.transform(truncateLogMessage)), read_errors: z.optional(count) }),
   z.looseObject({ ...eventBase, type: z.literal('rip_started'), raw_dir: pathText }),

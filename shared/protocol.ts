@@ -499,7 +499,8 @@ export type AgentEvent = EventBase &
   (
     | { type: 'accepted' }
     | { type: 'rejected'; reason: string }
-    | { type: 'progress'; phase: Phase; progress: number }
+    /** `fps`: the encoder's speed in frames per second (a transcode, once measured; absent from older agents). */
+    | { type: 'progress'; phase: Phase; progress: number; fps?: number }
     /** `read_errors`: on the rip's closing line about read errors, how many the ripper reported (the job's meta.read_errors). */
     | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string; read_errors?: number }
     | { type: 'rip_started'; raw_dir: string }

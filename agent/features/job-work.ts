@@ -81,7 +81,7 @@ export function jobWork(ctx: AgentContext, transcoder: Transcoder): JobWork {
 
   const taskContext = (cmd: JobCommand, phase: Phase, signal: AbortSignal): TaskContext => ({
     signal,
-    progress: (pct) => emit({ type: 'progress', command_id: cmd.id, job_id: cmd.job_id, phase, progress: pct }, `progress:${cmd.id}`),
+    progress: (pct, fps) => emit({ type: 'progress', command_id: cmd.id, job_id: cmd.job_id, phase, progress: pct, ...(fps !== undefined ? { fps } : {}) }, `progress:${cmd.id}`),
     log: (level, message, fields) => {
       ctx.log[level](message, cmd.job_id);
       emit({ type: 'log', command_id: cmd.id, job_id: cmd.job_id, level, message: truncateLogMessage(message), ...(fields?.read_errors !== undefined ? { read_errors: fields.read_errors } : {}) });

@@ -15,7 +15,8 @@ import { READ_ERROR_PREFIX } from '../tools/makemkv-parser.js';
 
 export interface TaskContext {
   signal: AbortSignal;
-  progress(pct: number): void;
+  /** `fps`: the encoder's speed in frames per second, when it tells it (a transcode). */
+  progress(pct: number, fps?: number): void;
   /** `fields`: extra fields of the log event (read_errors on the closing line about read errors). */
   log(level: 'info' | 'warn' | 'error', message: string, fields?: { read_errors?: number }): void;
   onSpawn(pid: number): void;

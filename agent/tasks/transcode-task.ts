@@ -25,7 +25,8 @@ export interface ScannedFile {
 
 export interface TranscodeHooks {
   signal: AbortSignal;
-  onProgress(pct: number): void;
+  /** `fps`: the encoder's speed in frames per second, when the encoder tells it. */
+  onProgress(pct: number, fps?: number): void;
   onSpawn(pid: number): void;
   /** Stream selection arguments added after the preset's. */
   streamArgs: string[];
@@ -387,8 +388,8 @@ export async function runTranscode(args: TranscodeJob, transcoder: Transcoder, c
             ctx.onSpawn(pid);
             ctx.log('info', `transcoding ${path.basename(file)} (${i + 1} of ${args.files.length}) with preset "${args.preset}" to ${dest}`);
           },
-          onProgress: (pct) => {
-            throttle.update(((i + pct / 100) / args.files.length) * 100);
+          onProgress: (pct, fps) => {
+            throttle.update(((i + pct / 100) / args.files.length) * 100, fps);
             ending?.update(pct);
           },
           startWhen: slot,

@@ -10,7 +10,7 @@ import type { JobRow, JobsStore } from '../jobs/jobs-store.js';
 import type { KeyStore } from '../keys/key-store.js';
 import type { SettingsStore } from '../system/settings-store.js';
 import { apiStatus, isActive } from '../jobs/job-status.js';
-import { CommandTable } from './commands.js';
+import { CommandTable, type OpenWork } from './commands.js';
 import { DispatchError, refuseNative } from './dispatch-error.js';
 import { DriveRequests } from './drive-requests.js';
 import { EventIntake } from './event-intake.js';
@@ -19,7 +19,7 @@ import { JobJournal } from './job-journal.js';
 import { recordFilesBytes } from '../jobs/job-sizes.js';
 import { CoordinatorLink } from './link.js';
 import { Presence, type PresenceTiming } from './presence.js';
-import { TranscodeQueue } from './transcode-queue.js';
+import { TranscodeQueue, type WaitingTranscode } from './transcode-queue.js';
 
 export { DispatchError } from './dispatch-error.js';
 export type { StoredTracks } from './drive-requests.js';
@@ -162,6 +162,11 @@ export class Dispatcher {
   /** A worker was removed (DELETE /workers/{name}): the work it held ends now, with the reason in each job's log. */
   workerRemoved(node: string): void {
     this.presence.removed(node);
+  }
+
+  /** The open rips and transcodes of every worker and the transcodes waiting for one (the live worker view). */
+  liveWork(queueLimit: number): { running: OpenWork[]; waiting: WaitingTranscode[] } {
+    return { running: this.commands.openWork(), waiting: this.queue.waiting(queueLimit) };
   }
 
   /** Hands queued transcodes to workers, oldest first. */

@@ -84,7 +84,7 @@ export const JOB_EVENT_HANDLERS: { [T in JobEventType]: JobEventHandler<T> } = {
     if (typeof event.read_errors === 'number') jobs.update(job.id, {}, { read_errors: event.read_errors });
   },
   progress({ jobs }, { job, event }) {
-    if (isActive(job.status)) jobs.recordProgress(job.id, event.phase, event.progress);
+    if (isActive(job.status)) jobs.recordProgress(job.id, event.phase, event.progress, event.fps);
   },
   rip_started({ jobs, journal }, { node, job, event }) {
     // A rip that starts again (an agent that resumed it) keeps its status: only its raw folder and rip_fertig are written.

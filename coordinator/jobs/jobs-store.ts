@@ -12,6 +12,7 @@ import type { StatsRow } from './job-stats.js';
 
 /** The meta keys the statistics read (coordinator/jobs/job-stats.ts StatsRow); constants, never input. */
 const STATS_META_KEYS = ['disc_type', 'rip_seconds', 'transcode_seconds', 'raw_bytes', 'output_bytes'] as const;
+import { EncoderSpeeds } from './encoder-speeds.js';
 
 export type { JobStatus } from './job-status.js';
 export type { JobMeta };
@@ -156,6 +157,8 @@ export class JobsStore {
   /** Prepared UPDATEs by column set: progress events write the same columns again and again. */
   private readonly updateStmts = new Map<string, Statement>();
   private readonly stmts;
+  /** The encoder speed of each running phase, from its progress events (GET /capabilities). */
+  readonly speeds = new EncoderSpeeds();
 
   constructor(
     private readonly db: Db,
@@ -287,10 +290,11 @@ export class JobsStore {
     return row;
   }
 
-  /** Records a progress value of one phase; a new phase starts a new ETA series. */
-  recordProgress(id: string, phase: Phase, progress: number): JobRow | undefined {
+  /** Records a progress value of one phase; a new phase starts a new ETA series. `fps`: the encoder's speed, kept in memory only. */
+  recordProgress(id: string, phase: Phase, progress: number, fps?: number): JobRow | undefined {
     const row = this.stmts.progressOf.get(id);
     if (!row) return undefined;
+    this.speeds.record(id, phase, fps, this.clock());
     const series = row.phase === phase ? parsePoints(row.eta_points) : [];
     const points = appendPoint(series, { t: this.clock(), p: progress });
     const last = points.length ? points[points.length - 1].p : progress;

@@ -4,7 +4,7 @@
  * (an English one). Screenshots of the main pages at phone and desktop widths in both languages go to
  * test-output/screenshots/; every screenshot also checks that no text is missing from a catalog.
  */
-import type { Device, Job, JobStats } from '../../shared/api-types.js';
+import type { Device, Job, JobStats, Worker } from '../../shared/api-types.js';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -232,6 +232,20 @@ describe('web UI in Chromium', () => {
     await shoot('jobs-cancel-confirm');
     await confirm.getByRole('button', { name: 'Weiterlaufen lassen' }).click();
     await confirm.waitFor({ state: 'detached' });
+    // Issue 38: the Workers page shows live what the worker runs: the transcode with its speed, time and slots.
+    await nav('Worker');
+    const now = page.getByTestId('worker-now-flur');
+    const live = now.getByTestId('worker-job').filter({ hasText: 'wird komprimiert' }).filter({ hasText: /\d Bilder\/s · läuft seit \d+:\d\d min/ });
+    await live.waitFor({ timeout: 180_000 });
+    await now.getByText(/1 von \d+ Plätzen belegt/).waitFor();
+    await page.getByText('Kein Auftrag wartet aufs Komprimieren.').waitFor();
+    const flur = (await api<Worker[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.name === 'flur');
+    assert.equal(flur?.jobs[0]?.phase, 'transcode');
+    assert.ok((flur?.jobs[0]?.fps ?? 0) > 1, `HandBrake's speed: ${JSON.stringify(flur?.jobs)}`);
+    await shoot('workers-live');
+    await nav('Aufträge');
+    await job.getByRole('button', { name: 'Heat' }).click();
+    await job.getByTestId('job-log').waitFor();
     await job.getByTestId('job-status').filter({ hasText: 'fertig' }).waitFor({ timeout: 180_000 });
     const jobs = await api<{ id: string; title: string; status: string }[]>(c.url, 'GET', '/jobs');
     assert.equal(jobs.body[0].status, 'completed', 'kept running: "Weiterlaufen lassen" does not cancel');

@@ -47,7 +47,7 @@ export const put = <T>(path: string, body?: unknown) => request<T>('PUT', path, 
 export const del = <T>(path: string) => request<T>('DELETE', path);
 
 /** Types of the answers the UI reads: the server's own records (shared/api-types.ts, docs/api.md). */
-export type { AudioStream, BrowseListing, Device, DeviceTracks, Disc, DiscKinds, DiscLibrarySummary, DiscRecognition, FileStreams, Job, JobDetail, JobMeta, LogEntry, Mount, PathMapAdvice, ScannedDiscTrack, ScoredMatch, SearchAnswer, SourceStatus, StorageTarget, SubtitleStream, SystemInfo, Track, UpdateEntry, Worker } from '../../shared/api-types.js';
+export type { AudioStream, BrowseListing, Device, DeviceTracks, Disc, DiscKinds, DiscLibrarySummary, DiscRecognition, FileStreams, Job, JobDetail, JobMeta, LogEntry, Mount, PathMapAdvice, QueuedTranscode, ScannedDiscTrack, ScoredMatch, SearchAnswer, SourceStatus, StorageTarget, SubtitleStream, SystemInfo, Track, UpdateEntry, Worker, WorkerJob } from '../../shared/api-types.js';
 
 /** A TMDB-relative poster path as a URL the browser can load (absolute URLs stay). */
 export function posterSrc(poster: string | null): string | null {

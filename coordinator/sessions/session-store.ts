@@ -1,31 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../shared/sqlite.js';
-import type { Session, SessionDisc, SessionDiscState, SessionKind } from './session-plan.js';
+import type { Session, SessionDisc } from './session-plan.js';
 
-interface SessionRow {
-  id: string;
-  kind: SessionKind;
-  series: string | null;
-  season: number | null;
-  disc_total: number | null;
-  drive: string | null;
-  release: string | null;
-  origin: string;
-  state: 'open' | 'ended';
-  created_at: string;
-  ended_at: string | null;
-}
+/** A sessions row: the session without its discs. */
+type SessionRow = Omit<Session, 'discs'>;
 
-interface DiscRow {
-  session_id: string;
-  disc_number: number;
-  job_id: string;
-  state: SessionDiscState;
-  files: number | null;
-  episode_first: number | null;
-  episode_last: number | null;
-  waiting: number;
-}
+/** A session_discs row: SQLite keeps `waiting` as 0 or 1. */
+type DiscRow = Omit<SessionDisc, 'waiting'> & { session_id: string; waiting: number };
 
 /** How many sessions GET /sessions lists (open ones first, then the newest ended). */
 const LIST_LIMIT = 50;

@@ -1,15 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { uiModules } from '../../fixtures/ui-modules.js';
+import type { HistoryJob } from '../../../ui/src/history.js';
 
-interface J {
-  id: string;
-  title: string;
-  status: string;
-  meta: { disc_type?: string } | null;
-  created_at: string;
-  finished_at: string | null;
-}
+type J = HistoryJob;
 
 // Local noon, so the browser's day is the date written whatever the time zone of the test machine.
 const at = (day: string, minutes = 0) => new Date(new Date(`${day}T12:00:00`).getTime() + minutes * 60_000).toISOString();

@@ -477,9 +477,9 @@ describe('MQTT trust boundaries on an external Mosquitto with the ACL of docs/mq
     assert.deepEqual(granted.map((g) => g.qos), [1, 1]);
     const keller = await waitFor('keller\'s discovery configs', async () => ([...configs.keys()].some((t) => t.includes('keller')) ? [...configs.entries()] : undefined), 15_000);
     for (const [topic, p] of keller) {
-      assert.match(topic, /^homeassistant\/(binary_sensor|sensor|button)\/[a-z0-9_-]+(\/[a-z0-9_-]+)?\/config$/i, topic);
+      assert.match(topic, /^homeassistant\/(binary_sensor|sensor|button|event)\/[a-z0-9_-]+(\/[a-z0-9_-]+)?\/config$/i, topic);
       assert.equal(p.object_id, undefined, topic);
-      assert.match(String(p.default_entity_id), /^(binary_sensor|sensor|button)\.ripwerk_[a-z0-9_]+$/, topic);
+      assert.match(String(p.default_entity_id), /^(binary_sensor|sensor|button|event)\.ripwerk_[a-z0-9_]+$/, topic);
     }
     await ha.endAsync();
     assert.equal((await api(c.url, 'PUT', '/settings', { homeAssistantDiscovery: false })).status, 200);

@@ -270,7 +270,7 @@ describe('web UI in Chromium', () => {
     await again.getByTestId('rip-previous').filter({ hasText: /^Diese Disc wurde am .+ als „Heat \(1995\)“ gerippt\. Name und Ziel sind von damals übernommen\.$/ }).waitFor();
     assert.equal(await again.getByRole('textbox', { name: 'Titel', exact: true }).inputValue(), 'Heat');
     assert.equal(await again.getByRole('spinbutton', { name: 'Jahr', exact: true }).inputValue(), '1995');
-    assert.equal(await again.getByTestId('target-dir').inputValue(), 'Filme');
+    await waitFor('the earlier folder, relative to the media root', async () => (await again.getByTestId('target-dir').inputValue()) === 'Filme', 10_000);
     await again.getByTestId('title-1').waitFor({ timeout: 30_000 });
     await shoot('rip-dialog-ripped-before');
     await page.keyboard.press('Escape');
@@ -500,6 +500,8 @@ describe('web UI in Chromium', () => {
       const h1 = page.getByRole('heading', { level: 1 });
       assert.equal(await h1.count(), 1, `one main heading on ${name}`);
       assert.equal(await h1.innerText(), name);
+      // Nothing wider than the phone: no sideways scrolling (the statistics grid's 320 px boxes made the page 421 px wide).
+      assert.deepEqual(await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]), [PHONE.width, PHONE.width], `${name} fits the phone's width`);
     }
     // The System page does not move once shown: its top sections come together, the slow tool check sits below.
     await nav('System');
@@ -633,7 +635,7 @@ describe('web UI in Chromium', () => {
     await row.getByRole('button', { name: /^Show/i }).click();
     await row.getByText(/^Output: /).waitFor();
     // Issue 38: the path as the household reads it, relative to the media root; the full one on hover.
-    assert.equal((await row.getByTestId('job-output').innerText()).replace(/\s+/g, ' '), 'Output: Serien/Show/Season 02');
+    await waitFor('the output relative to the media root', async () => (await row.getByTestId('job-output').innerText()).replace(/\s+/g, ' ') === 'Output: Serien/Show/Season 02', 10_000);
     assert.equal(await row.getByTestId('job-output').getByTestId('path').getAttribute('title'), path.join(w.media, 'Serien', 'Show', 'Season 02'));
     await row.getByRole('button', { name: 'Delete …' }).waitFor();
     await shoot('jobs', en);

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import { chromium } from 'playwright-core';
 import { FIXTURES_DIR } from '../fixtures/tools-samples.js';
 import {
   api, dvdImage, freePort, insertDisc, job, Proc, restartAgent, sleep, slowHandbrake, smallMkv, startAgent, startCoordinator, stopAll, waitFor, waitForDisc,
@@ -96,7 +97,7 @@ describe('faults never leave a job stuck or lose its data', () => {
     assert.deepEqual(outputs('Halbiert'), ['Halbiert.mkv']);
   });
 
-  it('a rip with read errors logs them and counts them in the job; the careful retry reads with more MakeMKV retries for that run only', async () => {
+  it('a rip with read errors logs them and counts them in the job; the jobs page offers the careful retry (phone, de and en), which reads with more MakeMKV retries for that run only', async () => {
     const w = world();
     const c = await startCoordinator(w);
     assert.equal((await api(c.url, 'PUT', '/settings', { transcodeEnabled: false })).status, 200);
@@ -121,10 +122,35 @@ describe('faults never leave a job stuck or lose its data', () => {
     const bad = await api(c.url, 'POST', `/jobs/${failed.id}/retry-rip`, { careful: 'yes' });
     assert.equal(bad.status, 400);
     assert.match(bad.text, /careful must be true or false/);
-    const careful = await api<Job>(c.url, 'POST', `/jobs/${failed.id}/retry-rip`, { careful: true });
-    assert.equal(careful.status, 201, careful.text);
-    assert.equal(careful.body.meta?.careful, true);
-    assert.equal(careful.body.meta?.read_errors, undefined, 'the new job has read nothing yet');
+    // The household's way: the failed job on the jobs page says how many read errors there were and offers the careful re-read (phone, German and English).
+    assert.equal((await api(c.url, 'POST', '/setup/complete')).status, 200);
+    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+    let carefulId: string;
+    try {
+      for (const [locale, hint, button] of [
+        ['en-US', 'The rip had 6 read error(s).', 'Read again carefully'],
+        ['de-DE', 'Beim Rippen gab es 6 Lesefehler.', 'Sorgfältig neu lesen'],
+      ] as const) {
+        const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale });
+        const page = await context.newPage();
+        await page.goto(`http://127.0.0.1:${c.port}/#/auftraege`);
+        const row = page.getByTestId(`job-${failed.id}`);
+        await row.getByTestId('job-read-errors').filter({ hasText: hint }).waitFor({ timeout: 15_000 });
+        const offer = row.getByRole('button', { name: button, exact: true });
+        assert.equal(await offer.count(), 1);
+        const box = await offer.boundingBox();
+        assert.ok(box && box.height >= 44, `touch target ${box?.height} px`);
+        if (locale === 'de-DE') {
+          await offer.click();
+          carefulId = await waitFor('the careful job', async () => (await api<Job[]>(c.url, 'GET', '/jobs')).body.find((j) => j.id !== failed.id)?.id, 15_000);
+        }
+        await context.close();
+      }
+    } finally {
+      await browser.close();
+    }
+    const careful = await api<Job>(c.url, 'GET', `/jobs/${carefulId!}`);
+    assert.equal(careful.body.meta?.careful, true, 'the button asked for a careful re-read');
     const done = await waitForStatus(c.url, careful.body.id, ['failed', 'completed'], 120_000);
     const carefulLogs = await jobLogs(c.url, done.id);
     assert.equal(done.status, 'completed', JSON.stringify(carefulLogs));

@@ -2,6 +2,7 @@ import { render } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { get } from './api.js';
 import { PageName } from './components.js';
+import { loadMediaRoot } from './media-path.js';
 import { initLang, LANGS, lang, setLang, t, type Lang, type MessageKey } from './i18n/index.js';
 import { DrivesPage } from './pages/drives.js';
 import { HistoryPage } from './pages/history.js';
@@ -114,6 +115,8 @@ function App() {
 }
 
 initLang();
+// Paths are shown relative to the media root: known before the first dialog opens, so none shows the full path first.
+void loadMediaRoot();
 const root = document.getElementById('app')!;
 // The static "loading" text goes; Preact renders into the emptied container.
 root.textContent = '';

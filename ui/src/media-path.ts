@@ -24,20 +24,27 @@ export function absoluteInMedia(typed: string, root: string | null): string {
   return `${trimSlashes(root)}/${v.replace(/^\.\/+/u, '').replace(/\/+$/u, '')}`;
 }
 
+let known: string | null = null;
 let rootOnce: Promise<string | null> | null = null;
 
-/** The media root; null until known (or when the server does not say). */
+/** Reads the media root once for the whole page (again after a failed read); main.tsx starts it at load. */
+export function loadMediaRoot(): Promise<string | null> {
+  rootOnce ??= get<{ disks?: { name: string; path: string }[] }>('/system/info')
+    .then((info) => (known = info.disks?.find((d) => d.name === 'media')?.path ?? null))
+    .catch(() => {
+      rootOnce = null;
+      return null;
+    });
+  return rootOnce;
+}
+
+/** The media root; null until known (or when the server does not say). Known already: from the first render on. */
 export function useMediaRoot(): string | null {
-  const [root, setRoot] = useState<string | null>(null);
+  const [root, setRoot] = useState<string | null>(known);
   useEffect(() => {
+    if (known !== null) return;
     let alive = true;
-    rootOnce ??= get<{ disks?: { name: string; path: string }[] }>('/system/info')
-      .then((info) => info.disks?.find((d) => d.name === 'media')?.path ?? null)
-      .catch(() => {
-        rootOnce = null;
-        return null;
-      });
-    void rootOnce.then((r) => alive && setRoot(r));
+    void loadMediaRoot().then((r) => alive && setRoot(r));
     return () => {
       alive = false;
     };

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { get, post, type BrowseListing } from '../api.js';
 import { t } from '../i18n/index.js';
 import { PathText } from '../components.js';
@@ -10,14 +10,11 @@ export function FolderPicker({ value, onChange, root }: { value: string; onChang
   const [listing, setListing] = useState<BrowseListing | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [newName, setNewName] = useState('');
-  // What is typed, relative to the media root; taken anew when the folder is set from outside (a quick
-  // pick, the browser) or the media root becomes known, never while it only echoes what was typed.
-  const [typed, setTyped] = useState(relativeToMedia(value, root));
-  const shownRoot = useRef(root);
-  useEffect(() => {
-    if (shownRoot.current !== root || absoluteInMedia(typed, root) !== value) setTyped(relativeToMedia(value, root));
-    shownRoot.current = root;
-  }, [value, root]);
+  // What is typed, relative to the media root. Shown while it still means the folder set (so "Filme/" keeps
+  // its slash as it is typed); a folder set from outside (a quick pick, the browser, the media root becoming
+  // known) is shown at once in the same render, never a frame late.
+  const [typed, setTyped] = useState<string | null>(null);
+  const shown = typed !== null && absoluteInMedia(typed, root) === value ? typed : relativeToMedia(value, root);
 
   const load = async (p: string | null) => {
     setError(null);
@@ -38,7 +35,7 @@ export function FolderPicker({ value, onChange, root }: { value: string; onChang
         <span class="path-input">
           {root && <span class="muted" aria-hidden="true">{t('media.rootPrefix')}</span>}
           <input
-            value={typed}
+            value={shown}
             onInput={(e) => {
               const v = (e.target as HTMLInputElement).value;
               setTyped(v);

@@ -7,7 +7,7 @@ import { dateTime, languageName, t, type MessageKey } from '../i18n/index.js';
 import { ripRequest, switchSeries } from '../rip-request.js';
 import { chosenLanguages, foundLanguages, languageOptions, languageRoles, ripTitles, type LanguageOption, type StreamKind, type StreamRole } from '../stream-languages.js';
 import { FolderPicker } from './folders.js';
-import { relativeToMedia } from '../media-path.js';
+import { relativeToMedia, useMediaRoot } from '../media-path.js';
 import { opensAsSeries, previousName, startingName, titlesProblem, unreadableText } from '../disc-state.js';
 
 /**
@@ -63,7 +63,7 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
   const [chosen, setChosen] = useState<Set<number>>(new Set());
   const [mainOnly, setMainOnly] = useState<boolean | null>(null);
   const [settings, setSettings] = useState<Settings | null>(null);
-  const [mediaRoot, setMediaRoot] = useState<string | null>(null);
+  const mediaRoot = useMediaRoot();
   const [targetDir, setTargetDir] = useState<string>(disc.previous_rip?.target_dir ?? '');
   const [workDir, setWorkDir] = useState('');
   const [node, setNode] = useState('');
@@ -96,12 +96,11 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
     let alive = true;
     void (async () => {
       try {
-        const [s, info, caps] = await Promise.all([get<Settings>('/settings'), get<{ disks: { name: string; path: string }[] }>('/system/info'), get<Worker[]>('/capabilities')]);
+        const [s, caps] = await Promise.all([get<Settings>('/settings'), get<Worker[]>('/capabilities')]);
         if (!alive) return;
         setSettings(s);
         setWorkDir(s.workDir);
         setWorkers(caps.filter((w) => w.online));
-        setMediaRoot(info.disks.find((d) => d.name === 'media')?.path ?? null);
       } catch (err) {
         if (alive) setError((err as Error).message);
       }

@@ -181,6 +181,9 @@ describe('web UI in Chromium', () => {
     await dialog.getByTestId('title-1').waitFor({ timeout: 30_000 });
     assert.equal(await dialog.getByTestId('title-1').isChecked(), true, 'the 305 s title is pre-selected');
     assert.equal(await dialog.getByTestId('title-2').isChecked(), false, 'the 15 s title is not');
+    // Issue 38: the disc's AC-3 track has no language tag: said so, and that it is kept (not "none").
+    assert.equal(await dialog.getByTestId('audio-untagged').innerText(), '1 Tonspur ohne Sprachangabe: wird immer behalten');
+    assert.doesNotMatch(await dialog.getByTestId('languages-audio').innerText(), /keine auf den gewählten Titeln/);
     // Issue 38: focus stays inside the open dialog and goes back to the button that opened it.
     for (let i = 0; i < 30; i++) await page.keyboard.press('Tab');
     assert.equal(await dialog.evaluate((d) => d.contains(document.activeElement)), true, 'Tab stays inside the dialog');

@@ -23,6 +23,17 @@ export function foundLanguages(tracks: Track[], numbers: number[], kind: StreamK
   return out;
 }
 
+/**
+ * Streams without a language tag ("und") on the chosen titles: the most one title has. The agent keeps
+ * untagged main audio always (agent/tasks/stream-selection.ts) and takes subtitles by language only,
+ * so the dialog says so instead of "none".
+ */
+export function untaggedStreams(tracks: Track[], numbers: number[], kind: StreamKind): number {
+  let most = 0;
+  for (const track of tracks) if (numbers.includes(track.number)) most = Math.max(most, (track[kind] ?? []).filter((s) => s.language === 'und').length);
+  return most;
+}
+
 /** The options for the found languages: the settings' languages first, in their order. */
 export function languageOptions(found: string[], preferred: readonly string[]): LanguageOption[] {
   const first = preferred.filter((code) => found.includes(code));

@@ -178,6 +178,21 @@ describe('rip dialog languages', () => {
     assert.deepEqual(m.foundLanguages(tracks, [], 'audio'), []);
   });
 
+  it('counts the untagged streams of the chosen titles and says the audio is kept, the subtitles left out, in both languages', async () => {
+    const m = await uiModules();
+    const untagged = [track(1, 5400, ['und', 'und', 'deu'], ['und']), track(2, 300, ['und'], [])];
+    assert.equal(m.untaggedStreams(untagged, [1, 2], 'audio'), 2, 'the most one title has');
+    assert.equal(m.untaggedStreams(untagged, [2], 'audio'), 1);
+    assert.equal(m.untaggedStreams(untagged, [2], 'subtitles'), 0);
+    assert.equal(m.untaggedStreams(tracks, [2], 'audio'), 0);
+    m.setLang('de');
+    assert.equal(m.tCount('rip.untaggedAudio', 1), '1 Tonspur ohne Sprachangabe: wird immer behalten');
+    assert.equal(m.tCount('rip.untaggedSubtitles', 2), '2 Untertitel ohne Sprachangabe: werden nicht übernommen');
+    m.setLang('en');
+    assert.equal(m.tCount('rip.untaggedAudio', 2), '2 audio tracks without a language tag: always kept');
+    assert.equal(m.tCount('rip.untaggedSubtitles', 1), '1 subtitle track without a language tag: left out');
+  });
+
   it('names the roles the streams of a language carry (forced, hard of hearing, commentary, audio description), in both languages', async () => {
     const m = await uiModules();
     const roleTracks = [

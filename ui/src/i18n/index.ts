@@ -83,7 +83,7 @@ export function tKnown(key: string, params?: Params): string | null {
 }
 
 /** A counted text: `${base}.one` or `${base}.other` by the language's plural rule, {n} filled in. */
-export function tCount(base: 'drive.audioTracks' | 'drive.moreReleases' | 'eta.minutes' | 'eta.hours' | 'meta.appliedJobs', n: number, params?: Params): string {
+export function tCount(base: 'drive.audioTracks' | 'drive.moreReleases' | 'eta.minutes' | 'eta.hours' | 'meta.appliedJobs' | 'rip.untaggedAudio' | 'rip.untaggedSubtitles', n: number, params?: Params): string {
   const form = new Intl.PluralRules(currentLocale).select(n) === 'one' ? 'one' : 'other';
   return t(`${base}.${form}`, { ...params, n: number(n) });
 }

@@ -3,9 +3,9 @@ import { get, post, type Device, type DeviceTracks, type Job, type ScannedDiscTr
 import { Dialog } from '../components.js';
 import { hasRoles, leftText, mainFeatureText, preselectedTitles, rolePieces } from '../disc-titles.js';
 import { bytes, duration } from '../format.js';
-import { dateTime, languageName, t, type MessageKey } from '../i18n/index.js';
+import { dateTime, languageName, t, tCount, type MessageKey } from '../i18n/index.js';
 import { ripRequest, switchSeries } from '../rip-request.js';
-import { chosenLanguages, foundLanguages, languageOptions, languageRoles, ripTitles, type LanguageOption, type StreamKind, type StreamRole } from '../stream-languages.js';
+import { chosenLanguages, foundLanguages, languageOptions, languageRoles, ripTitles, type LanguageOption, type StreamKind, type StreamRole, untaggedStreams } from '../stream-languages.js';
 import { FolderPicker } from './folders.js';
 import { relativeToMedia, useMediaRoot } from '../media-path.js';
 import { opensAsSeries, previousName, startingName, titlesProblem, unreadableText } from '../disc-state.js';
@@ -27,11 +27,11 @@ interface Settings {
 }
 
 /** One fieldset of language boxes (audio or subtitles) for the languages on the chosen titles. */
-function LanguageBoxes({ kind, options, roles, ticked, onToggle }: { kind: StreamKind; options: LanguageOption[]; roles: Map<string, StreamRole[]>; ticked: ReadonlySet<string>; onToggle(code: string): void }) {
+function LanguageBoxes({ kind, options, untagged, roles, ticked, onToggle }: { kind: StreamKind; options: LanguageOption[]; untagged: number; roles: Map<string, StreamRole[]>; ticked: ReadonlySet<string>; onToggle(code: string): void }) {
   return (
     <fieldset data-testid={`languages-${kind}`}>
       <legend>{t(kind === 'audio' ? 'rip.audioLanguages' : 'rip.subtitleLanguages')}</legend>
-      {options.length === 0 && <p class="muted">{t('rip.noLanguages')}</p>}
+      {options.length === 0 && untagged === 0 && <p class="muted">{t('rip.noLanguages')}</p>}
       {options.map((o) => (
         <label class="check" key={o.code}>
           <input type="checkbox" checked={ticked.has(o.code)} onChange={() => onToggle(o.code)} data-testid={`${kind}-${o.code}`} />
@@ -44,6 +44,11 @@ function LanguageBoxes({ kind, options, roles, ticked, onToggle }: { kind: Strea
           )}
         </label>
       ))}
+      {untagged > 0 && (
+        <p class="muted" data-testid={`${kind}-untagged`}>
+          {tCount(kind === 'audio' ? 'rip.untaggedAudio' : 'rip.untaggedSubtitles', untagged)}
+        </p>
+      )}
     </fieldset>
   );
 }
@@ -279,8 +284,8 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
         )}
         {disc.type !== 'cd' && withStreams && (
           <div class="columns2">
-            <LanguageBoxes kind="audio" options={audioOptions} roles={tracks ? languageRoles(tracks, titlesNow, 'audio') : new Map()} ticked={audioTicked} onToggle={flip(audioChanged, setAudioChanged, audioTicked)} />
-            <LanguageBoxes kind="subtitles" options={subOptions} roles={tracks ? languageRoles(tracks, titlesNow, 'subtitles') : new Map()} ticked={subsTicked} onToggle={flip(subsChanged, setSubsChanged, subsTicked)} />
+            <LanguageBoxes kind="audio" options={audioOptions} untagged={tracks ? untaggedStreams(tracks, titlesNow, 'audio') : 0} roles={tracks ? languageRoles(tracks, titlesNow, 'audio') : new Map()} ticked={audioTicked} onToggle={flip(audioChanged, setAudioChanged, audioTicked)} />
+            <LanguageBoxes kind="subtitles" options={subOptions} untagged={tracks ? untaggedStreams(tracks, titlesNow, 'subtitles') : 0} roles={tracks ? languageRoles(tracks, titlesNow, 'subtitles') : new Map()} ticked={subsTicked} onToggle={flip(subsChanged, setSubsChanged, subsTicked)} />
           </div>
         )}
         {disc.type !== 'cd' && (

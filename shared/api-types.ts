@@ -389,8 +389,11 @@ export interface Mount {
   has_credentials: boolean;
   free_bytes: number | null;
   total_bytes: number | null;
-  /** The read-only warning, or why the mount is not reachable. */
+  /** The read-only warning, or why the mount is not reachable (English). */
   warning: string | null;
+  /** The same warning as a code of shared/reasons.ts with its parameters, for a client that words it in its own language. */
+  warning_code: 'mountNotMounted' | 'mountNotMountedBecause' | 'mountNotAnswering' | 'mountReadOnly' | null;
+  warning_params: Record<string, string> | null;
   last_error: string | null;
 }
 
@@ -544,7 +547,7 @@ export interface SearchAnswer {
 
 // ------------------------------------------------------------------ statistics
 
-/** A failed or canceled job's reason, grouped into a few kinds (coordinator/jobs/job-stats.ts failureKind). */
+/** A failed or canceled job's reason, grouped into a few kinds (shared/failure-kinds.ts failureKind). */
 export type FailureKind = 'output_proof' | 'read_error' | 'encoder' | 'no_space' | 'disc_key' | 'worker_lost' | 'canceled' | 'other';
 
 /** The disc kinds the statistics count apart: the job's meta.disc_type, anything else as unknown. */

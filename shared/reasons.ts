@@ -138,6 +138,23 @@ export const REASONS = {
     de: 'In {dir} liegen schon Dateien, eine dort eingebundene Freigabe würde sie verdecken: Bitte einen anderen Namen wählen.',
     en: '{dir} already holds files that a share mounted there would hide: choose another name.',
   },
+  // Warnings of a storage mount (GET /storage-mounts `warning_code`), not refusals: the UI words them the same way.
+  mountNotMounted: {
+    de: 'Die Freigabe {name} ist nicht eingebunden. „Reparieren“ bindet sie neu ein.',
+    en: 'The storage mount {name} is not mounted. “Repair” mounts it again.',
+  },
+  mountNotMountedBecause: {
+    de: 'Die Freigabe {name} ist nicht eingebunden ({error}). „Reparieren“ bindet sie neu ein.',
+    en: 'The storage mount {name} is not mounted ({error}). “Repair” mounts it again.',
+  },
+  mountNotAnswering: {
+    de: 'Die Freigabe {name} ist eingebunden, antwortet aber nicht ({detail}). „Reparieren“, sobald das NAS wieder läuft.',
+    en: 'The storage mount {name} is mounted but does not answer ({detail}). “Repair” it when the NAS is back.',
+  },
+  mountReadOnly: {
+    de: 'Die Freigabe {name} ist schreibgeschützt: Ripwerk kann von ihr lesen, aber keine Rips dorthin schreiben.',
+    en: 'The storage mount {name} is read-only: Ripwerk can read from it but cannot write rips there.',
+  },
 } as const satisfies Record<string, Record<ReasonLang, string>>;
 
 export type ReasonCode = keyof typeof REASONS;

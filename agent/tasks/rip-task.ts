@@ -228,6 +228,10 @@ export async function runRip(args: RipJob, source: DiscSource, ripper: Ripper, c
       doneSeconds += weight;
       throttle.update((doneSeconds / totalSeconds) * 100);
     }
+  } catch (err) {
+    // A rip that stops after read errors stopped for them: its reason says so (the jobs page and the statistics name it unreadable).
+    if (readErrors.count() > 0 && !ctx.signal.aborted) throw new TaskFailure(`${(err as Error).message}, after ${readErrors.count()} read error(s) on the disc`, { cause: err });
+    throw err;
   } finally {
     // Also when the rip fails: the count says why its files may have gaps, or why it stopped.
     const summary = readErrors.summary();

@@ -4,6 +4,7 @@
  * reasons of failures grouped into a few kinds. Pure: the rows and the moment come in, the figures go out.
  */
 import type { FailureKind, JobStats, StageTimes, StatsDiscKind } from '../../shared/api-types.js';
+import { failureKind } from '../../shared/failure-kinds.js';
 
 /** The weeks GET /stats counts without `weeks`, and the most it takes (two years). */
 export const STATS_WEEKS_DEFAULT = 12;
@@ -45,26 +46,6 @@ export function isoWeek(ms: number): string {
 /** The first moment the figures of `weeks` weeks up to `now` count: Monday of the earliest week. */
 export function statsFrom(weeks: number, now: number): number {
   return weekStart(now) - (weeks - 1) * 7 * DAY_MS;
-}
-
-/**
- * The kind of a failed or canceled job's reason. The patterns are the reasons Ripwerk's own parts
- * write (agent/output/output-proof.ts, the ripper and transcoder parsers, coordinator/dispatch);
- * the first that matches wins, so "the transcoder could not read the input" is the encoder's.
- */
-const FAILURE_PATTERNS: readonly [Exclude<FailureKind, 'canceled' | 'other'>, RegExp][] = [
-  ['worker_lost', /\bthe worker \S+ (went offline|was removed|no longer runs|did not answer)/i],
-  ['no_space', /not enough free space|no space left/i],
-  ['output_proof', /\bthe output (is|has|ends|cannot)\b|\bis missing from the output\b|\bof the output is\b/i],
-  ['encoder', /\btranscoder\b|\bencode failed\b|HandBrake|\bpreset\b/i],
-  ['disc_key', /\bvolume key\b|\bkey store\b|KEYDB|LibreDrive|\bdisc key/i],
-  ['read_error', /\bread errors?\b|could not read|cannot be read|\bunreadable\b|\bthe rip is broken\b|no titles the ripper could read/i],
-];
-
-export function failureKind(status: string, error: string | null): FailureKind {
-  if (status === 'canceled') return 'canceled';
-  const text = error ?? '';
-  return FAILURE_PATTERNS.find(([, re]) => re.test(text))?.[0] ?? 'other';
 }
 
 const DISC_KINDS: readonly StatsDiscKind[] = ['dvd', 'bluray', 'uhd', 'cd'];

@@ -50,10 +50,20 @@ export class MountService {
   view(row: MountRow, live: LiveCheck): Mount {
     const reachable = live.probe?.ok === true;
     const readOnly = live.mounted ? live.readOnly || row.read_only === 1 : row.read_only === 1;
+    // The warning in English words for API clients, and as a code with parameters the UI words in its language.
     let warning: string | null = null;
-    if (!live.mounted) warning = `not mounted${row.last_error ? `: ${row.last_error}` : ''}; repair it (POST /storage-mounts/${row.name}/repair)`;
-    else if (!reachable) warning = `mounted but not answering (${live.probe && !live.probe.ok ? live.probe.detail : 'no answer'}); repair it when the NAS is back`;
-    else if (readOnly) warning = readOnlyWarning(row.name);
+    let coded: Pick<Mount, 'warning_code' | 'warning_params'> = { warning_code: null, warning_params: null };
+    if (!live.mounted) {
+      warning = `not mounted${row.last_error ? `: ${row.last_error}` : ''}; repair it (POST /storage-mounts/${row.name}/repair)`;
+      coded = row.last_error ? { warning_code: 'mountNotMountedBecause', warning_params: { name: row.name, error: row.last_error } } : { warning_code: 'mountNotMounted', warning_params: { name: row.name } };
+    } else if (!reachable) {
+      const detail = live.probe && !live.probe.ok ? live.probe.detail : 'no answer';
+      warning = `mounted but not answering (${detail}); repair it when the NAS is back`;
+      coded = { warning_code: 'mountNotAnswering', warning_params: { name: row.name, detail } };
+    } else if (readOnly) {
+      warning = readOnlyWarning(row.name);
+      coded = { warning_code: 'mountReadOnly', warning_params: { name: row.name } };
+    }
     return {
       name: row.name,
       protocol: row.protocol === 'smb' ? 'SMB' : 'NFS',
@@ -69,6 +79,7 @@ export class MountService {
       free_bytes: live.probe?.ok ? live.probe.freeBytes : null,
       total_bytes: live.probe?.ok ? live.probe.totalBytes : null,
       warning,
+      ...coded,
       last_error: row.last_error,
     };
   }

@@ -127,15 +127,18 @@ describe('faults never leave a job stuck or lose its data', () => {
     const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
     let carefulId: string;
     try {
-      for (const [locale, hint, button] of [
-        ['en-US', 'The rip had 6 read error(s).', 'Read again carefully'],
-        ['de-DE', 'Beim Rippen gab es 6 Lesefehler.', 'Sorgfältig neu lesen'],
+      for (const [locale, hint, button, kind] of [
+        ['en-US', 'The rip had 6 read error(s).', 'Read again carefully', 'Disc could not be read'],
+        ['de-DE', 'Beim Rippen gab es 6 Lesefehler.', 'Sorgfältig neu lesen', 'Disc nicht lesbar'],
       ] as const) {
         const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale });
         const page = await context.newPage();
         await page.goto(`http://127.0.0.1:${c.port}/#/auftraege`);
         const row = page.getByTestId(`job-${failed.id}`);
         await row.getByTestId('job-read-errors').filter({ hasText: hint }).waitFor({ timeout: 15_000 });
+        // The reason's kind in the page's language before the ripper's English words (issue 38).
+        assert.equal(await row.getByTestId('job-error').innerText(), `${kind}: ${failed.error}`);
+        assert.equal(await row.getByTestId('job-error').locator('span[lang="en"]').innerText(), failed.error);
         const offer = row.getByRole('button', { name: button, exact: true });
         assert.equal(await offer.count(), 1);
         const box = await offer.boundingBox();

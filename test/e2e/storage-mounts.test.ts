@@ -85,7 +85,7 @@ describe('storage mounts: shares, mount, probe, repair, guard, path map', { skip
     const mp = path.join(w.media, 'nas');
     assert.deepEqual(
       { ...r.body, free_bytes: r.body.free_bytes !== null },
-      { name: 'nas', protocol: 'SMB', host: '127.0.0.1', port: samba.port, share: 'media', source: '//127.0.0.1/media', mount_point: mp, mounted: true, reachable: true, read_only: false, has_credentials: false, free_bytes: true, total_bytes: 64 * 1024 * 1024, warning: null, last_error: null },
+      { name: 'nas', protocol: 'SMB', host: '127.0.0.1', port: samba.port, share: 'media', source: '//127.0.0.1/media', mount_point: mp, mounted: true, reachable: true, read_only: false, has_credentials: false, free_bytes: true, total_bytes: 64 * 1024 * 1024, warning: null, warning_code: null, warning_params: null, last_error: null },
     );
     assert.equal(mountLog().at(-1), `-t cifs //127.0.0.1/media ${mp} -o guest,port=${samba.port},uid=0,gid=0,file_mode=0644,dir_mode=0755,iocharset=utf8,noserverino,soft`);
     assert.match(fake.checkLog(), /mount\.cifs kernel mount options: ip=127\.0\.0\.1,unc=\\\\127\.0\.0\.1\\media/);
@@ -152,6 +152,8 @@ describe('storage mounts: shares, mount, probe, repair, guard, path map', { skip
     assert.equal(mountLog().at(-1), `-t nfs 127.0.0.1:/export/archiv ${path.join(w.media, 'archiv')} -o soft,timeo=100,retrans=2`);
     assert.equal(r.body.read_only, true);
     assert.match(r.body.warning ?? '', /archiv is read-only: Ripwerk can read from it but cannot write rips there/);
+    // The same warning as a code the UI words in its language (shared/reasons.ts).
+    assert.deepEqual([r.body.warning_code, r.body.warning_params], ['mountReadOnly', { name: 'archiv' }]);
     await c.proc.waitForLine(/WARN.*storage mount archiv is read-only/i, 5000);
   });
 
@@ -164,6 +166,7 @@ describe('storage mounts: shares, mount, probe, repair, guard, path map', { skip
     const nas = list.body.find((m) => m.name === 'nas');
     assert.deepEqual([nas?.mounted, nas?.reachable], [true, false]);
     assert.match(nas?.warning ?? '', /mounted but not answering \(no answer within 3 s\)/);
+    assert.deepEqual([nas?.warning_code, nas?.warning_params], ['mountNotAnswering', { name: 'nas', detail: 'no answer within 3 s' }]);
     assert.ok(waited < 10_000, `the list waited ${waited} ms`);
     // A dead mount of that name is repaired with the new details: the probe fails twice, so it is
     // mounted twice and then detached, with words pointing to repair.

@@ -6,6 +6,7 @@ import { useMediaRoot } from '../media-path.js';
 import { bytes, statusText, when } from '../format.js';
 import { etaText, languageName, percent, t, tKnown, type MessageKey } from '../i18n/index.js';
 import { FAST_MS, usePoll } from '../poll.js';
+import { failureKind } from '../../../shared/failure-kinds.js';
 
 const ACTIVE = ['pending', 'processing', 'transcoding', 'canceling'];
 /** The statuses the API transcodes or rips again (coordinator/jobs/job-status.ts isRetryable): not a completed job. */
@@ -187,6 +188,22 @@ function DeleteDialog({ job, onClose, onDone }: { job: Job; onClose(): void; onD
   );
 }
 
+/**
+ * Why a job failed: the kind in the UI's language, then the reason in the English words of the part that
+ * wrote it (a tool's message, a path), marked as English for screen readers and not machine-translated.
+ */
+function JobError({ job }: { job: Job }) {
+  const kind = failureKind(job.status, job.error);
+  return (
+    <p class="error" data-testid="job-error">
+      <strong>{kind === 'other' ? t('jobs.errorOther') : t(`failure.${kind}`)}:</strong>{' '}
+      <span translate={false} lang="en">
+        {job.error}
+      </span>
+    </p>
+  );
+}
+
 function JobRow({ job, refresh }: { job: Job; refresh(): void }) {
   const [open, setOpen] = useState(false);
   const [deleting, setDeleting] = useState(false);
@@ -221,11 +238,7 @@ function JobRow({ job, refresh }: { job: Job; refresh(): void }) {
           .filter(Boolean)
           .join(' · ')}
       </p>
-      {job.error && (
-        <p class="error" translate={false}>
-          {job.error}
-        </p>
-      )}
+      {job.error && <JobError job={job} />}
       {readErrors > 0 && (
         <p class="muted" data-testid="job-read-errors">
           {t('jobs.retryCarefulHint', { count: readErrors })}

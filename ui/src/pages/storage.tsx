@@ -3,17 +3,14 @@ import { del, get, post, type Mount, type StorageTarget } from '../api.js';
 import { Action, Empty, PathText, Section } from '../components.js';
 import { relativeToMedia, useMediaRoot } from '../media-path.js';
 import { bytes } from '../format.js';
-import { t, tKnown } from '../i18n/index.js';
+import { lang, t } from '../i18n/index.js';
+import { storageWarning, targetName, warningGroups } from '../storage-warnings.js';
+import { reasonText } from '../../../shared/reasons.js';
 import { SLOW_MS, usePoll } from '../poll.js';
 
-function targetName(name: string): string {
-  return name.startsWith('mount:') ? t('storage.networkDrive', { name: name.slice(6) }) : (tKnown(`storage.target.${name}`) ?? name);
-}
-
-/** A target's warning in the UI's language: little space left (the server warns under 60 GB), or a share that is not there. */
-function storageWarning(d: StorageTarget): string {
-  const name = targetName(d.name);
-  return d.free_bytes !== null ? t('storage.lowSpace', { name, free: bytes(d.free_bytes) }) : t('storage.shareDown', { name });
+/** A mount's warning in the UI's language (its code from shared/reasons.ts); the server's English words for a code this UI does not know. */
+function mountWarning(m: Mount): string | null {
+  return (m.warning_code && m.warning_params && reasonText(m.warning_code, m.warning_params, lang())) || m.warning;
 }
 
 /** How full a target is as a bar: green, amber from 90 % used, red with the server's low-space warning; its words for screen readers. */
@@ -49,7 +46,6 @@ export function StoragePage() {
               <th>{t('storage.col.target')}</th>
               <th>{t('storage.col.path')}</th>
               <th>{t('storage.col.free')}</th>
-              <th>{t('storage.col.total')}</th>
             </tr>
           </thead>
           <tbody>
@@ -64,19 +60,19 @@ export function StoragePage() {
                 <td>
                   <PathText path={d.path} root={root} />
                 </td>
-                <td class="num">{bytes(d.free_bytes)}</td>
-                <td class="num">{bytes(d.total_bytes)}</td>
+                {/* Free and total in one column, each kept whole: four columns broke "38,8 GB" into three lines on a phone. */}
+                <td class="num">
+                  <span class="nowrap">{bytes(d.free_bytes)}</span> <span class="muted nowrap">{t('storage.ofTotal', { total: bytes(d.total_bytes) })}</span>
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
-        {info.data
-          ?.filter((d) => d.warning)
-          .map((d) => (
-            <p class="warn" role="alert" key={d.name} data-testid={`warning-${d.name}`}>
-              {storageWarning(d)}
-            </p>
-          ))}
+        {warningGroups(info.data ?? []).map((group) => (
+          <p class="warn" role="alert" key={group[0].name} data-testid={`warning-${group[0].name}`}>
+            {storageWarning(group)}
+          </p>
+        ))}
       </Section>
       <Section title={t('storage.mounts')} stale={mounts.stale} error={mounts.error}>
         {mounts.data === null && mounts.error && (
@@ -104,8 +100,8 @@ export function StoragePage() {
                 {m.has_credentials && ` · ${t('storage.withCredentials')}`}
               </p>
               {m.warning && (
-                <p class="warn" role="alert" translate={false}>
-                  {m.warning}
+                <p class="warn" role="alert" data-testid={`mount-warning-${m.name}`}>
+                  {mountWarning(m)}
                 </p>
               )}
               <div class="row">
@@ -173,7 +169,7 @@ function AddMount({ onAdded }: { onAdded: () => void }) {
       }
       const m = await post<Mount>('/storage-mounts', body);
       setPassword('');
-      setMessage({ ok: !m.warning, text: m.warning ? t('storage.mountedBut', { warning: m.warning }) : t('storage.mountedAt', { name: m.name, path: relativeToMedia(m.mount_point, root) }) });
+      setMessage({ ok: !m.warning, text: m.warning ? t('storage.mountedBut', { warning: mountWarning(m) ?? m.warning }) : t('storage.mountedAt', { name: m.name, path: relativeToMedia(m.mount_point, root) }) });
       onAdded();
     } catch (err) {
       setMessage({ ok: false, text: (err as Error).message });

@@ -1,3 +1,4 @@
+import { failureKind } from '../../../../shared/failure-kinds.js';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -348,8 +349,19 @@ describe('read errors of one rip', () => {
       throw new Error('MakeMKV failed to save the title');
     };
     const second = context();
-    await assert.rejects(runRip(ripArgs(), source, failing, second.ctx), /failed to save/);
+    // The reason says the rip stopped after read errors: the jobs page and the statistics name it "disc could not be read".
+    await assert.rejects(runRip(ripArgs(), source, failing, second.ctx), (err: Error) => {
+      assert.equal(err.message, 'MakeMKV failed to save the title, after 1 read error(s) on the disc');
+      assert.equal(failureKind('failed', err.message), 'read_error');
+      return true;
+    });
     assert.equal(second.logs.at(-1), 'the ripper reported 1 read error(s): the raw files may have gaps where the disc could not be read');
+    // Without read errors the reason is the ripper's own.
+    const clean = fakeRipper([track(1, 100)]);
+    clean.rip = async () => {
+      throw new Error('MakeMKV failed to save the title');
+    };
+    await assert.rejects(runRip(ripArgs(), source, clean, context().ctx), /^Error: MakeMKV failed to save the title$/);
   });
 
   it('sends the read error count with the closing line (the job keeps it) and asks the ripper to read carefully only on a careful rip', async () => {

@@ -4,6 +4,8 @@
  * the server and the web UI. The server answers a coded refusal's plain-text body in German when the
  * client's Accept-Language prefers German (coordinator/http/errors.ts); the UI words the code in its
  * own language (ui/src/api.ts). A refusal without a code keeps its English text.
+ * Answers that carry a warning or a reason in words (a storage mount's `warning_code`, a preset
+ * recommendation's `reason_code`) take their codes from here as well, so the UI words them too.
  */
 
 export type ReasonLang = 'de' | 'en';
@@ -154,6 +156,27 @@ export const REASONS = {
   mountReadOnly: {
     de: 'Die Freigabe {name} ist schreibgeschützt: Ripwerk kann von ihr lesen, aber keine Rips dorthin schreiben.',
     en: 'The storage mount {name} is read-only: Ripwerk can read from it but cannot write rips there.',
+  },
+  // Why a preset is recommended (GET /presets `reason_code`).
+  presetWhyFamily: {
+    de: 'der Worker meldet die Encoder-Familie {family}',
+    en: 'the worker reports the {family} encoder family',
+  },
+  presetWhySoftwareNoHardwarePreset: {
+    de: 'Software-Kodierung (kein Hardware-Preset seiner Encoder-Familien steht in seiner Liste)',
+    en: 'software encoding (no hardware preset of its families is in its list)',
+  },
+  presetWhySoftware: {
+    de: 'Software-Kodierung: Der Worker meldet keine Hardware-Encoder-Familie',
+    en: 'software encoding: the worker reports no hardware encoder family',
+  },
+  presetWhyNoneKnown: {
+    de: 'der Worker kennt keins der Presets {presets}',
+    en: 'the worker knows none of {presets}',
+  },
+  presetWhyNoPresets: {
+    de: 'der Worker hat keine Presets gemeldet (ist HandBrakeCLI installiert?)',
+    en: 'the worker reported no presets (is HandBrakeCLI installed?)',
   },
 } as const satisfies Record<string, Record<ReasonLang, string>>;
 

@@ -1,3 +1,5 @@
+import { reasonText } from '../../shared/reasons.js';
+
 /** What a worker's transcode is for: the disc kinds Ripwerk compresses. */
 export type Situation = 'dvd' | 'bluray' | 'uhd';
 
@@ -41,7 +43,12 @@ export const PRESET_CHOICES: Record<Situation, Choice[]> = {
 
 export interface Recommendation {
   preset: string | null;
+  /** Why, in English words. */
   reason: string;
+  /** The same as a code of shared/reasons.ts, for a client that words it in its own language. */
+  reason_code: 'presetWhyFamily' | 'presetWhySoftwareNoHardwarePreset' | 'presetWhySoftware' | 'presetWhyNoneKnown' | 'presetWhyNoPresets';
+  /** `family`, `presets`; `skipped`: the better presets the worker does not know ("" for none). */
+  reason_params: Record<string, string>;
 }
 
 /** The first preset of the situation's list that the worker knows and whose encoder family it reports. */
@@ -53,8 +60,11 @@ export function recommendPreset(situation: Situation, known: ReadonlySet<string>
       skipped.push(choice.preset);
       continue;
     }
-    const why = choice.family ? `the worker reports the ${FAMILY_TEXT[choice.family]} encoder family` : families.some((f) => f in FAMILY_TEXT) ? 'software encoding (no hardware preset of its families is in its list)' : 'software encoding: the worker reports no hardware encoder family';
-    return { preset: choice.preset, reason: `${why}${skipped.length ? `; it does not know ${skipped.join(', ')}` : ''}` };
+    const code = choice.family ? 'presetWhyFamily' : families.some((f) => f in FAMILY_TEXT) ? 'presetWhySoftwareNoHardwarePreset' : 'presetWhySoftware';
+    const params = { family: choice.family ? FAMILY_TEXT[choice.family] : '', skipped: skipped.join(', ') };
+    return { preset: choice.preset, reason: `${reasonText(code, params, 'en') ?? code}${skipped.length ? `; it does not know ${params.skipped}` : ''}`, reason_code: code, reason_params: params };
   }
-  return { preset: null, reason: known.size ? `the worker knows none of ${PRESET_CHOICES[situation].map((c) => c.preset).join(', ')}` : 'the worker reported no presets (is HandBrakeCLI installed?)' };
+  const params = { presets: PRESET_CHOICES[situation].map((c) => c.preset).join(', '), skipped: '' };
+  const code = known.size ? 'presetWhyNoneKnown' : 'presetWhyNoPresets';
+  return { preset: null, reason: reasonText(code, params, 'en') ?? code, reason_code: code, reason_params: params };
 }

@@ -81,7 +81,7 @@ describe('web UI in Chromium', () => {
   before(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
     const catalogue = emptyCatalogue();
-    catalogue.tmdbMovies.push(tmdbMovie(949, 'Heat', '1995-12-15'), tmdbMovie(1234, 'Heat Wave', '2009-05-01'));
+    catalogue.tmdbMovies.push(tmdbMovie(949, 'Heat', '1995-12-15'), tmdbMovie(1234, 'Heat Wave', '2009-05-01', { poster_path: '/broken1234.jpg' }));
     meta = await startMetadataServer(catalogue);
     w = world();
     if (isRoot) samba = await startSamba(await freePort());
@@ -175,6 +175,7 @@ describe('web UI in Chromium', () => {
     const poster = await page.request.get(`${base}${src}`);
     assert.equal(poster.status(), 200);
     assert.equal(poster.headers()['content-type'], 'image/jpeg');
+    await waitFor('the card\'s poster drawn', async () => (await card.locator('img.poster').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)) || undefined, 10_000);
     await shoot('drives');
     await card.getByTestId('rip-open').click();
     const dialog = page.getByRole('dialog');
@@ -301,11 +302,24 @@ describe('web UI in Chromium', () => {
   it('corrects the metadata of the disc from a search with posters', async () => {
     await nav('Metadaten');
     await page.getByTestId('source-tmdb').filter({ hasText: 'verbunden' }).waitFor();
+    // Issue 38: a source without a key says so in German; an unreachable one says "keine Verbindung" before the English reason.
+    assert.equal(await page.getByTestId('source-omdb').innerText(), 'OMDb: kein Schlüssel eingetragen (System → Einstellungen)');
+    const posters: string[] = [];
+    const onRequest = (r: { url(): string }) => void (r.url().startsWith(meta.imageBase) && posters.push(r.url()));
+    page.on('request', onRequest);
     await page.getByTestId('meta-query').fill('Heat');
     await page.getByRole('button', { name: 'Suchen' }).click();
     const wave = page.locator('article.match', { hasText: 'Heat Wave (2009)' });
     await wave.waitFor();
-    assert.equal(await page.locator('article.match img.poster').count(), 2);
+    // Heat's poster is drawn; Heat Wave's cannot be decoded (the test's image server sends a JPEG's first bytes): its card shows the grey box, not a broken image.
+    const heat = page.locator('article.match', { hasText: 'Heat (1995)' });
+    await heat.scrollIntoViewIfNeeded();
+    await waitFor('Heat\'s poster drawn', async () => (await heat.locator('img.poster').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)) || undefined, 10_000);
+    await wave.scrollIntoViewIfNeeded();
+    await wave.locator('div.poster.none').waitFor({ timeout: 10_000 });
+    assert.equal(await wave.locator('img').count(), 0);
+    page.off('request', onRequest);
+    assert.deepEqual([...new Set(posters)].map((u) => u.slice(meta.imageBase.length)).sort(), ['/broken1234.jpg', '/poster949.jpg']);
     await shoot('metadata');
     await wave.getByTestId('meta-pick').click();
     await page.getByText(/Übernommen: „Heat Wave“/).waitFor();
@@ -456,6 +470,8 @@ describe('web UI in Chromium', () => {
 
     await nav('Worker');
     await page.getByTestId('path-map').locator('pre').getByText(`RIPWERK_PATH_MAP=${path.join(w.media, 'nas')}=\\\\127.0.0.1\\media`, { exact: false }).waitFor();
+    // Issue 38: the advice in the page's language, not the server's English.
+    assert.equal(await page.getByTestId('path-map-hint').innerText(), 'Diesen Wert beim externen Worker als RIPWERK_PATH_MAP setzen (in der Umgebung des Worker-Dienstes oder seiner Konfigurationsdatei), damit er die Freigabe direkt unter den Pfaden öffnet, die der Koordinator schickt.');
   });
 
   it('shows workers, storage and system pages', async () => {
@@ -466,6 +482,9 @@ describe('web UI in Chromium', () => {
     await setup.getByText(`MQTT_URL=${c.mqttUrl}`).waitFor();
     assert.match(await setup.innerText(), /Empfohlen: eigene Zugangsdaten[\s\S]*--mqtt-username NAME[\s\S]*Älterer Weg.*RIPWERK_BROKER_SECRET/);
     assert.equal(await page.getByTestId('presets-flur').getAttribute('open'), null, 'the preset lists are folded');
+    // Issue 38: why the preset is recommended and where the worker's keys come from, in German.
+    assert.match(await page.getByTestId('recommendation-flur').innerText(), /^Empfohlenes Preset: \S.* \(Software-Kodierung: Der Worker meldet keine Hardware-Encoder-Familie\)$/);
+    assert.match(await page.getByTestId('worker-flur').innerText(), /Schlüssel: \d+ \(libdvdread, nur unverschlüsselte DVDs\)/);
     await shoot('workers');
     await nav('Speicher');
     // Issue 38: paths relative to the media root, the root itself by name, the full path on hover.
@@ -785,7 +804,9 @@ describe('web UI in Chromium', () => {
     await nav('Workers', en);
     await en.getByTestId('worker-flur').filter({ hasText: 'online' }).waitFor();
     await en.getByTestId('worker-flur').getByText('Recommended preset:').waitFor();
-    assert.equal(await en.getByTestId('worker-flur').locator('[translate="no"]').count(), 1, 'the API\'s reason for the preset is marked as an API text');
+    // The reason comes as a code the UI words in its language (issue 38), no longer the API's English marked untranslated.
+    assert.match(await en.getByTestId('recommendation-flur').innerText(), /^Recommended preset: \S.* \(software encoding: the worker reports no hardware encoder family\)$/);
+    assert.equal(await en.getByTestId('recommendation-flur').locator('[translate="no"]').count(), 0);
     await shoot('workers', en);
     await nav('Storage', en);
     await en.getByRole('cell', { name: 'media folder', exact: true }).waitFor();

@@ -157,3 +157,9 @@ export function PathText({ path, root }: { path: string; root: string | null }) 
     </span>
   );
 }
+
+/** A poster, or the grey box where there is none or it does not load (not the browser's broken-image icon). */
+export function Poster({ src }: { src: string | null | undefined }) {
+  const [failed, setFailed] = useState<string | null>(null);
+  return src && failed !== src ? <img class="poster" src={src} alt="" loading="lazy" onError={() => setFailed(src)} /> : <div class="poster none" aria-hidden="true" />;
+}

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { post, posterSrc, type Device, type Job, type Worker } from '../api.js';
-import { Action, Empty, Section } from '../components.js';
+import { Action, Empty, Poster, Section } from '../components.js';
 import { ripWarning, type DiscKinds } from '../disc-support.js';
 import { librarySummaryText, recognitionText } from '../disc-titles.js';
 import { foundText, ofThisInsert, previousRipText, unreadableText } from '../disc-state.js';
@@ -46,7 +46,7 @@ function DriveCard({ device, jobs, kinds, onRip }: { device: Device; jobs: Job[]
   const previous = disc && !done ? previousRipText(disc.previous_rip) : null;
   return (
     <article class="card drive" data-testid={`drive-${device.name}`}>
-      {src ? <img class="poster" src={src} alt="" loading="lazy" /> : <div class="poster none" aria-hidden="true" />}
+      <Poster src={src} />
       <div class="card-body">
         <h3>{device.name}</h3>
         <p class="muted">

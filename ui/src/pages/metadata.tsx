@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get, post, posterSrc, type Device, type Job, type ScoredMatch, type SearchAnswer, type SourceStatus } from '../api.js';
-import { Empty, Section } from '../components.js';
+import { Empty, Poster, Section } from '../components.js';
 import { t, tCount } from '../i18n/index.js';
 import { FAST_MS, SLOW_MS, usePoll } from '../poll.js';
 
@@ -86,7 +86,19 @@ export function MetadataPage() {
         <ul class="status-list">
           {status.data?.sources.map((s) => (
             <li key={s.source} class={s.ok ? 'ok' : s.configured ? 'error' : 'muted'} data-testid={`source-${s.source}`}>
-              {sourceText(s.source)}: {s.ok ? (s.latency_ms !== null ? t('meta.connectedMs', { ms: s.latency_ms }) : t('meta.connected')) : <span translate={false}>{s.message}</span>}
+              {sourceText(s.source)}:{' '}
+              {s.ok ? (
+                s.latency_ms !== null ? t('meta.connectedMs', { ms: s.latency_ms }) : t('meta.connected')
+              ) : !s.configured ? (
+                t('meta.noKey')
+              ) : (
+                <>
+                  {t('meta.notConnected')}{' '}
+                  <span translate={false} lang="en">
+                    ({s.message})
+                  </span>
+                </>
+              )}
               {s.auth && ` · ${t('meta.auth', { auth: s.auth })}`}
             </li>
           ))}
@@ -172,7 +184,7 @@ export function MetadataPage() {
             const src = posterSrc(m.poster_url ?? m.poster_path);
             return (
               <article class="card match" key={`${m.source}-${m.id}`}>
-                {src ? <img class="poster" src={src} alt="" loading="lazy" /> : <div class="poster none" aria-hidden="true" />}
+                <Poster src={src} />
                 <div class="card-body">
                   <h3>
                     {m.title}

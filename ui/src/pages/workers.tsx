@@ -2,7 +2,8 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { API, del, type Job, type PathMapAdvice, type QueuedTranscode, type Worker, type WorkerJob } from '../api.js';
 import { Action, Empty, Progress, Section } from '../components.js';
 import { duration, when } from '../format.js';
-import { etaText, number, percent, t, tParts } from '../i18n/index.js';
+import { etaText, lang, number, percent, t, tKnown, tParts } from '../i18n/index.js';
+import { reasonText } from '../../../shared/reasons.js';
 import { FAST_MS, SLOW_MS, usePoll } from '../poll.js';
 
 /** A worker with no slot count holds this many (coordinator/dispatch/transcode-queue.ts DEFAULT_SLOTS). */
@@ -75,8 +76,22 @@ function TranscodeQueueList({ queue }: { queue: QueuedTranscode[] }) {
   );
 }
 
+interface PresetRecommendation {
+  preset: string | null;
+  reason: string;
+  reason_code?: string;
+  reason_params?: Record<string, string>;
+}
+
 interface PresetAnswer {
-  workers?: { name: string; node: string; categories?: { name: string; presets: string[] }[]; recommendation?: { preset: string | null; reason: string } }[];
+  workers?: { name: string; node: string; categories?: { name: string; presets: string[] }[]; recommendation?: PresetRecommendation }[];
+}
+
+/** Why the preset is recommended, in the UI's language (the code of shared/reasons.ts); the server's English for a code this UI does not know. */
+function recommendationReason(r: PresetRecommendation): string {
+  const worded = r.reason_code && r.reason_params ? reasonText(r.reason_code, r.reason_params, lang()) : null;
+  if (!worded) return r.reason;
+  return r.reason_params?.skipped ? `${worded}; ${t('workers.presetSkipped', { list: r.reason_params.skipped })}` : worded;
 }
 
 export function WorkersPage() {
@@ -117,7 +132,7 @@ export function WorkersPage() {
                   {w.online && <WorkerNow w={w} jobs={fresh} />}
                   <p>{t('workers.encoders', { list: w.encoders.length ? w.encoders.join(', ') : t('common.none') })}</p>
                   <p>
-                    {t('workers.keys', { n: w.schluessel })} {w.key_source && <span class="muted">({w.key_source})</span>}
+                    {t('workers.keys', { n: w.schluessel })} {w.key_source && <span class="muted">({tKnown(`workers.keySource.${w.key_source}`) ?? w.key_source})</span>}
                   </p>
                   <details>
                     <summary>{t('workers.tools')}</summary>
@@ -130,10 +145,8 @@ export function WorkersPage() {
                     </ul>
                   </details>
                   {p?.recommendation && (
-                    <p>
-                      {t('workers.recommended')} <strong>{p.recommendation.preset ?? '–'}</strong> <span class="muted" translate={false}>
-                        ({p.recommendation.reason})
-                      </span>
+                    <p data-testid={`recommendation-${w.name}`}>
+                      {t('workers.recommended')} <strong>{p.recommendation.preset ?? '–'}</strong> <span class="muted">({recommendationReason(p.recommendation)})</span>
                     </p>
                   )}
                   {p?.categories && (
@@ -194,8 +207,8 @@ export function WorkersPage() {
                 {pathMap.data.variable}={pathMap.data.value}
               </pre>
             )}
-            <p class={pathMap.data.entries.length ? 'muted' : 'warn'} translate={false}>
-              {pathMap.data.hint}
+            <p class={pathMap.data.entries.length ? 'muted' : 'warn'} data-testid="path-map-hint">
+              {t(pathMap.data.entries.length === 0 ? 'workers.pathMapNone' : pathMap.data.value ? 'workers.pathMapSet' : 'workers.pathMapNfsOnly', { variable: pathMap.data.variable })}
             </p>
             {pathMap.data.entries.length > 0 && (
               <ul>

@@ -1,3 +1,4 @@
+import { reasonText } from '../../../../shared/reasons.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { encoderFamilies, parsePresetList, parseVideoEncoders } from '../../../../agent/tools/handbrake-parser.js';
@@ -31,13 +32,13 @@ describe('preset recommendation', () => {
   });
 
   it('recommends software for a worker without hardware families, although the Hardware presets are listed', () => {
-    assert.deepEqual(recommendPreset('bluray', known, ['software']), { preset: 'H.265 MKV 1080p30', reason: 'software encoding: the worker reports no hardware encoder family' });
+    assert.deepEqual(recommendPreset('bluray', known, ['software']), { preset: 'H.265 MKV 1080p30', reason: 'software encoding: the worker reports no hardware encoder family', reason_code: 'presetWhySoftware', reason_params: { family: '', skipped: '' } });
     assert.equal(recommendPreset('dvd', known, ['software']).preset, 'H.265 MKV 1080p30');
     assert.equal(recommendPreset('uhd', known, ['software']).preset, 'H.265 MKV 2160p60 4K');
   });
 
   it('recommends the hardware preset of a reported family; vce maps to VCN', () => {
-    assert.deepEqual(recommendPreset('bluray', known, ['software', 'nvenc']), { preset: 'H.265 NVENC 1080p', reason: 'the worker reports the NVIDIA NVENC encoder family' });
+    assert.deepEqual(recommendPreset('bluray', known, ['software', 'nvenc']), { preset: 'H.265 NVENC 1080p', reason: 'the worker reports the NVIDIA NVENC encoder family', reason_code: 'presetWhyFamily', reason_params: { family: 'NVIDIA NVENC', skipped: '' } });
     assert.equal(recommendPreset('uhd', known, ['software', 'vce']).preset, 'H.265 VCN 2160p 4K');
     assert.equal(recommendPreset('bluray', known, ['qsv']).preset, 'H.265 QSV 1080p');
     assert.equal(recommendPreset('dvd', known, ['software', 'nvenc']).preset, 'H.265 NVENC 1080p');
@@ -62,6 +63,10 @@ describe('preset recommendation', () => {
     const r = recommendPreset('bluray', without, ['software']);
     assert.equal(r.preset, 'H.264 MKV 1080p30');
     assert.match(r.reason, /it does not know H\.265 MKV 1080p30/);
-    assert.deepEqual(recommendPreset('bluray', new Set(), []), { preset: null, reason: 'the worker reported no presets (is HandBrakeCLI installed?)' });
+    // Worded by the UI in its language from the code: the skipped presets travel as a parameter.
+    assert.equal(r.reason_code, 'presetWhySoftware');
+    assert.equal(r.reason_params.skipped, 'H.265 MKV 1080p30');
+    assert.equal(reasonText(r.reason_code, r.reason_params, 'de'), 'Software-Kodierung: Der Worker meldet keine Hardware-Encoder-Familie');
+    assert.deepEqual(recommendPreset('bluray', new Set(), []), { preset: null, reason: 'the worker reported no presets (is HandBrakeCLI installed?)', reason_code: 'presetWhyNoPresets', reason_params: { presets: 'H.265 NVENC 1080p, H.265 QSV 1080p, H.265 VCN 1080p, H.265 MKV 1080p30, H.264 MKV 1080p30, Fast 1080p30', skipped: '' } });
   });
 });

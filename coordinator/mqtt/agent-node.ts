@@ -35,7 +35,7 @@ export function claimAgentNode(username: string, clientId: string, bound: string
   }
   const legacyBare = node === username && !username.includes('@');
   const fits = username.includes('@') ? node === username : legacyBare || (node.startsWith(`${username}@`) && HOST_PART.test(node.slice(username.length + 1)));
-  if (!fits) return { refused: `the credential ${username} may act only as node ${username.includes('@') ? username : `${username}@<host>`}, not as ${node} (WORKER_NAME must be ${username.split('@')[0]})` };
+  if (!fits) return { refused: `the credential ${username} may act only as node ${username.includes('@') ? username : (bound ?? `${username}@<host>`)}, not as ${node} (WORKER_NAME must be ${username.split('@')[0]})` };
   if (bound !== null && node !== bound) {
     return { refused: `the credential ${username} is bound to node ${bound} since its first login; a login as ${node} (another host or name) needs the credential issued anew: POST /api/workers/${username.split('@')[0]}/credentials` };
   }

@@ -113,6 +113,17 @@ export class MqttCredentials {
     return this.db.prepare<[string, string, string], { username: string }>("SELECT username FROM mqtt_credentials WHERE role = 'agent' AND (username = ? OR node = ?) ORDER BY username = ? DESC LIMIT 1").get(node, node, node)?.username ?? null;
   }
 
+  /**
+   * The worker credential that may act as `node` now: the one that is it or is bound to it, else
+   * the one issued as its worker name and not bound yet (issued anew, say); null when there is none.
+   */
+  credentialFor(node: string): string | null {
+    const holder = this.holderOf(node);
+    if (holder !== null) return holder;
+    const name = node.split('@')[0] as string;
+    return name !== node && this.db.prepare<[string], { username: string }>("SELECT username FROM mqtt_credentials WHERE username = ? AND role = 'agent' AND node IS NULL").get(name) ? name : null;
+  }
+
   /** Removes the credential; true when there was one. */
   revoke(username: string): boolean {
     this.bump(username);

@@ -34,7 +34,7 @@ export function mqttCredentialsRouter(ctx: AppContext): Router {
     // A known worker keeps its credential's user name, or gets its node as one (the node, and so its
     // jobs and history, stay); a new one is named by the request.
     const known = ctx.fleet.find(name);
-    const username = known ? (ctx.credentials.holderOf(known.node) ?? known.node) : (ctx.credentials.holderOf(name) ?? name);
+    const username = known ? (ctx.credentials.credentialFor(known.node) ?? known.node) : (ctx.credentials.holderOf(name) ?? name);
     if (!MQTT_NODE_RE.test(username)) throw new HttpError(400, `"${username.slice(0, 100).replace(/[\r\n]/g, ' ')}" is no worker name: use letters, digits, dot, dash, underscore and @ (up to 120 characters)`);
     if (username === COORDINATOR_USERNAME || username === HOME_ASSISTANT_USERNAME) throw new HttpError(400, `"${username}" is reserved for ${username === COORDINATOR_USERNAME ? 'the coordinator' : 'Home Assistant'}`);
     refuseLocalAgent(ctx, username);

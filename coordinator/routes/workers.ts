@@ -76,7 +76,7 @@ export function workersRouter(ctx: AppContext): Router {
     const node = agent?.node ?? name;
     refuseLocalAgent(ctx, node);
     // The worker's credential: the one named like the node, or the one bound to it (issued as its worker name).
-    const credential = ctx.credentials.holderOf(node) ?? node;
+    const credential = ctx.credentials.credentialFor(node) ?? node;
     const hasOwn = ctx.credentials.has(credential);
     const sessions = ctx.broker?.sessionsOf(node) ?? { count: 0, legacy: false };
     if (!agent && !hasOwn && sessions.count === 0) throw new HttpError(404, `no worker named "${name.slice(0, 100).replace(/[\r\n]/g, ' ')}"`);

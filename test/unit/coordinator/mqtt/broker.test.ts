@@ -487,9 +487,12 @@ describe('a worker credential issued as its worker name acts as node <name>@<hos
     assert.equal(await code('mover', pw, 'ripwerk-agent-mover@nas'), 0);
     const again = await credentials.issue('mover', 'agent');
     assert.equal(credentials.boundNode('mover'), null, 'issuing anew clears the binding');
+    assert.equal(credentials.credentialFor('mover@nas'), 'mover', 'an unbound credential of the worker name may act as its node (DELETE /workers finds it)');
+    assert.equal(credentials.credentialFor('other@nas'), null);
     assert.equal(await code('mover', again, 'ripwerk-agent-mover@pc'), 0);
     assert.equal(credentials.boundNode('mover'), 'mover@pc');
     assert.equal(await code('mover', again, 'ripwerk-agent-mover@nas'), 2);
+    assert.deepEqual([credentials.credentialFor('mover@pc'), credentials.credentialFor('mover@nas')], ['mover', null], 'once bound, only for its node');
   });
 
   it('lets a credential that is a whole node act as exactly that node, and gives a node one credential only', async () => {

@@ -26,7 +26,7 @@ const USAGE = `Ripwerk native worker: takes transcode jobs from a Ripwerk coordi
       WORKER_NAME, DATA_DIR, HANDBRAKE_CLI, RIPWERK_PATH_MAP, MEDIA_ROOT, RAW_DIR (environment
       variables win over it; RIPWERK_BROKER_SECRET instead of the credentials is the legacy way in).
       Without --config, worker.json in ${path.join(nativeDefaultDataDir(process.env), 'worker.json')} is read when it exists.
-  ripwerk-worker install [--mqtt-url URL] [--mqtt-username NODE --mqtt-password PW] [--broker-secret SECRET] [--worker-name NAME] [--handbrake-cli PATH] [--path-map MAP]
+  ripwerk-worker install [--mqtt-url URL] [--mqtt-username USER --mqtt-password PW] [--broker-secret SECRET] [--worker-name NAME] [--handbrake-cli PATH] [--path-map MAP]
       Windows, as administrator: copies the worker to %ProgramFiles%\\Ripwerk, writes
       %ProgramData%\\Ripwerk\\worker.json and starts it at every boot as a scheduled task.
       The credentials come from POST /api/workers/<name>/credentials on the coordinator; without

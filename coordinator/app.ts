@@ -64,6 +64,7 @@ import { discKeysRouter } from './routes/disc-keys.js';
 import { workersRouter } from './routes/workers.js';
 import { workerSetupRouter } from './routes/worker-setup.js';
 import { mqttCredentialsRouter } from './routes/mqtt-credentials.js';
+import { retireBareNode } from './workers/forget-node.js';
 import { sessionsRouter } from './routes/sessions.js';
 import { statsRouter } from './routes/stats.js';
 import { SessionBook } from './sessions/session-book.js';
@@ -269,6 +270,8 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
         coordinatorMaxPacketBytes: Math.max(config.mqttMaxPacketBytes, 2 * KEY_BODY_LIMIT_BYTES + 1024 * 1024),
         haPrefix: () => settings.get('homeAssistantPrefix') || 'homeassistant',
         host: config.mqttBindAddress,
+        // A credential whose agent used its bare user name as node before the update: that node goes.
+        onBind: (username, node) => void retireBareNode(ctx, username, node),
       },
       log.child('broker'),
     );

@@ -28,7 +28,7 @@ Options for --agent:
   --broker-secret SECRET     the coordinator's broker secret (written as RIPWERK_BROKER_SECRET);
                              on the coordinator: sudo cat /var/lib/ripwerk/broker-secret
   --broker-secret-file FILE  the same, read from the first line of FILE (keeps it out of `ps`)
-  --mqtt-username NODE       the agent's own MQTT user (written as MQTT_USERNAME); better than the
+  --mqtt-username USER       the agent's own MQTT user (written as MQTT_USERNAME); better than the
                              broker secret: curl -X POST http://<coordinator>:8080/api/workers/<name>/credentials
   --mqtt-password-file FILE  its password, the first line of FILE (written as MQTT_PASSWORD)
 

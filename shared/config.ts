@@ -344,9 +344,13 @@ export function readAgentConfig(env: Env, embeddedMqttUrl?: string): AgentConfig
   }
   const hostName = os.hostname();
   const credentials = mqttCredentials(env);
-  // With own credentials the user name is the node, and its part before @ the default worker name.
+  // With own credentials the user name's part before @ is the default worker name.
   const workerName = (env.WORKER_NAME ?? '').trim() || credentials?.username.split('@')[0] || hostName;
   if (!/^[A-Za-z0-9._-]+$/.test(workerName)) throw new ConfigError(`WORKER_NAME may hold letters, digits, dot, dash and underscore only, got "${workerName}"`);
+  if (credentials) {
+    const problem = credentialNodeProblem(credentials.username, workerName, hostName);
+    if (problem) throw new ConfigError(problem);
+  }
   return {
     mqttUrl: url(env, 'MQTT_URL', embeddedMqttUrl ?? 'mqtt://localhost:1883') as string,
     dataDir: absDir(env, 'DATA_DIR', '/var/lib/ripwerk'),
@@ -418,7 +422,20 @@ export function nodeName(workerName: string, hostName: string): string {
   return `${workerName}@${hostName}`;
 }
 
-/** An agent's node: the user name of its own MQTT credentials, else name@host. */
-export function agentNode(config: Pick<AgentConfig, 'workerName' | 'hostName' | 'mqttCredentials'>): string {
-  return config.mqttCredentials?.username ?? nodeName(config.workerName, config.hostName);
+/** An agent's node, always `<WORKER_NAME>@<host>` (spec: the node name contains WORKER_NAME), with or without own credentials. */
+export function agentNode(config: Pick<AgentConfig, 'workerName' | 'hostName'>): string {
+  return nodeName(config.workerName, config.hostName);
+}
+
+/**
+ * Why an agent's node cannot log in with the credential `username`, or null. The broker lets the
+ * credential `keller` act as `keller@<host>`, and `keller@nas` as exactly that node
+ * (coordinator/mqtt/agent-node.ts; a Mosquitto ACL with `%u` wants the user name to be the node):
+ * a mismatch would be refused at every login, so the agent says so at its start instead.
+ */
+export function credentialNodeProblem(username: string, workerName: string, hostName: string): string | null {
+  const [name, host] = username.split('@');
+  if (name !== workerName) return `WORKER_NAME=${workerName} does not fit MQTT_USERNAME=${username}: the credential logs in only as the worker ${name} (leave WORKER_NAME unset, or set it to ${name})`;
+  if (host !== undefined && host !== hostName) return `MQTT_USERNAME=${username} names the node ${username}, but this worker's node is ${nodeName(workerName, hostName)} (host name ${hostName}): ask for the credential of the worker ${name} (POST /api/workers/${name}/credentials), which takes the host of its first login`;
+  return null;
 }

@@ -248,4 +248,11 @@ export const coordinatorMigrations: Migration[] = [
     );
     CREATE INDEX session_discs_job ON session_discs (job_id);`,
   },
+  {
+    version: 14,
+    // Issue 38: a worker credential issued as `keller` acts as node `keller@<host>`, the node of its
+    // first login (coordinator/mqtt/agent-node.ts); issuing it anew clears the binding.
+    name: 'mqtt_credentials: the node a worker credential is bound to',
+    up: `ALTER TABLE mqtt_credentials ADD COLUMN node TEXT;`,
+  },
 ];

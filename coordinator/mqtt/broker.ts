@@ -5,14 +5,13 @@ import type { Logger } from '../../shared/log.js';
 import { mayPublish, maySubscribe, topicRights, type MqttIdentity } from './topic-rights.js';
 import { secretMatches } from './broker-secret.js';
 import { COORDINATOR_USERNAME, type MqttCredentials } from './credentials.js';
+import { AGENT_CLIENT_ID_MAX, AGENT_CLIENT_ID_PREFIX, claimAgentNode } from './agent-node.js';
 import { duplexPair } from './duplex-pair.js';
 import { guardPacketSizes } from './packet-guard.js';
 import { PRELOGIN_LIMITS, PasswordChecks, PreLoginBudget, RefusalLog, type CutReason, type PreLoginLimits, type PreLoginTicket } from './login-guard.js';
 
 /** Client ids that kept a session (clean: false) remembered with their credential; beyond this many new ones are not bound. */
 const MAX_BOUND_CLIENT_IDS = 10_000;
-/** The fixed client id of an agent (shared/protocol.ts linkConnectOptions callers): it belongs to the user named in it. */
-const AGENT_CLIENT_ID = /^ripwerk-agent-(.+)$/;
 /** The refusal of a login that found too many others waiting for their password check (CONNACK 3: the client tries again). */
 const BUSY = 'too many logins waiting for their password check';
 
@@ -34,12 +33,13 @@ export interface EmbeddedBroker {
    */
   connectInProcess(): Duplex;
   /**
-   * Cuts every connection logged in with this user name (no last will), also those still in the
-   * middle of their CONNECT: they get nothing delivered and are closed once registered. Returns how many.
+   * Cuts every connection logged in with this user name or acting as this node (no last will), also
+   * those still in the middle of their CONNECT: they get nothing delivered and are closed once
+   * registered. Returns how many.
    */
-  disconnect(username: string): number;
-  /** The sessions logged in with this user name now, and whether any of them used the broker secret (legacy). */
-  sessionsOf(username: string): { count: number; legacy: boolean };
+  disconnect(usernameOrNode: string): number;
+  /** The sessions logged in with this user name or acting as this node now, and whether any of them used the broker secret (legacy). */
+  sessionsOf(usernameOrNode: string): { count: number; legacy: boolean };
   /** Counters of refused logins and of connections cut before login (GET /metrics). */
   stats(): BrokerStats;
   close(): Promise<void>;
@@ -60,6 +60,11 @@ export interface BrokerOptions {
   host?: string | null;
   /** The limits before login (login-guard.ts); tests shorten them. */
   limits?: Partial<PreLoginLimits>;
+  /**
+   * Called when a worker credential was bound to the node of its first login (agent-node.ts), before
+   * the login is answered: the coordinator retires the bare node `username` an agent before the update used.
+   */
+  onBind?: (username: string, node: string) => void;
 }
 
 interface Session {
@@ -87,12 +92,15 @@ function describe(who: MqttIdentity): string {
   return who.kind === 'agent' ? `worker ${who.node}${who.legacy ? ' (legacy: broker secret)' : ''}` : who.kind === 'home-assistant' ? 'Home Assistant' : 'the coordinator';
 }
 
+/** Whether a session is the one of this user name or acts as this node. */
+const sessionIs = (session: Session | undefined, usernameOrNode: string): boolean => session !== undefined && (session.username === usernameOrNode || (session.who.kind === 'agent' && session.who.node === usernameOrNode));
+
 /**
  * Starts the embedded aedes broker on the given port (0 = a free one). Who may log in: the coordinator
- * (user ripwerk-coordinator, the broker secret), each worker with its own credentials (user = its
- * node), Home Assistant with its own, and, for installs from before the own credentials, a worker
- * with its node as user name and the broker secret (logged as legacy; refused once that node has
- * own credentials). Each may publish and subscribe only where coordinator/mqtt/topic-rights.ts says, and send
+ * (user ripwerk-coordinator, the broker secret), each worker with its own credentials (as the node
+ * its client id names, within what agent-node.ts allows the credential), Home Assistant with its
+ * own, and, for installs from before the own credentials, a worker with its node as user name and
+ * the broker secret (logged as legacy; refused once that node has own credentials). Each may publish and subscribe only where coordinator/mqtt/topic-rights.ts says, and send
  * packets up to its limit. A client id in use cannot be taken over by another user.
  */
 export async function startEmbeddedBroker(opts: BrokerOptions, log: Logger): Promise<EmbeddedBroker> {
@@ -139,9 +147,10 @@ export async function startEmbeddedBroker(opts: BrokerOptions, log: Logger): Pro
     cb(Object.assign(new Error(returnCode === 2 ? 'client id rejected' : returnCode === 3 ? 'server unavailable' : 'bad user name or password'), { returnCode }), false);
   };
 
-  async function identify(username: string | undefined, password: Buffer | undefined, addr: string): Promise<MqttIdentity | string> {
+  /** Who logs in, and for a worker credential whether this login binds it to its node; or why it is refused. */
+  async function identify(username: string | undefined, password: Buffer | undefined, addr: string, clientId: string): Promise<{ who: MqttIdentity; bind: boolean } | { claimRefused: string } | string> {
     if (!username) return 'no user name';
-    if (username === COORDINATOR_USERNAME) return secretMatches(opts.secret, password) ? { kind: 'coordinator' } : 'wrong password';
+    if (username === COORDINATOR_USERNAME) return secretMatches(opts.secret, password) ? { who: { kind: 'coordinator' }, bind: false } : 'wrong password';
     const epoch = opts.credentials.epoch(username);
     // Only a user name with a credential costs a password check (scrypt): those wait their turn.
     const check = opts.credentials.has(username) ? passwordChecks.run(addr, () => opts.credentials.verify(username, password)) : Promise.resolve(null);
@@ -149,41 +158,66 @@ export async function startEmbeddedBroker(opts: BrokerOptions, log: Logger): Pro
     const role = await check;
     // Issued anew or revoked while the password was being checked: the old password no longer counts.
     if (opts.credentials.epoch(username) !== epoch) return 'the credentials changed during the login';
-    if (role === 'agent') return { kind: 'agent', node: username, legacy: false };
-    if (role === 'home-assistant') return { kind: 'home-assistant' };
+    if (role === 'agent') {
+      const claim = claimAgentNode(username, clientId, opts.credentials.boundNode(username), (node) => opts.credentials.holderOf(node));
+      if ('refused' in claim) {
+        once(`claim ${username} ${clientId}`, () => `MQTT login of worker credential ${username.slice(0, 120)} refused: ${claim.refused.slice(0, 400)}`);
+        return { claimRefused: claim.refused };
+      }
+      return { who: { kind: 'agent', node: claim.node, legacy: false }, bind: claim.bind };
+    }
+    if (role === 'home-assistant') return { who: { kind: 'home-assistant' }, bind: false };
     if (secretMatches(opts.secret, password)) {
-      if (opts.credentials.has(username)) return 'the broker secret, but this user has own credentials';
+      if (opts.credentials.has(username) || opts.credentials.holderOf(username) !== null) return 'the broker secret, but this user has own credentials';
       if (!/^[A-Za-z0-9._@-]{1,120}$/.test(username)) return 'the broker secret with a user name that is no node name';
-      return { kind: 'agent', node: username, legacy: true };
+      return { who: { kind: 'agent', node: username, legacy: true }, bind: false };
     }
     return 'wrong or unknown credentials';
   }
 
   /**
-   * The user name a client id belongs to, for a login of `user`: an agent's fixed id to the node in it
-   * (the agent cuts its id to 120 characters: a cut id belongs to the user whose name it begins),
-   * an id that kept a session to the user that had it.
+   * Who a client id belongs to, for a login as `key` (a worker: its node; anyone else: its user
+   * name): an agent's fixed id to the node in it (the agent cuts its id to 120 characters: a cut id
+   * belongs to the node it begins), an id that kept a session to the user name that had it.
    */
-  const idOwner = (id: string, user: string): string | undefined => {
-    const named = AGENT_CLIENT_ID.exec(id)?.[1];
-    if (named !== undefined) return id.length >= 120 && user.startsWith(named) ? user : named;
-    return idOwners.get(id);
+  const idOwner = (id: string, key: string, user: string): { owner: string; mine: boolean } | undefined => {
+    if (id.startsWith(AGENT_CLIENT_ID_PREFIX) && id.length > AGENT_CLIENT_ID_PREFIX.length) {
+      const named = id.slice(AGENT_CLIENT_ID_PREFIX.length);
+      const owner = id.length >= AGENT_CLIENT_ID_MAX && key.startsWith(named) ? key : named;
+      return { owner, mine: owner === key };
+    }
+    const owner = idOwners.get(id);
+    return owner === undefined ? undefined : { owner, mine: owner === user };
   };
 
   broker.authenticate = (client, username, password, cb) => {
-    identify(username, password, from(client)).then(
-      (who) => {
-        if (typeof who === 'string') return refuse(client, username, who, who === BUSY ? 3 : 4, cb);
+    identify(username, password, from(client), String(client.id)).then(
+      (found) => {
+        if (typeof found === 'string') return refuse(client, username, found, found === BUSY ? 3 : 4, cb);
+        // The password was right, the client id names a node the credential may not act as: identifier rejected.
+        if ('claimRefused' in found) return refuse(client, username, found.claimRefused, 2, cb);
+        const { who } = found;
         // Gone while its password was checked (cut by the time limit, say): aedes drops the answer, and no session may stay behind.
         if ((client as unknown as { closed?: boolean }).closed || client.conn.destroyed) return cb(Object.assign(new Error('connection closed'), { returnCode: 3 as const }), false);
         const user = username as string;
         // A client id belongs to one credential: its session (queued commands) goes to nobody else, connected or not.
-        const owner = idOwner(client.id, user);
-        if (owner !== undefined && owner !== user) return refuse(client, username, `the client id ${String(client.id).slice(0, 120)} belongs to user ${owner.slice(0, 120)}`, 2, cb);
+        const owner = idOwner(client.id, who.kind === 'agent' ? who.node : user, user);
+        if (owner !== undefined && !owner.mine) return refuse(client, username, `the client id ${String(client.id).slice(0, 120)} belongs to ${who.kind === 'agent' && !who.legacy ? 'node' : 'user'} ${owner.owner.slice(0, 120)}`, 2, cb);
         // A client id in use by another user stays with it: no session takeover with other credentials.
         const existing = clients()[client.id];
         const holder = existing && existing !== client ? sessions.get(existing) : undefined;
         if (holder && !holder.revoked && holder.username !== user) return refuse(client, username, `the client id ${String(client.id).slice(0, 120)} is in use by ${describe(holder.who)}`, 2, cb);
+        if (found.bind && who.kind === 'agent') {
+          // Two first logins at once as two nodes: the first one binds, the other is refused.
+          if (!opts.credentials.bind(user, who.node)) return refuse(client, username, `the credential ${user} was bound to node ${opts.credentials.boundNode(user) ?? '?'} during the login`, 2, cb);
+          log.info(`MQTT credential ${user} bound to node ${who.node} (its first login)`);
+          // A session of an agent from before the update (the bare node) has no place beside it any more.
+          for (const other of live) {
+            const s = sessions.get(other);
+            if (other !== client && s?.username === user && s.who.kind === 'agent' && s.who.node !== who.node) revoke(other, s);
+          }
+          opts.onBind?.(user, who.node);
+        }
         if (!client.clean && owner === undefined && idOwners.size < MAX_BOUND_CLIENT_IDS) idOwners.set(client.id, user);
         const session: Session = { username: user, who, revoked: false };
         sessions.set(client, session);
@@ -203,6 +237,15 @@ export async function startEmbeddedBroker(opts: BrokerOptions, log: Logger): Pro
       (err: Error) => cb(Object.assign(new Error(err.message), { returnCode: 3 as const }), false),
     );
   };
+
+  /** Ends a session: nothing more reaches it, no last will (it would bring a removed worker back to the list). */
+  function revoke(client: Client, session: Session): void {
+    session.revoked = true;
+    (client as unknown as { will: unknown; _will: unknown }).will = null;
+    (client as unknown as { _will: unknown })._will = null;
+    // One still in its CONNECT is closed once registered (clientReady): closing it now would leave it in aedes' list.
+    if (clients()[client.id] === client) client.close();
+  }
 
   // A session revoked during its CONNECT is closed as soon as aedes has registered it.
   broker.on('clientReady', (client) => {
@@ -319,27 +362,22 @@ export async function startEmbeddedBroker(opts: BrokerOptions, log: Logger): Pro
       else handle(serverSide);
       return client;
     },
-    disconnect(username) {
+    disconnect(usernameOrNode) {
       let n = 0;
       for (const client of [...live]) {
         const session = sessions.get(client);
-        if (session?.username !== username) continue;
-        session.revoked = true;
-        // Revoked: its last will ("offline", retained) would bring the removed worker back to the list.
-        (client as unknown as { will: unknown; _will: unknown }).will = null;
-        (client as unknown as { _will: unknown })._will = null;
-        // One still in its CONNECT is closed once registered (clientReady): closing it now would leave it in aedes' list.
-        if (clients()[client.id] === client) client.close();
+        if (!session || !sessionIs(session, usernameOrNode)) continue;
+        revoke(client, session);
         n++;
       }
       return n;
     },
-    sessionsOf(username) {
+    sessionsOf(usernameOrNode) {
       let count = 0;
       let legacy = false;
       for (const client of live) {
         const session = sessions.get(client);
-        if (session?.username !== username || session.revoked) continue;
+        if (!session || !sessionIs(session, usernameOrNode) || session.revoked) continue;
         count++;
         if (session.who.kind === 'agent' && session.who.legacy) legacy = true;
       }

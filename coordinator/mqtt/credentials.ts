@@ -1,7 +1,7 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../../shared/sqlite.js';
 
-/** Who holds an issued MQTT credential: a worker (its user name is its node) or Home Assistant. */
+/** Who holds an issued MQTT credential: a worker (its user name is its worker name or its node, agent-node.ts) or Home Assistant. */
 export type CredentialRole = 'agent' | 'home-assistant';
 
 /** The user name the coordinator's own client logs in with (its password is the broker secret). */
@@ -52,7 +52,7 @@ export class MqttCredentials {
     const password = randomBytes(24).toString('base64url');
     const hash = await hashPassword(password);
     this.db
-      .prepare('INSERT INTO mqtt_credentials (username, role, hash, created_at) VALUES (?, ?, ?, ?) ON CONFLICT(username) DO UPDATE SET role = excluded.role, hash = excluded.hash, created_at = excluded.created_at')
+      .prepare('INSERT INTO mqtt_credentials (username, role, hash, created_at, node) VALUES (?, ?, ?, ?, NULL) ON CONFLICT(username) DO UPDATE SET role = excluded.role, hash = excluded.hash, created_at = excluded.created_at, node = NULL')
       .run(username, role, hash, new Date().toISOString());
     this.bump(username);
     return password;
@@ -94,13 +94,43 @@ export class MqttCredentials {
     return this.db.prepare<[string], { username: string }>('SELECT username FROM mqtt_credentials WHERE username = ?').get(username) !== undefined;
   }
 
+  /** The node a worker credential is bound to (its first login as `<name>@<host>`), null before that. */
+  boundNode(username: string): string | null {
+    return this.db.prepare<[string], { node: string | null }>('SELECT node FROM mqtt_credentials WHERE username = ?').get(username)?.node ?? null;
+  }
+
+  /**
+   * Binds a worker credential to the node of its first login; false when it was bound meanwhile (two
+   * first logins at once as two nodes: the first wins) or is gone.
+   */
+  bind(username: string, node: string): boolean {
+    if (this.db.prepare('UPDATE mqtt_credentials SET node = ? WHERE username = ? AND node IS NULL').run(node, username).changes > 0) return true;
+    return this.boundNode(username) === node;
+  }
+
+  /** The worker credential that is the node (user name = node) or is bound to it, else null. */
+  holderOf(node: string): string | null {
+    return this.db.prepare<[string, string, string], { username: string }>("SELECT username FROM mqtt_credentials WHERE role = 'agent' AND (username = ? OR node = ?) ORDER BY username = ? DESC LIMIT 1").get(node, node, node)?.username ?? null;
+  }
+
+  /**
+   * The worker credential that may act as `node` now: the one that is it or is bound to it, else
+   * the one issued as its worker name and not bound yet (issued anew, say); null when there is none.
+   */
+  credentialFor(node: string): string | null {
+    const holder = this.holderOf(node);
+    if (holder !== null) return holder;
+    const name = node.split('@')[0] as string;
+    return name !== node && this.db.prepare<[string], { username: string }>("SELECT username FROM mqtt_credentials WHERE username = ? AND role = 'agent' AND node IS NULL").get(name) ? name : null;
+  }
+
   /** Removes the credential; true when there was one. */
   revoke(username: string): boolean {
     this.bump(username);
     return this.db.prepare('DELETE FROM mqtt_credentials WHERE username = ?').run(username).changes > 0;
   }
 
-  list(): { username: string; role: CredentialRole; created_at: string }[] {
-    return this.db.prepare<[], { username: string; role: CredentialRole; created_at: string }>('SELECT username, role, created_at FROM mqtt_credentials ORDER BY username').all();
+  list(): { username: string; role: CredentialRole; created_at: string; node: string | null }[] {
+    return this.db.prepare<[], { username: string; role: CredentialRole; created_at: string; node: string | null }>('SELECT username, role, created_at, node FROM mqtt_credentials ORDER BY username').all();
   }
 }

@@ -14,9 +14,12 @@ export function refuseLocalAgent(ctx: AppContext, node: string): void {
 }
 
 /**
- * Own MQTT credentials for a worker (user name = its node) and for Home Assistant, issued by the
- * embedded broker's coordinator. The password is in this answer only; the coordinator keeps its
- * scrypt hash. Issuing again replaces the password and disconnects whoever used the old one.
+ * Own MQTT credentials for a worker and for Home Assistant, issued by the embedded broker's
+ * coordinator. A worker's user name is its worker name (`keller`: it acts as node `keller@<host>`,
+ * bound to the node of its first login) or a whole node (`keller@nas`: that node only); see
+ * coordinator/mqtt/agent-node.ts. The password is in this answer only; the coordinator keeps its
+ * scrypt hash. Issuing again replaces the password, clears the binding and disconnects whoever used
+ * the old one.
  */
 export function mqttCredentialsRouter(ctx: AppContext): Router {
   const router = Router();
@@ -28,23 +31,28 @@ export function mqttCredentialsRouter(ctx: AppContext): Router {
   router.post('/workers/:name/credentials', async (req, res) => {
     embeddedOnly();
     const name = String(req.params.name);
-    // A known worker keeps its node (and so its jobs and history); a new one is named by the request.
+    // A known worker keeps its credential's user name, or gets its node as one (the node, and so its
+    // jobs and history, stay); a new one is named by the request.
     const known = ctx.fleet.find(name);
-    const node = known?.node ?? name;
-    if (!MQTT_NODE_RE.test(node)) throw new HttpError(400, `"${node.slice(0, 100).replace(/[\r\n]/g, ' ')}" is no worker name: use letters, digits, dot, dash, underscore and @ (up to 120 characters)`);
-    if (node === COORDINATOR_USERNAME || node === HOME_ASSISTANT_USERNAME) throw new HttpError(400, `"${node}" is reserved for ${node === COORDINATOR_USERNAME ? 'the coordinator' : 'Home Assistant'}`);
-    refuseLocalAgent(ctx, node);
-    const replaced = ctx.credentials.has(node);
-    const password = await ctx.credentials.issue(node, 'agent');
-    ctx.broker?.disconnect(node);
-    ctx.log.info(`MQTT credentials ${replaced ? 'replaced' : 'issued'} for worker ${node}`);
+    const username = known ? (ctx.credentials.credentialFor(known.node) ?? known.node) : (ctx.credentials.holderOf(name) ?? name);
+    if (!MQTT_NODE_RE.test(username)) throw new HttpError(400, `"${username.slice(0, 100).replace(/[\r\n]/g, ' ')}" is no worker name: use letters, digits, dot, dash, underscore and @ (up to 120 characters)`);
+    if (username === COORDINATOR_USERNAME || username === HOME_ASSISTANT_USERNAME) throw new HttpError(400, `"${username}" is reserved for ${username === COORDINATOR_USERNAME ? 'the coordinator' : 'Home Assistant'}`);
+    refuseLocalAgent(ctx, username);
+    const replaced = ctx.credentials.has(username);
+    const password = await ctx.credentials.issue(username, 'agent');
+    // Its sessions end, also one acting as the node the credential was bound to (the binding is gone).
+    ctx.broker?.disconnect(username);
+    const workerName = username.split('@')[0] as string;
+    // The node it will act as: itself when it is one, else <name>@<host> (the host of its first login).
+    const node = username.includes('@') ? username : known && known.node.startsWith(`${username}@`) ? known.node : `${username}@<host>`;
+    ctx.log.info(`MQTT credentials ${replaced ? 'replaced' : 'issued'} for worker ${workerName} (user ${username}, node ${node})`);
     res.status(201).json({
-      username: node,
+      username,
       password,
       node,
       replaced,
       rights: topicRights({ kind: 'agent', node, legacy: false }, haPrefix()),
-      hint: `Set MQTT_USERNAME=${node} and MQTT_PASSWORD=<password> on the worker (native worker: in config/worker.json), remove RIPWERK_BROKER_SECRET there and restart it. The password is shown only now.`,
+      hint: `Set MQTT_USERNAME=${username} and MQTT_PASSWORD=<password> on the worker (native worker: in config/worker.json), leave WORKER_NAME unset or ${workerName}, remove RIPWERK_BROKER_SECRET there and restart it. ${username.includes('@') ? `It logs in as node ${username} only.` : `It becomes node ${workerName}@<its host name>, bound to the host of its first login: on another host, issue the credential anew.`} The password is shown only now.`,
     });
   });
 

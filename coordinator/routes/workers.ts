@@ -5,7 +5,7 @@ import type { AppContext } from '../context.js';
 import { workerDiscKinds } from '../workers/disc-kinds.js';
 import { PING_STALE_MS } from '../workers/fleet.js';
 import { HttpError } from '../http/errors.js';
-import { topics } from '../../shared/protocol.js';
+import { forgetNode } from '../workers/forget-node.js';
 import { refuseLocalAgent } from './mqtt-credentials.js';
 import { queueView, QUEUE_VIEW_LIMIT, workerJobs } from '../workers/live-work.js';
 import type { JobRow } from '../jobs/jobs-store.js';
@@ -75,7 +75,9 @@ export function workersRouter(ctx: AppContext): Router {
     const agent = fleet.find(name);
     const node = agent?.node ?? name;
     refuseLocalAgent(ctx, node);
-    const hasOwn = ctx.credentials.has(node);
+    // The worker's credential: the one named like the node, or the one bound to it (issued as its worker name).
+    const credential = ctx.credentials.credentialFor(node) ?? node;
+    const hasOwn = ctx.credentials.has(credential);
     const sessions = ctx.broker?.sessionsOf(node) ?? { count: 0, legacy: false };
     if (!agent && !hasOwn && sessions.count === 0) throw new HttpError(404, `no worker named "${name.slice(0, 100).replace(/[\r\n]/g, ' ')}"`);
     // A worker on the broker secret (legacy) would be back at once: it has to be stopped first. One
@@ -84,17 +86,11 @@ export function workersRouter(ctx: AppContext): Router {
     const legacyOnline = ctx.broker ? sessions.legacy : agent?.online === true && !hasOwn;
     if (legacyOnline) throw new HttpError(409, `the worker ${node} is online with the shared broker secret (legacy); stop it before removing its record`);
     // Revoked first, then cut: a login whose password check is still running is refused (credentials.epoch).
-    const revoked = ctx.credentials.revoke(node);
-    const cut = ctx.broker?.disconnect(node) ?? 0;
-    if (agent) {
-      // Its retained status and drive states would bring it back to the list at the next start.
-      for (const d of fleet.devices()) if (d.state.node === node) ctx.dispatcher.publishRaw(topics.driveState(node, d.state.drive), '', true);
-      ctx.dispatcher.publishRaw(topics.agentStatus(node), '', true);
-      fleet.remove(node);
-    }
+    const revoked = ctx.credentials.revoke(credential);
+    const cut = (ctx.broker?.disconnect(node) ?? 0) + (credential !== node ? (ctx.broker?.disconnect(credential) ?? 0) : 0);
     // Its work ends now: no last will, no grace period and no login will ever end it otherwise.
-    ctx.dispatcher.workerRemoved(node);
-    if (revoked) ctx.log.info(`MQTT credentials of worker ${node} revoked`);
+    forgetNode(ctx, node);
+    if (revoked) ctx.log.info(`MQTT credentials of worker ${node}${credential !== node ? ` (user ${credential})` : ''} revoked`);
     if (cut > 0) ctx.log.info(`${cut} MQTT session(s) of worker ${node} cut`);
     res.json({ removed: node, credentials_revoked: revoked });
   });

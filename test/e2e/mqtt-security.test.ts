@@ -2,6 +2,7 @@ import type { Device, Worker } from '../../shared/api-types.js';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
@@ -107,6 +108,11 @@ describe('MQTT trust boundaries (embedded broker)', () => {
   let kellerLogin: Login;
   let malloryLogin: Login;
   let admin: MqttClient;
+  /** keller's node: its worker name at this host (the credential "keller" acts as that node). */
+  const K = `keller@${os.hostname()}`;
+  /** mallory's node, and the only client id its credential may use (bound at its first login). */
+  const M = 'mallory@evil';
+  const MID = `ripwerk-agent-${M}`;
   const events: { topic: string; body: Record<string, unknown> }[] = [];
 
   before(async () => {
@@ -115,7 +121,7 @@ describe('MQTT trust boundaries (embedded broker)', () => {
     const issued = await api<Login & { node: string; replaced: boolean; hint: string }>(c.url, 'POST', '/workers/keller/credentials');
     assert.equal(issued.status, 201, issued.text);
     assert.equal(issued.body.username, 'keller');
-    assert.equal(issued.body.node, 'keller');
+    assert.equal(issued.body.node, 'keller@<host>');
     assert.equal(issued.body.replaced, false);
     assert.match(issued.body.hint, /MQTT_USERNAME=keller/);
     kellerLogin = { username: issued.body.username, password: issued.body.password };
@@ -123,7 +129,8 @@ describe('MQTT trust boundaries (embedded broker)', () => {
       makemkv: true,
       extra: { RIPWERK_BROKER_SECRET: '', MQTT_USERNAME: kellerLogin.username, MQTT_PASSWORD: kellerLogin.password, FAKE_MAKEMKV_SOURCE_MKV: smallMkv(), FAKE_MAKEMKV_TITLES: '20,75,8' },
     });
-    keller = { ...agent, node: 'keller' };
+    keller = agent;
+    assert.equal(keller.node, K);
     const m = await api<Login>(c.url, 'POST', '/workers/mallory/credentials');
     malloryLogin = { username: m.body.username, password: m.body.password };
     assert.equal((await api(c.url, 'PUT', '/settings', { transcodePreset: 'Very Fast 480p30' })).status, 200);
@@ -137,7 +144,7 @@ describe('MQTT trust boundaries (embedded broker)', () => {
       }
     });
     await admin.subscribeAsync(topics.eventAll, { qos: 1 });
-    await waitFor('keller online', async () => (await api<Worker[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.node === 'keller' && x.online));
+    await waitFor('keller online', async () => (await api<Worker[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.node === K && x.online));
   });
   after(async () => {
     await admin?.endAsync();
@@ -162,7 +169,7 @@ describe('MQTT trust boundaries (embedded broker)', () => {
     await sleep(1500);
     const caps = await api<{ node: string }[]>(c.url, 'GET', '/capabilities');
     assert.equal(caps.status, 200);
-    assert.deepEqual(caps.body.map((x) => x.node).sort(), ['keller']);
+    assert.deepEqual(caps.body.map((x) => x.node).sort(), [K]);
     const dropped = (await api<LogRow[]>(c.url, 'GET', '/logs?limit=1000')).body.filter((l) => l.message.startsWith('dropped a message on ripwerk/agent/x/status'));
     assert.deepEqual(dropped.map((l) => l.message), ['dropped a message on ripwerk/agent/x/status: name: Invalid input: expected string, received number']);
   });
@@ -172,8 +179,8 @@ describe('MQTT trust boundaries (embedded broker)', () => {
     const ts = new Date().toISOString();
     const templates: Record<string, [string, Record<string, unknown>][]> = {
       coordinator: [
-        [topics.agentStatus('keller'), { node: 'keller', state: 'online', name: 'keller', slots: 4, tasks: [], capabilities: { encoders: ['software'], tools: {}, key_source: 'none', schluessel: 0, rip_backend: 'none', transcode_only: false, native: false } }],
-        [topics.driveState('keller', 'sr9'), { node: 'keller', drive: 'sr9', kind: 'image', path: '/x', vendor: null, model: null, status: 'no_disc', disc: null }],
+        [topics.agentStatus(K), { node: K, state: 'online', name: 'keller', slots: 4, tasks: [], capabilities: { encoders: ['software'], tools: {}, key_source: 'none', schluessel: 0, rip_backend: 'none', transcode_only: false, native: false } }],
+        [topics.driveState(K, 'sr9'), { node: K, drive: 'sr9', kind: 'image', path: '/x', vendor: null, model: null, status: 'no_disc', disc: null }],
         ...(
           [
             ['accepted', {}],
@@ -194,15 +201,15 @@ describe('MQTT trust boundaries (embedded broker)', () => {
             ['pong', { capabilities: { encoders: [], tools: {}, key_source: 'none', schluessel: 0, rip_backend: 'none', transcode_only: true, native: false } }],
             ['aacs_dump', { name: 'MKB_v4_X.tgz', data_base64: 'AAAA' }],
           ] as [string, Record<string, unknown>][]
-        ).map(([type, extra]): [string, Record<string, unknown>] => [topics.event('keller'), { event_id: `fuzz-${type}`, node: 'keller', ts, command_id: 'no-such-command', job_id: 'no-such-job', type, ...extra }]),
+        ).map(([type, extra]): [string, Record<string, unknown>] => [topics.event(K), { event_id: `fuzz-${type}`, node: K, ts, command_id: 'no-such-command', job_id: 'no-such-job', type, ...extra }]),
       ],
       agent: [
-        [topics.command('keller'), { id: 'f1', task: TASKS.ripDisc, job_id: 'j', args: { job_id: 'j', drive: 'sr0', titles: [1], main_feature_only: false, raw_dir: '/etc/x', target_dir: '/etc', title: 'T', year: null, series: null, season: null, transcode: false, keep_original: false, auto_eject: true } }],
-        [topics.command('keller'), { id: 'f2', task: TASKS.transcodeFiles, job_id: 'j', args: { job_id: 'j', raw_dir: '/etc', files: ['/etc/passwd'], target_dir: '/etc', title: 'T', year: null, series: null, season: null, preset: 'p', keep_original: false } }],
-        [topics.command('keller'), { id: 'f3', task: TASKS.scanTracks, args: { drive: 'sr0' } }],
-        [topics.command('keller'), { id: 'f4', task: TASKS.cancel, job_id: 'j', args: { command_id: 'c' } }],
-        [topics.command('keller'), { id: 'f5', task: TASKS.eject, args: { drive: 'sr0' } }],
-        [topics.ack('keller'), { event_ids: ['a'] }],
+        [topics.command(K), { id: 'f1', task: TASKS.ripDisc, job_id: 'j', args: { job_id: 'j', drive: 'sr0', titles: [1], main_feature_only: false, raw_dir: '/etc/x', target_dir: '/etc', title: 'T', year: null, series: null, season: null, transcode: false, keep_original: false, auto_eject: true } }],
+        [topics.command(K), { id: 'f2', task: TASKS.transcodeFiles, job_id: 'j', args: { job_id: 'j', raw_dir: '/etc', files: ['/etc/passwd'], target_dir: '/etc', title: 'T', year: null, series: null, season: null, preset: 'p', keep_original: false } }],
+        [topics.command(K), { id: 'f3', task: TASKS.scanTracks, args: { drive: 'sr0' } }],
+        [topics.command(K), { id: 'f4', task: TASKS.cancel, job_id: 'j', args: { command_id: 'c' } }],
+        [topics.command(K), { id: 'f5', task: TASKS.eject, args: { drive: 'sr0' } }],
+        [topics.ack(K), { event_ids: ['a'] }],
         [topics.keystore, { sha256: null, installed_at: null, files: [] }],
         [topics.keydb, { content: null }],
         [topics.appKey, { key: null }],
@@ -243,10 +250,10 @@ describe('MQTT trust boundaries (embedded broker)', () => {
     assert.equal(done.status, 'completed', done.error ?? '');
     assert.ok(fs.existsSync('/etc/passwd'));
     const lines = (await api<LogRow[]>(c.url, 'GET', '/logs?limit=5000')).body.map((l) => l.message);
-    assert.ok(lines.some((l) => l.startsWith('dropped a message on ripwerk/event/keller: ')));
-    assert.ok(keller.proc.lines.some((l) => /dropped a message on ripwerk\/cmd\/keller: /.test(l)));
+    assert.ok(lines.some((l) => l.startsWith(`dropped a message on ripwerk/event/${K}: `)));
+    assert.ok(keller.proc.lines.some((l) => /dropped a message on ripwerk\/cmd\/keller@/.test(l)));
     // at most one line per topic and minute: the many drops on the event topic made few lines
-    assert.ok(lines.filter((l) => l.startsWith('dropped a message on ripwerk/event/keller')).length <= 3);
+    assert.ok(lines.filter((l) => l.startsWith(`dropped a message on ripwerk/event/${K}`)).length <= 3);
   });
 
   it('refuses a late job_failed for a completed job, and events for a job from a node without its command', async () => {
@@ -256,39 +263,55 @@ describe('MQTT trust boundaries (embedded broker)', () => {
     assert.ok(cmd, 'the job_done event of the completed job was seen');
     const forged = (node: string, id: string) => JSON.stringify({ event_id: id, node, ts: new Date().toISOString(), command_id: cmd.body.command_id, job_id: completed.id, type: 'job_failed', phase: 'transcode', reason: 'forged' });
     // from the node that held the command, but the command has ended: no transition from completed
-    await admin.publishAsync(topics.event('keller'), forged('keller', 'forged-1'), { qos: 1 });
+    await admin.publishAsync(topics.event(K), forged(K, 'forged-1'), { qos: 1 });
     // from another node's own topic (mallory's credentials): not the node holding the command
-    const mallory = await connect(c.mqttUrl, { ...malloryLogin, clientId: 'mallory-1' });
-    await mallory.publishAsync(topics.event('mallory'), forged('mallory', 'forged-2'), { qos: 1 });
+    const mallory = await connect(c.mqttUrl, { ...malloryLogin, clientId: MID });
+    await mallory.publishAsync(topics.event(M), forged(M, 'forged-2'), { qos: 1 });
     await mallory.endAsync();
     await sleep(800);
     const after = await api<Job>(c.url, 'GET', `/jobs/${completed.id}`);
     assert.equal(after.body.status, 'completed');
     assert.equal(after.body.error, null);
     const lines = (await api<LogRow[]>(c.url, 'GET', '/logs?limit=5000')).body.map((l) => l.message);
-    assert.ok(lines.includes(`dropped a message on ripwerk/event/mallory: job_failed for a command of keller came from mallory`), lines.filter((l) => l.includes('mallory')).join('\n'));
+    assert.ok(lines.includes(`dropped a message on ripwerk/event/${M}: job_failed for a command of ${K} came from ${M}`), lines.filter((l) => l.includes('mallory')).join('\n'));
   });
 
   it("cuts a worker that publishes under another node's topics, and refuses its subscription to another node's commands", async () => {
-    const mallory = await connect(c.mqttUrl, { ...malloryLogin, clientId: 'mallory-2' });
-    const granted = await new Promise<number>((resolve) => mallory.subscribe(topics.command('keller'), { qos: 1 }, (err, g) => resolve(err ? 128 : (g?.[0]?.qos ?? -1))));
+    const mallory = await connect(c.mqttUrl, { ...malloryLogin, clientId: MID });
+    const granted = await new Promise<number>((resolve) => mallory.subscribe(topics.command(K), { qos: 1 }, (err, g) => resolve(err ? 128 : (g?.[0]?.qos ?? -1))));
     assert.equal(granted, 128);
-    assert.equal(await publishGetsCut(mallory, topics.agentStatus('keller'), JSON.stringify({ node: 'keller', state: 'offline' })), true);
+    assert.equal(await publishGetsCut(mallory, topics.agentStatus(K), JSON.stringify({ node: K, state: 'offline' })), true);
     mallory.end(true);
-    const again = await connect(c.mqttUrl, { ...malloryLogin, clientId: 'mallory-3' });
-    assert.equal(await publishGetsCut(again, topics.command('keller'), JSON.stringify({ id: 'x', task: TASKS.eject, args: { drive: 'sr0' } })), true);
+    const again = await connect(c.mqttUrl, { ...malloryLogin, clientId: MID });
+    assert.equal(await publishGetsCut(again, topics.command(K), JSON.stringify({ id: 'x', task: TASKS.eject, args: { drive: 'sr0' } })), true);
     again.end(true);
     await sleep(500);
-    const keller = (await api<Worker[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.node === 'keller');
+    const keller = (await api<Worker[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.node === K);
     assert.equal(keller?.online, true, 'the forged offline status never arrived');
   });
 
+  it("gives mosquitto_sub -t '#' with a worker's credential nothing of other nodes", async () => {
+    const { spawn } = await import('node:child_process');
+    const sub = spawn('mosquitto_sub', ['-h', '127.0.0.1', '-p', String(c.mqttPort), '-u', malloryLogin.username, '-P', malloryLogin.password, '-i', MID, '-t', '#', '-t', 'ripwerk/#', '-v', '-W', '4'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const exited = new Promise<void>((resolve) => sub.once('exit', () => resolve()));
+    sub.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    sub.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    await sleep(1000);
+    await admin.publishAsync(topics.command(K), JSON.stringify({ id: 'p-sub', task: TASKS.pingWorker, args: {} }), { qos: 1 });
+    await admin.publishAsync(topics.ack(K), JSON.stringify({ event_ids: ['x'] }), { qos: 1 });
+    await exited;
+    process.stdout.write(`# mosquitto_sub -t '#' -t 'ripwerk/#' with mallory's credential: ${JSON.stringify(out.trim())}\n`);
+    // keller's retained status and drive states, its command and ack: none of it reaches mallory
+    assert.ok(!out.includes('ripwerk/'), out);
+  });
+
   it("does not let another credential take over a connected worker's client id", async () => {
-    assert.equal(await connackCode(c.mqttUrl, { ...malloryLogin, clientId: 'ripwerk-agent-keller' }), 2);
+    assert.equal(await connackCode(c.mqttUrl, { ...malloryLogin, clientId: `ripwerk-agent-${K}` }), 2);
     await sleep(1500);
     assert.ok(!keller.proc.lines.some((l) => /MQTT broker .* unreachable/.test(l)), 'keller kept its connection');
     const lines = (await api<LogRow[]>(c.url, 'GET', '/logs?limit=5000')).body.map((l) => l.message);
-    assert.ok(lines.includes('MQTT login from 127.0.0.1 refused: the client id ripwerk-agent-keller belongs to user keller (client ripwerk-agent-keller, user mallory); further refusals from this address are counted and summed up once a minute'), lines.filter((l) => l.startsWith('MQTT')).join('\n'));
+    assert.ok(lines.includes(`MQTT login from 127.0.0.1 refused: the credential mallory may act only as node ${M}, not as ${K} (WORKER_NAME must be mallory) (client ripwerk-agent-${K}, user mallory); further refusals from this address are counted and summed up once a minute`), lines.filter((l) => l.startsWith('MQTT')).join('\n'));
   });
 
   it('the agent refuses a transcode command with paths outside its folders, whoever sends it', async () => {
@@ -297,7 +320,7 @@ describe('MQTT trust boundaries (embedded broker)', () => {
     fs.writeFileSync(path.join(victim, 'precious.txt'), 'keep me');
     const outside = path.join(w.root, 'outside-media');
     const cmd = { id: 'forged-transcode', task: TASKS.transcodeFiles, job_id: 'forged-job', args: { job_id: 'forged-job', raw_dir: victim, files: [path.join(victim, 'precious.txt')], target_dir: outside, title: 'T', year: null, series: null, season: null, preset: 'Very Fast 480p30', keep_original: false } };
-    await admin.publishAsync(topics.command('keller'), JSON.stringify(cmd), { qos: 1 });
+    await admin.publishAsync(topics.command(K), JSON.stringify(cmd), { qos: 1 });
     const answer = await waitFor('the refusal', async () => events.find((e) => e.body.command_id === 'forged-transcode')?.body, 10_000);
     assert.equal(answer.type, 'rejected');
     assert.equal(answer.reason, `the raw folder ${victim} is not inside this worker's folders (${w.media}, ${w.raw}): refused`);
@@ -310,45 +333,85 @@ describe('MQTT trust boundaries (embedded broker)', () => {
     const before = rssKb(c.proc.child.pid!);
     const [a, b] = await Promise.all([declareHugePacket(c.mqttPort, [], 1, 250 * 1024 * 1024), declareHugePacket(c.mqttPort, [], 1, 250 * 1024 * 1024)]);
     assert.equal(a.cut && b.cut, true, 'both connections were cut');
-    const big = await declareHugePacket(c.mqttPort, [connectPacket('mallory-big', malloryLogin.username, malloryLogin.password)], 3, 200 * 1024 * 1024, true);
+    const big = await declareHugePacket(c.mqttPort, [connectPacket(MID, malloryLogin.username, malloryLogin.password)], 3, 200 * 1024 * 1024, true);
     assert.equal(big.cut, true, 'the 200 MB publish was cut');
     await sleep(500);
     const grown = rssKb(c.proc.child.pid!) - before;
     assert.ok(grown < 8 * 1024, `the coordinator grew by ${grown} kB`);
     const lines = (await api<LogRow[]>(c.url, 'GET', '/logs?limit=5000')).body.map((l) => l.message);
     assert.ok(lines.some((l) => /^MQTT client from 127\.0\.0\.1 before logging in announced a packet of 262144000 bytes \(type 1\); the limit is 65536: disconnected$/.test(l)));
-    assert.ok(lines.some((l) => /^MQTT client from 127\.0\.0\.1 \(worker mallory\) announced a packet of 209715200 bytes \(type 3\); the limit is 1048576: disconnected$/.test(l)), lines.filter((l) => l.includes('announced')).join('\n'));
+    assert.ok(lines.some((l) => /^MQTT client from 127\.0\.0\.1 \(worker mallory@evil\) announced a packet of 209715200 bytes \(type 3\); the limit is 1048576: disconnected$/.test(l)), lines.filter((l) => l.includes('announced')).join('\n'));
   });
 
   it("names a worker's drives from its own credential: another worker reporting that name in its status takes over nothing", async () => {
     const devicesBefore = (await api<Device[]>(c.url, 'GET', '/devices')).body;
     const kellers = devicesBefore.find((d) => d.name === 'keller-drive-keller');
-    assert.equal(kellers?.node, 'keller');
-    const mallory = await connect(c.mqttUrl, { ...malloryLogin, clientId: 'mallory-name' });
+    assert.equal(kellers?.node, K);
+    const mallory = await connect(c.mqttUrl, { ...malloryLogin, clientId: MID });
     const caps = { encoders: ['software'], tools: {}, key_source: 'none', schluessel: 0, rip_backend: 'makemkv', transcode_only: false, native: false };
-    await mallory.publishAsync(topics.agentStatus('mallory'), JSON.stringify({ node: 'mallory', state: 'online', name: 'keller', host: 'evil', slots: 4, tasks: [], capabilities: caps }), { qos: 1 });
-    await mallory.publishAsync(topics.driveState('mallory', 'drive-keller'), JSON.stringify({ node: 'mallory', drive: 'drive-keller', kind: 'image', path: '/x', vendor: null, model: null, status: 'no_disc', disc: null }), { qos: 1 });
+    await mallory.publishAsync(topics.agentStatus(M), JSON.stringify({ node: M, state: 'online', name: 'keller', host: 'evil', slots: 4, tasks: [], capabilities: caps }), { qos: 1 });
+    await mallory.publishAsync(topics.driveState(M, 'drive-keller'), JSON.stringify({ node: M, drive: 'drive-keller', kind: 'image', path: '/x', vendor: null, model: null, status: 'no_disc', disc: null }), { qos: 1 });
     await sleep(800);
     const devices = (await api<Device[]>(c.url, 'GET', '/devices')).body;
-    assert.equal(devices.find((d) => d.name === 'keller-drive-keller')?.node, 'keller', devices.map((d) => `${d.name} ${d.node}`).join(', '));
-    assert.ok(devices.some((d) => d.name === 'mallory-drive-keller' && d.node === 'mallory'));
+    assert.equal(devices.find((d) => d.name === 'keller-drive-keller')?.node, K, devices.map((d) => `${d.name} ${d.node}`).join(', '));
+    assert.ok(devices.some((d) => d.name === 'mallory-drive-keller' && d.node === M));
     const workers = (await api<Worker[]>(c.url, 'GET', '/capabilities')).body;
-    assert.deepEqual(workers.filter((x) => x.name === 'keller').map((x) => x.node), ['keller']);
-    await mallory.publishAsync(topics.agentStatus('mallory'), JSON.stringify({ node: 'mallory', state: 'offline' }), { qos: 1, retain: true });
+    assert.deepEqual(workers.filter((x) => x.name === 'keller').map((x) => x.node), [K]);
+    await mallory.publishAsync(topics.agentStatus(M), JSON.stringify({ node: M, state: 'offline' }), { qos: 1, retain: true });
     await mallory.endAsync();
+  });
+
+  it('moves a worker whose agent used its bare user name as node (before the update) to <name>@<host> at its first login: listed once, same name, old topics cleared', async () => {
+    const issued = await api<Login>(c.url, 'POST', '/workers/olden/credentials');
+    const caps = { encoders: ['software'], tools: {}, key_source: 'none', schluessel: 0, rip_backend: 'none', transcode_only: true, native: false };
+    const status = (node: string) => JSON.stringify({ node, state: 'online', name: 'olden', host: 'box', slots: 4, tasks: [], capabilities: caps });
+    // the agent before the update: node "olden", its status and a drive retained
+    const before = await connect(c.mqttUrl, { ...issued.body, clientId: 'ripwerk-agent-olden', clean: false });
+    await before.publishAsync(topics.agentStatus('olden'), status('olden'), { qos: 1, retain: true });
+    await before.publishAsync(topics.driveState('olden', 'sr0'), JSON.stringify({ node: 'olden', drive: 'sr0', kind: 'image', path: '/x', vendor: null, model: null, status: 'no_disc', disc: null }), { qos: 1, retain: true });
+    await waitFor('olden listed', async () => (await api<Worker[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.node === 'olden' && x.online));
+    // updated: the same credential as olden@box
+    const cut = new Promise<void>((resolve) => before.once('close', () => resolve()));
+    const updated = await connect(c.mqttUrl, { ...issued.body, clientId: 'ripwerk-agent-olden@box', clean: false });
+    await cut;
+    await updated.publishAsync(topics.agentStatus('olden@box'), status('olden@box'), { qos: 1, retain: true });
+    const listed = await waitFor('olden@box listed', async () => {
+      const all = (await api<Worker[]>(c.url, 'GET', '/capabilities')).body.filter((x) => x.name.startsWith('olden'));
+      return all.some((x) => x.node === 'olden@box') ? all : undefined;
+    });
+    assert.deepEqual(listed.map((x) => [x.name, x.node, x.online]), [['olden', 'olden@box', true]], 'listed once, under its old name');
+    assert.ok(!(await api<Device[]>(c.url, 'GET', '/devices')).body.some((d) => d.node === 'olden'), 'the old node\'s drive is gone');
+    // nothing of the old node stays retained: a restart would not list it again
+    const probe = await connect(c.mqttUrl, { username: 'ripwerk-coordinator', password: w.secret, clientId: 'olden-probe' });
+    const retained: string[] = [];
+    probe.on('message', (topic, payload) => payload.length && retained.push(topic));
+    await probe.subscribeAsync(['ripwerk/agent/olden/status', 'ripwerk/drive/olden/+/state'], { qos: 1 });
+    await sleep(500);
+    assert.deepEqual(retained, []);
+    assert.equal(await connackCode(c.mqttUrl, { ...issued.body, clientId: 'ripwerk-agent-olden' }), 2, 'the bare node is refused once the credential is bound');
+    const lines = (await api<LogRow[]>(c.url, 'GET', '/logs?limit=5000')).body.map((l) => l.message);
+    assert.ok(lines.some((l) => l.startsWith('worker olden is now node olden@box')), lines.filter((l) => l.includes('olden')).join('\n'));
+    // issued anew by its name: the same credential (no second one for the node), its binding cleared
+    const anew = await api<Login & { node: string; replaced: boolean }>(c.url, 'POST', '/workers/olden/credentials');
+    assert.deepEqual([anew.status, anew.body.username, anew.body.node, anew.body.replaced], [201, 'olden', 'olden@box', true]);
+    await probe.endAsync();
+    updated.end(true);
+    const removed = await api<{ removed: string; credentials_revoked: boolean }>(c.url, 'DELETE', '/workers/olden');
+    assert.deepEqual([removed.status, removed.body.removed, removed.body.credentials_revoked], [200, 'olden@box', true], 'the worker and its credential (not bound since it was issued anew), found by its name');
+    assert.equal(await connackCode(c.mqttUrl, { username: 'olden', password: anew.body.password, clientId: 'ripwerk-agent-olden@box' }), 4);
   });
 
   it('stores no AACS dump from a worker that holds no command, and answers 400 for a NUL in a dump name', async () => {
     const issued = await api<Login>(c.url, 'POST', '/workers/dumper/credentials');
-    const dumper = await connect(c.mqttUrl, { username: issued.body.username, password: issued.body.password, clientId: 'dumper-1' });
+    const dumper = await connect(c.mqttUrl, { username: issued.body.username, password: issued.body.password, clientId: 'ripwerk-agent-dumper@h' });
     for (let i = 0; i < 5; i++) {
-      await dumper.publishAsync(topics.event('dumper'), JSON.stringify({ event_id: `dump-${i}`, node: 'dumper', ts: new Date().toISOString(), type: 'aacs_dump', name: `MKB_${i}.tgz`, data_base64: Buffer.alloc(1000, i).toString('base64') }), { qos: 1 });
+      await dumper.publishAsync(topics.event('dumper@h'), JSON.stringify({ event_id: `dump-${i}`, node: 'dumper@h', ts: new Date().toISOString(), type: 'aacs_dump', name: `MKB_${i}.tgz`, data_base64: Buffer.alloc(1000, i).toString('base64') }), { qos: 1 });
     }
     await dumper.endAsync();
     await sleep(800);
     assert.deepEqual((await api<unknown[]>(c.url, 'GET', '/system/aacs-dumps')).body, []);
     const lines = (await api<LogRow[]>(c.url, 'GET', '/logs?limit=2000')).body.map((l) => l.message);
-    assert.ok(lines.includes('dropped a message on ripwerk/event/dumper: aacs_dump MKB_0.tgz from dumper, which holds no rip'), lines.filter((l) => l.includes('aacs') || l.includes('dumper')).join('\n'));
+    assert.ok(lines.includes('dropped a message on ripwerk/event/dumper@h: aacs_dump MKB_0.tgz from dumper@h, which holds no rip'), lines.filter((l) => l.includes('aacs') || l.includes('dumper')).join('\n'));
     const nul = await api(c.url, 'GET', '/system/aacs-dumps/MKB%00.bin');
     assert.equal(nul.status, 400, nul.text);
     assert.equal(nul.text.trimEnd(), 'an AACS dump name is a bare file name: no NUL, slash or backslash, no leading dot');
@@ -377,14 +440,14 @@ describe('MQTT trust boundaries (embedded broker)', () => {
   it('lets a revocation win over 100 logins in flight, and a second DELETE finds nothing left', async () => {
     const issued = await api<Login>(c.url, 'POST', '/workers/racer/credentials');
     // From 20 loopback addresses (5 logins each): the limits before login per address leave them all in flight.
-    const clients = Array.from({ length: 100 }, (_, i) => new mqtt.MqttClient(() => net.connect({ port: c.mqttPort, host: '127.0.0.1', localAddress: `127.0.1.${1 + (i % 20)}` }), { username: 'racer', password: issued.body.password, clientId: `racer-${i}`, reconnectPeriod: 0, connectTimeout: 10_000, protocolVersion: 4 }));
+    const clients = Array.from({ length: 100 }, (_, i) => new mqtt.MqttClient(() => net.connect({ port: c.mqttPort, host: '127.0.0.1', localAddress: `127.0.1.${1 + (i % 20)}` }), { username: 'racer', password: issued.body.password, clientId: 'ripwerk-agent-racer@h', reconnectPeriod: 0, connectTimeout: 10_000, protocolVersion: 4 }));
     for (const cl of clients) cl.on('error', () => undefined);
     await sleep(80);
     const removed = await api<{ removed: string; credentials_revoked: boolean }>(c.url, 'DELETE', '/workers/racer');
     assert.equal(removed.status, 200, removed.text);
     await sleep(4000);
     const alive = clients.filter((cl) => cl.connected);
-    for (const cl of alive) cl.publish(topics.agentStatus('racer'), JSON.stringify({ node: 'racer', state: 'online', capabilities: { encoders: [], tools: {}, key_source: 'none', schluessel: 0, rip_backend: 'none', transcode_only: true, native: false } }), { qos: 1 });
+    for (const cl of alive) cl.publish(topics.agentStatus('racer@h'), JSON.stringify({ node: 'racer@h', state: 'online', capabilities: { encoders: [], tools: {}, key_source: 'none', schluessel: 0, rip_backend: 'none', transcode_only: true, native: false } }), { qos: 1 });
     await sleep(500);
     const again = await api(c.url, 'DELETE', '/workers/racer');
     for (const cl of clients) cl.end(true);
@@ -396,12 +459,12 @@ describe('MQTT trust boundaries (embedded broker)', () => {
   it('DELETE /workers revokes the credentials: the worker is disconnected at once and refused afterwards', async () => {
     const removed = await api<{ removed: string; credentials_revoked: boolean }>(c.url, 'DELETE', '/workers/keller');
     assert.equal(removed.status, 200, removed.text);
-    assert.deepEqual(removed.body, { removed: 'keller', credentials_revoked: true });
+    assert.deepEqual(removed.body, { removed: K, credentials_revoked: true });
     await keller.proc.waitForLine(/MQTT broker .* unreachable/, 10_000);
-    assert.equal(await connackCode(c.mqttUrl, { ...kellerLogin, clientId: 'keller-again' }), 4);
+    assert.equal(await connackCode(c.mqttUrl, { ...kellerLogin, clientId: `ripwerk-agent-${K}` }), 4);
     await sleep(2500);
     const caps = await api<{ node: string }[]>(c.url, 'GET', '/capabilities');
-    assert.ok(!caps.body.some((x) => x.node === 'keller'), 'the worker does not come back (no last will, its retained status cleared)');
+    assert.ok(!caps.body.some((x) => x.node === K), 'the worker does not come back (no last will, its retained status cleared)');
     const gone = await api(c.url, 'DELETE', '/workers/keller');
     assert.equal(gone.status, 404);
     assert.equal(gone.text.trimEnd(), 'no worker named "keller"');
@@ -412,7 +475,9 @@ describe('MQTT trust boundaries on an external Mosquitto with the ACL of docs/mq
   let w: World;
   let broker: import('node:child_process').ChildProcess;
   let url: string;
-  const logins: Record<string, string> = { 'ripwerk-coordinator': 'coord-secret-1', keller: 'keller-pw-1', mallory: 'mallory-pw-1', homeassistant: 'ha-pw-1' };
+  // With Mosquitto a worker's user name is its node (the ACL's %u fills a whole topic level).
+  const K = `keller@${os.hostname()}`;
+  const logins: Record<string, string> = { 'ripwerk-coordinator': 'coord-secret-1', [K]: 'keller-pw-1', mallory: 'mallory-pw-1', homeassistant: 'ha-pw-1' };
   let c: CoordinatorHandle;
 
   before(async () => {
@@ -431,7 +496,7 @@ describe('MQTT trust boundaries on an external Mosquitto with the ACL of docs/mq
     fs.writeFileSync(path.join(dir, 'mosquitto.conf'), `per_listener_settings false\nlistener ${port} 127.0.0.1\nallow_anonymous false\npassword_file ${dir}/passwd\nacl_file ${dir}/acl\npersistence false\nlog_dest stderr\n`);
     broker = spawn(fs.existsSync('/usr/sbin/mosquitto') ? '/usr/sbin/mosquitto' : 'mosquitto', ['-c', path.join(dir, 'mosquitto.conf')], { stdio: 'ignore' });
     url = `mqtt://127.0.0.1:${port}`;
-    await waitFor('mosquitto', async () => (await connackCode(url, { username: 'keller', password: logins.keller })) === 0, 10_000);
+    await waitFor('mosquitto', async () => (await connackCode(url, { username: K, password: logins[K]! })) === 0, 10_000);
   });
   after(async () => {
     broker?.kill();
@@ -440,26 +505,26 @@ describe('MQTT trust boundaries on an external Mosquitto with the ACL of docs/mq
 
   it('lets the coordinator and a worker with its own user work, and keeps a worker off other nodes\' topics', async () => {
     c = await startCoordinator(w, { MQTT_URL: url, RIPWERK_BROKER_SECRET: logins['ripwerk-coordinator'] });
-    await startAgent(w, url, 'keller', { drive: false, extra: { RIPWERK_BROKER_SECRET: '', MQTT_USERNAME: 'keller', MQTT_PASSWORD: logins.keller } });
-    await waitFor('keller online via Mosquitto', async () => (await api<Worker[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.node === 'keller' && x.online), 20_000);
+    await startAgent(w, url, 'keller', { drive: false, extra: { RIPWERK_BROKER_SECRET: '', MQTT_USERNAME: K, MQTT_PASSWORD: logins[K]! } });
+    await waitFor('keller online via Mosquitto', async () => (await api<Worker[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.node === K && x.online), 20_000);
 
     const seen: string[] = [];
     const watcher = await connect(url, { username: 'ripwerk-coordinator', password: logins['ripwerk-coordinator'], clientId: 'watcher' });
     watcher.on('message', (topic, payload) => seen.push(`${topic} ${payload.toString('utf8')}`));
     await watcher.subscribeAsync('ripwerk/#', { qos: 1 });
     const mallory = await connect(url, { username: 'mallory', password: logins.mallory, clientId: 'mallory' });
-    const grant = await new Promise<number>((resolve) => mallory.subscribe(topics.command('keller'), { qos: 1 }, (err, g) => resolve(err ? 128 : (g?.[0]?.qos ?? -1))));
+    const grant = await new Promise<number>((resolve) => mallory.subscribe(topics.command(K), { qos: 1 }, (err, g) => resolve(err ? 128 : (g?.[0]?.qos ?? -1))));
     mallory.on('message', (topic) => seen.push(`mallory got ${topic}`));
-    await mallory.publishAsync(topics.event('keller'), 'forged-event', { qos: 1 });
-    await mallory.publishAsync(topics.agentStatus('keller'), 'forged-status', { qos: 1 });
-    await mallory.publishAsync(topics.command('keller'), 'forged-command', { qos: 1 });
+    await mallory.publishAsync(topics.event(K), 'forged-event', { qos: 1 });
+    await mallory.publishAsync(topics.agentStatus(K), 'forged-status', { qos: 1 });
+    await mallory.publishAsync(topics.command(K), 'forged-command', { qos: 1 });
     await mallory.publishAsync(topics.event('mallory'), 'own-event', { qos: 1 });
-    await watcher.publishAsync(topics.command('keller'), JSON.stringify({ id: 'p', task: TASKS.pingWorker, args: {} }), { qos: 1 });
+    await watcher.publishAsync(topics.command(K), JSON.stringify({ id: 'p', task: TASKS.pingWorker, args: {} }), { qos: 1 });
     await sleep(1500);
     assert.ok(seen.includes('ripwerk/event/mallory own-event'), seen.join('\n'));
     assert.ok(!seen.some((s) => s.includes('forged')), seen.join('\n'));
     assert.ok(!seen.some((s) => s.startsWith('mallory got')), `mallory received another node's command (SUBACK ${grant})`);
-    const online = (await api<Worker[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.node === 'keller');
+    const online = (await api<Worker[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.node === K);
     assert.equal(online?.online, true);
     await mallory.endAsync();
     await watcher.endAsync();
@@ -599,7 +664,7 @@ describe('MQTT before login: floods of refused logins and half-sent CONNECTs (em
     const metrics = await api<string>(c.url, 'GET', '/metrics');
     assert.match(metrics.text, /^ripwerk_mqtt_refused_logins_total 4000$/m);
     assert.deepEqual((await api(c.url, 'GET', '/health')).body, { ok: true, mqtt: true, workers_online: 0 });
-    assert.equal(await connackCode(c.mqttUrl, { ...login, clientId: 'steady-1' }), 0, 'a worker with its credentials still logs in');
+    assert.equal(await connackCode(c.mqttUrl, { ...login, clientId: 'ripwerk-agent-steady@h' }), 0, 'a worker with its credentials still logs in');
   });
 
   it('limits connections and bytes before login per address and in total, so 2,000 half-sent CONNECTs cost no memory', async () => {
@@ -616,7 +681,7 @@ describe('MQTT before login: floods of refused logins and half-sent CONNECTs (em
     assert.ok(rssAfter - rssBefore < 40 * 1024, `the coordinator grew by ${Math.round((rssAfter - rssBefore) / 1024)} MB`);
     assert.ok(open <= 40 * 8, `${open} half-sent CONNECTs were kept`);
     await sleep(300);
-    assert.equal(await connackCode(c.mqttUrl, { ...login, clientId: 'steady-2' }), 0, 'a worker still logs in afterwards');
+    assert.equal(await connackCode(c.mqttUrl, { ...login, clientId: 'ripwerk-agent-steady@h' }), 0, 'a worker still logs in afterwards');
     const lines = (await api<LogRow[]>(c.url, 'GET', '/logs?limit=200')).body.map((l) => l.message);
     assert.ok(lines.some((l) => /^MQTT connection from 127\.0\.10\.\d+ cut before login: /.test(l)), lines.join('\n'));
   });

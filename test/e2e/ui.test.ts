@@ -477,6 +477,8 @@ describe('web UI in Chromium', () => {
   it('shows workers, storage and system pages', async () => {
     await nav('Worker');
     await page.getByTestId('worker-flur').filter({ hasText: 'online' }).waitFor();
+    // Issue 38: the card names the worker and shows its node <WORKER_NAME>@<host> under it.
+    await page.getByTestId('worker-flur').getByText(agent.node, { exact: false }).waitFor();
     // Issue 38: the broker as it runs (its real port), the worker's own login recommended, the secret as the legacy way.
     const setup = page.getByTestId('worker-broker');
     await setup.getByText(`MQTT_URL=${c.mqttUrl}`).waitFor();

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { validate } from 'node-cron';
 import {
+  agentNode,
   ConfigError,
   DEFAULT_CAPABILITY_PING_SECONDS,
   DEFAULT_MOUNT_GUARD_SCHEDULE,
@@ -64,5 +65,27 @@ describe('spec limits kept in the configuration defaults', () => {
   it('gives a worker 4 slots', () => {
     assert.equal(WORKER_SLOTS, 4);
     assert.equal(readAgentConfig({ WORKER_NAME: 'w' }).slots, 4);
+  });
+});
+
+describe('the node of an agent with its own MQTT credentials (issue 38)', () => {
+  const host = os.hostname();
+  const creds = { MQTT_USERNAME: 'keller', MQTT_PASSWORD: 'pw' };
+
+  it('is <WORKER_NAME>@<host> also with own credentials; WORKER_NAME defaults to the user name before @', () => {
+    const config = readAgentConfig(creds);
+    assert.equal(config.workerName, 'keller');
+    assert.equal(agentNode(config), `keller@${host}`);
+    assert.equal(agentNode(readAgentConfig({ ...creds, WORKER_NAME: 'keller' })), `keller@${host}`);
+    assert.equal(agentNode(readAgentConfig({ MQTT_USERNAME: `keller@${host}`, MQTT_PASSWORD: 'pw' })), `keller@${host}`, 'a user name that is the node itself');
+    assert.equal(agentNode(readAgentConfig({ WORKER_NAME: 'w' })), `w@${host}`);
+  });
+
+  it('refuses at the start a WORKER_NAME or a host the credential cannot log in as, with the reason', () => {
+    assert.throws(() => readAgentConfig({ ...creds, WORKER_NAME: 'wohnzimmer' }), (err: Error) => err instanceof ConfigError && err.message === 'WORKER_NAME=wohnzimmer does not fit MQTT_USERNAME=keller: the credential logs in only as the worker keller (leave WORKER_NAME unset, or set it to keller)');
+    assert.throws(
+      () => readAgentConfig({ MQTT_USERNAME: 'keller@other-host', MQTT_PASSWORD: 'pw' }),
+      (err: Error) => err instanceof ConfigError && err.message.startsWith(`MQTT_USERNAME=keller@other-host names the node keller@other-host, but this worker's node is keller@${host}`),
+    );
   });
 });

@@ -9,6 +9,13 @@ import { addressKey } from '../../../../coordinator/mqtt/login-guard.js';
 import { Logger } from '../../../../shared/log.js';
 import { linkConnectOptions, topics } from '../../../../shared/protocol.js';
 import { startTestBroker } from '../../../fixtures/mqtt-broker-fixture.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startEmbeddedBroker, type EmbeddedBroker } from '../../../../coordinator/mqtt/broker.js';
+import { coordinatorMigrations } from '../../../../coordinator/db/migrations.js';
+import { MqttCredentials } from '../../../../coordinator/mqtt/credentials.js';
+import { openDatabase, type Db } from '../../../../shared/sqlite.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -79,19 +86,20 @@ describe('MQTT credentials in the embedded broker', () => {
     assert.equal(await code(COORDINATOR_USERNAME, 'wrong'), 4);
     assert.equal(await code('old@host', 'unit-secret'), 0, 'legacy: node name and the broker secret');
     const pw = await t.credentials.issue('old@host', 'agent');
-    assert.equal(await code('old@host', pw), 0);
+    const id = 'ripwerk-agent-old@host';
+    assert.equal(await code('old@host', pw, id), 0);
     assert.equal(await code('old@host', 'unit-secret'), 4, 'the secret no longer works for a node with own credentials');
     assert.equal(await code('a/b', 'unit-secret'), 4, 'no topic characters in a legacy user name');
     const again = await t.credentials.issue('old@host', 'agent');
-    assert.equal(await code('old@host', pw), 4, 'a replaced password is refused');
-    assert.equal(await code('old@host', again), 0);
+    assert.equal(await code('old@host', pw, id), 4, 'a replaced password is refused');
+    assert.equal(await code('old@host', again, id), 0);
     t.credentials.revoke('old@host');
-    assert.equal(await code('old@host', again), 4, 'a revoked credential is refused');
+    assert.equal(await code('old@host', again, id), 4, 'a revoked credential is refused');
   });
 
   it('disconnects every session of a revoked user', async () => {
     const pw = await t.credentials.issue('gone@host', 'agent');
-    const c = await mqtt.connectAsync(t.broker.url, { username: 'gone@host', password: pw, reconnectPeriod: 0 });
+    const c = await mqtt.connectAsync(t.broker.url, { username: 'gone@host', password: pw, clientId: 'ripwerk-agent-gone@host', reconnectPeriod: 0 });
     const closed = new Promise<void>((resolve) => c.once('close', () => resolve()));
     assert.equal(t.broker.disconnect('gone@host'), 1);
     await closed;
@@ -113,7 +121,7 @@ describe('the coordinator\'s in-process connection to the embedded broker', () =
         inner.once('error', reject);
       });
       const pw = await t.credentials.issue('box@host', 'agent');
-      const agent = await mqtt.connectAsync(t.broker.url, { username: 'box@host', password: pw, reconnectPeriod: 0 });
+      const agent = await mqtt.connectAsync(t.broker.url, { username: 'box@host', password: pw, clientId: 'ripwerk-agent-box@host', reconnectPeriod: 0 });
       clients.push(agent);
       await inner.subscribeAsync(topics.eventAll, { qos: 1 });
       await agent.subscribeAsync(topics.command('box@host'), { qos: 1 });
@@ -223,7 +231,7 @@ describe('the embedded broker before login', () => {
       const codes = guesses.map((g) => g.code).sort();
       assert.deepEqual(codes, [3, 3, 3, 3, 3, 3, 3, 4, 4, 4], 'one checked, two waiting, seven refused without a check');
       assert.ok(Math.max(...guesses.filter((g) => g.code === 3).map((g) => g.ms)) < 200, 'the refused ones cost no check');
-      assert.equal((await rawLogin(t.broker.port, connectBytes('real', 'box', pw), '127.0.0.6')).code, 0, 'another address gets its turn');
+      assert.equal((await rawLogin(t.broker.port, connectBytes('ripwerk-agent-box@h', 'box', pw), '127.0.0.6')).code, 0, 'another address gets its turn');
     } finally {
       await t.close();
     }
@@ -291,7 +299,8 @@ describe('the embedded broker: who a session and a client id belong to', () => {
     const t = await startTestBroker('unit-secret', quiet, { limits: { connectionsPerAddress: 1000, passwordChecksWaitingPerAddress: 1000 } });
     try {
       const pw = await t.credentials.issue('racer', 'agent');
-      const clients = Array.from({ length: 100 }, (_, i) => mqtt.connect(t.broker.url, { username: 'racer', password: pw, clientId: `racer-${i}`, reconnectPeriod: 0, connectTimeout: 10_000 }));
+      // One client id per credential (ripwerk-agent-<node>): without the revocation the last one in would stay.
+      const clients = Array.from({ length: 100 }, () => mqtt.connect(t.broker.url, { username: 'racer', password: pw, clientId: 'ripwerk-agent-racer@h', reconnectPeriod: 0, connectTimeout: 10_000 }));
       for (const c of clients) c.on('error', () => undefined);
       await sleep(60);
       t.credentials.revoke('racer');
@@ -348,12 +357,12 @@ describe('the embedded broker: who a session and a client id belong to', () => {
     try {
       const sleeperPw = await t.credentials.issue('sleeper', 'agent');
       const malloryPw = await t.credentials.issue('mallory', 'agent');
-      const sleeper = await mqtt.connectAsync(t.broker.url, { username: 'sleeper', password: sleeperPw, clientId: 'ripwerk-agent-sleeper', clean: false, reconnectPeriod: 0 });
-      await sleeper.subscribeAsync(topics.command('sleeper'), { qos: 1 });
+      const sleeper = await mqtt.connectAsync(t.broker.url, { username: 'sleeper', password: sleeperPw, clientId: 'ripwerk-agent-sleeper@h', clean: false, reconnectPeriod: 0 });
+      await sleeper.subscribeAsync(topics.command('sleeper@h'), { qos: 1 });
       await sleeper.endAsync();
       const coordinator = await mqtt.connectAsync(t.broker.url, { username: COORDINATOR_USERNAME, password: 'unit-secret', reconnectPeriod: 0 });
       clients.push(coordinator);
-      await coordinator.publishAsync(topics.command('sleeper'), 'queued-for-sleeper', { qos: 1 });
+      await coordinator.publishAsync(topics.command('sleeper@h'), 'queued-for-sleeper', { qos: 1 });
       const code = async (username: string, password: string, clientId: string, clean: boolean): Promise<number> => {
         try {
           const c = await mqtt.connectAsync(t.broker.url, { username, password, clientId, clean, reconnectPeriod: 0, connectTimeout: 3000 });
@@ -367,14 +376,16 @@ describe('the embedded broker: who a session and a client id belong to', () => {
           return Number((err as { code?: number }).code ?? -1);
         }
       };
-      assert.equal(await code('mallory', malloryPw, 'ripwerk-agent-sleeper', false), 2, 'the fixed client id of another worker');
-      assert.equal(await code('mallory', malloryPw, 'ripwerk-agent-sleeper', true), 2, 'a clean session would throw the queued command away');
-      assert.equal(await code('ripwerk-agent-sleeper', 'unit-secret', 'ripwerk-agent-sleeper', true), 2, 'a legacy login named like the id');
-      // an id of no fixed form belongs to the first credential that kept a session under it
-      const own = await mqtt.connectAsync(t.broker.url, { username: 'sleeper', password: sleeperPw, clientId: 'box-7', clean: false, reconnectPeriod: 0 });
+      assert.equal(await code('mallory', malloryPw, 'ripwerk-agent-sleeper@h', false), 2, 'the fixed client id of another worker');
+      assert.equal(await code('mallory', malloryPw, 'ripwerk-agent-sleeper@h', true), 2, 'a clean session would throw the queued command away');
+      assert.equal(await code('ripwerk-agent-sleeper@h', 'unit-secret', 'ripwerk-agent-sleeper@h', true), 2, 'a legacy login named like the id');
+      assert.equal(await code('sleeper@h', 'unit-secret', 'ripwerk-agent-sleeper@h', true), 4, 'a legacy login as the node its credential is bound to');
+      // an id of no fixed form belongs to the first user that kept a session under it (legacy logins; a worker credential uses its fixed id only)
+      const own = await mqtt.connectAsync(t.broker.url, { username: 'a@h', password: 'unit-secret', clientId: 'box-7', clean: false, reconnectPeriod: 0 });
       await own.endAsync();
+      assert.equal(await code('b@h', 'unit-secret', 'box-7', false), 2);
       assert.equal(await code('mallory', malloryPw, 'box-7', false), 2);
-      const back = await mqtt.connectAsync(t.broker.url, { username: 'sleeper', password: sleeperPw, clientId: 'ripwerk-agent-sleeper', clean: false, reconnectPeriod: 0 });
+      const back = await mqtt.connectAsync(t.broker.url, { username: 'sleeper', password: sleeperPw, clientId: 'ripwerk-agent-sleeper@h', clean: false, reconnectPeriod: 0 });
       clients.push(back);
       const queued = await new Promise<string>((resolve) => back.once('message', (_t, p) => resolve(p.toString())));
       assert.equal(queued, 'queued-for-sleeper', 'the real worker gets its command');
@@ -382,5 +393,132 @@ describe('the embedded broker: who a session and a client id belong to', () => {
       for (const c of clients) c.end(true);
       await t.close();
     }
+  });
+});
+
+describe('a worker credential issued as its worker name acts as node <name>@<host> (issue 38)', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-bind-'));
+  let db: Db;
+  let credentials: MqttCredentials;
+  let broker: EmbeddedBroker;
+  const { log, lines } = recordingLog();
+  const binds: string[] = [];
+  const clients: mqtt.MqttClient[] = [];
+  const start = async (): Promise<void> => {
+    db = openDatabase(path.join(dir, 'coordinator.sqlite'), coordinatorMigrations);
+    credentials = new MqttCredentials(db);
+    broker = await startEmbeddedBroker({ port: 0, secret: 'unit-secret', credentials, maxPacketBytes: 1024 * 1024, coordinatorMaxPacketBytes: 1024 * 1024, haPrefix: () => 'homeassistant', onBind: (u, n) => binds.push(`${u} ${n}`) }, log);
+  };
+  const stop = async (): Promise<void> => {
+    for (const c of clients.splice(0)) c.end(true);
+    await broker.close();
+    db.close();
+  };
+  before(start);
+  after(async () => {
+    await stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const login = async (username: string, password: string, clientId: string): Promise<mqtt.MqttClient | number> => {
+    try {
+      const c = await mqtt.connectAsync(broker.url, { username, password, clientId, clean: false, reconnectPeriod: 0, connectTimeout: 3000 });
+      clients.push(c);
+      return c;
+    } catch (err) {
+      return Number((err as { code?: number }).code ?? -1);
+    }
+  };
+  const code = async (username: string, password: string, clientId: string): Promise<number> => {
+    const c = await login(username, password, clientId);
+    if (typeof c === 'number') return c;
+    await c.endAsync();
+    return 0;
+  };
+  /** The SUBACK code of one subscription (128: refused; the client library reports it as an error). */
+  const granted = (c: mqtt.MqttClient, filter: string): Promise<number> => new Promise((resolve) => c.subscribe(filter, { qos: 1 }, (err, g) => resolve(err ? 128 : (g?.[0]?.qos ?? -1))));
+
+  it('logs in with the client id ripwerk-agent-keller@nas, gets exactly the topics of that node with the filters the agent uses, and is bound to it', async () => {
+    const pw = await credentials.issue('keller', 'agent');
+    const agent = await login('keller', pw, 'ripwerk-agent-keller@nas');
+    assert.ok(typeof agent !== 'number', `refused with ${String(agent)}`);
+    assert.equal(credentials.boundNode('keller'), 'keller@nas');
+    assert.deepEqual(binds, ['keller keller@nas']);
+    assert.ok(lines.includes('MQTT credential keller bound to node keller@nas (its first login)'), lines.join('\n'));
+    // the agent's own subscriptions (agent/mqtt/link.ts)
+    for (const filter of [topics.command('keller@nas'), topics.ack('keller@nas'), 'ripwerk/keys/+', topics.coordinatorStatus]) assert.equal(await granted(agent, filter), 1, filter);
+    for (const filter of ['#', 'ripwerk/#', 'ripwerk/cmd/+', topics.command('keller'), topics.command('keller@pc'), topics.command('mallory@nas')]) assert.equal(await granted(agent, filter), 128, filter);
+    await agent.publishAsync(topics.agentStatus('keller@nas'), '{}', { qos: 1 });
+    await agent.publishAsync(topics.event('keller@nas'), '{}', { qos: 1 });
+    assert.equal(agent.connected, true);
+    const cut = new Promise<void>((resolve) => agent.once('close', () => resolve()));
+    agent.publish(topics.agentStatus('keller'), '{}', { qos: 1 });
+    await cut;
+  });
+
+  it("gets nothing of other nodes with a subscription to '#' (mosquitto_sub -t '#' with the worker's credential)", async () => {
+    const pw = await credentials.issue('snoop', 'agent');
+    const snoop = await login('snoop', pw, 'ripwerk-agent-snoop@nas');
+    assert.ok(typeof snoop !== 'number');
+    const got: string[] = [];
+    snoop.on('message', (topic) => got.push(topic));
+    assert.equal(await granted(snoop, '#'), 128);
+    const coordinator = await login(COORDINATOR_USERNAME, 'unit-secret', 'coord-1');
+    assert.ok(typeof coordinator !== 'number');
+    await coordinator.publishAsync(topics.command('keller@nas'), 'for keller', { qos: 1 });
+    await coordinator.publishAsync(topics.agentStatus('keller@nas'), 'keller status', { qos: 1, retain: true });
+    await coordinator.publishAsync(topics.command('snoop'), 'bare node', { qos: 1 });
+    await sleep(300);
+    assert.deepEqual(got, []);
+    await coordinator.publishAsync(topics.agentStatus('keller@nas'), '', { qos: 1, retain: true });
+  });
+
+  it('refuses the same credential as another node (another host or name), and any other client id, with the reason in the log; also after a restart', async () => {
+    const pw = await credentials.issue('mover', 'agent');
+    assert.equal(await code('mover', pw, 'ripwerk-agent-mover@nas'), 0);
+    assert.equal(await code('mover', pw, 'ripwerk-agent-mover@pc'), 2, 'another host');
+    assert.ok(lines.includes('MQTT login of worker credential mover refused: the credential mover is bound to node mover@nas since its first login; a login as mover@pc (another host or name) needs the credential issued anew: POST /api/workers/mover/credentials'), lines.filter((l) => l.includes('mover')).join('\n'));
+    assert.equal(await code('mover', pw, 'ripwerk-agent-mallory@nas'), 2, 'another worker name');
+    assert.equal(await code('mover', pw, 'ripwerk-agent-mover'), 2, 'the bare node once bound');
+    assert.equal(await code('mover', pw, 'debug-1'), 2, 'no other client id');
+    assert.equal(await code('mover', pw, 'ripwerk-agent-mover@a/b'), 2, 'no topic levels in the host');
+    await stop();
+    await start();
+    assert.equal(await code('mover', pw, 'ripwerk-agent-mover@pc'), 2, 'the binding survives a restart');
+    assert.equal(await code('mover', pw, 'ripwerk-agent-mover@nas'), 0);
+    const again = await credentials.issue('mover', 'agent');
+    assert.equal(credentials.boundNode('mover'), null, 'issuing anew clears the binding');
+    assert.equal(credentials.credentialFor('mover@nas'), 'mover', 'an unbound credential of the worker name may act as its node (DELETE /workers finds it)');
+    assert.equal(credentials.credentialFor('other@nas'), null);
+    assert.equal(await code('mover', again, 'ripwerk-agent-mover@pc'), 0);
+    assert.equal(credentials.boundNode('mover'), 'mover@pc');
+    assert.equal(await code('mover', again, 'ripwerk-agent-mover@nas'), 2);
+    assert.deepEqual([credentials.credentialFor('mover@pc'), credentials.credentialFor('mover@nas')], ['mover', null], 'once bound, only for its node');
+  });
+
+  it('lets a credential that is a whole node act as exactly that node, and gives a node one credential only', async () => {
+    const pw = await credentials.issue('box@nas', 'agent');
+    assert.equal(await code('box@nas', pw, 'ripwerk-agent-box@pc'), 2);
+    assert.equal(await code('box@nas', pw, 'ripwerk-agent-box@nas'), 0);
+    const bare = await credentials.issue('box', 'agent');
+    assert.equal(await code('box', bare, 'ripwerk-agent-box@nas'), 2, 'node box@nas has its own credential box@nas');
+    assert.equal(credentials.boundNode('box'), null);
+    assert.equal(await code('box@nas', 'unit-secret', 'ripwerk-agent-box@nas'), 4, 'no legacy login as a node with own credentials');
+  });
+
+  it("keeps an agent from before the update working on its bare node, binds at the updated agent's first login and cuts the old session", async () => {
+    const pw = await credentials.issue('old', 'agent');
+    const before = await login('old', pw, 'ripwerk-agent-old');
+    assert.ok(typeof before !== 'number', 'the bare node of an agent before the update');
+    assert.equal(await granted(before, topics.command('old')), 1);
+    assert.equal(credentials.boundNode('old'), null, 'the bare node binds nothing');
+    const cut = new Promise<void>((resolve) => before.once('close', () => resolve()));
+    const updated = await login('old', pw, 'ripwerk-agent-old@nas');
+    assert.ok(typeof updated !== 'number');
+    await cut;
+    assert.ok(binds.includes('old old@nas'));
+    assert.equal(await code('old', pw, 'ripwerk-agent-old'), 2, 'the bare node is refused once bound');
+    assert.equal(broker.sessionsOf('old@nas').count, 1);
+    assert.equal(broker.sessionsOf('old').count, 1, 'by user name too');
+    assert.equal(broker.disconnect('old@nas'), 1, 'cut by its node');
   });
 });

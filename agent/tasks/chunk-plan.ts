@@ -5,10 +5,10 @@
  * The cuts are at keyframes, handed to HandBrakeCLI as `--start-at pts:` / `--stop-at pts:` on the
  * whole source (docs/scaling.md, "One title on several agents"). Measured with HandBrakeCLI 1.6.1:
  * its pts clock starts at the source's first video frame (a file whose video starts at 2.000 s cuts
- * like one starting at 0.005 s), and a chunk gets every frame whose time is at or after its start and
- * before its stop, so neighbouring chunks share no frame and miss none, open GOPs (MPEG-2 B-frames
- * shown before their keyframe) included. Each cut lies half a frame before its keyframe, so a
- * rounding of either clock (Matroska keeps milliseconds) cannot move a frame across it.
+ * like one starting at 0.005 s), a chunk starts at the first frame at or after its start, open GOPs
+ * (MPEG-2 B-frames shown before their keyframe) included, and its stop is a duration from that first
+ * frame. Each cut lies half a frame before its keyframe, so a rounding of either clock (Matroska keeps
+ * milliseconds) cannot move a frame across it.
  * `--start-at frames:` is no alternative: it counts from 1 (each chunk repeats the frame before it)
  * and decodes the title from its start.
  */
@@ -38,9 +38,12 @@ export interface Chunk {
   /** Index of its first frame among the title's frames, and how many it has. */
   firstFrame: number;
   frames: number;
-  /** HandBrake's cut on its own clock (90 kHz ticks from the first frame); null: from the start, to the end. */
+  /**
+   * HandBrake's cut: where it starts on its clock (90 kHz ticks from the title's first frame; null:
+   * from the start) and how long it runs, counted from the chunk's own first frame (null: to the end).
+   */
   startTicks: number | null;
-  stopTicks: number | null;
+  durationTicks: number | null;
 }
 
 export interface ChunkPlan {
@@ -112,7 +115,8 @@ export function planChunks(packets: VideoPackets, count: number, minSeconds: num
     }
     if (nearest !== null) cuts.push(nearest);
   }
-  const ticks = (t: number): number => Math.round((t - first - frameSeconds / 2) * HANDBRAKE_PTS_HZ);
+  const half = frameSeconds / 2;
+  const ticks = (t: number): number => Math.round((t - first - half) * HANDBRAKE_PTS_HZ);
   const starts = [first, ...cuts];
   const chunks: Chunk[] = starts.map((start, index) => {
     const end = index + 1 < starts.length ? starts[index + 1] : null;
@@ -125,20 +129,21 @@ export function planChunks(packets: VideoPackets, count: number, minSeconds: num
       firstFrame,
       frames: lastFrame - firstFrame,
       startTicks: index === 0 ? null : ticks(start),
-      stopTicks: end === null ? null : ticks(end),
+      durationTicks: end === null ? null : Math.round((end - start - half) * HANDBRAKE_PTS_HZ),
     };
   });
   return { frames: pts.length, frameSeconds, chunks };
 }
 
 /**
- * HandBrakeCLI's arguments for one chunk: `--start-at pts:S` and `--stop-at pts:D`, where the stop is
- * a duration from the start (HandBrake: "Duration is relative to --start-at"; units must match).
+ * HandBrakeCLI's arguments for one chunk: `--start-at pts:S` and `--stop-at pts:D`. HandBrake counts
+ * the duration from the first frame it keeps, not from the start asked for (measured: a 600 s title
+ * cut at 200.205 s and 299.805 s got the frame at 299.805 s too when the duration was taken from the
+ * asked start), so D runs from the chunk's first frame to half a frame before the next keyframe.
  */
 export function chunkCutArgs(chunk: Chunk): string[] {
   const args: string[] = [];
-  const start = chunk.startTicks ?? 0;
   if (chunk.startTicks !== null) args.push('--start-at', `pts:${chunk.startTicks}`);
-  if (chunk.stopTicks !== null) args.push('--stop-at', `pts:${chunk.stopTicks - start}`);
+  if (chunk.durationTicks !== null) args.push('--stop-at', `pts:${chunk.durationTicks}`);
   return args;
 }

@@ -26,17 +26,18 @@ describe('chunk plan: where a long title is cut (issue 41)', () => {
     for (const c of plan.chunks.slice(1)) assert.ok(packets.keyframes.includes(c.startSeconds), `chunk ${c.index} starts at a keyframe`);
   });
 
-  it('puts each cut half a frame before its keyframe on HandBrake clock (from the first frame)', () => {
+  it('puts each cut half a frame before its keyframe on HandBrake clock, the stop counted from the chunk first frame', () => {
     const plan = planChunks(packets, 4, 5);
     const frame = (39.962 - 0.005) / 958;
     assert.ok(Math.abs(plan.frameSeconds - frame) < 1e-9);
     const [c0, c1, , c3] = plan.chunks;
     const cut1 = Math.round((10.015 - 0.005 - frame / 2) * HANDBRAKE_PTS_HZ);
-    const cut2 = Math.round((20.025 - 0.005 - frame / 2) * HANDBRAKE_PTS_HZ);
+    // The duration runs from the chunk's own first frame (HandBrake counts it from there).
+    const run1 = Math.round((20.025 - 10.015 - frame / 2) * HANDBRAKE_PTS_HZ);
     assert.equal(c1.startTicks, cut1);
-    assert.equal(c1.stopTicks, cut2);
+    assert.equal(c1.durationTicks, run1);
     assert.deepEqual(chunkCutArgs(c0), ['--stop-at', `pts:${cut1}`]);
-    assert.deepEqual(chunkCutArgs(c1), ['--start-at', `pts:${cut1}`, '--stop-at', `pts:${cut2 - cut1}`]);
+    assert.deepEqual(chunkCutArgs(c1), ['--start-at', `pts:${cut1}`, '--stop-at', `pts:${run1}`]);
     assert.deepEqual(chunkCutArgs(c3), ['--start-at', `pts:${c3.startTicks}`]);
   });
 

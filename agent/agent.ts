@@ -22,6 +22,7 @@ import { RipperKeys } from './keys/ripper-keys.js';
 import { SlotPool } from './tasks/slot-pool.js';
 import type { OpenTaskStore } from './store/task-store.js';
 import type { InProcessConnect } from '../shared/mqtt-client.js';
+import { READ_RETRIES_SETTING, restoreLeftSetting } from './tools/makemkv-settings.js';
 
 export { probeCapabilities } from './tools/capabilities.js';
 
@@ -69,6 +70,8 @@ export async function startAgent(config: AgentConfig, log: Logger, openStore: Op
   const specs = config.native ? [] : config.drivesAuto ? await autoDrives() : config.drives;
   const keys = new RipperKeys(config.makemkvDataDir);
   if (!config.native) capabilities.schluessel = await keys.count();
+  // A careful rip the agent did not end (it died) left MakeMKV's read retries set: they go back first.
+  if (ripper?.name === 'makemkv' && (await restoreLeftSetting(config.makemkvDataDir).catch(() => false))) log.warn(`MakeMKV's read retries (${READ_RETRIES_SETTING}) of a careful rip that did not end are put back in ${config.makemkvDataDir}/settings.conf`);
   const audioTools = { ...DEFAULT_AUDIO_CD_TOOLS, abcde: config.abcde, accurateRipUrl: config.accurateRipUrl, readOffsets: config.cdReadOffsets };
 
   // The link and the drives call into parts made below: the calls only come once the agent has started.

@@ -3,6 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
+import expressStaticGzip from 'express-static-gzip';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import { schedule } from 'node-cron';
 import type { AgentConfig, CoordinatorConfig } from '../shared/config.js';
@@ -63,6 +64,10 @@ import { discKeysRouter } from './routes/disc-keys.js';
 import { workersRouter } from './routes/workers.js';
 import { workerSetupRouter } from './routes/worker-setup.js';
 import { mqttCredentialsRouter } from './routes/mqtt-credentials.js';
+import { sessionsRouter } from './routes/sessions.js';
+import { statsRouter } from './routes/stats.js';
+import { SessionBook } from './sessions/session-book.js';
+import { SessionStore } from './sessions/session-store.js';
 import { SettingsStore } from './system/settings-store.js';
 import { Notifier } from './integrations/webhook.js';
 
@@ -91,6 +96,8 @@ const RESOURCE_ROUTERS: ((ctx: AppContext) => express.Router)[] = [
   storageTargetsRouter,
   storageMountsRouter,
   postersRouter,
+  sessionsRouter,
+  statsRouter,
 ];
 
 /** The spec's {base_url} is http://host:PORT/api. */
@@ -177,8 +184,9 @@ export function createApp(ctx: AppContext): express.Express {
   });
   for (const router of RESOURCE_ROUTERS) api.use(router(ctx));
   app.use(API_PREFIX, api);
-  // The web UI (built into dist/ui next to dist/coordinator): static files, index.html at /.
-  app.use(express.static(UI_DIR, { index: 'index.html', maxAge: 0 }));
+  // The web UI (built into dist/ui next to dist/coordinator): static files, index.html at /, sent
+  // compressed where the browser takes it (brotli, else gzip; the build writes .br and .gz beside each file).
+  app.use(expressStaticGzip(UI_DIR, { enableBrotli: true, orderPreference: ['br', 'gz'], index: 'index.html', serveStatic: { maxAge: 0 } }));
   app.use((req, res) => sendText(res, 404, `no such endpoint: ${req.method} ${req.originalUrl.split('?')[0]} (the API lives under ${API_PREFIX})`));
   app.use(errorHandler(ctx.log));
   return app;
@@ -222,18 +230,23 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   const keys = new KeyStore(config.dataDir);
   dispatcher.keys = keys;
   dispatcher.pingMs = config.capabilityPingSeconds * 1000;
+  dispatcher.mediaRoot = config.mediaRoot;
   let listeningPort: number | null = null;
   const notifier = new Notifier(settings, log.child('webhook'), () => listeningPort);
   const refresher = new LibraryRefresher(settings, log.child('media-server'));
   dispatcher.libraryFor = (job) => libraryInfo(job, settings.all(), config.tmdbImageBaseUrl);
+  const sessions = new SessionBook(new SessionStore(db), jobs, log.child('sessions'));
+  sessions.enqueue = (jobId, rawDir, files) => dispatcher.enqueueTranscode(jobId, rawDir, files);
+  dispatcher.beforeTranscode = (job, files, titles) => sessions.ripDone(job, files, titles);
   dispatcher.onJobEnd = (job) => {
+    sessions.jobEnded(job);
     notifier.jobEnded(job);
     refresher.jobEnded(job);
   };
   const mounts = new MountService(new MountsStore(db, config.dataDir), config.mediaRoot, log.child('mounts'));
   const mountGuard = MountGuard.onSchedule(mounts, () => jobs.active().length, log.child('mounts'), config.mountGuardSchedule);
   const credentials = new MqttCredentials(db);
-  const ctx: AppContext = { config, db, jobs, settings, fleet, dispatcher, raw, answers, discs, keys, metadata, notifier, mounts, mountGuard, posters, library: refresher, credentials, broker: null, log };
+  const ctx: AppContext = { config, db, jobs, settings, fleet, dispatcher, raw, answers, discs, keys, metadata, notifier, mounts, mountGuard, posters, library: refresher, credentials, broker: null, sessions, log };
   const appKey = new RipperAppKeyRefresher(settings, config.ripperKeyUrl, () => void dispatcher.publishKeys(), log.child('ripper-key'));
   dispatcher.onDriveState = (entry) => discs.onDrive(entry);
 
@@ -266,7 +279,11 @@ export async function startCoordinator(config: CoordinatorConfig, log: Logger): 
   const embedded = broker;
   const mqttInProcess = embedded ? () => embedded.connectInProcess() : null;
   await dispatcher.start(mqttUrl, brokerSecret ? { username: COORDINATOR_USERNAME, password: brokerSecret } : null, mqttInProcess);
-  const homeAssistant = new HaDiscovery(dispatcher, fleet, jobs, settings, (fp) => discs.identity(fp)?.title ?? null, (d) => ejectDevice(ctx, d), log.child('home-assistant'));
+  const homeAssistant = new HaDiscovery(dispatcher, fleet, jobs, settings, (fp) => discs.identity(fp)?.title ?? null, (d) => ejectDevice(ctx, d), log.child('home-assistant'), () => sessions.list());
+  sessions.onNotice = (notice) => {
+    notifier.sessionNotice(notice);
+    homeAssistant.sessionEvent(notice);
+  };
   homeAssistant.start();
   dispatcher.prune();
   const nightly = schedule('17 3 * * *', () => dispatcher.prune(), { name: 'prune' });

@@ -19,6 +19,8 @@ import type { SettingsStore } from './system/settings-store.js';
 import type { Notifier } from './integrations/webhook.js';
 
 /** What the routers share: one per coordinator process. */
+import type { SessionBook } from './sessions/session-book.js';
+
 export interface AppContext {
   config: CoordinatorConfig;
   db: Db;
@@ -42,5 +44,7 @@ export interface AppContext {
   credentials: MqttCredentials;
   /** The embedded broker; null with an external one (MQTT_URL), where the credentials live in that broker. */
   broker: EmbeddedBroker | null;
+  /** Box-set and multi-CD sessions (GET /sessions). */
+  sessions: SessionBook;
   log: Logger;
 }

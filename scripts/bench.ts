@@ -36,7 +36,7 @@ import {
 } from '../test/e2e/harness.js';
 import { REPO_DIR } from '../test/fixtures/tools-samples.js';
 import { REFRESH_MS } from '../coordinator/jobs/raw-data.js';
-import { originalsDir } from '../agent/output/keep-original.js';
+import { originalsDir } from '../shared/originals.js';
 import { download, rip } from './bench-files.js';
 import { memory } from './bench-memory.js';
 import { scale } from './bench-scale.js';
@@ -122,7 +122,7 @@ async function transcode(): Promise<void> {
     const rawFiles = done.meta?.raw_files;
     if (!Array.isArray(rawFiles) || rawFiles.length !== 1 || typeof rawFiles[0] !== 'string') throw new Error(`job ${id}: expected one raw file in meta.raw_files, got ${JSON.stringify(rawFiles)}`);
     // keepOriginal moved the raw file into MEDIA_ROOT/Originale/<output folder> after the encode.
-    const raw = path.join(originalsDir(w.media, done.target_dir as string, done.output_path as string), path.basename(rawFiles[0]));
+    const raw = path.join(originalsDir(w.media, done.target_dir as string, done.output_path as string, done.id), path.basename(rawFiles[0]));
     if (!fs.existsSync(raw)) throw new Error(`job ${id}: the original ${raw} is missing although keepOriginal is set`);
     const out = path.join(w.root, `bare-${i}.mkv`);
     const given = fs.readFileSync(`${stamps}.args`, 'utf8').split('\0').slice(0, -1);

@@ -68,12 +68,32 @@ export interface JobMeta {
   episodes_guessed?: boolean;
   /** The job whose rip this job runs again (retry-rip). */
   retry_of?: string;
+  /** How many read errors the ripper reported in this job's rip (absent: none, or not ripped yet); the UI offers a careful re-read then. */
+  read_errors?: number;
+  /** The rip is a careful re-read (retry-rip with careful: true). */
+  careful?: boolean;
   /** Per raw file (same order as raw_files): the title it was ripped from, its source and, on a recognised disc, its role. */
   ripped_titles?: RippedTitle[];
   /** A recognised movie disc with titles in the library already: the folder they are in, where this job files the missing ones. */
   library_folder?: string;
   /** Audio CDs: each track's AccurateRip checksums and the database's verdict (job_done). */
   accuraterip?: AccurateRipReport;
+  /** A disc of a box-set session: the session's id (GET /sessions). */
+  session_id?: string;
+  /** A disc of a box-set session: the episode number its first file continues with (set when its rip is done). */
+  first_episode?: number;
+  /** When the rip started (rip_started), ISO time; absent on jobs made before it was recorded. */
+  rip_started_at?: string;
+  /** How long the rip took in seconds (rip_started to rip_done, or to job_done without a transcode stage). */
+  rip_seconds?: number;
+  /** When the transcode started (transcode_started, the last one when it ran again), ISO time. */
+  transcode_started_at?: string;
+  /** How long the transcode took in seconds (transcode_started to job_done). */
+  transcode_seconds?: number;
+  /** Bytes of the rip's raw files, measured by the coordinator at rip_done; absent when it could not see them, and on older jobs. */
+  raw_bytes?: number;
+  /** Bytes of the finished files, measured by the coordinator at job_done; absent when it could not see them, and on older jobs. */
+  output_bytes?: number;
 }
 
 /** GET /jobs, GET /jobs/{id}: one job. */
@@ -169,6 +189,25 @@ export interface Disc {
   titles: KnownDiscTitle[];
   /** How many titles of each kind the disc has and how many of them are in the library; null when its titles are not known. */
   library: DiscLibrarySummary | null;
+  /** The latest finished rip of this disc (its history), with the name it was filed as; null when it was never ripped. */
+  previous_rip: PreviousRip | null;
+  /** When the coordinator saw this disc go into the drive (ISO time); null when not known. A job made before it ripped an earlier insert. */
+  inserted_at: string | null;
+}
+
+/** A disc's latest finished rip: when, and the name and folder it was filed as (the job's, as corrected since). */
+export interface PreviousRip {
+  /** The job; null when the job was deleted since (the history keeps the rest). */
+  job_id: string | null;
+  /** When its rip finished. */
+  ripped_at: string;
+  title: string;
+  year: number | null;
+  series: string | null;
+  season: number | null;
+  /** The folder the job filed into; null when not known (a deleted job). */
+  target_dir: string | null;
+  output_path: string | null;
 }
 
 /** How a disc was recognised exactly. */
@@ -274,6 +313,42 @@ export interface Worker {
   disc_kinds: DiscKinds;
   last_seen: string | null;
   last_ping: string | null;
+  /** Slots its rips and transcodes take now (a transcode whose encoder has finished takes none). */
+  slots_used: number;
+  /** What it runs now: its open rips and transcodes, oldest first. */
+  jobs: WorkerJob[];
+}
+
+/** One rip or transcode a worker runs now (GET /capabilities, `jobs`). */
+export interface WorkerJob {
+  id: string;
+  title: string;
+  phase: Phase;
+  status: JobStatusName;
+  /** Percent of the phase, 0..100. */
+  progress: number;
+  /** The encoder's speed in frames per second (HandBrake's rate), null when the tool does not tell it or has not measured it yet. */
+  fps: number | null;
+  /** When the coordinator sent it to the worker. */
+  started_at: string;
+  elapsed_seconds: number;
+  /** Remaining seconds of the phase (as the job's eta_sekunden), null without an honest estimate. */
+  eta_seconds: number | null;
+  /** A transcode whose encoder has finished: it checks its output, and its slot is free. */
+  encoded: boolean;
+}
+
+/** GET /transcode-queue: one transcode that waits for a worker, in the order they are handed out. */
+export interface QueuedTranscode {
+  position: number;
+  job_id: string;
+  title: string;
+  queued_at: string;
+  waiting_seconds: number;
+  /** The worker chosen for it (its node), or null for any. */
+  preferred_node: string | null;
+  /** The workers (names) that may take it now: the chosen one while it is online, else every online worker with an encoder. */
+  may_take: string[];
 }
 
 // ------------------------------------------------------------------ storage
@@ -465,4 +540,36 @@ export interface SearchAnswer {
   results: ScoredMatch[];
   /** Sources that could not answer, with the reason. */
   errors: { source: Match['source']; message: string }[];
+}
+
+// ------------------------------------------------------------------ statistics
+
+/** A failed or canceled job's reason, grouped into a few kinds (coordinator/jobs/job-stats.ts failureKind). */
+export type FailureKind = 'output_proof' | 'read_error' | 'encoder' | 'no_space' | 'disc_key' | 'worker_lost' | 'canceled' | 'other';
+
+/** The disc kinds the statistics count apart: the job's meta.disc_type, anything else as unknown. */
+export type StatsDiscKind = 'dvd' | 'bluray' | 'uhd' | 'cd' | 'unknown';
+
+/** Times of one stage over the jobs whose time is known. */
+export interface StageTimes {
+  /** Jobs with a known time of this stage. */
+  jobs: number;
+  median_seconds: number | null;
+  total_seconds: number;
+}
+
+/** GET /stats: history figures of the jobs that ended in the last `weeks` ISO weeks (UTC). */
+export interface JobStats {
+  weeks: number;
+  /** Monday of the first week counted (YYYY-MM-DD) and the moment the figures were made. */
+  from: string;
+  generated_at: string;
+  /** Oldest week first; every week of the span, also those without jobs. */
+  per_week: { week: string; starts: string; completed: number; failed: number; canceled: number }[];
+  /** Completed jobs per disc kind with their rip and transcode times; kinds without jobs are left out. */
+  per_kind: { kind: StatsDiscKind; jobs: number; rip: StageTimes; transcode: StageTimes }[];
+  /** Completed jobs whose raw and finished bytes are both known; the others are counted as without_sizes. */
+  space: { jobs: number; raw_bytes: number; output_bytes: number; saved_bytes: number; without_sizes: number };
+  /** Failed and canceled jobs by kind of reason, most frequent first, each with its latest reason as an example. */
+  failures: { kind: FailureKind; count: number; example: string | null; job_id: string }[];
 }

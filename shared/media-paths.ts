@@ -66,6 +66,21 @@ export function isBareFileName(name: string): boolean {
   return !name.startsWith('.');
 }
 
+/** How deep below a job's output folder its files are listed and downloaded, the file counted (`Extras/x.mkv` is 2, `Season 01/Extras/x.mkv` 3). */
+export const OUTPUT_FILE_DEPTH_MAX = 4;
+
+/**
+ * A folder below a job's output folder, as GET /jobs/{id}/files?subfolders=true names it in `folder`
+ * and GET /jobs/{id}/files/{name}?folder= takes it: 1 to OUTPUT_FILE_DEPTH_MAX - 1 bare names joined
+ * by `/` (no `..`, no hidden part, no backslash, no empty part, not absolute). The file's own name
+ * stays a bare name, as the spec has it.
+ */
+export function isSubfolderPath(rel: string): boolean {
+  if (typeof rel !== 'string' || rel.length === 0) return false;
+  const parts = rel.split('/');
+  return parts.length < OUTPUT_FILE_DEPTH_MAX && parts.every(isBareFileName);
+}
+
 export type RealPathResult =
   | { kind: 'inside'; path: string }
   | { kind: 'missing' }

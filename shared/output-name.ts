@@ -240,3 +240,16 @@ export function normaliseDiscLabel(label: string): string {
     .map((word) => word.toLowerCase().replace(/\p{L}/u, (letter) => letter.toUpperCase()))
     .join(' ');
 }
+
+/** The highest episode number of a season among file names ("Show - S02E04.mkv", "S02E03E04" counts 4). */
+export function highestEpisode(names: string[], season: number): number {
+  let highest = 0;
+  const re = /S(\d{1,3})((?:E\d{1,4})+)/gi;
+  for (const name of names) {
+    for (const m of name.matchAll(re)) {
+      if (Number(m[1]) !== season) continue;
+      for (const e of m[2].matchAll(/E(\d{1,4})/gi)) highest = Math.max(highest, Number(e[1]));
+    }
+  }
+  return highest;
+}

@@ -167,9 +167,9 @@ export function truncateLogMessage(message: string): string {
 export const agentEventSchema = z.discriminatedUnion('type', [
   z.looseObject({ ...eventBase, type: z.literal('accepted') }),
   z.looseObject({ ...eventBase, type: z.literal('rejected'), reason: reasonText }),
-  z.looseObject({ ...eventBase, type: z.literal('progress'), phase, progress: z.number().check(z.gte(0), z.lte(100)) }),
+  z.looseObject({ ...eventBase, type: z.literal('progress'), phase, progress: z.number().check(z.gte(0), z.lte(100)), fps: z.optional(z.number().check(z.gte(0), z.lte(100_000))) }),
   // Longer messages are cut (not dropped): the part that fits is still worth keeping in the job log.
-  z.looseObject({ ...eventBase, type: z.literal('log'), level: z.enum(['info', 'warn', 'error']), message: z.pipe(z.string(), z.transform(truncateLogMessage)) }),
+  z.looseObject({ ...eventBase, type: z.literal('log'), level: z.enum(['info', 'warn', 'error']), message: z.pipe(z.string(), z.transform(truncateLogMessage)), read_errors: z.optional(count) }),
   z.looseObject({ ...eventBase, type: z.literal('rip_started'), raw_dir: pathText }),
   z.looseObject({ ...eventBase, type: z.literal('rip_done'), raw_dir: pathText, files: fileList, titles: z.optional(list(rippedTitleSchema, 10_000)) }),
   z.looseObject({ ...eventBase, type: z.literal('transcode_started') }),
@@ -181,6 +181,7 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     output_path: pathText,
     files: fileList,
     raw_removed: bool,
+    originals_dir: z.optional(pathText),
     streams: z.optional(list(z.looseObject({ file: pathText, audio: list(audioStreamSchema, 200), subtitles: list(subtitleStreamSchema, 200) }), 10_000)),
     episodes_guessed: z.optional(bool),
     titles: z.optional(list(rippedTitleSchema, 10_000)),
@@ -208,6 +209,7 @@ const libraryInfoSchema = z.looseObject({
   year,
   overview: z.nullable(text(LOG_MESSAGE_LIMIT)),
   poster_url: z.nullable(text(4096)),
+  poster_policy: z.optional(z.nullable(z.object({ allow_private: z.boolean() }))),
   tmdb_id: z.nullable(int()),
   imdb_id: z.nullable(shortText),
 });
@@ -245,6 +247,7 @@ const ripArgsSchema = z.looseObject({
   library_folder: z.optional(z.nullable(pathText)),
   extras_folder: z.optional(extrasFolderSchema),
   extras_by_kind: z.optional(bool),
+  careful: z.optional(bool),
 });
 
 const transcodeArgsSchema = z.looseObject({
@@ -277,6 +280,8 @@ const transcodeArgsSchema = z.looseObject({
   main_file: z.optional(z.nullable(int(0, 10_000))),
   library_folder: z.optional(z.nullable(pathText)),
   extras_by_kind: z.optional(bool),
+  redone: z.optional(bool),
+  first_episode: z.optional(z.nullable(int(1, 10_000))),
 });
 
 export const commandSchema = z.discriminatedUnion('task', [

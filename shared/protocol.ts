@@ -46,6 +46,10 @@ export const haTopics = {
   driveState: (node: string, drive: string) => `${TOPIC_ROOT}/ha/${haId(node)}/${haId(drive)}/state`,
   eject: (node: string, drive: string) => `${TOPIC_ROOT}/ha/${haId(node)}/${haId(drive)}/eject`,
   ejectAll: `${TOPIC_ROOT}/ha/+/+/eject`,
+  /** Retained, coordinator -> HA: the box-set session sensor's state ("2/4" and attributes). */
+  sessionState: `${TOPIC_ROOT}/ha/sessions/state`,
+  /** Not retained, coordinator -> HA: the session event entity's events (next_disc, session_ended). */
+  sessionEvent: `${TOPIC_ROOT}/ha/sessions/event`,
 } as const;
 
 /** What an agent publishes on, read back from a topic of the tree above (null: no agent topic). */
@@ -298,6 +302,11 @@ export interface RipArgs {
   /** Without a transcode stage: the media server's extras folder, and whether extras go to the folder of their kind (see TranscodeArgs). */
   extras_folder?: string;
   extras_by_kind?: boolean;
+  /**
+   * A careful re-read (a retry of a rip that had read errors): the ripper retries failing reads more
+   * (MakeMKV: io_ErrorRetryCount for the run) or skips less around them (dvdbackup -r b). Slower.
+   */
+  careful?: boolean;
 }
 
 /** A title of a recognised disc in a rip: its evidence and role, and whether the rip takes it. */
@@ -385,6 +394,14 @@ export interface LibraryInfo {
   overview: string | null;
   /** Absolute URL of the poster to download, or null. */
   poster_url: string | null;
+  /**
+   * The rule for the address the poster fetch connects to (issue 42): null for a poster on the
+   * configured image server (TMDB_IMAGE_BASE_URL, fetched wherever the admin put it, as the
+   * coordinator's poster cache does); else the webhook target rules, loopback, link-local and this
+   * machine's addresses allowed only with the setting allowPrivateWebhooks. Missing (an older
+   * coordinator): the rules without that setting.
+   */
+  poster_policy?: { allow_private: boolean } | null;
   tmdb_id: number | null;
   imdb_id: string | null;
 }
@@ -420,12 +437,20 @@ export interface TranscodeArgs {
   extras_folder?: string;
   /** A movie with titles in the library already: the folder they are in (RipArgs.library_folder). */
   library_folder?: string | null;
+  /**
+   * The transcode is done again because its worker was lost: that worker's output may still be in the
+   * title's folder (it removes it when it comes back), so a folder holding files is never joined as a
+   * version of the movie; the job takes `Title (Year) [<job id>]` instead.
+   */
+  redone?: boolean;
   /** Per file (same order as files): its role on a recognised disc, null where it has none; absent for other discs. */
   titles?: (TitleRole | null)[] | null;
   /** A movie: the index in `files` of the main feature the rip chose by evidence, named `Title (Year).mkv` whatever its length; absent or null: the longest file. */
   main_file?: number | null;
   /** Extras of a known kind go to the folder of their kind (Featurettes, Trailers, ...) instead of extras_folder (not for Kodi). */
   extras_by_kind?: boolean;
+  /** A disc of a box-set session: the episode number its first file continues with, where runtimes and TheDiscDB roles do not decide. */
+  first_episode?: number | null;
 }
 
 export interface StreamOptions {
@@ -474,8 +499,10 @@ export type AgentEvent = EventBase &
   (
     | { type: 'accepted' }
     | { type: 'rejected'; reason: string }
-    | { type: 'progress'; phase: Phase; progress: number }
-    | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }
+    /** `fps`: the encoder's speed in frames per second (a transcode, once measured; absent from older agents). */
+    | { type: 'progress'; phase: Phase; progress: number; fps?: number }
+    /** `read_errors`: on the rip's closing line about read errors, how many the ripper reported (the job's meta.read_errors). */
+    | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string; read_errors?: number }
     | { type: 'rip_started'; raw_dir: string }
     /** `titles`: per file, the title it was ripped from (absent from older agents). */
     | { type: 'rip_done'; raw_dir: string; files: string[]; titles?: RippedTitle[] }
@@ -485,7 +512,7 @@ export type AgentEvent = EventBase &
     /** The transcode's last encoder run has ended: its slot is free while it checks and describes its output. */
     | { type: 'transcode_encoded' }
     /** `titles`: a rip without a transcode stage: per output file, the title it was ripped from. */
-    | { type: 'job_done'; output_path: string; files: string[]; raw_removed: boolean; streams?: FileStreams[]; episodes_guessed?: boolean; titles?: RippedTitle[]; accuraterip?: AccurateRipReport }
+    | { type: 'job_done'; output_path: string; files: string[]; raw_removed: boolean; originals_dir?: string; streams?: FileStreams[]; episodes_guessed?: boolean; titles?: RippedTitle[]; accuraterip?: AccurateRipReport }
     | { type: 'job_failed'; phase: Phase; reason: string }
     | { type: 'job_canceled'; phase: Phase }
     | { type: 'tracks'; drive: string; tracks: Track[] }

@@ -8,6 +8,8 @@ import { ffprobeShells, ffprobeStreams, ffprobeSubtitleEvents } from '../tools/f
 import { setTrackFlags } from '../tools/mkvpropedit-runner.js';
 import { readMatroskaStreams } from '../tools/matroska-head.js';
 import { handbrakeScan, handbrakeTranscode } from '../tools/handbrake-runner.js';
+import { ffmpegDecodeSamples, ffmpegRealSeconds, ffmpegRemux } from '../tools/ffmpeg-check-runner.js';
+import { DECODE_SAMPLE_SECONDS, DECODE_SAMPLES } from '../output/output-proof.js';
 import { finishTranscode, runTranscode, type Transcoder, type TranscodeResult } from '../tasks/transcode-task.js';
 import { OutputLedger, outputLedgerFile, type EncodedOutputs } from '../output/output-folder.js';
 
@@ -57,6 +59,19 @@ export function handbrakeTranscoder(config: Pick<AgentConfig, 'handbrakeCli' | '
     // Reads the whole file (demuxing only): an hour of Blu-ray takes a while, so it has its own limit.
     subtitleEvents: (input, signal) => ffprobeSubtitleEvents('ffprobe', input, { signal, timeoutMs: 30 * 60_000 }),
     setTrackFlags: (file, flags, signal) => setTrackFlags('mkvpropedit', file, flags, { signal, timeoutMs: 120_000 }),
+    // The output proof: a stream-copy pass (disk speed) and a few seconds of decoding, at the encoder's nice value.
+    inspect: async (file, claimedSeconds, signal) => {
+      const opts = { signal, timeoutMs: 60 * 60_000, nice: config.encoderNice };
+      try {
+        const read = await ffmpegRealSeconds('ffmpeg', file, opts);
+        const samples = await ffmpegDecodeSamples('ffmpeg', file, read.seconds || claimedSeconds, DECODE_SAMPLES, DECODE_SAMPLE_SECONDS, { ...opts, timeoutMs: 10 * 60_000 });
+        return { seconds: read.seconds, readErrors: read.errors, samples };
+      } catch (err) {
+        if ((err as { cause?: NodeJS.ErrnoException }).cause?.code === 'ENOENT') return null;
+        throw err;
+      }
+    },
+    remux: (input, output, signal) => ffmpegRemux('ffmpeg', input, output, { signal, timeoutMs: 6 * 3600_000, nice: config.encoderNice }),
   };
 }
 
@@ -66,10 +81,10 @@ export function jobWork(ctx: AgentContext, transcoder: Transcoder): JobWork {
 
   const taskContext = (cmd: JobCommand, phase: Phase, signal: AbortSignal): TaskContext => ({
     signal,
-    progress: (pct) => emit({ type: 'progress', command_id: cmd.id, job_id: cmd.job_id, phase, progress: pct }, `progress:${cmd.id}`),
-    log: (level, message) => {
+    progress: (pct, fps) => emit({ type: 'progress', command_id: cmd.id, job_id: cmd.job_id, phase, progress: pct, ...(fps !== undefined ? { fps } : {}) }, `progress:${cmd.id}`),
+    log: (level, message, fields) => {
       ctx.log[level](message, cmd.job_id);
-      emit({ type: 'log', command_id: cmd.id, job_id: cmd.job_id, level, message: truncateLogMessage(message) });
+      emit({ type: 'log', command_id: cmd.id, job_id: cmd.job_id, level, message: truncateLogMessage(message), ...(fields?.read_errors !== undefined ? { read_errors: fields.read_errors } : {}) });
     },
     onSpawn: (pid) => ctx.store.setTaskPid(cmd.id, pid),
   });
@@ -132,7 +147,7 @@ export function jobWork(ctx: AgentContext, transcoder: Transcoder): JobWork {
     } else {
       result = await runTranscode(args, transcoder, tc, originals, ledger);
     }
-    emit({ type: 'job_done', command_id: cmd.id, job_id: cmd.job_id, output_path: toShared(result.output_path), files: result.files.map(toShared), raw_removed: result.raw_removed, streams: result.streams, episodes_guessed: result.episodes_guessed });
+    emit({ type: 'job_done', command_id: cmd.id, job_id: cmd.job_id, output_path: toShared(result.output_path), files: result.files.map(toShared), raw_removed: result.raw_removed, ...(result.originals_dir ? { originals_dir: toShared(result.originals_dir) } : {}), streams: result.streams, episodes_guessed: result.episodes_guessed });
   }
 
   return (cmd, signal, slot, encoded) => (cmd.task === TASKS.ripDisc ? rip(cmd, signal) : transcode(cmd, signal, slot, encoded));

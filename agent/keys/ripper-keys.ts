@@ -4,6 +4,7 @@ import type { AppKeyMessage, KeydbMessage, KeystoreMessage } from '../../shared/
 import { isBareFileName } from '../../shared/media-paths.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../shared/private-files.js';
 import { DUMP_MQTT_LIMIT_BYTES } from '../../shared/protocol-schemas.js';
+import { withSetting, writePrivateAtomic } from '../tools/makemkv-settings.js';
 
 const HASHED_KEY = /^hkd_[^/\\]*\.bin$/i;
 /** AACS dump files MakeMKV writes into its data folder when a disc's key is unknown (makemkv.md §5). */
@@ -13,19 +14,11 @@ export const DUMP_LIMIT_BYTES = DUMP_MQTT_LIMIT_BYTES;
 
 /** settings.conf with `app_Key = "<key>"` set (added or replaced), every other line kept as it was. */
 export function withAppKey(conf: string, key: string | null): string {
-  const lines = conf.split('\n').filter((l, i, all) => !(i === all.length - 1 && l === ''));
-  const kept = lines.filter((l) => !/^\s*app_Key\s*=/.test(l));
-  if (key !== null) kept.push(`app_Key = "${key}"`);
-  return kept.length ? `${kept.join('\n')}\n` : '';
+  return withSetting(conf, 'app_Key', key);
 }
 
 /** Writes the file whole or not at all, readable by the service user only (keys and the application key). */
-async function writeAtomic(file: string, data: Buffer | string): Promise<void> {
-  const tmp = `${file}.ripwerk-tmp`;
-  await fs.rm(tmp, { force: true });
-  await fs.writeFile(tmp, data, { mode: PRIVATE_FILE_MODE });
-  await fs.rename(tmp, file);
-}
+const writeAtomic = writePrivateAtomic;
 
 /**
  * The worker's side of the disc-key material: writes what the coordinator hands out (hashed-key

@@ -2,26 +2,12 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { freeFileName, freeSpace, mkdirInside, moveFile, OutsideWrite } from './output-folder.js';
 
-/** The folder under MEDIA_ROOT that keeps the original rips with keepOriginal (README: "Originale"). */
-export const ORIGINALS_FOLDER = 'Originale';
-
 export interface MoveOps {
   rename: (from: string, to: string) => Promise<void>;
   free: (dir: string) => Promise<number>;
 }
 
 const REAL_OPS: MoveOps = { rename: fs.rename, free: freeSpace };
-
-/**
- * Where the originals of an output folder are kept: `<MEDIA_ROOT>/Originale/` plus the output
- * folder's place below its target (`Heat (1995)`, `Show/Season 02`), so the originals sit outside
- * the library folders a media server scans and are found under the same name.
- */
-export function originalsDir(mediaRoot: string, targetDir: string, outputDir: string): string {
-  const rel = path.relative(targetDir, outputDir);
-  const inside = rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
-  return path.join(mediaRoot, ORIGINALS_FOLDER, inside ? rel : path.basename(outputDir));
-}
 
 /**
  * keepOriginal after a finished compression: moves the raw files into `to.dir` (rename first; across

@@ -3,6 +3,7 @@ import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { exists } from '../../shared/fs-exists.js';
+import { PRIVATE_PREFIX } from './private-encode.js';
 import { movieFolderName, seasonFolder, seriesFolderName, withCollisionSuffix } from '../../shared/output-name.js';
 
 export interface OutputTarget {
@@ -16,6 +17,8 @@ export interface OutputTarget {
   library_folder?: string | null;
   /** The movie's database ids, when the job knows them: a `Title (Year)` folder whose movie.nfo names other ids holds another movie. */
   library?: { tmdb_id: number | null; imdb_id: string | null } | null;
+  /** A transcode redone after its worker was lost (TranscodeArgs.redone): a folder holding files is never joined, the lost worker's output may be in it. */
+  redone?: boolean;
 }
 
 export interface OutputPlan {
@@ -112,7 +115,8 @@ async function sameMovie(dir: string, ids: OutputTarget['library']): Promise<boo
  * Where a job's finished files go: `<target>/Title (Year)`, or `<target>/<Series>/Season NN` for a series
  * rip (`SNN` where Jellyfin would misread the season, seasonFolder). A `Title (Year)` folder that holds
  * files already is joined when it holds the same movie (sameMovie: a second rip becomes a version of it,
- * claimFileName), and left alone otherwise: the job gets `Title (Year) [<job id>]`. The folder is created,
+ * claimFileName), and left alone otherwise, or when the transcode is redone after its worker was lost
+ * (that worker's own output may be what is there): the job gets `Title (Year) [<job id>]`. The folder is created,
  * inside the real path of the target folder: a folder on the way that is a link leading out of it (a share
  * user's plant) fails the job with OutsideWrite, and nothing is written through it.
  */
@@ -129,10 +133,11 @@ export async function planOutput(t: OutputTarget): Promise<OutputPlan> {
   let dir = path.join(t.target_dir, name);
   // A link at the name that leads out of the target is refused, not taken as a collision: it was planted.
   await realInside(await fs.realpath(t.target_dir), t.target_dir, dir);
-  // An empty folder of that name (left by an attempt that died before writing) is not a collision.
-  const taken = await fs.readdir(dir).then((entries) => entries.length > 0, () => exists(dir));
+  // An empty folder of that name (left by an attempt that died before writing, perhaps with its private
+  // encode folder, which that worker removes when it returns) is not a collision.
+  const taken = await fs.readdir(dir).then((entries) => entries.some((e) => !e.startsWith(PRIVATE_PREFIX)), () => exists(dir));
   const isFolder = taken && (await fs.lstat(dir).then((st) => st.isDirectory(), () => false));
-  if (taken && !(isFolder && (await sameMovie(dir, t.library)))) dir = path.join(t.target_dir, withCollisionSuffix(name, t.job_id));
+  if (taken && (t.redone || !(isFolder && (await sameMovie(dir, t.library))))) dir = path.join(t.target_dir, withCollisionSuffix(name, t.job_id));
   await mkdirInside(t.target_dir, path.basename(dir));
   return { dir, fileBase: name };
 }
@@ -293,6 +298,8 @@ interface LedgerContent {
   raw_released?: boolean;
   /** Every encode ended well and each output's identity is recorded (OutputLedger.encoded). */
   encoded?: EncodedOutputs;
+  /** The private folders its encoders wrote into (private-encode.ts): the run's own by their unique names. */
+  private?: string[];
 }
 
 /** The ledger file of a command in the agent's data folder (its name hashed: a command id is the coordinator's text). */
@@ -377,6 +384,16 @@ export class OutputLedger {
     this.write(content);
   }
 
+  /**
+   * A private folder an encoder of this run is about to write into (private-encode.ts), recorded
+   * before it starts: a run cut off leaves it with a partial file, which removeOwnOutputs removes.
+   */
+  privateFolder(dir: string): void {
+    const content = this.read();
+    content.private = [...(content.private ?? []).filter((d) => d !== dir), dir];
+    this.write(content);
+  }
+
   /** The outcome is stored (or the outputs removed): nothing to clean up after a restart. */
   discard(): void {
     fsSync.rmSync(this.file, { force: true });
@@ -427,6 +444,12 @@ export async function removeOwnOutputs(ledgerFile: string): Promise<{ removed: s
     content = JSON.parse(await fs.readFile(ledgerFile, 'utf8')) as LedgerContent;
   } catch {
     return { removed: [], keptAfterRawReleased: false };
+  }
+  // The private folders are the run's own whatever else happened (their names are unique, and a
+  // finished output was moved out of its folder before it counted): only a half-written file is in one.
+  for (const dir of content.private ?? []) {
+    const st = await fs.lstat(dir).catch(() => null);
+    if (st?.isDirectory() && path.basename(dir).startsWith(PRIVATE_PREFIX)) await fs.rm(dir, { recursive: true, force: true });
   }
   const removed: string[] = [];
   if (!content.raw_released) {

@@ -1,7 +1,8 @@
 /**
  * The names of a transcode's output files in the library (what media servers read):
- * - a series: SxxEyy from the season's runtimes when they match unambiguously, the title numbers kept
- *   when they do not; without runtimes numbered after the highest episode already in the season
+ * - a series: SxxEyy from the season's runtimes when they match unambiguously; a disc of a box-set
+ *   session else continues at the episode number the session gives (first_episode); otherwise the title
+ *   numbers kept when runtimes do not match; without runtimes numbered after the highest episode already in the season
  *   folder, in title order, and marked as guessed;
  * - a movie of several titles: the longest is `Title (Year).mkv`, titles within 10 % of it are
  *   versions `Title (Year) - Version 2.mkv` (the version form Jellyfin, Emby and Plex share), every
@@ -12,11 +13,11 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { TitleRole } from '../../shared/disc-titles.js';
 import type { TranscodeJob } from '../../shared/protocol.js';
-import { safeName } from '../../shared/output-name.js';
+import { highestEpisode, safeName } from '../../shared/output-name.js';
 import { matchEpisodes } from '../output/episode-match.js';
 import { outputFileName, type OutputPlan } from '../output/output-folder.js';
 import type { TaskContext } from './rip-task.js';
-import { highestEpisode, movieRoles } from '../disc/title-rules.js';
+import { movieRoles } from '../disc/title-rules.js';
 
 /** The extras folder when the coordinator does not name one (Jellyfin, Emby and Kodi read "Extras"). */
 export const DEFAULT_EXTRAS_FOLDER = 'Extras';
@@ -64,15 +65,25 @@ async function seriesNames(args: TranscodeJob, plan: OutputPlan, seconds: (file:
       ctx.log('info', `episodes matched by ${match.stage === 'runtimes' ? 'runtime' : 'sequence'}: ${match.episodes.map((e) => `E${pad(e)}`).join(', ')}`);
       return { names: match.episodes.map((e) => ({ subdir: '', name: `${plan.fileBase}E${pad(e)}.mkv` })), episodesGuessed: false };
     }
+    if (args.first_episode) return sessionNumbers(args, plan, ctx, `the runtimes do not decide (${match.reason})`);
     const named = byTitle();
     ctx.log('warn', `episodes not renamed: ${match.reason}; the files keep their title numbers (${named.names.map((n) => n.name).join(', ')}): name them with "Metadaten korrigieren" or by hand`);
     return named;
   }
+  if (args.first_episode) return sessionNumbers(args, plan, ctx, 'no runtimes are known');
   const existing = await fs.readdir(plan.dir).catch(() => [] as string[]);
   const after = highestEpisode(existing, args.season ?? 0);
   const numbers = args.files.map((_, i) => after + i + 1);
   ctx.log('warn', `episode numbers guessed: ${numbers.map((e) => `E${pad(e)}`).join(', ')} in title order, after ${after ? `E${pad(after)}, the highest in ${plan.dir}` : `no episode in ${plan.dir}`}; check them and correct the names if the disc's order differs`);
   return { names: numbers.map((e) => ({ subdir: '', name: `${plan.fileBase}E${pad(e)}.mkv` })), episodesGuessed: true };
+}
+
+/** A disc of a box-set session: its files continue the episode numbers of the discs before it, in title order. */
+function sessionNumbers(args: TranscodeJob, plan: OutputPlan, ctx: TaskContext, why: string): NamePlan {
+  const first = args.first_episode as number;
+  const numbers = args.files.map((_, i) => first + i);
+  ctx.log('info', `episodes numbered by the box-set session: ${numbers.map((e) => `E${pad(e)}`).join(', ')} in title order, after the discs before this one (${why})`);
+  return { names: numbers.map((e) => ({ subdir: '', name: `${plan.fileBase}E${pad(e)}.mkv` })), episodesGuessed: false };
 }
 
 async function movieNames(args: TranscodeJob, plan: OutputPlan, seconds: (file: string) => Promise<number>, ctx: TaskContext): Promise<NamePlan> {

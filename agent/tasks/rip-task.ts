@@ -11,11 +11,14 @@ import { unattendedTitles } from '../disc/title-rules.js';
 import { chooseMainFeature, DEFAULT_MAX_SIMILAR_TITLES, describeLeft, describeMainFeature } from '../../shared/main-feature.js';
 import { plannedSelection } from './planned-titles.js';
 import { DEFAULT_EXTRAS_FOLDER, roleNames } from './library-names.js';
+import { READ_ERROR_PREFIX } from '../tools/makemkv-parser.js';
 
 export interface TaskContext {
   signal: AbortSignal;
-  progress(pct: number): void;
-  log(level: 'info' | 'warn' | 'error', message: string): void;
+  /** `fps`: the encoder's speed in frames per second, when it tells it (a transcode). */
+  progress(pct: number, fps?: number): void;
+  /** `fields`: extra fields of the log event (read_errors on the closing line about read errors). */
+  log(level: 'info' | 'warn' | 'error', message: string, fields?: { read_errors?: number }): void;
   onSpawn(pid: number): void;
   /** Progress goes out at most this often (ms); 1000 unless set (tests set 0 to see every value). */
   progressEveryMs?: number;
@@ -134,6 +137,32 @@ export async function checkFreeSpace(dir: string, neededBytes: number): Promise<
   }
 }
 
+/** Most read errors one rip lists in the job log (each with its position; repeats are dropped too, all are counted). */
+export const RIP_READ_ERROR_LIMIT = 20;
+
+/**
+ * The read errors a ripper reports (messages starting with READ_ERROR_PREFIX): each distinct one
+ * logged as a warning, at most `limit`, all counted; `summary` is the closing line (null: none).
+ */
+export function readErrorLog(limit: number, write: (text: string) => void): { add(text: string): void; summary(): string | null; count(): number } {
+  const seen = new Set<string>();
+  let count = 0;
+  return {
+    add(text) {
+      count++;
+      if (seen.has(text) || seen.size >= limit) return;
+      seen.add(text);
+      write(text);
+    },
+    summary() {
+      if (count === 0) return null;
+      const unlisted = count > seen.size ? ` (${count - seen.size} not listed)` : '';
+      return `the ripper reported ${count} read error(s)${unlisted}: the raw files may have gaps where the disc could not be read`;
+    },
+    count: () => count,
+  };
+}
+
 /** Most ripper messages one rip writes to the job log (repeats are dropped too). */
 export const RIP_MESSAGE_LIMIT = 40;
 
@@ -177,23 +206,32 @@ export async function runRip(args: RipJob, source: DiscSource, ripper: Ripper, c
   let doneSeconds = 0;
   const files: string[] = [];
   const ripped: RippedTitle[] = [];
-  const message = messageBudget(RIP_MESSAGE_LIMIT, (text) => ctx.log('info', text));
-  for (const track of selected) {
-    const weight = Math.max(track.seconds, 1);
-    const produced = await ripper.rip(source, track, args.raw_dir, {
-      signal: ctx.signal,
-      onSpawn: ctx.onSpawn,
-      onMessage: message,
-      ...(disc ? { discType: disc.type } : {}),
-      onProgress: (pct) => throttle.update(((doneSeconds + (weight * pct) / 100) / totalSeconds) * 100),
-    });
-    const kept = await Promise.all(produced.map((file) => ownName(file, track.number)));
-    files.push(...kept);
-    for (const file of kept) {
-      ripped.push({ number: track.number, file, source_file: track.source_file ?? null, segment_map: track.segment_map ?? null, seconds: track.seconds, size_bytes: track.size_bytes, role: roles.get(track.number) ?? null, ...(track.number === feature ? { main_feature: true } : {}) });
+  const budget = messageBudget(RIP_MESSAGE_LIMIT, (text) => ctx.log('info', text));
+  const readErrors = readErrorLog(RIP_READ_ERROR_LIMIT, (text) => ctx.log('warn', text));
+  const message = (text: string): void => (text.startsWith(READ_ERROR_PREFIX) ? readErrors.add(text) : budget(text));
+  try {
+    for (const track of selected) {
+      const weight = Math.max(track.seconds, 1);
+      const produced = await ripper.rip(source, track, args.raw_dir, {
+        signal: ctx.signal,
+        onSpawn: ctx.onSpawn,
+        onMessage: message,
+        ...(disc ? { discType: disc.type } : {}),
+        ...(args.careful ? { careful: true } : {}),
+        onProgress: (pct) => throttle.update(((doneSeconds + (weight * pct) / 100) / totalSeconds) * 100),
+      });
+      const kept = await Promise.all(produced.map((file) => ownName(file, track.number)));
+      files.push(...kept);
+      for (const file of kept) {
+        ripped.push({ number: track.number, file, source_file: track.source_file ?? null, segment_map: track.segment_map ?? null, seconds: track.seconds, size_bytes: track.size_bytes, role: roles.get(track.number) ?? null, ...(track.number === feature ? { main_feature: true } : {}) });
+      }
+      doneSeconds += weight;
+      throttle.update((doneSeconds / totalSeconds) * 100);
     }
-    doneSeconds += weight;
-    throttle.update((doneSeconds / totalSeconds) * 100);
+  } finally {
+    // Also when the rip fails: the count says why its files may have gaps, or why it stopped.
+    const summary = readErrors.summary();
+    if (summary) ctx.log('warn', summary, { read_errors: readErrors.count() });
   }
   throttle.flush();
   if (args.transcode) return { files, titles: ripped };
@@ -225,6 +263,6 @@ export async function runRip(args: RipJob, source: DiscSource, ripper: Ripper, c
     out.push(dest);
   }
   if (!args.keep_original) await fs.rm(args.raw_dir, { recursive: true, force: true });
-  if (args.library) await describeOutput(plan.dir, args.library, ctx);
+  if (args.library) await describeOutput(plan.dir, args.library, ctx, args.target_dir);
   return { files, titles: ripped, output: { output_path: plan.dir, files: out } };
 }

@@ -20,6 +20,7 @@
  *   on the tracks in the title's original language; HandBrakeCLI writes none of them (mkvpropedit
  *   sets them after the encode), the default flags it writes itself.
  */
+import { UNDETERMINED } from '../../shared/languages.js';
 import type { AudioStream, StreamOptions, SubtitleStream } from '../../shared/protocol.js';
 import type { TrackFlag, TrackFlagEdit } from '../tools/mkvpropedit-runner.js';
 
@@ -135,6 +136,13 @@ export function planStreams(audio: AudioStream[], subtitles: SubtitleStream[], c
     const first = main[0] ?? audio[0];
     kept = [first];
     notes.push({ level: 'warn', message: `no audio stream in ${languages.join(', ') || 'the chosen languages'} (the file has ${audio.map(describeAudio).join(', ')}): keeping the first audio stream (${first.language})` });
+  }
+  // An untagged main audio stream ("und": the disc does not say) may be the chosen language or the
+  // only one a player has: it is kept after the chosen ones, never dropped as another language.
+  const untagged = main.filter((a) => a.language === UNDETERMINED && !kept.includes(a));
+  if (untagged.length > 0) {
+    kept = [...kept, ...untagged];
+    notes.push({ level: 'info', message: `keeping the untagged audio stream${untagged.length > 1 ? 's' : ''} ${untagged.map((a) => `${a.index} (${describeAudio(a)})`).join(', ')}: the disc does not say ${untagged.length > 1 ? 'their' : 'its'} language` });
   }
   // A file of role tracks alone keeps its first one above; it is not counted again here.
   const descriptions = audioByLanguage(audio.filter((a) => isDescription(a) && !kept.includes(a)), languages);

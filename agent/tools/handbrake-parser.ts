@@ -91,6 +91,24 @@ export function handbrakeProgress(block: HandbrakeJsonBlock): number | null {
   return Math.min(100, Math.max(0, pct));
 }
 
+/**
+ * Below this a Rate is no measurement: HandBrake 1.6.1 gives 0.0 in the first seconds and values
+ * like 2.5e-7 at the end of a short encode (samples/hb-json-progress-1pass.txt); real ones are 1 and up.
+ */
+export const MIN_MEASURED_FPS = 0.01;
+
+/**
+ * The encoder's speed in frames per second from a WORKING `Progress` block: Rate (the current rate),
+ * else RateAvg; null while HandBrake has measured neither.
+ */
+export function handbrakeFps(block: HandbrakeJsonBlock): number | null {
+  const p = progressState(block);
+  if (!p || p.state !== 'WORKING') return null;
+  const working = asObject(p.body.Working);
+  for (const value of [asNumber(working?.Rate), asNumber(working?.RateAvg)]) if (value !== null && value >= MIN_MEASURED_FPS) return value;
+  return null;
+}
+
 /** The WORKDONE block's error (0 = success), or null for any other block. */
 export function workDone(block: HandbrakeJsonBlock): { error: number } | null {
   const p = progressState(block);

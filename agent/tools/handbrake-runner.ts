@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import {
   handbrakeFailureReason,
+  handbrakeFps,
   HandbrakeJsonCollector,
   handbrakeProgress,
   parseHandbrakeScan,
@@ -17,7 +18,8 @@ const TOOL = 'HandBrakeCLI';
 export interface HandbrakeHooks {
   signal?: AbortSignal;
   onSpawn?: (pid: number) => void;
-  onProgress?: (pct: number) => void;
+  /** `fps`: the encoder's speed in frames per second, when HandBrake has measured it. */
+  onProgress?: (pct: number, fps?: number) => void;
   timeoutMs?: number;
   /** Arguments after the preset: the stream selection (-a, -E, -s …) overrides the preset's. */
   streamArgs?: string[];
@@ -46,7 +48,7 @@ async function nonEmptyFile(file: string): Promise<boolean> {
  */
 export async function handbrakeTranscode(bin: string, input: string, output: string, preset: string, hooks: HandbrakeHooks = {}): Promise<void> {
   const collector = new HandbrakeJsonCollector();
-  const seen = { doneError: 0, lastPct: -1 };
+  const seen = { doneError: 0, lastPct: -1, fps: undefined as number | undefined };
   try {
     const result = await runTool(bin, ['-i', input, '-o', output, '-Z', preset, ...(hooks.streamArgs ?? []), '--json'], {
       signal: hooks.signal,
@@ -58,10 +60,11 @@ export async function handbrakeTranscode(bin: string, input: string, output: str
         const block = collector.push(line);
         if (!block) return;
         seen.doneError = workDone(block)?.error ?? seen.doneError;
+        seen.fps = handbrakeFps(block) ?? seen.fps;
         const pct = handbrakeProgress(block);
         if (pct !== null && pct > seen.lastPct) {
           seen.lastPct = pct;
-          hooks.onProgress?.(pct);
+          hooks.onProgress?.(pct, seen.fps);
         }
       },
     });

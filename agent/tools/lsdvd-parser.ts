@@ -165,6 +165,33 @@ export function parseLsdvdXml(stdout: string): LsdvdDisc {
   return { label: text(root.title), longest: number(root.longest_track), titles };
 }
 
+/** Where one title lies in its title set: the set's number and its cells' sectors in play order. */
+export interface LsdvdTitleCells {
+  /** The title set (VTS_nn_*.VOB) that holds the title. */
+  titleSet: number;
+  /** Sectors of each cell (first and last, both included), counted from the start of the set's title VOBs. */
+  cells: { first: number; last: number }[];
+}
+
+/**
+ * `lsdvd -t N -x -Oy SRC` (Python literal) → the title's set and cell sectors. lsdvd 0.17 prints the
+ * sectors only in its Python, Perl and Ruby output (the XML leaves them out), so this reads the
+ * Python form: one `'vts' : n` per title, one `'first_sector'`/`'last_sector'` pair per cell.
+ */
+export function parseLsdvdTitleCells(stdout: string): LsdvdTitleCells {
+  const set = /'vts'\s*:\s*(\d+)/.exec(stdout);
+  if (!set) throw new Error('lsdvd printed no title set');
+  const cells: { first: number; last: number }[] = [];
+  for (const m of stdout.matchAll(/'first_sector'\s*:\s*(\d+),\s*'last_sector'\s*:\s*(\d+)/g)) {
+    const first = Number(m[1]);
+    const last = Number(m[2]);
+    if (last < first) throw new Error(`lsdvd printed a cell that ends before it starts (${first}-${last})`);
+    cells.push({ first, last });
+  }
+  if (cells.length === 0) throw new Error('lsdvd printed no cells');
+  return { titleSet: Number(set[1]), cells };
+}
+
 /** A household-readable reason for a failed lsdvd run (exit 1: path missing, exit 3: not a DVD). */
 export function lsdvdError(stderr: string, exitCode: number | null): string {
   const missing = /Can't find device (.+)$/m.exec(stderr);

@@ -442,13 +442,47 @@ export function uhdFailureReason(codes: readonly number[], exitCode: number | un
   return null;
 }
 
+/** MakeMKV's read error (makemkv.md §3): "Error '%1' occurred while reading '%2' at offset '%3'". */
+export const MSG_READ_ERROR = 2003;
+/** A ripper message that is a read error starts with this (the rip logs these apart: rip-task.ts). */
+export const READ_ERROR_PREFIX = 'read error ';
+const SECTOR_BYTES = 2048;
+
+/** Where a read error happened: in a file of the disc (a path) or on the drive itself (its name), at a byte offset. */
+export interface DiscReadError {
+  error: string;
+  where: string;
+  offset: number | null;
+}
+
+/** The fields of a 2003 message; null for any other message or one without its parameters. */
+export function makemkvReadError(msg: MakemkvMessage): DiscReadError | null {
+  if (msg.code !== MSG_READ_ERROR || msg.params.length < 3) return null;
+  const [error, where, offset] = msg.params;
+  const n = /^\d+$/.test(offset.trim()) ? Number(offset.trim()) : null;
+  return { error: error.trim(), where: where.trim(), offset: n };
+}
+
+/**
+ * "read error in /VIDEO_TS/VTS_01_1.VOB at 1128.8 MiB (sector 577920 of the file): Scsi error - MEDIUM
+ * ERROR:1090"; on the drive itself (a raw read) the position is on the disc.
+ */
+export function describeReadError(e: DiscReadError): string {
+  const inFile = e.where.startsWith('/');
+  const where = inFile ? `in ${e.where}` : `on the disc (${e.where})`;
+  const at = e.offset === null ? '' : ` at ${(e.offset / 2 ** 20).toFixed(1)} MiB (sector ${Math.floor(e.offset / SECTOR_BYTES)}${inFile ? ' of the file' : ''})`;
+  return `${READ_ERROR_PREFIX}${where}${at}: ${e.error}`;
+}
+
 /**
  * The text of a MakeMKV message as the job log gets it, or null for a debug trace (1003) or a blank
- * line. How many reach the log, and that repeats are dropped, is the rip's rule for every ripper
- * (messageBudget in agent/tasks/rip-task.ts).
+ * line; a read error with its position (describeReadError). How many reach the log, and that repeats
+ * are dropped, is the rip's rule for every ripper (messageBudget in agent/tasks/rip-task.ts).
  */
 export function ripperMessageText(msg: MakemkvMessage): string | null {
   if (msg.code === MSG_DEBUG) return null;
+  const readError = makemkvReadError(msg);
+  if (readError) return describeReadError(readError);
   const text = msg.text.trim();
   return text === '' ? null : text;
 }

@@ -1,7 +1,8 @@
 /**
  * The open DVD backend for unencrypted DVDs and DVD images (an ISO file, a folder holding VIDEO_TS, or
- * a drive device): lsdvd for the title list, dvdbackup to copy one title's VOBs, ffmpeg to remux them
- * losslessly into MKV with chapters, all audio and subtitle streams and their languages (dvd-tools.md).
+ * a drive device): lsdvd for the title list and the title's cells, dvdbackup to copy the title's set
+ * (its cells are cut from it: dvd-title-cells.ts says why not dvdbackup's title copy), ffmpeg to remux
+ * them losslessly into MKV with chapters, all audio and subtitle streams and their languages (dvd-tools.md).
  *
  * Title sizes: lsdvd does not print them, so a scan estimates each title as the VOB bytes of its title
  * set (from `dvdbackup -I`) shared among the set's titles in proportion to their length.
@@ -21,13 +22,14 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { dvdbackupError, DVD_SECTOR, estimateTitleSizes, parseDvdbackupInfo, scanVobSectors } from './dvdbackup-parser.js';
-import type { SectorScan } from './dvdbackup-parser.js';
+import type { DvdbackupInfo, SectorScan } from './dvdbackup-parser.js';
 import { FfmpegProgressParser, ffmpegPercent } from './ffmpeg-progress-parser.js';
 import type { MkvTrack, MkvTrackFlags } from './mkvtoolnix-parser.js';
 import { mkvextractTracks, mkvmergeTracks } from './mkvtoolnix-runner.js';
 import { subpictureCanvas, vobsubHeaderLines, withVobsubHeader } from './vobsub-idx.js';
-import { cssLibraryMissing, lsdvdError, parseLsdvdXml } from './lsdvd-parser.js';
-import type { LsdvdDisc, LsdvdTitle } from './lsdvd-parser.js';
+import { cssLibraryMissing, lsdvdError, parseLsdvdTitleCells, parseLsdvdXml } from './lsdvd-parser.js';
+import type { LsdvdDisc, LsdvdTitle, LsdvdTitleCells } from './lsdvd-parser.js';
+import { joinTitleCells } from './dvd-title-cells.js';
 import { matroskaLanguage, UNDETERMINED } from '../../shared/languages.js';
 import type { Track } from './makemkv-parser.js';
 import { trueRoles } from './stream-codec.js';
@@ -53,7 +55,16 @@ export interface OpenDvdOptions {
 export interface OpenDvdRipHooks extends OpenDvdOptions {
   onProgress?: (pct: number) => void;
   onMessage?: (text: string) => void;
+  /** A careful re-read: dvdbackup pads only the one block it cannot read (CAREFUL_READ_ERRORS) instead of the rest of its read. */
+  careful?: boolean;
 }
+
+/**
+ * dvdbackup 0.4.2's read error handling (-r): by default (m) a failed read of up to its buffer's blocks
+ * is padded whole with zeros and the copy goes on after it; `b` pads one block and reads on from the
+ * next, so only the blocks that really fail are lost. It has no retry: the drive's own retries are all.
+ */
+export const CAREFUL_READ_ERRORS = 'b';
 
 export interface OpenDvdScan {
   label: string;
@@ -101,10 +112,21 @@ async function readDisc(source: string, opts: OpenDvdOptions): Promise<{ disc: L
   }
 }
 
-async function titleSizes(source: string, titles: LsdvdTitle[], opts: OpenDvdOptions): Promise<Map<number, number>> {
+async function discInfo(source: string, opts: OpenDvdOptions): Promise<DvdbackupInfo> {
   const result = await runTool(bins(opts).dvdbackup, ['-i', source, '-I'], { ...toolOptions(opts), captureStdout: true });
   if (result.exitCode !== 0) throw new ToolError('dvdbackup', dvdbackupError(result.stderr, result.exitCode), { exitCode: result.exitCode ?? undefined });
-  return estimateTitleSizes(titles, parseDvdbackupInfo(result.stdout));
+  return parseDvdbackupInfo(result.stdout);
+}
+
+/** `lsdvd -t N -x -Oy SRC`: the title set of title N and its cells' sectors (dvd-title-cells.ts). */
+async function titleCells(source: string, titleNumber: number, opts: OpenDvdOptions): Promise<LsdvdTitleCells> {
+  const result = await runTool(bins(opts).lsdvd, ['-t', String(titleNumber), '-x', '-Oy', source], { ...toolOptions(opts), captureStdout: true });
+  if (result.exitCode !== 0) throw new ToolError('lsdvd', lsdvdError(result.stderr, result.exitCode), { exitCode: result.exitCode ?? undefined });
+  try {
+    return parseLsdvdTitleCells(result.stdout);
+  } catch (err) {
+    throw new ToolError('lsdvd', `Reading where title ${titleNumber} lies on the DVD failed: ${(err as Error).message}`);
+  }
 }
 
 function toTrack(title: LsdvdTitle, sizes: Map<number, number>): Track {
@@ -124,7 +146,7 @@ function toTrack(title: LsdvdTitle, sizes: Map<number, number>): Track {
 /** `lsdvd -Ox -a -s -c -v -P SRC` + `dvdbackup -i SRC -I`: the titles in the same shape as MakeMKV's. */
 export async function openDvdScan(source: string, opts: OpenDvdOptions = {}): Promise<OpenDvdScan> {
   const { disc } = await readDisc(source, opts);
-  const sizes = await titleSizes(source, disc.titles, opts);
+  const sizes = estimateTitleSizes(disc.titles, await discInfo(source, opts));
   return { label: disc.label, longest: disc.longest, titles: disc.titles.map((t) => toTrack(t, sizes)) };
 }
 
@@ -212,19 +234,20 @@ class CopyWatcher {
 interface CopyPlan {
   source: string;
   titleNumber: number;
+  titleSet: number;
   tmp: string;
   estimate: number;
   cssMissing: boolean;
   report: (pct: number) => void;
 }
 
-/** `dvdbackup -i SRC -t N -o TMP -n title`: the title's VOBs, checked for CSS scrambling. */
+/** `dvdbackup -i SRC -T SET -o TMP -n title`: the VOBs of the title's set, checked for CSS scrambling. */
 async function copyTitle(plan: CopyPlan, hooks: OpenDvdRipHooks): Promise<string[]> {
   const inner = new AbortController();
   const signal = hooks.signal ? AbortSignal.any([hooks.signal, inner.signal]) : inner.signal;
   const watcher = new CopyWatcher(plan.tmp, plan.estimate, plan.cssMissing, plan.report, () => inner.abort());
   const timer = setInterval(() => void watcher.poll().catch(() => undefined), POLL_MS);
-  const args = ['-i', plan.source, '-t', String(plan.titleNumber), '-o', plan.tmp, '-n', COPY_NAME];
+  const args = ['-i', plan.source, '-T', String(plan.titleSet), '-o', plan.tmp, '-n', COPY_NAME, ...(hooks.careful ? ['-r', CAREFUL_READ_ERRORS] : [])];
   try {
     const result = await runTool(bins(hooks).dvdbackup, args, { ...toolOptions(hooks), signal }).catch((err: unknown) => {
       throw watcher.refusal ?? err;
@@ -413,9 +436,9 @@ function progressReporter(onProgress: ((pct: number) => void) | undefined): (pct
 }
 
 /**
- * Rips one title of an unencrypted DVD into `outFile` (MKV): dvdbackup copies the title into a temp
- * dir next to outFile, a CSS check refuses encrypted discs, ffmpeg remuxes the VOB(s) (concat
- * protocol for several parts) with chapters and audio languages, the subtitle tracks get the disc's
+ * Rips one title of an unencrypted DVD into `outFile` (MKV): dvdbackup copies the title's set into a
+ * temp dir next to outFile, a CSS check refuses encrypted discs, the title's cells are cut from the
+ * set into one VOB, ffmpeg remuxes it with chapters and audio languages, the subtitle tracks get the disc's
  * palette (keepDiscPalette); the temp dir is always removed.
  */
 export async function openDvdRip(source: string, titleNumber: number, outFile: string, hooks: OpenDvdRipHooks = {}): Promise<{ files: string[] }> {
@@ -424,20 +447,28 @@ export async function openDvdRip(source: string, titleNumber: number, outFile: s
   const { disc, cssMissing } = await readDisc(source, hooks);
   const title = disc.titles.find((t) => t.number === titleNumber);
   if (!title) throw new ToolError(TOOL, `the DVD has no title ${titleNumber} (titles on the disc: ${disc.titles.map((t) => t.number).join(', ') || 'none'})`);
-  const sizes = await titleSizes(source, disc.titles, hooks);
+  const [info, place] = await Promise.all([discInfo(source, hooks), titleCells(source, titleNumber, hooks)]);
   const report = progressReporter(hooks.onProgress);
   const tmp = await fs.mkdtemp(path.join(path.dirname(out), '.ripwerk-dvd-'));
   try {
+    if (hooks.careful) hooks.onMessage?.(`careful read: dvdbackup skips only the blocks it cannot read (-r ${CAREFUL_READ_ERRORS}), it has no read retries`);
     hooks.onMessage?.(`copying title ${titleNumber} (${Math.round(title.seconds)} s, ${title.chapters.length} chapters) off the DVD`);
-    const plan: CopyPlan = { source, titleNumber, tmp, estimate: sizes.get(titleNumber) ?? 0, cssMissing, report };
-    const vobs = await copyTitle(plan, hooks);
-    hooks.onMessage?.(`remuxing ${vobs.length} VOB part(s) into ${path.basename(out)}`);
+    // The whole title set is copied (the copy's progress counts its bytes); the title's cells are cut from it.
+    const plan: CopyPlan = { source, titleNumber, titleSet: place.titleSet, tmp, estimate: info.vobBytes.get(place.titleSet) ?? 0, cssMissing, report };
+    const setVobs = await copyTitle(plan, hooks);
+    const titleVob = path.join(tmp, 'title.vob');
+    await joinTitleCells(setVobs, place.cells, titleVob).catch((err: Error) => {
+      throw new ToolError(TOOL, `title ${titleNumber} could not be cut from its title set: ${err.message}`);
+    });
+    await fs.rm(path.join(tmp, COPY_NAME), { recursive: true, force: true });
+    const vobs = [titleVob];
+    hooks.onMessage?.(`remuxing title ${titleNumber} (${place.cells.length} cells) into ${path.basename(out)}`);
     const withSubtitles = title.subtitles.length > 0;
     const remuxed = withSubtitles ? path.join(tmp, 'remuxed.mkv') : out;
     const remuxEnd = withSubtitles ? REMUX_END : 100;
     await remux(vobs, tmp, title, remuxed, hooks, (pct) => report(COPY_SHARE + ((remuxEnd - COPY_SHARE) * pct) / 100));
-    // The VOBs are not needed any more: the title is on disk twice at most, not three times.
-    await fs.rm(path.join(tmp, COPY_NAME), { recursive: true, force: true });
+    // The title's VOB is not needed any more: the title is on disk twice at most, not three times.
+    await fs.rm(titleVob, { force: true });
     if (withSubtitles) await keepDiscPalette(remuxed, title, tmp, out, hooks, report);
     report(100);
     return { files: [out] };

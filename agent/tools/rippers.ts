@@ -6,6 +6,7 @@ import type { DiscSource } from '../disc/image-drive.js';
 import type { ProbedFile } from './ffprobe-parser.js';
 import type { Track as ScannedTitle } from './makemkv-parser.js';
 import type { TrackFlag, TrackFlagEdit } from './mkvpropedit-runner.js';
+import { carefulReads } from './makemkv-settings.js';
 
 export interface RipHooks {
   signal: AbortSignal;
@@ -14,7 +15,15 @@ export interface RipHooks {
   onProgress(pct: number): void;
   /** The type of the disc being ripped (a 4K UHD failure gets its own reason). */
   discType?: DiscType;
+  /** A careful re-read (RipArgs.careful): MakeMKV retries failing reads CAREFUL_READ_RETRIES times, dvdbackup skips single blocks. */
+  careful?: boolean;
 }
+
+/**
+ * MakeMKV's read retries (io_ErrorRetryCount) for a careful re-read; docs/rules.md says why this many.
+ * makemkvcon reads settings.conf only when it starts: the value is set before each run and put back after it.
+ */
+export const CAREFUL_READ_RETRIES = 20;
 
 /** A title as the scan found it, in the shape the title scan sends to the coordinator. */
 function toProtocolTrack(t: ScannedTitle): Track {
@@ -144,7 +153,15 @@ export function makemkvRipper(bin: string, home: string, keyCount: () => number)
     },
     async rip(source, track, rawDir, hooks) {
       const { makemkvRip } = await import('./makemkv-runner.js');
-      const result = await withUhdReason(hooks.discType, keyCount, () => makemkvRip(bin, makemkvSource(source), track.number, rawDir, { ...hooks, home }));
+      const release = hooks.careful ? await carefulReads(path.join(home, '.MakeMKV'), CAREFUL_READ_RETRIES) : null;
+      if (release) hooks.onMessage(`careful read: MakeMKV read retries ${CAREFUL_READ_RETRIES}`);
+      let result: Awaited<ReturnType<typeof makemkvRip>>;
+      try {
+        result = await withUhdReason(hooks.discType, keyCount, () => makemkvRip(bin, makemkvSource(source), track.number, rawDir, { ...hooks, home }));
+      } finally {
+        // Also when the run fails or is canceled: the next runs read with the retries from before.
+        await release?.();
+      }
       for (const file of result.files) await writeDiscRoles(file, track, hooks);
       return result.files;
     },

@@ -216,4 +216,36 @@ export const coordinatorMigrations: Migration[] = [
     CREATE INDEX library_titles_fingerprint ON library_titles (fingerprint);
     CREATE INDEX library_titles_job ON library_titles (job_id);`,
   },
+  {
+    version: 13,
+    // Issue 40: a box set fed disc after disc. The session and each of its discs live in SQLite only,
+    // so a coordinator restart finds them as they were.
+    name: 'sessions: box-set and multi-CD sessions and their discs',
+    up: `CREATE TABLE sessions (
+      id TEXT PRIMARY KEY,
+      kind TEXT NOT NULL,
+      series TEXT,
+      season INTEGER,
+      disc_total INTEGER,
+      drive TEXT,
+      release TEXT,
+      origin TEXT NOT NULL,
+      state TEXT NOT NULL,
+      created_at TEXT NOT NULL,
+      ended_at TEXT
+    );
+    CREATE TABLE session_discs (
+      session_id TEXT NOT NULL,
+      disc_number INTEGER NOT NULL,
+      job_id TEXT NOT NULL,
+      state TEXT NOT NULL,
+      files INTEGER,
+      episode_first INTEGER,
+      episode_last INTEGER,
+      waiting INTEGER NOT NULL DEFAULT 0,
+      updated_at TEXT NOT NULL,
+      PRIMARY KEY (session_id, disc_number)
+    );
+    CREATE INDEX session_discs_job ON session_discs (job_id);`,
+  },
 ];

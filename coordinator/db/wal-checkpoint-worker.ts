@@ -7,8 +7,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 
-const { file, everyMs } = workerData as { file: string; everyMs: number };
+const { file, everyMs, walSizeLimit } = workerData as { file: string; everyMs: number; walSizeLimit: number };
 const db = new Database(file, { fileMustExist: true });
+db.pragma(`journal_size_limit = ${walSizeLimit}`);
 const timer = setInterval(() => db.pragma('wal_checkpoint(PASSIVE)'), everyMs);
 parentPort?.on('message', (message: unknown) => {
   if (message !== 'stop') return;

@@ -4,6 +4,12 @@ import type { Logger } from '../../shared/log.js';
 
 /** How often the worker copies the log into the database file. */
 const CHECKPOINT_EVERY_MS = 2000;
+/**
+ * The -wal file is cut back to at most this many bytes when SQLite starts the log over after a
+ * checkpoint copied all of it (journal_size_limit): without it the file keeps the size of the biggest
+ * burst it ever held. 4 MiB is about SQLite's default checkpoint size (1,000 pages of 4 KiB).
+ */
+export const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
 /** SQLite's own default: the committing connection copies the log once it holds this many pages. */
 const AUTO_CHECKPOINT_PAGES = 1000;
 
@@ -13,7 +19,8 @@ const AUTO_CHECKPOINT_PAGES = 1000;
  * test host, 1 commit in 500 took 5-19 ms instead of 0.03 ms, and the coordinator commits every MQTT
  * event, so a GET /jobs arriving then waited as long. Here the main connection never checkpoints; a
  * worker thread with its own connection does (wal-checkpoint-worker.ts). Should the worker fail, the
- * main connection checkpoints as before.
+ * main connection checkpoints as before. The -wal file is cut back to WAL_SIZE_LIMIT_BYTES whenever
+ * the log starts over, so one burst of writes does not leave a file of its size behind for good.
  */
 export class WalCheckpointer {
   private readonly worker: Worker;
@@ -23,8 +30,10 @@ export class WalCheckpointer {
 
   constructor(private readonly db: Db, file: string, private readonly log: Logger, everyMs = CHECKPOINT_EVERY_MS) {
     db.pragma('wal_autocheckpoint = 0');
+    // Per connection: the main one commits (and so starts the log over), the worker's checkpoints.
+    db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
     this.worker = new Worker(new URL('./wal-checkpoint-worker.js', import.meta.url), {
-      workerData: { file, everyMs },
+      workerData: { file, everyMs, walSizeLimit: WAL_SIZE_LIMIT_BYTES },
       // It holds a connection and a timer: a small heap is plenty.
       resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 },
     });

@@ -13,7 +13,8 @@ import type { Prescan } from './prescan.js';
 import type { RipRequest } from './rip-jobs.js';
 import type { PosterCache } from '../library/poster-cache.js';
 import type { SettingsStore } from '../system/settings-store.js';
-import type { KnownDiscTitle } from '../../shared/api-types.js';
+import type { KnownDiscTitle, PreviousRip } from '../../shared/api-types.js';
+import { parseJobMeta } from '../jobs/job-meta.js';
 import type { RipTitleKind } from '../../shared/disc-titles.js';
 import { LibraryTitles } from '../library/library-titles.js';
 import { allWantedInLibrary, knownTitles, librarySummary, type TitleChoice } from './title-plan.js';
@@ -32,6 +33,8 @@ import { allWantedInLibrary, knownTitles, librarySummary, type TitleChoice } fro
 export class DiscWatch {
   private readonly chains = new Map<string, Promise<void>>();
   private readonly rippedCount: Statement<[string], { n: number }>;
+  private readonly lastRip: Statement<[string], HistoryJoin>;
+  private readonly seenAt: Statement<[string], { fingerprint: string | null; label_fingerprint: string | null; seen_at: string }>;
   /** The titles finished jobs put into the library, per disc identity. */
   readonly libraryTitles: LibraryTitles;
 
@@ -46,6 +49,10 @@ export class DiscWatch {
     private readonly onIdentity: (disc: DiscKey, identity: DiscIdentity) => void = () => undefined,
   ) {
     this.rippedCount = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM history WHERE fingerprint = ?');
+    this.lastRip = db.prepare<[string], HistoryJoin>(
+      'SELECT h.title AS history_title, h.finished_at, j.id AS job_id, j.title AS job_title, j.meta, j.target_dir, j.output_path FROM history h LEFT JOIN jobs j ON j.id = h.job_id WHERE h.fingerprint = ? ORDER BY h.finished_at DESC, h.id DESC LIMIT 1',
+    );
+    this.seenAt = db.prepare('SELECT fingerprint, label_fingerprint, seen_at FROM device_discs WHERE device = ?');
     this.libraryTitles = new LibraryTitles(db);
   }
 
@@ -87,7 +94,37 @@ export class DiscWatch {
     return lookupKeys(disc).some((key) => (this.rippedCount.get(key)?.n ?? 0) > 0);
   }
 
-  view(disc: DiscInfo): Disc {
+  /**
+   * The disc's latest finished rip, by the same keys as alreadyRipped (its identity first, then a row
+   * written before content ids under its label fingerprint), named as the job is named now (a
+   * correction renamed it); a deleted job leaves the history's title and time.
+   */
+  previousRip(disc: DiscKey): PreviousRip | null {
+    for (const key of lookupKeys(disc)) {
+      const row = this.lastRip.get(key);
+      if (!row) continue;
+      const meta = row.job_id ? parseJobMeta(row.meta) : null;
+      return {
+        job_id: row.job_id,
+        ripped_at: row.finished_at,
+        title: row.job_title ?? row.history_title,
+        year: meta?.year ?? null,
+        series: meta?.series ?? null,
+        season: meta?.season ?? null,
+        target_dir: row.target_dir,
+        output_path: row.output_path,
+      };
+    }
+    return null;
+  }
+
+  /** When this disc went into the drive as far as the coordinator saw (device_discs); null for another disc or none recorded. */
+  insertedAt(device: string, disc: DiscKey): string | null {
+    const row = this.seenAt.get(device);
+    return row?.fingerprint && sameDisc({ fingerprint: row.fingerprint, label_fingerprint: row.label_fingerprint }, disc) ? row.seen_at : null;
+  }
+
+  view(disc: DiscInfo, device: string | null = null): Disc {
     const identity = this.prescan.get(disc.fingerprint);
     const known = this.knownTitles(disc);
     return {
@@ -113,6 +150,8 @@ export class DiscWatch {
       recognised: identity?.recognised ?? null,
       titles: known ?? [],
       library: known ? librarySummary(known, this.titleChoice()) : null,
+      previous_rip: this.previousRip(disc),
+      inserted_at: device ? this.insertedAt(device, disc) : null,
     };
   }
 
@@ -176,6 +215,17 @@ export class DiscWatch {
       this.log.warn(`device ${entry.name}: automatic rip not started: ${(err as Error).message}`);
     }
   }
+}
+
+/** A history row with its job, when the job still exists. */
+interface HistoryJoin {
+  history_title: string;
+  finished_at: string;
+  job_id: string | null;
+  job_title: string | null;
+  meta: string | null;
+  target_dir: string | null;
+  output_path: string | null;
 }
 
 function describe(identity: DiscIdentity): string {

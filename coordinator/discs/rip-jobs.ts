@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { nativeWorkerRefusal } from '../../shared/native-worker.js';
 import { PATH_TEXT_MAX, SHORT_TEXT_MAX } from '../../shared/protocol-schemas.js';
@@ -20,6 +21,9 @@ import type { KnownDiscTitle } from '../../shared/api-types.js';
 import { describeRole } from '../../shared/disc-titles.js';
 import { extrasByKind, extrasFolder } from '../library/library-info.js';
 import { plannedTitles } from './title-plan.js';
+import { seriesTargetRefusal } from './series-target.js';
+import type { SessionBook, SessionMatch } from '../sessions/session-book.js';
+import { highestEpisode, seasonFolder, seriesFolderName } from '../../shared/output-name.js';
 
 /** What making a rip job uses of the coordinator (a part of its context). */
 export interface RipJobDeps {
@@ -31,6 +35,8 @@ export interface RipJobDeps {
   metadata: MetadataService;
   /** The pre-scan's identity of a disc, by its fingerprint, and the titles of a recognised disc against the library. */
   discs: { identity(fingerprint: string): DiscIdentity | undefined; knownTitles(disc: DiscKey): KnownDiscTitle[] | null; libraryFolder(disc: DiscKey): string | null };
+  /** Box-set sessions: the disc joins its session (absent: no sessions, as in tests of other parts). */
+  sessions?: SessionBook;
 }
 
 /** What a rip needs beyond the drive; every field optional (settings and the disc fill the rest). */
@@ -58,6 +64,8 @@ export interface RipRequest {
   origin: string;
   /** Extra meta keys (poster_path, retry_of). */
   meta?: JobMeta;
+  /** A careful re-read (retry-rip with careful: true): RipArgs.careful. */
+  careful?: boolean;
 }
 
 /** A job id (a UUID) and the slash before it: what a raw folder adds to its work folder. */
@@ -69,7 +77,8 @@ const RAW_DIR_SUFFIX = 37;
  * the job pending with the drive busy (issue 42). The raw folder is the work folder plus the job id.
  */
 export function ripLengthRefusal(f: { title?: string | null; series?: string | null; targetDir?: string | null; workDir?: string | null }): string | null {
-  for (const [name, value] of [['title', f.title], ['series', f.series]] as const) {
+  // The series first: a series job without a title of its own carries the series name as its title.
+  for (const [name, value] of [['series', f.series], ['title', f.title]] as const) {
     if (value && value.length > SHORT_TEXT_MAX) return `${name} is longer than ${SHORT_TEXT_MAX} characters, more than a worker takes`;
   }
   if (f.targetDir && f.targetDir.length > PATH_TEXT_MAX) return `target_dir is longer than ${PATH_TEXT_MAX} characters, more than a worker takes`;
@@ -89,8 +98,22 @@ export async function createRipJob(ctx: RipJobDeps, req: RipRequest): Promise<Jo
   if (!device) throw new HttpError(404, `no device named "${req.device}"`);
   const s = settings.all();
   const discType = device.state.disc?.type;
+  // A disc of a box-set session (started in the dialog, or recognised by label or database) is ripped as
+  // the session's series and season (a request naming another series joins no session); the session is
+  // joined once the job exists.
+  const preIdentity = device.state.disc ? ctx.discs.identity(device.state.disc.fingerprint) : undefined;
+  const sessionAt = (album: AlbumInfo | null) => ctx.sessions?.match({ device: req.device, disc_type: discType ?? 'unknown', identity: preIdentity, label: device.state.disc?.label ?? '', album, series: req.series ?? null, season: req.season ?? null }) ?? null;
+  let videoSession = discType && discType !== 'cd' ? sessionAt(null) : null;
+  if (videoSession?.series) req = { ...req, series: videoSession.series, season: videoSession.season };
   const quickPick = req.series ? s.quickPickSeries : discType === 'cd' ? s.quickPickMusic : s.quickPickMovies;
   const targetDir = await mediaDir(config.mediaRoot, req.targetDir ?? path.join(config.mediaRoot, quickPick), 'target_dir');
+  let continued: string | null = null;
+  if (videoSession && (await continuesEarlierRips(videoSession, targetDir))) {
+    continued = `${videoSession.why}: the season folder holds episodes of earlier rips, so this disc continues them without a session`;
+    videoSession = null;
+  }
+  const wrongFolder = req.series ? seriesTargetRefusal(config.mediaRoot, { movies: s.quickPickMovies, series: s.quickPickSeries }, targetDir) : null;
+  if (wrongFolder) throw new HttpError(400, wrongFolder);
   let workDir: string;
   // RAW_DIR is configured by the admin and may lie outside MEDIA_ROOT (a retry keeps the first rip's place).
   if (req.workDir && path.resolve(req.workDir) === path.resolve(config.rawDir)) workDir = config.rawDir;
@@ -132,10 +155,12 @@ export async function createRipJob(ctx: RipJobDeps, req: RipRequest): Promise<Jo
   // An audio CD names its files by album; without a pre-scan result by its CD-Text or as unknown.
   // The pre-scan's own title (what the rip dialog sends unchanged) renames nothing.
   const album = disc.type !== 'cd' ? null : (req.album ?? albumForJob(pickAlbum(identity, disc, req.musicbrainzReleaseId ?? null), req.title?.trim() === identity?.title ? null : req.title, req.year));
-  const title = album ? albumTitle(album) : req.title?.trim() || (useIdentity ? identity.title : disc.title);
+  // A series rip without a title of its own is the series' job: it is listed under the series name, not the disc label.
+  const title = album ? albumTitle(album) : req.title?.trim() || req.series?.trim() || (useIdentity ? identity.title : disc.title);
   const year = album ? album.year : (req.year ?? (useIdentity ? identity.year : null));
   const series = req.series ?? null;
   const season = req.season ?? null;
+  const session = disc.type === 'cd' ? sessionAt(album) : videoSession;
   // What the worker's schema would drop is refused here, before a job holds the drive.
   const tooLong = ripLengthRefusal({ title, series, targetDir, workDir });
   if (tooLong) throw new HttpError(400, tooLong);
@@ -163,6 +188,7 @@ export async function createRipJob(ctx: RipJobDeps, req: RipRequest): Promise<Jo
     subtitle_languages: req.subtitleLanguages ?? [...s.subtitleLanguages],
     ...(transcodeNode ? { transcode_node: transcodeNode } : {}),
     ...(album ? { album, ...(disc.audio_cd?.musicbrainz_disc_id ? { musicbrainz_disc_id: disc.audio_cd.musicbrainz_disc_id } : {}) } : {}),
+    ...(session && disc.type !== 'cd' ? { disc_number: session.disc_number } : {}),
   };
   // A disc TheDiscDB recognised: the agent finds its titles in its own scan and names them by role;
   // a movie with titles in the library already gets the missing ones into the same folder.
@@ -171,6 +197,8 @@ export async function createRipJob(ctx: RipJobDeps, req: RipRequest): Promise<Jo
   if (libraryFolder) meta.library_folder = libraryFolder;
   else delete meta.library_folder;
   const row = jobs.create({ id, title, target_dir: targetDir, device: req.device, node: current.state.node, meta });
+  if (session && ctx.sessions) jobs.update(id, {}, { session_id: ctx.sessions.join(session, row) });
+  if (continued) jobs.addLog(id, 'info', continued);
   const transcode = s.transcodeEnabled && disc.type !== 'cd';
   const args: RipArgs = {
     drive: current.state.drive,
@@ -185,7 +213,8 @@ export async function createRipJob(ctx: RipJobDeps, req: RipRequest): Promise<Jo
     // An audio CD is FLAC already: it has no transcode stage.
     transcode,
     keep_original: s.keepOriginal,
-    auto_eject: s.autoEject,
+    // A disc of a session leaves the drive the moment its rip is done: the next one goes in.
+    auto_eject: s.autoEject || session !== null,
     min_title_seconds: s.minTitleSeconds,
     max_similar_titles: s.maxSimilarTitles,
     // The film's runtime the lookup knows is evidence for its main feature (only for the title it was looked up for).
@@ -195,6 +224,7 @@ export async function createRipJob(ctx: RipJobDeps, req: RipRequest): Promise<Jo
     ...(album ? { album } : {}),
     ...(known ? { disc_titles: plannedTitles(known), extras_folder: extrasFolder(s.mediaServerType), extras_by_kind: extrasByKind(s.mediaServerType) } : {}),
     ...(libraryFolder ? { library_folder: libraryFolder } : {}),
+    ...(req.careful ? { careful: true } : {}),
   };
   jobs.addLog(id, 'info', `job created for "${title}" on ${req.device} (${req.origin})`);
   if (known) jobs.addLog(id, 'info', describePlan(known, titles.length > 0));
@@ -230,4 +260,17 @@ function pickAlbum(identity: DiscIdentity | undefined, disc: DiscInfo, releaseId
   const found = [identity?.album, ...(identity?.alternatives ?? [])].find((a) => a?.release_id === releaseId);
   if (!found) throw new HttpError(400, `musicbrainz_release_id "${releaseId}" is not a release of this CD (see the disc's album and suggestions in GET /devices)`);
   return found;
+}
+
+/**
+ * A session the disc's label or database would start at disc n > 1 while the season folder already holds
+ * episodes: the discs before it were ripped earlier (last week, without a session), so the disc continues
+ * the folder as any series disc does instead of waiting for discs that never come.
+ */
+async function continuesEarlierRips(match: SessionMatch, targetDir: string): Promise<boolean> {
+  if (match.session || !match.start || match.disc_number <= 1 || !match.series || match.season === null) return false;
+  const folder = seriesFolderName(match.series);
+  const dir = path.join(targetDir, folder, seasonFolder(match.season, folder));
+  const names = await fs.readdir(dir).catch(() => [] as string[]);
+  return highestEpisode(names, match.season) > 0;
 }

@@ -21,6 +21,16 @@ export interface CommandRow {
   ending: number;
 }
 
+/** An open command as the live worker view reads it. */
+export interface OpenWork {
+  node: string;
+  task: JobTask;
+  job_id: string;
+  /** When it was sent: the start of its phase on that worker. */
+  created_at: string;
+  encoded: number;
+}
+
 /** The states of a command still open. The partial index commands_open (migration 10) repeats this list. */
 const OPEN = `'sent','accepted'`;
 
@@ -48,6 +58,7 @@ export class CommandTable {
       // Finished or run again: either way it is no longer about to end.
       setEncoded: db.prepare<[number, string]>('UPDATE commands SET encoded = ?, ending = 0 WHERE id = ?'),
       setEnding: db.prepare<[string]>('UPDATE commands SET ending = 1 WHERE id = ?'),
+      openWork: db.prepare<[], OpenWork>(`SELECT node, task, job_id, created_at, encoded FROM commands WHERE state IN (${OPEN}) ORDER BY created_at, rowid`),
       openNodes: db.prepare<[], { node: string }>(`SELECT DISTINCT node FROM commands WHERE state IN (${OPEN})`),
       insert: db.prepare<[string, string, string, string, string, string]>(`INSERT INTO commands (id, node, task, job_id, payload, state, created_at) VALUES (?, ?, ?, ?, ?, 'sent', ?)`),
       unanswered: db.prepare<[string], CommandRow>(`SELECT * FROM commands WHERE state = 'sent' AND created_at < ? ORDER BY created_at`),
@@ -86,6 +97,11 @@ export class CommandTable {
    */
   slotCountsByNode(): { node: string; n: number; ending: number }[] {
     return this.stmts.slotsByNode.all();
+  }
+
+  /** Every open rip and transcode, oldest first: what the workers hold now (GET /capabilities). */
+  openWork(): OpenWork[] {
+    return this.stmts.openWork.all();
   }
 
   /** Marks whether the command's encoder has finished (its slot is free) or runs (again); either way it is no longer ending. */

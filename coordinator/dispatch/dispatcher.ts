@@ -4,21 +4,22 @@ import type { Db } from '../../shared/sqlite.js';
 import type { Logger } from '../../shared/log.js';
 import type { InProcessConnect } from '../../shared/mqtt-client.js';
 import { DropLog } from '../../shared/drop-log.js';
-import { TASKS, topics, type AgentEvent, type AppKeyMessage, type LibraryInfo, type RipArgs } from '../../shared/protocol.js';
+import { TASKS, topics, type AgentEvent, type AppKeyMessage, type LibraryInfo, type RipArgs, type RippedTitle } from '../../shared/protocol.js';
 import type { DeviceEntry, Fleet } from '../workers/fleet.js';
 import type { JobRow, JobsStore } from '../jobs/jobs-store.js';
 import type { KeyStore } from '../keys/key-store.js';
 import type { SettingsStore } from '../system/settings-store.js';
 import { apiStatus, isActive } from '../jobs/job-status.js';
-import { CommandTable } from './commands.js';
+import { CommandTable, type OpenWork } from './commands.js';
 import { DispatchError, refuseNative } from './dispatch-error.js';
 import { DriveRequests } from './drive-requests.js';
 import { EventIntake } from './event-intake.js';
 import { Handshake } from './handshake.js';
 import { JobJournal } from './job-journal.js';
+import { recordFilesBytes } from '../jobs/job-sizes.js';
 import { CoordinatorLink } from './link.js';
 import { Presence, type PresenceTiming } from './presence.js';
-import { TranscodeQueue } from './transcode-queue.js';
+import { TranscodeQueue, type WaitingTranscode } from './transcode-queue.js';
 
 export { DispatchError } from './dispatch-error.js';
 export type { StoredTracks } from './drive-requests.js';
@@ -35,6 +36,10 @@ const PING_MS = DEFAULT_CAPABILITY_PING_SECONDS * 1000;
 export class Dispatcher {
   /** Called when a job reaches an end state (for notifications and the library refresh). */
   onJobEnd: (job: JobRow) => void = () => undefined;
+  /** A rip is done: whether its transcode is queued now (box-set sessions hold a disc whose episode numbers follow a disc not ripped yet). */
+  beforeTranscode: (job: JobRow, files: string[], titles: RippedTitle[] | undefined) => boolean = () => true;
+  /** MEDIA_ROOT: kept originals under its Originale folder are a finished job's raw data; set by the app. */
+  mediaRoot: string | null = null;
   /** How often the background capability ping goes out (CAPABILITY_PING_SECONDS); set before start. */
   pingMs = PING_MS;
   /** The media-server files (nfo, poster) the agent writes for a job; none unless set. */
@@ -81,7 +86,7 @@ export class Dispatcher {
     const handshake = new Handshake(this.commands, fleet, jobs, this.journal, this.queue, log);
     this.presence = new Presence(this.link, fleet, jobs, this.commands, this.queue, this.journal, handshake, log, timing);
     this.requests = new DriveRequests(db, this.link, fleet, settings, log);
-    this.intake = new EventIntake(db, this.link, fleet, { jobs, commands: this.commands, queue: this.queue, journal: this.journal }, this.requests, () => this.keys, drops, log);
+    this.intake = new EventIntake(db, this.link, fleet, { jobs, commands: this.commands, queue: this.queue, journal: this.journal, beforeTranscode: (job, files, titles) => this.beforeTranscode(job, files, titles), mediaRoot: () => this.mediaRoot, measure: (jobId, key, files) => void recordFilesBytes(jobs, jobId, key, files, log) }, this.requests, () => this.keys, drops, log);
   }
 
   // ---------------------------------------------------------------- connection
@@ -157,6 +162,11 @@ export class Dispatcher {
   /** A worker was removed (DELETE /workers/{name}): the work it held ends now, with the reason in each job's log. */
   workerRemoved(node: string): void {
     this.presence.removed(node);
+  }
+
+  /** The open rips and transcodes of every worker and the transcodes waiting for one (the live worker view). */
+  liveWork(queueLimit: number): { running: OpenWork[]; waiting: WaitingTranscode[] } {
+    return { running: this.commands.openWork(), waiting: this.queue.waiting(queueLimit) };
   }
 
   /** Hands queued transcodes to workers, oldest first. */

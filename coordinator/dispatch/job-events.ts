@@ -1,11 +1,13 @@
 /** One handler per job event type: what an accepted, progress, rip_done, job_done, … event does to its job. */
 import path from 'node:path';
-import { TASKS, type AgentEvent, type AgentEventType } from '../../shared/protocol.js';
+import { isOriginalsDir } from '../../shared/originals.js';
+import { TASKS, type AgentEvent, type AgentEventType, type RippedTitle } from '../../shared/protocol.js';
 import { phaseStart, type JobRow, type JobsStore } from '../jobs/jobs-store.js';
 import { isActive } from '../jobs/job-status.js';
 import type { CommandRow, CommandTable } from './commands.js';
 import type { JobJournal } from './job-journal.js';
 import type { TranscodeQueue } from './transcode-queue.js';
+import type { SizeKey } from '../jobs/job-sizes.js';
 
 /** The events of a job's rip or transcode command (the others, pong, tracks, …, are the node's; see event-intake.ts). */
 export type JobEventType = Exclude<AgentEventType, 'pong' | 'tracks' | 'aacs_dump' | 'ejected' | 'command_failed'>;
@@ -16,6 +18,19 @@ export interface JobEventParts {
   commands: CommandTable;
   queue: TranscodeQueue;
   journal: JobJournal;
+  /** A rip is done: whether its transcode is queued now (a box-set disc may wait for the discs before it, coordinator/sessions). */
+  beforeTranscode?: (job: JobRow, files: string[], titles: RippedTitle[] | undefined) => boolean;
+  /** MEDIA_ROOT, where kept originals must lie to count as a job's raw data (unset: they never do). */
+  mediaRoot?: () => string | null;
+  /** Measures the named files after the event's transaction and records their bytes in the job's meta (job-sizes.ts). */
+  measure?: (jobId: string, key: SizeKey, files: string[]) => void;
+}
+
+/** Whole seconds from an ISO time recorded in the meta to now; undefined when none was recorded. */
+export function secondsSince(startedAt: string | undefined, now: number): number | undefined {
+  if (!startedAt) return undefined;
+  const start = Date.parse(startedAt);
+  return Number.isFinite(start) ? Math.max(0, Math.round((now - start) / 1000)) : undefined;
 }
 
 /** One job event that passed the rules (event-rules.ts): from `node`, for `job`, of the command `cmd`. */
@@ -32,20 +47,23 @@ type JobEventHandler<T extends JobEventType> = (parts: JobEventParts, ctx: JobEv
  * The rip finished: its files are recorded and the transcode stage is queued (unless the job is being
  * canceled). The job row is written once: its raw data, rip_fertig and the files, with its new status.
  */
-function ripDone({ jobs, commands, queue, journal }: JobEventParts, { node, job, event }: JobEventContext<'rip_done'>): void {
+function ripDone({ jobs, commands, queue, journal, beforeTranscode, measure }: JobEventParts, { node, job, event }: JobEventContext<'rip_done'>): void {
   const cmd = commands.active(job.id);
   if (cmd) commands.setState(cmd.id, 'done');
   const raw = { raw_path: event.raw_dir, raw_state: 'present', raw_checked_at: new Date().toISOString() } as const;
   // The titles the files were ripped from (their source and, on a recognised disc, their role), in the files' order.
   const ripped = event.titles && event.titles.length === event.files.length && event.titles.every((t, i) => t.file === event.files[i]) ? event.titles : undefined;
-  const meta = { rip_fertig: true, raw_files: event.files, ...(ripped ? { ripped_titles: ripped } : {}) };
+  const ripSeconds = secondsSince(job.meta?.rip_started_at, Date.now());
+  const meta = { rip_fertig: true, raw_files: event.files, ...(ripped ? { ripped_titles: ripped } : {}), ...(ripSeconds !== undefined ? { rip_seconds: ripSeconds } : {}) };
   journal.note(job.id, 'info', `rip finished on ${node}: ${event.files.length} file(s)`);
+  measure?.(job.id, 'raw_bytes', event.files);
   journal.recordHistory(job);
   if (job.status === 'canceling') {
     journal.finish(job.id, 'canceled', raw, 'canceled after the rip; the raw data is kept', meta);
     return;
   }
   if (!jobs.move(job.id, 'transcoding', { ...raw, ...phaseStart('transcode') }, meta)) return;
+  if (beforeTranscode && !beforeTranscode(job, event.files, ripped)) return;
   queue.enqueue(job.id, event.raw_dir, event.files);
 }
 
@@ -62,13 +80,16 @@ export const JOB_EVENT_HANDLERS: { [T in JobEventType]: JobEventHandler<T> } = {
   },
   log({ jobs }, { job, event }) {
     jobs.addLog(job.id, event.level, event.message);
+    // The rip's closing line about read errors carries their count: the job keeps it for a careful re-read.
+    if (typeof event.read_errors === 'number') jobs.update(job.id, {}, { read_errors: event.read_errors });
   },
   progress({ jobs }, { job, event }) {
-    if (isActive(job.status)) jobs.recordProgress(job.id, event.phase, event.progress);
+    if (isActive(job.status)) jobs.recordProgress(job.id, event.phase, event.progress, event.fps);
   },
   rip_started({ jobs, journal }, { node, job, event }) {
     // A rip that starts again (an agent that resumed it) keeps its status: only its raw folder and rip_fertig are written.
-    const meta = { rip_fertig: false };
+    // The rip's time counts from its first start: a rip the agent resumed keeps it.
+    const meta = { rip_fertig: false, ...(job.status === 'pending' || !job.meta?.rip_started_at ? { rip_started_at: new Date().toISOString() } : {}) };
     if (job.status === 'pending') jobs.move(job.id, 'running', { ...phaseStart('rip'), node, raw_path: event.raw_dir }, meta);
     else jobs.update(job.id, { raw_path: event.raw_dir }, meta);
     journal.note(job.id, 'info', `rip started on ${node} into ${event.raw_dir}`);
@@ -78,7 +99,8 @@ export const JOB_EVENT_HANDLERS: { [T in JobEventType]: JobEventHandler<T> } = {
     // A transcode run again (an agent that resumed it after a restart) takes its slot again.
     if (cmd?.encoded || cmd?.ending) commands.setEncoded(cmd.id, false);
     // The job is transcoding already (or canceling): its status stays, the phase starts anew.
-    jobs.update(job.id, { ...(job.status !== 'canceling' ? phaseStart('transcode') : {}), transcode_node: node });
+    // The transcode's time counts from its first start (retry-transcode clears it): a resumed one keeps it.
+    jobs.update(job.id, { ...(job.status !== 'canceling' ? phaseStart('transcode') : {}), transcode_node: node }, job.meta?.transcode_started_at ? undefined : { transcode_started_at: new Date().toISOString() });
     journal.note(job.id, 'info', `transcode started on ${node}`);
   },
   transcode_ending({ commands, queue }, { cmd }) {
@@ -91,15 +113,23 @@ export const JOB_EVENT_HANDLERS: { [T in JobEventType]: JobEventHandler<T> } = {
     commands.setEncoded(cmd.id, true);
     queue.pump();
   },
-  job_done({ commands, queue, journal }, { job, cmd, event }) {
+  job_done({ commands, queue, journal, mediaRoot, measure }, { job, cmd, event }) {
     if (cmd) commands.setState(cmd.id, 'done');
+    // The stage that ended: a transcode, or a rip that was the last stage (audio CDs, no transcode).
+    const transcoded = cmd ? cmd.task === TASKS.transcodeFiles : job.phase === 'transcode';
+    const took = secondsSince(transcoded ? job.meta?.transcode_started_at : job.meta?.rip_started_at, Date.now());
     queue.close(job.id);
+    // keepOriginal: the folder the originals were moved into is the job's raw data from now on
+    // (GET /jobs/{id}/rohdaten, DELETE ?rohdaten=true), when it has the shape of one (shared/originals.ts).
+    const root = mediaRoot?.() ?? null;
+    const originals = event.originals_dir && root && isOriginalsDir(root, event.originals_dir, job.id) ? event.originals_dir : null;
+    const rawKept = originals ? { raw_path: originals, raw_state: 'present' as const } : { raw_state: event.raw_removed ? ('absent' as const) : ('present' as const) };
     journal.finish(
       job.id,
       'completed',
       // error: null, since a late finish of a superseded transcode may complete a job a newer attempt failed.
-      { progress: 100, error: null, output_path: event.output_path, raw_state: event.raw_removed ? 'absent' : 'present', raw_checked_at: new Date().toISOString() },
-      `finished: ${event.files.length} file(s) in ${event.output_path}${event.raw_removed ? '; raw data removed' : '; raw data kept'}`,
+      { progress: 100, error: null, output_path: event.output_path, ...rawKept, raw_checked_at: new Date().toISOString() },
+      `finished: ${event.files.length} file(s) in ${event.output_path}${originals ? `; raw data kept as the originals in ${originals}` : event.raw_removed ? '; raw data removed' : '; raw data kept'}`,
       // In the same write: the streams of each file, guessed episode numbers, and the files relative to
       // the output folder (a correction after the fact renames exactly these).
       {
@@ -107,8 +137,10 @@ export const JOB_EVENT_HANDLERS: { [T in JobEventType]: JobEventHandler<T> } = {
         ...(event.episodes_guessed ? { episodes_guessed: true } : {}),
         ...(event.accuraterip ? { accuraterip: event.accuraterip } : {}),
         output_files: event.files.map((f) => path.relative(event.output_path, f)).filter((f) => f && !f.startsWith('..')),
+        ...(took !== undefined ? (transcoded ? { transcode_seconds: took } : { rip_seconds: took }) : {}),
       },
     );
+    measure?.(job.id, 'output_bytes', event.files);
     journal.recordHistory(job);
     // The titles now in the library: a rip that was the last stage reports them with its files; a
     // transcode's files follow the rip's titles in order.

@@ -26,6 +26,13 @@ interface QueuePageRow {
   seq: number;
 }
 
+/** A transcode waiting in the queue: its job, the node chosen for it, since when it waits. */
+export interface WaitingTranscode {
+  job_id: string;
+  preferred_node: string | null;
+  created_at: string;
+}
+
 /**
  * The transcode stage's queue (the table transcode_queue): a transcode waits for the node chosen for
  * it while that node is online, else for any worker with an encoder and a free slot; the oldest goes
@@ -52,10 +59,12 @@ export class TranscodeQueue {
       ),
       args: db.prepare<[string], { args: string }>('SELECT args FROM transcode_queue WHERE id = ?'),
       assign: db.prepare<[string, string, string]>(`UPDATE transcode_queue SET state = 'assigned', assigned_node = ?, assigned_at = ? WHERE id = ?`),
+      waiting: db.prepare<[number], WaitingTranscode>(`SELECT job_id, preferred_node, created_at FROM transcode_queue WHERE state = 'queued' ORDER BY created_at, rowid LIMIT ?`),
       isQueued: db.prepare<[string], { id: string }>(`SELECT id FROM transcode_queue WHERE job_id = ? AND state = 'queued'`),
       endOpen: db.prepare<[string]>(`UPDATE transcode_queue SET state = 'done' WHERE job_id = ? AND state != 'done'`),
       insert: db.prepare<[string, string, string, string | null, string]>(`INSERT INTO transcode_queue (id, job_id, args, preferred_node, state, created_at) VALUES (?, ?, ?, ?, 'queued', ?)`),
-      requeue: db.prepare<[string]>(`UPDATE transcode_queue SET state = 'queued', assigned_node = NULL, preferred_node = NULL WHERE job_id = ? AND state = 'assigned'`),
+      // A redone transcode never joins the title's folder as a version: the lost worker's output may be in it (TranscodeArgs.redone).
+      requeue: db.prepare<[string]>(`UPDATE transcode_queue SET state = 'queued', assigned_node = NULL, preferred_node = NULL, args = json_set(args, '$.redone', json('true')) WHERE job_id = ? AND state = 'assigned'`),
     };
   }
 
@@ -89,6 +98,7 @@ export class TranscodeQueue {
         keep_commentary: s.keepCommentary,
         keep_audio_description: s.keepAudioDescription,
       },
+      first_episode: meta.first_episode ?? null,
     };
     const preferred = meta.transcode_node || null;
     this.stmts.endOpen.run(jobId);
@@ -163,6 +173,11 @@ export class TranscodeQueue {
       free.set(agent.node, (agent.status?.slots ?? DEFAULT_SLOTS) - (taken.get(agent.node) ?? 0));
     }
     return free;
+  }
+
+  /** The transcodes no worker has yet, in the order pump hands them out (the first `limit`). */
+  waiting(limit: number): WaitingTranscode[] {
+    return this.stmts.waiting.all(limit);
   }
 
   /** Whether the job's transcode still waits in the queue (no worker has it). */

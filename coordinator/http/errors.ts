@@ -3,10 +3,23 @@ import path from 'node:path';
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { checkMediaPath } from '../../shared/media-paths.js';
 import type { Logger } from '../../shared/log.js';
+import { reasonText, type ReasonCode, type ReasonParams } from '../../shared/reasons.js';
 
-/** A refusal with a plain-text reason and its status code. */
+export type { ReasonParams };
+
+/**
+ * A refusal with a plain-text reason and its status code. A refusal the web UI words in its own
+ * language also carries a code and parameters (shared/reasons.ts): they travel in the headers
+ * Ripwerk-Reason (the code) and Ripwerk-Reason-Params (the parameters as JSON, percent-encoded); the
+ * body is the English text, or the catalogue's German one for a client whose Accept-Language prefers German.
+ */
 export class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly code: ReasonCode | null = null,
+    readonly params: ReasonParams = {},
+  ) {
     super(message);
   }
 }
@@ -32,6 +45,15 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
       message = 'internal error; see the coordinator log';
     }
     if (status < 400 || status > 599) status = 500;
+    if (!res.headersSent && err instanceof HttpError && err.code) {
+      res.setHeader('Ripwerk-Reason', err.code);
+      res.setHeader('Ripwerk-Reason-Params', encodeURIComponent(JSON.stringify(err.params)));
+      // A client without the UI gets the refusal in its language: German where it prefers German.
+      res.setHeader('Vary', 'Accept-Language');
+      const german = req.acceptsLanguages('en', 'de') === 'de' ? reasonText(err.code, err.params, 'de') : null;
+      if (german) message = german;
+      res.setHeader('Content-Language', german ? 'de' : 'en');
+    }
     if (!res.headersSent) sendText(res, status, message);
   };
 }

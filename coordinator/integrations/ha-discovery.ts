@@ -5,6 +5,7 @@ import type { AgentEntry, DeviceEntry, Fleet } from '../workers/fleet.js';
 import { toView, type JobRow, type JobsStore } from '../jobs/jobs-store.js';
 import type { SettingsStore } from '../system/settings-store.js';
 import { isActive } from '../jobs/job-status.js';
+import type { SessionNotice, SessionView } from '../sessions/session-book.js';
 
 /** Home Assistant's MQTT discovery: config topics, the per-drive state Ripwerk publishes, the eject button. */
 
@@ -14,6 +15,18 @@ const TICK_MS = 3000;
 
 /** node_id and object_id may hold [a-zA-Z0-9_-] only. */
 export const objectId = haId;
+
+/**
+ * The entity id Home Assistant should give an entity, `<component>.<object id>`, as the discovery key
+ * `default_entity_id` wants it: Home Assistant 2025.10 deprecated `object_id` for it and ignores
+ * `object_id` from 2026.4. Written already valid by Home Assistant's entity id rule (lower case
+ * a-z, 0-9 and "_", no "_" at either end and never two in a row), so nothing depends on how Home
+ * Assistant would mend an invalid one.
+ */
+export function defaultEntityId(component: 'sensor' | 'binary_sensor' | 'button' | 'event', id: string): string {
+  const slug = id.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/_+/g, '_').replace(/^_|_$/g, '');
+  return `${component}.${slug || 'ripwerk'}`;
+}
 
 export interface DiscoveryMessage {
   topic: string;
@@ -38,7 +51,7 @@ export function agentConfigs(prefix: string, agent: Pick<AgentEntry, 'node' | 'n
       payload: {
         name: 'Online',
         unique_id: `ripwerk_${id}_online`,
-        object_id: `ripwerk_${id}_online`,
+        default_entity_id: defaultEntityId('binary_sensor', `ripwerk_${id}_online`),
         state_topic: topics.agentStatus(agent.node),
         value_template: '{{ value_json.state }}',
         payload_on: 'online',
@@ -66,7 +79,7 @@ export function driveConfigs(prefix: string, agent: Pick<AgentEntry, 'node' | 'n
   const common = { availability: availability(agent.node), device };
   const sensor = (key: string, extra: Record<string, unknown>): DiscoveryMessage => ({
     topic: `${prefix}/sensor/ripwerk_${node}/${objectId(drive.drive)}_${key}/config`,
-    payload: { unique_id: `ripwerk_${base}_${key}`, object_id: `ripwerk_${base}_${key}`, state_topic: state, ...extra, ...common },
+    payload: { unique_id: `ripwerk_${base}_${key}`, default_entity_id: defaultEntityId('sensor', `ripwerk_${base}_${key}`), state_topic: state, ...extra, ...common },
   });
   return [
     sensor('disc_title', { name: 'Disc', value_template: "{{ value_json.disc_title | default('keine Disc', true) }}", json_attributes_topic: state, json_attributes_template: "{{ {'year': value_json.disc_year, 'type': value_json.disc_type, 'job': value_json.job_id} | tojson }}", icon: 'mdi:disc' }),
@@ -75,9 +88,60 @@ export function driveConfigs(prefix: string, agent: Pick<AgentEntry, 'node' | 'n
     sensor('job_eta', { name: 'Fertig um', value_template: "{{ value_json.eta | default(None) }}", device_class: 'timestamp' }),
     {
       topic: `${prefix}/button/ripwerk_${node}/${objectId(drive.drive)}_eject/config`,
-      payload: { name: 'Auswerfen', unique_id: `ripwerk_${base}_eject`, object_id: `ripwerk_${base}_eject`, command_topic: haTopics.eject(agent.node, drive.drive), payload_press: 'EJECT', qos: 1, retain: false, icon: 'mdi:eject', ...common },
+      payload: { name: 'Auswerfen', unique_id: `ripwerk_${base}_eject`, default_entity_id: defaultEntityId('button', `ripwerk_${base}_eject`), command_topic: haTopics.eject(agent.node, drive.drive), payload_press: 'EJECT', qos: 1, retain: false, icon: 'mdi:eject', ...common },
     },
   ];
+}
+
+/** The coordinator as a device with the box-set session sensor ("2/4") and the session event entity (next_disc, session_ended). */
+export function sessionConfigs(prefix: string): DiscoveryMessage[] {
+  const device = { identifiers: ['ripwerk_coordinator'], name: 'Ripwerk', manufacturer: 'Ripwerk', model: 'Coordinator', sw_version: VERSION };
+  return [
+    {
+      topic: `${prefix}/sensor/ripwerk_coordinator/session/config`,
+      payload: {
+        name: 'Box-Set',
+        unique_id: 'ripwerk_session',
+        default_entity_id: defaultEntityId('sensor', 'ripwerk_session'),
+        state_topic: haTopics.sessionState,
+        value_template: '{{ value_json.state }}',
+        json_attributes_topic: haTopics.sessionState,
+        json_attributes_template: '{{ value_json.attributes | tojson }}',
+        icon: 'mdi:album',
+        device,
+      },
+    },
+    {
+      topic: `${prefix}/event/ripwerk_coordinator/next_disc/config`,
+      payload: {
+        name: 'Nächste Disc',
+        unique_id: 'ripwerk_next_disc',
+        default_entity_id: defaultEntityId('event', 'ripwerk_next_disc'),
+        state_topic: haTopics.sessionEvent,
+        event_types: [...SESSION_EVENT_TYPES],
+        icon: 'mdi:disc-player',
+        device,
+      },
+    },
+  ];
+}
+
+/** The event types of the session event entity: a disc is asked for, a session ended. */
+export const SESSION_EVENT_TYPES = ['next_disc', 'session_ended'] as const;
+
+/** The session sensor's state: "done/total" of the newest open session ("2/?" when its size is unknown), "keine" without one. */
+export function sessionHaState(sessions: readonly SessionView[]): { state: string; attributes: Record<string, unknown> } {
+  const s = sessions.find((x) => x.state === 'open');
+  if (!s) return { state: 'keine', attributes: {} };
+  return {
+    state: `${s.done.length}/${s.disc_total ?? '?'}`,
+    attributes: { session_id: s.id, kind: s.kind, series: s.series, season: s.season, next_disc: s.next_disc, missing: s.missing, failed: s.failed, drive: s.drive },
+  };
+}
+
+/** An event of the session event entity: event_type plus what automations read (the line, the disc asked for, the missing ones). */
+export function sessionEventPayload(n: SessionNotice): Record<string, unknown> {
+  return { event_type: n.event === 'session_next_disc' ? 'next_disc' : 'session_ended', text: n.text, session_id: n.session.id, series: n.session.series, season: n.session.season, next_disc: n.session.next_disc, disc_total: n.session.disc_total, missing: n.session.missing };
 }
 
 export interface DriveHaState {
@@ -128,7 +192,16 @@ export class HaDiscovery {
     private readonly title: (fingerprint: string) => string | null,
     private readonly eject: (device: DeviceEntry) => Promise<void>,
     private readonly log: Logger,
+    /** The box-set sessions (GET /sessions), for the session sensor and event entity; absent: no session entities. */
+    private readonly sessions: (() => SessionView[]) | null = null,
   ) {}
+
+  /** A session asks for its next disc or ended: the event entity fires (not retained: an event is no state). */
+  sessionEvent(n: SessionNotice): void {
+    if (!this.enabled || !this.sessions) return;
+    this.dispatcher.publishRaw(haTopics.sessionEvent, JSON.stringify(sessionEventPayload(n)), false);
+    this.safeTick();
+  }
 
   start(): void {
     this.dispatcher.subscribeRaw(haTopics.ejectAll, (topic, payload) => void this.onEject(topic, payload.toString('utf8')));
@@ -176,9 +249,17 @@ export class HaDiscovery {
     const agents = new Map(this.fleet.list().map((a) => [a.node, a]));
     const wanted = new Map<string, string>();
     for (const a of agents.values()) for (const m of agentConfigs(this.prefix, a)) wanted.set(m.topic, JSON.stringify(m.payload));
+    if (this.sessions) {
+      for (const m of sessionConfigs(this.prefix)) wanted.set(m.topic, JSON.stringify(m.payload));
+      const sessionState = JSON.stringify(sessionHaState(this.sessions()));
+      if (this.states.get(haTopics.sessionState) !== sessionState) {
+        this.states.set(haTopics.sessionState, sessionState);
+        this.dispatcher.publishRaw(haTopics.sessionState, sessionState, true);
+      }
+    }
     const jobs = this.jobs.all();
     const now = Date.now();
-    const stateTopics = new Set<string>();
+    const stateTopics = new Set<string>(this.sessions ? [haTopics.sessionState] : []);
     for (const d of this.fleet.devices()) {
       const agent = agents.get(d.state.node);
       if (!agent) continue;

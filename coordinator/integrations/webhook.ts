@@ -2,7 +2,8 @@ import type { NotificationOutcome } from '../../shared/api-types.js';
 import type { Logger } from '../../shared/log.js';
 import type { JobRow } from '../jobs/jobs-store.js';
 import type { SettingsStore } from '../system/settings-store.js';
-import { sendToTarget, TargetRefused, type TargetPolicy } from './webhook-target.js';
+import type { SessionNotice } from '../sessions/session-book.js';
+import { sendToTarget, TargetRefused, type TargetPolicy } from '../../shared/target-rules.js';
 
 export type WebhookKind = 'discord' | 'slack' | 'ntfy' | 'generic';
 export const WEBHOOK_KINDS: readonly string[] = ['auto', 'discord', 'slack', 'ntfy', 'generic'];
@@ -72,6 +73,28 @@ export function webhookRequest(kind: WebhookKind, url: string, n: JobNotice): { 
 }
 
 /**
+ * The request a session notice sends: the line for people (Discord, Slack, ntfy), a generic target
+ * JSON {event: "session_next_disc" | "session_ended", text, session} with the session's progress.
+ */
+export function sessionRequest(kind: WebhookKind, url: string, n: SessionNotice): ReturnType<typeof webhookRequest> {
+  const json = { 'content-type': 'application/json' };
+  const line = `Ripwerk: ${n.text}`;
+  switch (kind) {
+    case 'discord':
+      return { url, method: 'POST', headers: json, body: JSON.stringify({ content: line }) };
+    case 'slack':
+      return { url, method: 'POST', headers: json, body: JSON.stringify({ text: line }) };
+    case 'ntfy': {
+      const u = new URL(url);
+      u.searchParams.set('title', n.session.series ?? 'Ripwerk');
+      return { url: u.toString(), method: 'POST', headers: { 'content-type': 'text/plain; charset=utf-8' }, body: line };
+    }
+    default:
+      return { url, method: 'POST', headers: json, body: JSON.stringify({ event: n.event, text: line, session: n.session }) };
+  }
+}
+
+/**
  * A notice that did not get through. `message` is what a client may be told: whether it was
  * delivered, or why the target is refused; `detail` (the target's status, unreachable, timeout) is
  * for the log of a job end only, never for the test answer, so the test is no probe of ports.
@@ -85,7 +108,7 @@ export class WebhookError extends Error {
 /**
  * Tells the household when a job ends, through the webhookUrl setting. A failing target is logged
  * (without the URL: it holds the target's token) and never touches the job. The target is checked
- * at connect time (webhook-target.ts): no loopback, link-local or own address unless
+ * at connect time (shared/target-rules.ts): no loopback, link-local or own address unless
  * allowPrivateWebhooks, never this API, no redirects.
  */
 export class Notifier {
@@ -103,10 +126,15 @@ export class Notifier {
 
   /** Sends one notice; throws a WebhookError when the target is refused or does not take it. */
   async send(n: JobNotice): Promise<{ kind: WebhookKind }> {
+    return this.deliver((kind, url) => webhookRequest(kind, url, n));
+  }
+
+  /** Sends the request a notice makes for the target's kind; throws a WebhookError like send. */
+  private async deliver(request: (kind: WebhookKind, url: string) => ReturnType<typeof webhookRequest>): Promise<{ kind: WebhookKind }> {
     const s = this.settings.all();
     if (!s.webhookUrl) throw new WebhookError('no webhook is set (setting webhookUrl)', false, 'no webhook is set');
     const kind = webhookKind(s.webhookUrl, s.webhookKind);
-    const req = webhookRequest(kind, s.webhookUrl, n);
+    const req = request(kind, s.webhookUrl);
     const fail = (message: string, refused: boolean, detail: string): WebhookError => {
       this.last = { at: new Date().toISOString(), ok: false, message };
       return new WebhookError(message, refused, detail);
@@ -129,6 +157,15 @@ export class Notifier {
 
   /** The outcome of the last message sent (job end or test), for GET /system/info: delivered or not, no target status. */
   last: NotificationOutcome | null = null;
+
+  /** Called when a box-set session asks for its next disc or ends (the missing discs named). */
+  sessionNotice(n: SessionNotice): void {
+    if (!this.settings.get('webhookUrl')) return;
+    this.deliver((kind, url) => sessionRequest(kind, url, n)).then(
+      ({ kind }) => this.log.info(`${kind} webhook sent: ${n.event}`),
+      (err: WebhookError) => this.log.warn(`the webhook of session ${n.session.id} ${err.detail ?? err.message}`),
+    );
+  }
 
   /** Called on every job end. */
   jobEnded(job: JobRow): void {

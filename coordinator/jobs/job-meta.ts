@@ -31,6 +31,10 @@ const listOf =
   <T>(isItem: (item: unknown) => item is T): Check<T[]> =>
   (v) =>
     Array.isArray(v) && v.every(isItem) ? v : undefined;
+/** A number of seconds or bytes: never below 0. */
+const notNegative: Check<number> = (v) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
+/** A moment as the coordinator writes it (Date.toISOString); anything else reads as absent. */
+const isoTime: Check<string> = (v) => (typeof v === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(v) ? v : undefined);
 const isText = (v: unknown): v is string => typeof v === 'string';
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -95,9 +99,19 @@ const CHECKS: { readonly [K in keyof JobMeta]-?: Check<NonNullable<JobMeta[K]> |
   output_files: fileNames,
   episodes_guessed: flag,
   retry_of: text,
+  read_errors: number,
+  careful: flag,
   ripped_titles: listOf(isRippedTitle),
   library_folder: text,
   accuraterip: (v) => (isObject(v) && isText(v.status) && isText(v.disc_id) && Array.isArray(v.tracks) ? (v as unknown as AccurateRipReport) : undefined),
+  session_id: text,
+  first_episode: number,
+  rip_started_at: isoTime,
+  rip_seconds: notNegative,
+  transcode_started_at: isoTime,
+  transcode_seconds: notNegative,
+  raw_bytes: notNegative,
+  output_bytes: notNegative,
 };
 
 /** The declared keys, as the stored JSON may name them (a JSON object may also hold "__proto__" or "constructor"). */

@@ -5,9 +5,14 @@ import type { Phase } from '../../shared/protocol.js';
 import type { Job, JobLogLine, JobMeta } from '../../shared/api-types.js';
 import { appendPoint, computeEtaSeconds, etaText, type ProgressPoint } from './eta.js';
 
-import { ACTIVE_STATUSES, apiStatus, canMove, isLive, RETRYABLE_STATUSES, sqlList, type JobStatus } from './job-status.js';
+import { ACTIVE_STATUSES, apiStatus, canMove, isLive, RETRYABLE_STATUSES, sqlList, TERMINAL_STATUSES, type JobStatus } from './job-status.js';
 import { JobListBody, type LiveJson } from './list-body.js';
 import { mergedMeta, parseJobMeta } from './job-meta.js';
+import type { StatsRow } from './job-stats.js';
+
+/** The meta keys the statistics read (coordinator/jobs/job-stats.ts StatsRow); constants, never input. */
+const STATS_META_KEYS = ['disc_type', 'rip_seconds', 'transcode_seconds', 'raw_bytes', 'output_bytes'] as const;
+import { EncoderSpeeds } from './encoder-speeds.js';
 
 export type { JobStatus } from './job-status.js';
 export type { JobMeta };
@@ -152,6 +157,8 @@ export class JobsStore {
   /** Prepared UPDATEs by column set: progress events write the same columns again and again. */
   private readonly updateStmts = new Map<string, Statement>();
   private readonly stmts;
+  /** The encoder speed of each running phase, from its progress events (GET /capabilities). */
+  readonly speeds = new EncoderSpeeds();
 
   constructor(
     private readonly db: Db,
@@ -176,6 +183,11 @@ export class JobsStore {
          VALUES (@id, @title, 'pending', 0, @target_dir, @meta, @device, @node, @now, @now)`,
       ),
       remove: db.prepare<[string]>('DELETE FROM jobs WHERE id = ?'),
+      endedSince: db.prepare<[string], StatsRow>(
+        // Only what the figures read: the meta's few keys taken out by SQLite (a corrupt meta gives none),
+        // so a year of jobs parses no meta in JS.
+        `SELECT id, status, error, finished_at, ${STATS_META_KEYS.map((k) => `CASE WHEN json_valid(meta) THEN json_extract(meta, '$.${k}') END AS ${k}`).join(', ')} FROM jobs WHERE finished_at >= ? AND status IN (${sqlList(TERMINAL_STATUSES)})`,
+      ),
       log: db.prepare('INSERT INTO job_logs (job_id, ts, level, message) VALUES (?, ?, ?, ?)'),
       logs: db.prepare<[string], { ts: string; level: string; message: string }>('SELECT ts, level, message FROM job_logs WHERE job_id = ? ORDER BY id'),
       removeLogs: db.prepare<[string]>('DELETE FROM job_logs WHERE job_id = ?'),
@@ -205,6 +217,11 @@ export class JobsStore {
    */
   rawSweepPage(afterId: string, limit: number): RawSweepRow[] {
     return this.stmts.rawSweepPage.all(afterId, limit);
+  }
+
+  /** The ended jobs that finished at `fromIso` or later, with the meta keys the statistics read (GET /stats). */
+  endedSince(fromIso: string): StatsRow[] {
+    return this.stmts.endedSince.all(fromIso);
   }
 
   create(job: NewJob): JobRow {
@@ -273,10 +290,11 @@ export class JobsStore {
     return row;
   }
 
-  /** Records a progress value of one phase; a new phase starts a new ETA series. */
-  recordProgress(id: string, phase: Phase, progress: number): JobRow | undefined {
+  /** Records a progress value of one phase; a new phase starts a new ETA series. `fps`: the encoder's speed, kept in memory only. */
+  recordProgress(id: string, phase: Phase, progress: number, fps?: number): JobRow | undefined {
     const row = this.stmts.progressOf.get(id);
     if (!row) return undefined;
+    this.speeds.record(id, phase, fps, this.clock());
     const series = row.phase === phase ? parsePoints(row.eta_points) : [];
     const points = appendPoint(series, { t: this.clock(), p: progress });
     const last = points.length ? points[points.length - 1].p : progress;

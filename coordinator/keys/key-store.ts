@@ -6,6 +6,7 @@ import type { KeydbMessage, KeystoreMessage } from '../../shared/protocol.js';
 import { isBareFileName } from '../../shared/media-paths.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../shared/private-files.js';
 import { HttpError } from '../http/errors.js';
+import { keydbEntryCount } from './keydb-titles.js';
 
 /** Largest key store or KEYDB body, and largest total unpacked size of a key store archive. */
 export const KEY_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -188,7 +189,7 @@ export class KeyStore {
     const st = await fs.stat(this.keydbFile).catch(() => null);
     if (!st) return { present: false, file: 'KEYDB.cfg', size_bytes: null, modified_at: null, entries: null };
     const text = await fs.readFile(this.keydbFile, 'utf8');
-    const entries = text.split(/\r?\n/).filter((l) => l.trim() !== '' && !l.trim().startsWith(';') && !l.trim().startsWith('#')).length;
+    const entries = keydbEntryCount(text);
     return { present: true, file: 'KEYDB.cfg', size_bytes: st.size, modified_at: st.mtime.toISOString(), entries };
   }
 

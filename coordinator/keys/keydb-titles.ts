@@ -30,6 +30,19 @@ function lines(content: string): string[] {
   return content.replace(/^\uFEFF/, '').split(/\r\n|\n|\r/);
 }
 
+/** A key line of KEYDB.cfg that is no disc entry: device keys, processing keys, host certificates. */
+const KEY_LINE = /^[ \t]*\|[ \t]*(DK|PK|HC)[ \t]*\|/;
+/** A disc entry with or without a title: the disc id and the `=`. */
+const ANY_DISC_ENTRY = /^[ \t]*0[xX][0-9a-fA-F]{40}[ \t]*=/;
+
+/**
+ * The entries of KEYDB.cfg: disc entries and key lines (DK, PK, HC). A text file of any other kind
+ * has none, however many lines it has; comments and blank lines are none either.
+ */
+export function keydbEntryCount(content: string): number {
+  return lines(content).filter((line) => ANY_DISC_ENTRY.test(line) || KEY_LINE.test(line)).length;
+}
+
 /** KEYDB.cfg's title for an AACS disc id (hex in either case), trimmed; null when the file has no entry with a title for it. */
 export function keydbTitle(content: string, aacsDiscId: string): string | null {
   const id = normaliseDiscId(aacsDiscId);

@@ -9,10 +9,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { exists } from '../../shared/fs-exists.js';
-import { writeLibraryFiles } from '../../shared/library-files.js';
+import { writeLibraryFiles, type LibraryFilesOptions } from '../../shared/library-files.js';
 import { writeStaysWithin } from '../../shared/media-paths.js';
 import { movieFolderName, seasonFolder, seriesFolderName } from '../../shared/output-name.js';
-import type { LibraryInfo } from '../../shared/protocol.js';
+import type { FileStreams, LibraryInfo } from '../../shared/protocol.js';
 import { HttpError } from '../http/errors.js';
 import { outputTarget, type JobRow } from '../jobs/jobs-store.js';
 import type { DiscIdentity } from '../metadata/disc-identity.js';
@@ -38,7 +38,7 @@ function renamed(relative: string, oldBase: string, newBase: string): string {
 
 /** The refusal of a correction whose new folder leads out of MEDIA_ROOT through a link. */
 function outsideRefusal(dir: string, root: string): HttpError {
-  return new HttpError(409, `the corrected folder ${dir} leads outside ${root} through a symbolic link (or nowhere): nothing was changed`);
+  return new HttpError(409, `the corrected folder ${dir} leads outside ${root} through a symbolic link (or nowhere): nothing was changed`, 'correctionOutside', { dir });
 }
 
 /**
@@ -47,14 +47,14 @@ function outsideRefusal(dir: string, root: string): HttpError {
  * the real MEDIA_ROOT through a symbolic link a share user put there (issue 42).
  */
 export async function planCorrection(job: JobRow, identity: Pick<DiscIdentity, 'title' | 'year' | 'kind' | 'season'>, root: string): Promise<CorrectionPlan> {
-  if (!job.output_path) throw new HttpError(409, 'the job has no output folder to rename');
+  if (!job.output_path) throw new HttpError(409, 'the job has no output folder to rename', 'correctionNoOutput');
   const files = job.meta?.output_files ?? [];
-  if (files.length === 0) throw new HttpError(409, 'the job does not record its output files (it finished before corrections were possible): rename the folder by hand');
+  if (files.length === 0) throw new HttpError(409, 'the job does not record its output files (it finished before corrections were possible): rename the folder by hand', 'correctionNoFiles');
   const target = outputTarget(job);
   const fromDir = job.output_path;
-  if (!(await exists(fromDir))) throw new HttpError(409, `the job's output folder ${fromDir} was moved or deleted meanwhile: nothing was changed`);
+  if (!(await exists(fromDir))) throw new HttpError(409, `the job's output folder ${fromDir} was moved or deleted meanwhile: nothing was changed`, 'correctionFolderGone', { dir: fromDir });
   for (const f of files) {
-    if (!(await exists(path.join(fromDir, f)))) throw new HttpError(409, `the job's file ${path.join(fromDir, f)} was moved or deleted meanwhile: nothing was changed`);
+    if (!(await exists(path.join(fromDir, f)))) throw new HttpError(409, `the job's file ${path.join(fromDir, f)} was moved or deleted meanwhile: nothing was changed`, 'correctionFileGone', { file: path.join(fromDir, f) });
   }
   let toDir: string;
   let oldBase: string;
@@ -71,16 +71,31 @@ export async function planCorrection(job: JobRow, identity: Pick<DiscIdentity, '
     oldBase = path.basename(fromDir).replace(/ \[[A-Za-z0-9_-]{1,8}\]$/, '');
     newBase = movieFolderName(identity.title, identity.year);
     toDir = path.join(path.dirname(fromDir), newBase);
-    if (toDir !== fromDir && (await exists(toDir))) throw new HttpError(409, `a folder named "${newBase}" exists already in ${path.dirname(fromDir)}: nothing was changed`);
+    if (toDir !== fromDir && (await exists(toDir))) throw new HttpError(409, `a folder named "${newBase}" exists already in ${path.dirname(fromDir)}: nothing was changed`, 'correctionFolderTaken', { name: newBase, dir: path.dirname(fromDir) });
   }
   for (const dir of target.series && target.season !== null ? [path.dirname(toDir), toDir] : [toDir]) {
     if (!(await writeStaysWithin(root, dir))) throw outsideRefusal(toDir, root);
   }
   const moves = files.map((f) => ({ from: path.join(fromDir, f), to: path.join(toDir, renamed(f, oldBase, newBase)) }));
   for (const m of moves) {
-    if (m.to !== m.from && (await exists(m.to))) throw new HttpError(409, `${m.to} exists already: nothing was changed`);
+    if (m.to !== m.from && (await exists(m.to))) throw new HttpError(409, `${m.to} exists already: nothing was changed`, 'correctionFileTaken', { file: m.to });
   }
   return { root, fromDir, toDir, moves, files: moves.map((m) => path.relative(toDir, m.to)) };
+}
+
+/**
+ * The job's stream list (meta.streams, one entry per file named as the worker wrote it: the file's
+ * name) after a correction renamed `oldFiles` to `newFiles` (both relative to the output folder, in
+ * the same order): each entry takes its file's new name; an entry of no renamed file stays as it is.
+ */
+export function renamedStreams(streams: readonly FileStreams[], oldFiles: readonly string[], newFiles: readonly string[]): FileStreams[] {
+  return streams.map((s) => {
+    let i = oldFiles.indexOf(s.file);
+    if (i < 0) i = oldFiles.findIndex((f) => path.posix.basename(f) === s.file);
+    if (i < 0 || newFiles[i] === undefined) return s;
+    const next = oldFiles[i] === s.file ? newFiles[i] : path.posix.basename(newFiles[i]);
+    return { ...s, file: next };
+  });
 }
 
 /**
@@ -119,13 +134,13 @@ export async function applyCorrection(plan: CorrectionPlan, series: boolean): Pr
 }
 
 /** Writes the nfo and poster for the corrected output; a failure is a log line, not a failed correction. */
-export async function rewriteLibraryFiles(dir: string, info: LibraryInfo | null, log: (level: 'info' | 'warn', text: string) => void): Promise<void> {
+export async function rewriteLibraryFiles(dir: string, info: LibraryInfo | null, log: (level: 'info' | 'warn', text: string) => void, opts: LibraryFilesOptions = {}): Promise<void> {
   if (!info) return;
   // A correction replaces the series metadata too: the old tvshow.nfo described another title.
   const nfo = path.join(info.kind === 'series' ? path.dirname(dir) : dir, info.kind === 'series' ? 'tvshow.nfo' : 'movie.nfo');
   if (info.kind === 'series') await fs.rm(nfo, { force: true });
   try {
-    await writeLibraryFiles(dir, info, log);
+    await writeLibraryFiles(dir, info, log, opts);
   } catch (err) {
     log('warn', `media-server files not written: ${(err as Error).message}`);
   }

@@ -43,20 +43,25 @@ export function extrasByKind(mediaServerType: string): boolean {
 /**
  * What the agent writes beside a finished job for the configured media server: nfo and poster for
  * Jellyfin, Emby and Kodi; nothing for Plex (naming only) or when no media server is set. Audio CDs
- * get no video metadata.
+ * get no video metadata. A poster off the configured image server is fetched under the webhook target
+ * rules (poster_policy), like the coordinator's own poster cache.
  */
-export function libraryInfo(job: Pick<JobRow, 'title' | 'meta'>, settings: Pick<Settings, 'mediaServerType'>, imageBase: string): LibraryInfo | null {
+export function libraryInfo(job: Pick<JobRow, 'title' | 'meta'>, settings: Pick<Settings, 'mediaServerType'> & Partial<Pick<Settings, 'allowPrivateWebhooks'>>, imageBase: string): LibraryInfo | null {
   if (!NFO_PROFILES.includes(settings.mediaServerType)) return null;
   const meta = job.meta ?? {};
   if (meta.disc_type === 'cd') return null;
   const series = meta.series || null;
+  const poster = posterUrl(meta.poster_path, imageBase);
+  const imageOrigin = URL.canParse(imageBase) ? new URL(imageBase).origin : null;
+  const onImageServer = poster !== null && URL.canParse(poster) && new URL(poster).origin === imageOrigin;
   return {
     profile: settings.mediaServerType as LibraryInfo['profile'],
     kind: series ? 'series' : 'movie',
     title: series ?? job.title,
     year: meta.year ?? null,
     overview: meta.overview ?? null,
-    poster_url: posterUrl(meta.poster_path, imageBase),
+    poster_url: poster,
+    poster_policy: onImageServer ? null : { allow_private: settings.allowPrivateWebhooks === true },
     tmdb_id: meta.tmdb_id ?? null,
     imdb_id: meta.imdb_id ?? null,
   };

@@ -1,80 +1,13 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
-import http from 'node:http';
-import https from 'node:https';
-import net from 'node:net';
 import path from 'node:path';
 import type { Logger } from '../../shared/log.js';
-import { checkedLookup, portOf, refusalFor, TargetRefused, type ResolveAll, type TargetPolicy } from '../integrations/webhook-target.js';
+import { fetchPoster, POSTER_FETCH_FAILED, POSTER_FETCH_TIMEOUT_MS, type PosterType } from '../../shared/poster-fetch.js';
+import type { ResolveAll, TargetPolicy } from '../../shared/target-rules.js';
 import { posterUrl } from './library-info.js';
 
-/** A poster larger than this is refused (the agents' poster.jpg has the same cap), counted as the bytes arrive. */
-export const POSTER_MAX_BYTES = 10 * 1024 * 1024;
-/** The whole fetch of a poster (connecting, the answer and all its bytes) must be done within this. */
-export const POSTER_FETCH_TIMEOUT_MS = 15_000;
-
-const FAILURE_LOG_EVERY_MS = 15 * 60_000;
-
-/**
- * Why a poster fetch failed, for the log of the one who can fix it (never for an API answer): which
- * of the reasons it was tells a port scanner which LAN address answers.
- */
-class FetchFailure extends Error {}
-
-/**
- * GETs `url` and resolves with its body when the answer is 200 and at most `maxBytes` long, counted
- * as the bytes arrive (a chunked answer of 900 MB is cut off after 10 MB, not read into memory first).
- * No redirect is followed. With a policy, the address connected to must pass the webhook target rules
- * (checked at connect time: DNS rebinding cannot pass); `timeoutMs` bounds everything, the body too.
- */
-export function fetchCapped(url: string, opts: { policy: TargetPolicy | null; timeoutMs: number; maxBytes: number; lookup?: ResolveAll }): Promise<Buffer> {
-  const u = new URL(url);
-  const port = portOf(u);
-  return new Promise((resolve, reject) => {
-    const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
-    if (opts.policy && net.isIP(host)) {
-      const reason = refusalFor(host, port, opts.policy);
-      if (reason) return reject(new TargetRefused(reason));
-    }
-    const signal = AbortSignal.timeout(opts.timeoutMs);
-    const lookup = opts.policy ? checkedLookup(port, opts.policy, opts.lookup) : undefined;
-    const client = u.protocol === 'https:' ? https : http;
-    const req = client.get(u, { signal, headers: { accept: 'image/*' }, ...(lookup ? { lookup } : {}) }, (res) => {
-      const fail = (why: string): void => {
-        res.destroy();
-        req.destroy();
-        reject(new FetchFailure(why));
-      };
-      if (res.statusCode !== 200) return fail(`HTTP ${res.statusCode ?? '?'}`);
-      const declared = Number(res.headers['content-length'] ?? 0);
-      if (declared > opts.maxBytes) return fail(`it declares ${declared} bytes`);
-      const chunks: Buffer[] = [];
-      let total = 0;
-      res.on('data', (chunk: Buffer) => {
-        total += chunk.length;
-        if (total > opts.maxBytes) fail(`it sent more than ${opts.maxBytes} bytes`);
-        else chunks.push(chunk);
-      });
-      res.on('end', () => resolve(Buffer.concat(chunks)));
-      res.on('error', (err) => reject(signal.aborted ? new FetchFailure('timeout') : err));
-      res.on('aborted', () => reject(new FetchFailure(signal.aborted ? 'timeout' : 'the answer was cut off')));
-    });
-    req.on('error', (err) => reject(signal.aborted ? new FetchFailure('timeout') : err));
-  });
-}
-
-export type PosterType = 'jpg' | 'png' | 'webp' | 'gif';
 const CONTENT_TYPES: Record<PosterType, string> = { jpg: 'image/jpeg', png: 'image/png', webp: 'image/webp', gif: 'image/gif' };
-
-/** The image type from the first bytes, or null when the data is no image the UI can show. */
-export function imageType(data: Uint8Array): PosterType | null {
-  const b = Buffer.from(data.buffer, data.byteOffset, Math.min(data.byteLength, 12));
-  if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'jpg';
-  if (b.length >= 8 && b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
-  if (b.length >= 12 && b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP') return 'webp';
-  if (b.length >= 6 && /^GIF8[79]a$/.test(b.subarray(0, 6).toString('latin1'))) return 'gif';
-  return null;
-}
+const FAILURE_LOG_EVERY_MS = 15 * 60_000;
 
 export class PosterError extends Error {
   constructor(
@@ -104,7 +37,7 @@ export interface PosterCacheOptions {
  * request names, and no redirect is followed. A poster on the configured image server
  * (TMDB_IMAGE_BASE_URL, the admin's choice) is fetched wherever that is; any other URL (an override's
  * poster_path, a metadata source's absolute URL) gets the webhook target rules on the address it
- * connects to, at that moment. Every failure answers the same 502; the log says which it was. The
+ * connects to, at that moment. Every failure answers the same 502 and logs the same line. The
  * folder is kept under a size cap: the least recently served go first.
  */
 export class PosterCache {
@@ -176,31 +109,27 @@ export class PosterCache {
   private async fetchInto(key: string, source: string): Promise<CachedPoster> {
     const url = new URL(source);
     const onImageServer = url.origin === this.imageOrigin;
-    const failed = (why: string): PosterError => {
-      // Once per poster and quarter hour: a page asking for it again and again does not fill the log.
+    let fetched: Awaited<ReturnType<typeof fetchPoster>>;
+    try {
+      fetched = await fetchPoster(source, { policy: onImageServer ? null : this.policy(), timeoutMs: this.options.timeoutMs ?? POSTER_FETCH_TIMEOUT_MS, lookup: this.options.lookup });
+    } catch {
+      // Once per poster and quarter hour (a page asking for it again and again does not fill the
+      // log), and in the one wording of every failure: GET /logs is no port scanner either.
       const now = Date.now();
       if ((this.failureLogged.get(key) ?? 0) < now - FAILURE_LOG_EVERY_MS) {
         if (this.failureLogged.size >= 1000) this.failureLogged.clear();
         this.failureLogged.set(key, now);
-        this.log.warn(`poster ${source} not fetched: ${why}`);
+        this.log.warn(`poster ${source} not fetched (${POSTER_FETCH_FAILED})`);
       }
-      return new PosterError(`the poster from ${url.hostname} could not be fetched (the server is not reachable or refused, it has no such image, or the answer is no image of at most ${POSTER_MAX_BYTES / 1024 / 1024} MB)`, 502);
-    };
-    let data: Buffer;
-    try {
-      data = await fetchCapped(source, { policy: onImageServer ? null : this.policy(), timeoutMs: this.options.timeoutMs ?? POSTER_FETCH_TIMEOUT_MS, maxBytes: POSTER_MAX_BYTES, lookup: this.options.lookup });
-    } catch (err) {
-      throw failed((err as Error).message);
+      throw new PosterError(`the poster from ${url.hostname} could not be fetched (${POSTER_FETCH_FAILED})`, 502);
     }
-    const type = imageType(data);
-    if (!type) throw failed('the answer is no image');
     await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
-    const file = path.join(this.dir, `${key}.${type}`);
+    const file = path.join(this.dir, `${key}.${fetched.type}`);
     const tmp = `${file}.tmp-${process.pid}`;
-    await fs.writeFile(tmp, data, { mode: 0o600 });
+    await fs.writeFile(tmp, fetched.data, { mode: 0o600 });
     await fs.rename(tmp, file);
     await this.trim(file);
-    return { file, contentType: CONTENT_TYPES[type] };
+    return { file, contentType: CONTENT_TYPES[fetched.type] };
   }
 
   /** Removes the least recently served posters until the folder is under its cap (the new one stays). */

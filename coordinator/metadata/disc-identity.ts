@@ -59,6 +59,12 @@ export function labelIdentity(disc: DiscInfo): DiscIdentity {
   return { title: disc.title, year: disc.year, confidence: 0, poster: null, kind: disc.type === 'unknown' ? 'unknown' : 'movie', season: null, source: 'label' };
 }
 
+/** The disc's number in its set as its volume label names it ("SHOW_S2_D3" → 3), or null. The agent's display title drops it, so the label is read. */
+export function labelDiscNumber(label: string): number | null {
+  const series = SERIES_LABEL.exec(label.trim());
+  return series?.[3] ? Number(series[3]) : null;
+}
+
 /** The keys a disc's identity adds to a job's meta: poster_path (as the spec keeps it) and what the library files need. */
 export function identityMeta(identity: DiscIdentity): JobMeta {
   const meta: JobMeta = { metadata_source: identity.source, confidence: identity.confidence };

@@ -101,14 +101,34 @@ export class MountService {
       const existing = this.store.get(spec.name);
       if (existing) {
         const live = await this.check(existing);
-        if (live.mounted && live.probe?.ok) throw new HttpError(409, `a storage mount named ${spec.name} is active (mounted and reachable); choose another name, or remove it first`);
+        if (live.mounted && live.probe?.ok) throw new HttpError(409, `a storage mount named ${spec.name} is active (mounted and reachable); choose another name, or remove it first`, 'mountNameActive', { name: spec.name });
       }
       const mountPoint = await this.mountPointFor(spec.name, existing !== undefined);
+      const earlierCredentials = existing ? await this.store.credentialsText(spec.name) : null;
       this.store.save(spec, mountPoint, credentials !== null);
       await this.store.writeCredentials(spec.name, credentials);
       if (existing) this.log.info(`storage mount ${spec.name}: new details for the dead mount, repairing it with them`);
-      const mount = await this.attach(this.store.get(spec.name) as MountRow);
-      return { created: !existing, mount };
+      try {
+        const mount = await this.attach(this.store.get(spec.name) as MountRow);
+        return { created: !existing, mount };
+      } catch (err) {
+        // Details that do not mount are not kept, least of all a password: a new mount is forgotten,
+        // a dead one gets its earlier details (and credentials) back, so repair retries what was there.
+        const failure = this.store.get(spec.name)?.last_error ?? (err as Error).message;
+        if (existing) {
+          this.store.save({ name: existing.name, protocol: existing.protocol, host: existing.host, port: existing.port, share: existing.share, vers: existing.vers }, existing.mount_point, existing.has_credentials === 1);
+          await this.store.restoreCredentialsText(spec.name, earlierCredentials);
+          this.store.setState(spec.name, 'unreachable', { lastError: failure });
+        } else {
+          await this.store.writeCredentials(spec.name, null);
+          this.store.remove(spec.name);
+        }
+        if (err instanceof HttpError) {
+          const source = mountSource(spec);
+          throw new HttpError(err.status, `storage mount ${spec.name} (${source}) failed: ${failure}. ${existing ? 'The new details were not kept (the earlier ones stay, repair retries them)' : 'Nothing was saved (no password kept)'}: correct the details and add it again`);
+        }
+        throw err;
+      }
     });
   }
 
@@ -135,7 +155,7 @@ export class MountService {
       if (!row) throw new HttpError(404, `no storage mount named ${name}`);
       const prefix = `${row.mount_point}/`;
       if (unfinishedDirs.some((d) => d === row.mount_point || d.startsWith(prefix))) {
-        throw new HttpError(409, `storage mount ${name} is in use: an unfinished job writes below ${row.mount_point}; remove it when the job has ended`);
+        throw new HttpError(409, `storage mount ${name} is in use: an unfinished job writes below ${row.mount_point}; remove it when the job has ended`, 'mountInUse', { name, dir: row.mount_point });
       }
       const detached = await detachAll(row.mount_point);
       await this.store.writeCredentials(name, null);
@@ -224,10 +244,10 @@ export class MountService {
   private async mountPointFor(name: string, known: boolean): Promise<string> {
     const mountPoint = path.join(this.mediaRoot, name);
     const st = await fs.lstat(mountPoint).catch(() => null);
-    if (st?.isSymbolicLink()) throw new HttpError(409, `${mountPoint} is a symbolic link; a mount point must be a plain folder under ${this.mediaRoot}`);
-    if (st && !st.isDirectory()) throw new HttpError(409, `${mountPoint} is a file; choose another name`);
+    if (st?.isSymbolicLink()) throw new HttpError(409, `${mountPoint} is a symbolic link; a mount point must be a plain folder under ${this.mediaRoot}`, 'mountPointLink', { dir: mountPoint });
+    if (st && !st.isDirectory()) throw new HttpError(409, `${mountPoint} is a file; choose another name`, 'mountPointFile', { dir: mountPoint });
     if (st && !known && (await layersOf(mountPoint)).length === 0 && (await fs.readdir(mountPoint)).length > 0) {
-      throw new HttpError(409, `${mountPoint} already holds files; a share mounted there would hide them. Choose another name`);
+      throw new HttpError(409, `${mountPoint} already holds files; a share mounted there would hide them. Choose another name`, 'mountPointNotEmpty', { dir: mountPoint });
     }
     await fs.mkdir(mountPoint, { recursive: true });
     return mountPoint;

@@ -73,6 +73,23 @@ export class MountsStore {
     return path.join(this.credentialsDir, name);
   }
 
+  /** The credentials file as it is (null without one): kept aside while new details are tried. */
+  async credentialsText(name: string): Promise<string | null> {
+    return fs.readFile(this.credentialsFile(name), 'utf8').catch(() => null);
+  }
+
+  /** Puts back a credentials file read with credentialsText (null: none), mode 0600 from the start. */
+  async restoreCredentialsText(name: string, text: string | null): Promise<void> {
+    const file = this.credentialsFile(name);
+    if (text === null) {
+      await fs.rm(file, { force: true });
+      return;
+    }
+    const tmp = `${file}.${process.pid}.tmp`;
+    await fs.writeFile(tmp, text, { mode: 0o600 });
+    await fs.rename(tmp, file);
+  }
+
   /** Writes (or, with null, deletes) the credentials file; written to a temporary name first, mode 0600 from the start. */
   async writeCredentials(name: string, credentials: MountCredentials | null): Promise<void> {
     const file = this.credentialsFile(name);

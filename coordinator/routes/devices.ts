@@ -38,7 +38,7 @@ export function devicesRouter(ctx: AppContext): Router {
           model: d.state.model,
           status: d.state.status,
           busy_job: busy?.id ?? null,
-          disc: d.state.disc ? discs.view(d.state.disc) : null,
+          disc: d.state.disc ? discs.view(d.state.disc, d.name) : null,
         };
       }),
     );

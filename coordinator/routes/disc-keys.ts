@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import { HttpError, objectBody } from '../http/errors.js';
 import { KEY_BODY_LIMIT_BYTES } from '../keys/key-store.js';
 import { isBareFileName } from '../../shared/media-paths.js';
+import { keydbEntryCount } from '../keys/keydb-titles.js';
 
 /**
  * /system/keystore, /system/keydb, /system/aacs-dumps: disc-key material (the service ships no keys and downloads none). POST /system/keystore
@@ -35,6 +36,8 @@ export function discKeysRouter(ctx: AppContext): Router {
   router.post('/system/keydb', express.json({ limit: KEY_BODY_LIMIT_BYTES }), async (req, res) => {
     const content = objectBody(req).content;
     if (typeof content !== 'string' || content.trim() === '') throw new HttpError(400, 'send {"content": "<the text of KEYDB.cfg>"}: content must be a non-empty string');
+    // Parsed first: a file without a single entry (a text file under the name KEYDB.cfg) replaces nothing.
+    if (keydbEntryCount(content) === 0) throw new HttpError(400, 'no KEYDB entries found: the file has no disc entry (0x<disc id> = …) and no key line (| DK |, | PK |, | HC |); the installed KEYDB.cfg is kept', 'keydbEmpty');
     const status = await keys.setKeydb(content);
     ctx.log.info(`KEYDB.cfg stored (${status.entries} entries)`);
     await ctx.dispatcher.publishKeys();

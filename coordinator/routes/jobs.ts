@@ -4,16 +4,17 @@ import { Router, type Request } from 'express';
 import type { JobDetail } from '../../shared/api-types.js';
 import { toCsv } from '../http/csv.js';
 import { parseLanguageList } from '../../shared/languages.js';
-import { checkMediaPath, isBareFileName, realPathWithin } from '../../shared/media-paths.js';
+import { checkMediaPath, realPathWithin } from '../../shared/media-paths.js';
 import { isTranscodeInput } from '../../shared/raw-media.js';
 import { keyMatches } from '../../shared/disc-key.js';
 import type { AppContext } from '../context.js';
 import { sendOpenedFile } from '../http/file-download.js';
-import { openJobFile } from '../jobs/job-file.js';
+import { listOutputFiles, openJobFile } from '../jobs/job-file.js';
 import { HttpError, objectBody } from '../http/errors.js';
 import { createRipJob, ripLengthRefusal } from '../discs/rip-jobs.js';
 import { outputTarget, phaseStart, toView, type JobRow } from '../jobs/jobs-store.js';
 import { apiStatus, isActive, isRetryable } from '../jobs/job-status.js';
+import { carefulRetry } from '../jobs/careful-retry.js';
 
 function optionalString(body: Record<string, unknown>, key: string): string | null {
   const v = body[key];
@@ -61,7 +62,7 @@ export function jobsRouter(ctx: AppContext): Router {
 
   const job = (req: Request): JobRow => {
     const row = jobs.get(String(req.params.id));
-    if (!row) throw new HttpError(404, `no job with id ${String(req.params.id)}`);
+    if (!row) throw new HttpError(404, `no job with id ${String(req.params.id)}`, 'jobNotFound', { id: String(req.params.id).slice(0, 100) });
     return row;
   };
 
@@ -171,20 +172,16 @@ export function jobsRouter(ctx: AppContext): Router {
   };
 
   router.get('/jobs/:id/files', async (req, res) => {
-    const dir = await outputDir(job(req));
-    const entries = await fs.promises.readdir(dir, { withFileTypes: true }).catch(() => null);
-    if (!entries) throw new HttpError(404, `the output folder ${dir} is gone`);
-    const files: { name: string; size: number }[] = [];
-    for (const e of entries) {
-      if (!e.isFile() || !isBareFileName(e.name)) continue;
-      files.push({ name: e.name, size: (await fs.promises.stat(path.join(dir, e.name))).size });
-    }
-    res.json(files.sort((a, b) => a.name.localeCompare(b.name)));
+    // The spec's listing is the output folder's own files by bare name; the folders below on request.
+    const subfolders = req.query.subfolders === 'true' || req.query.subfolders === '1';
+    res.json(await listOutputFiles(await outputDir(job(req)), subfolders));
   });
 
   router.get('/jobs/:id/files/:name', async (req, res) => {
     const name = String(req.params.name);
-    const file = await openJobFile(config.mediaRoot, job(req).output_path, name);
+    const folder = req.query.folder ?? '';
+    if (typeof folder !== 'string') throw new HttpError(400, 'folder must be given once, as text');
+    const file = await openJobFile(config.mediaRoot, job(req).output_path, name, folder);
     try {
       res.type(path.extname(name) || 'application/octet-stream');
       res.setHeader('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(name)}`);
@@ -196,22 +193,26 @@ export function jobsRouter(ctx: AppContext): Router {
   });
 
   router.post('/jobs/:id/cancel', (req, res) => {
-    res.json(toView(dispatcher.cancel(job(req)), Date.now()));
+    const row = job(req);
+    // The dispatcher's own refusal in the same words, here with its code for the UI and Accept-Language.
+    if (!isActive(row.status)) throw new HttpError(409, `the job is ${apiStatus(row.status)}; only pending, processing or transcoding jobs can be canceled`, 'cancelNotActive', { status: apiStatus(row.status) });
+    res.json(toView(dispatcher.cancel(row), Date.now()));
   });
 
   router.post('/jobs/:id/retry-transcode', async (req, res) => {
     const row = job(req);
-    if (!isRetryable(row.status)) throw new HttpError(409, `only a failed or canceled job can be transcoded again (this one is ${apiStatus(row.status)})`);
+    if (!isRetryable(row.status)) throw new HttpError(409, `only a failed or canceled job can be transcoded again (this one is ${apiStatus(row.status)})`, 'retryTranscodeNotRetryable', { status: apiStatus(row.status) });
     const finding = await ctx.raw.locate(row);
-    if (finding.state !== 'present' || !finding.path) throw new HttpError(409, 'no raw data of this job was found: retry the rip instead');
+    if (finding.state !== 'present' || !finding.path) throw new HttpError(409, 'no raw data of this job was found: retry the rip instead', 'retryNoRawData');
     const rawDir = finding.path;
     await checkRawFolder(row, rawDir);
     const files = (await fs.promises.readdir(rawDir)).filter((n) => isTranscodeInput(n) && !n.startsWith('.')).sort().map((n) => path.join(rawDir, n));
-    if (files.length === 0) throw new HttpError(409, `the raw folder ${rawDir} holds no video files: retry the rip instead`);
+    if (files.length === 0) throw new HttpError(409, `the raw folder ${rawDir} holds no video files: retry the rip instead`, 'retryRawEmpty', { dir: rawDir });
     // The job's new phase and its queue entry in one commit: never one without the other. One write of
     // the job: its status, the phase, and the rip marked finished in the meta as it is now (the probe took a while).
     jobs.inTransaction(() => {
-      const moved = jobs.move(row.id, 'transcoding', { ...phaseStart('transcode'), error: null, finished_at: null, output_path: null }, { rip_fertig: true });
+      // The new transcode's time and output are measured anew (an undefined key leaves the meta).
+      const moved = jobs.move(row.id, 'transcoding', { ...phaseStart('transcode'), error: null, finished_at: null, output_path: null }, { rip_fertig: true, transcode_started_at: undefined, transcode_seconds: undefined, output_bytes: undefined });
       if (!moved) throw new HttpError(409, 'the job changed meanwhile (a second retry?): it is not transcoded again');
       dispatcher.enqueueTranscode(row.id, rawDir, files);
     });
@@ -220,17 +221,19 @@ export function jobsRouter(ctx: AppContext): Router {
 
   router.post('/jobs/:id/retry-rip', async (req, res) => {
     const row = job(req);
-    if (!isRetryable(row.status)) throw new HttpError(409, `only a failed or canceled job can be ripped again (this one is ${apiStatus(row.status)})`);
+    const careful = carefulRetry(req.body, row.meta?.disc_type);
+    if (!isRetryable(row.status)) throw new HttpError(409, `only a failed or canceled job can be ripped again (this one is ${apiStatus(row.status)})`, 'retryRipNotRetryable', { status: apiStatus(row.status) });
     const device = row.device ? fleet.device(row.device) : undefined;
-    if (!device) throw new HttpError(409, `the drive ${row.device ?? '?'} of this job is not known any more`);
+    if (!device) throw new HttpError(409, `the drive ${row.device ?? '?'} of this job is not known any more`, 'retryDriveUnknown', { drive: row.device ?? '?' });
     const meta = row.meta ?? {};
     const disc = device.state.disc;
-    if (!disc) throw new HttpError(409, `there is no disc in ${device.name}: insert the disc of this job and try again`);
+    if (!disc) throw new HttpError(409, `there is no disc in ${device.name}: insert the disc of this job and try again`, 'retryNoDisc', { drive: device.name });
     // The job's key is the disc's identity, or (a job made before content ids) its label fingerprint.
     if (meta.fingerprint !== undefined && !keyMatches(meta.fingerprint, disc)) {
-      throw new HttpError(409, `the disc in ${device.name} ("${disc.title}") is not the disc of this job: insert that disc and try again`);
+      throw new HttpError(409, `the disc in ${device.name} ("${disc.title}") is not the disc of this job: insert that disc and try again`, 'retryWrongDisc', { drive: device.name, disc: disc.title });
     }
-    const { rip_fertig: _done, raw_files: _files, ...kept } = meta;
+    // What the earlier rip recorded of itself (its files, times, sizes, read errors) and how it read are the old job's, not the new one's.
+    const { rip_fertig: _done, raw_files: _files, rip_started_at: _ripAt, rip_seconds: _ripS, transcode_started_at: _tcAt, transcode_seconds: _tcS, raw_bytes: _raw, output_bytes: _out, read_errors: _errors, careful: _careful, ...kept } = meta;
     const target = outputTarget(row);
     const created = await createRipJob(ctx, {
       device: device.name,
@@ -246,8 +249,9 @@ export function jobsRouter(ctx: AppContext): Router {
       audioLanguages: meta.audio_languages ?? null,
       subtitleLanguages: meta.subtitle_languages ?? null,
       album: meta.album ?? null,
-      origin: `retry of the rip of job ${row.id}`,
-      meta: { ...kept, retry_of: row.id },
+      origin: careful ? `careful retry of the rip of job ${row.id}` : `retry of the rip of job ${row.id}`,
+      meta: { ...kept, retry_of: row.id, ...(careful ? { careful: true } : {}) },
+      careful,
     });
     res.status(201).json(toView(created, Date.now()));
   });
@@ -262,7 +266,7 @@ export function jobsRouter(ctx: AppContext): Router {
     const row = job(req);
     const withRaw = req.query.rohdaten === 'true' || req.query.rohdaten === '1';
     if (isActive(row.status)) {
-      throw new HttpError(409, 'the job is still active: cancel it first');
+      throw new HttpError(409, 'the job is still active: cancel it first', 'deleteActive');
     }
     let rawRemoved: string | null = null;
     if (withRaw) {

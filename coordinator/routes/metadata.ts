@@ -7,13 +7,21 @@ import { SourceError } from '../metadata/match.js';
 import { applyIdentityToJobs } from '../discs/identity-jobs.js';
 import type { DiscKey } from '../../shared/disc-key.js';
 import { isPosterPath, libraryInfo } from '../library/library-info.js';
-import { applyCorrection, planCorrection, rewriteLibraryFiles } from '../library/library-correction.js';
+import { applyCorrection, planCorrection, renamedStreams, rewriteLibraryFiles } from '../library/library-correction.js';
 import { identityMeta, type DiscIdentity } from '../metadata/disc-identity.js';
 import { withMovieRuntime } from '../metadata/chain.js';
-import { checkTarget } from '../integrations/webhook-target.js';
+import { checkTarget } from '../../shared/target-rules.js';
 import type { JobRow } from '../jobs/jobs-store.js';
+import { SHORT_TEXT_MAX } from '../../shared/protocol-schemas.js';
 
 const SOURCES = ['tmdb', 'jikan', 'omdb', 'manual'];
+/** A corrected title or series name: at most what a worker's command takes (a rip still running gets it). */
+const TITLE_MAX = SHORT_TEXT_MAX;
+/** A year typed by hand: from the first films (1870s) to 2100. */
+const YEAR_MIN = 1870;
+const YEAR_MAX = 2100;
+/** A season number: 0 (specials) to 999, as POST /jobs takes it. */
+const SEASON_MAX = 999;
 
 function optionalString(body: Record<string, unknown>, key: string, max: number): string | null {
   const v = body[key];
@@ -45,9 +53,10 @@ async function correctFinishedJob(ctx: AppContext, job: JobRow, identity: DiscId
   const plan = await planCorrection(job, identity, ctx.config.mediaRoot);
   await applyCorrection(plan, series);
   const season = series ? (identity.kind === 'series' && identity.season !== null ? identity.season : meta.season) : meta.season;
-  ctx.jobs.update(job.id, { title: identity.title, output_path: plan.toDir }, { ...identityMeta(identity), year: identity.year, output_files: plan.files, ...(series ? { series: identity.title, season } : {}) });
+  ctx.jobs.update(job.id, { title: identity.title, output_path: plan.toDir }, { ...identityMeta(identity), year: identity.year, output_files: plan.files, ...(meta.streams ? { streams: renamedStreams(meta.streams, meta.output_files ?? [], plan.files) } : {}), ...(series ? { series: identity.title, season } : {}) });
   const updated = ctx.jobs.get(job.id) as JobRow;
-  await rewriteLibraryFiles(plan.toDir, libraryInfo(updated, ctx.settings.all(), ctx.config.tmdbImageBaseUrl), (level, text) => ctx.jobs.addLog(job.id, level, text));
+  // The coordinator fetches this poster itself: its own API port is never a poster source either.
+  await rewriteLibraryFiles(plan.toDir, libraryInfo(updated, ctx.settings.all(), ctx.config.tmdbImageBaseUrl), (level, text) => ctx.jobs.addLog(job.id, level, text), { ownPort: ctx.notifier.policy().ownPort });
   ctx.jobs.addLog(job.id, 'info', `library corrected: ${plan.fromDir} → ${plan.toDir} (${plan.files.length} file(s) renamed)`);
   ctx.library.jobEnded(updated);
   return { from: plan.fromDir, to: plan.toDir, files: plan.files };
@@ -114,14 +123,19 @@ export function metadataRouter(ctx: AppContext): express.Router {
     const body = objectBody(req);
     const disc = targetDisc(ctx, body);
     const fingerprint = disc.fingerprint;
-    const title = optionalString(body, 'title', 300)?.trim();
-    if (!title) throw new HttpError(400, 'title is required: the chosen match\'s title');
+    // A series typed by hand comes as `series` (its name); a search hit names it as `title` with kind series.
+    const seriesName = optionalString(body, 'series', TITLE_MAX)?.trim() || null;
+    const titleGiven = optionalString(body, 'title', TITLE_MAX)?.trim() || null;
+    if (seriesName && titleGiven && titleGiven !== seriesName) throw new HttpError(400, 'give the series name once: as series, or as title with kind series');
+    const title = seriesName ?? titleGiven;
+    if (!title) throw new HttpError(400, 'title is required: the chosen match\'s title, or the name typed by hand');
     const source = optionalString(body, 'source', 20) ?? 'manual';
     if (!SOURCES.includes(source)) throw new HttpError(400, `source must be one of ${SOURCES.join(', ')}`);
-    const kind = optionalString(body, 'kind', 20) ?? 'movie';
+    const kind = optionalString(body, 'kind', 20) ?? (seriesName ? 'series' : 'movie');
     if (kind !== 'movie' && kind !== 'series') throw new HttpError(400, 'kind must be movie or series');
+    if (seriesName && kind !== 'series') throw new HttpError(400, 'series names a series: kind must be series or left out');
     const before = ctx.discs.identity(fingerprint);
-    const season = optionalInt(body, 'season', 0, 200) ?? (kind === 'series' ? (before?.season ?? null) : null);
+    const season = optionalInt(body, 'season', 0, SEASON_MAX) ?? (kind === 'series' ? (before?.season ?? null) : null);
     const poster = optionalString(body, 'poster_path', 1000);
     if (poster !== null && !isPosterPath(poster)) throw new HttpError(400, 'poster_path must be a TMDB image path such as /abc123.jpg or an http(s) URL');
     // The coordinator fetches the poster itself (poster cache): a URL gets the rules of a webhook target.
@@ -129,7 +143,7 @@ export function metadataRouter(ctx: AppContext): express.Router {
     if (posterRefusal) throw new HttpError(400, `poster_path refused: ${posterRefusal}`);
     const named: DiscIdentity = {
       title,
-      year: optionalInt(body, 'year', 1870, 2100),
+      year: optionalInt(body, 'year', YEAR_MIN, YEAR_MAX),
       confidence: 1,
       poster,
       kind,

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { Router } from 'express';
 import type { AppContext } from '../context.js';
 import { HttpError } from '../http/errors.js';
@@ -12,7 +13,10 @@ export function postersRouter(ctx: AppContext): Router {
     try {
       const poster = await ctx.posters.get(key);
       res.setHeader('Cache-Control', 'public, max-age=86400');
-      res.type(poster.contentType).sendFile(poster.file);
+      // The file is named relative to its folder: the folder is the coordinator's own (DATA_DIR/posters,
+      // under ./.data with npm start's defaults), and a dot-folder above it must not hide it. Only the
+      // part below that folder gets the dot-file rule (a poster's name is its hexadecimal key).
+      res.type(poster.contentType).sendFile(path.basename(poster.file), { root: path.dirname(poster.file) });
     } catch (err) {
       if (err instanceof PosterError) throw new HttpError(err.status, err.message);
       throw err;

@@ -2,12 +2,25 @@ import path from 'node:path';
 import { Router } from 'express';
 import type { AppContext } from '../context.js';
 import { HttpError, mediaDir, objectBody } from '../http/errors.js';
-import { MEDIA_SERVER_KINDS } from '../integrations/library-refresh.js';
+import { MEDIA_SERVER_KINDS, type MediaServerKind } from '../integrations/library-refresh.js';
 import { WEBHOOK_KINDS } from '../integrations/webhook.js';
 import { keepKeyForHost, SECRET_MASK, SECRET_SETTINGS, SettingsError, URL_SETTINGS, isSettingName, restoreMaskedUrl, validateSetting, type Settings } from '../system/settings-store.js';
-import { checkTarget } from '../integrations/webhook-target.js';
+import { checkTarget } from '../../shared/target-rules.js';
 import { checkMirrorFolder } from '../metadata/thediscdb/mirror.js';
 import { haPrefixProblem } from '../mqtt/topic-rights.js';
+import { presetRefusal, type PresetLists } from '../workers/preset-check.js';
+import { keyRefusal } from '../system/setting-live-checks.js';
+import { mediaServerRefusal } from '../system/media-server-check.js';
+
+/** Every known worker's last reported presets (an offline worker keeps the list it sent last). */
+export function presetLists(ctx: AppContext): PresetLists[] {
+  return ctx.fleet.list().map((a) => ({
+    name: a.name,
+    online: a.online,
+    presets: (a.status?.capabilities?.presets ?? []).flatMap((c) => c.presets),
+    encoders: a.status?.capabilities?.encoders ?? [],
+  }));
+}
 
 /** /settings: the key-value settings; secrets are shown masked and a masked value sent back keeps the stored one. */
 export function settingsRouter(ctx: AppContext): Router {
@@ -64,6 +77,26 @@ export function settingsRouter(ctx: AppContext): Router {
     if (values.thediscdbMirror) {
       const reason = await checkMirrorFolder(values.thediscdbMirror);
       if (reason) throw new HttpError(400, reason);
+    }
+    // A preset no worker knows fails every later job after its rip: it is refused now (issue 38).
+    if (values.transcodePreset !== undefined && values.transcodePreset !== ctx.settings.get('transcodePreset')) {
+      const refusal = presetRefusal(values.transcodePreset, presetLists(ctx));
+      if (refusal) throw new HttpError(400, refusal.text, refusal.code, refusal.params);
+    }
+    // Keys are tried with their service before they replace the stored one.
+    for (const name of ['tmdbApiKey', 'omdbApiKey'] as const) {
+      const key = values[name];
+      if (key === undefined || key === ctx.settings.get(name)) continue;
+      const refusal = await keyRefusal(name, key, { tmdb: ctx.config.tmdbBaseUrl, tmdbImages: ctx.config.tmdbImageBaseUrl, omdb: ctx.config.omdbBaseUrl });
+      if (refusal) throw new HttpError(400, refusal.text, refusal.code, refusal.params);
+    }
+    // The media server is asked with the address and key it will get after each rip, when one of them changes.
+    const now = ctx.settings.all();
+    const media = { kind: values.mediaServerType ?? now.mediaServerType, url: values.mediaServerUrl ?? now.mediaServerUrl, key: values.mediaServerKey ?? now.mediaServerKey };
+    const mediaChanged = (['mediaServerType', 'mediaServerUrl', 'mediaServerKey'] as const).some((n) => values[n] !== undefined && values[n] !== now[n]);
+    if (mediaChanged && media.kind && media.url) {
+      const refusal = await mediaServerRefusal(media.kind as MediaServerKind, media.url, media.key);
+      if (refusal) throw new HttpError(400, refusal.text, refusal.code, refusal.params);
     }
     ctx.settings.set(values);
     if (values.thediscdbMirror !== undefined) void ctx.metadata.mirror.refresh();

@@ -11,7 +11,7 @@ import { storageTargetDirs } from '../library/storage-target-dirs.js';
 const NETWORK_FS = new Set(['cifs', 'smb3', 'nfs', 'nfs4']);
 
 /**
- * GET /storage-targets: where output and raw data go, and every storage mount, with free space, the
+ * GET /storage-targets: where output and raw data go (those under the media root), and every storage mount, with free space, the
  * 60 GB warning, whether the folder sits on a file system mounted into the media root (`mounted`) and
  * whether that is a network share (`network`). A network folder is measured from a child process
  * (3 s limit), never with statfs here: a dead share would hang this process's thread pool.
@@ -22,7 +22,9 @@ export function storageTargetsRouter(ctx: AppContext): Router {
     const s = ctx.settings.all();
     const { mediaRoot, rawDir } = ctx.config;
     const shares = ctx.mounts.store.all();
-    const targets = storageTargetDirs(mediaRoot, rawDir, s, shares);
+    // A storage target is a directory under the media root (spec): the raw folder and workDir are
+    // listed only where they lie there; the raw-data search still looks in them (app.ts).
+    const targets = storageTargetDirs(mediaRoot, rawDir, s, shares).filter(([, dir]) => isUnderRoot(mediaRoot, dir));
     const layers = await readMountLayers();
     res.json(
       await Promise.all(

@@ -43,6 +43,13 @@ export function workerSetupRouter(ctx: AppContext): Router {
     res.json(pathMapAdvice(ctx.mounts.store.all().filter((m) => m.state === 'active')));
   });
 
+  // Where a worker on another host connects: the broker as this coordinator runs it (its real port,
+  // the caller's host name for a loopback broker), and whether workers get own credentials here.
+  router.get('/worker-setup/broker', (req, res) => {
+    const o = origin(req);
+    res.json({ mqtt_url: o.mqttUrl, coordinator_url: o.coordinatorUrl, own_credentials: ctx.broker !== null });
+  });
+
   // The worker for Node.js 20 as a zip, the broker prefilled in config/worker.json.
   router.get('/worker-setup/paket', async (req, res) => {
     const o = origin(req);

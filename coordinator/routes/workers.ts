@@ -7,10 +7,21 @@ import { PING_STALE_MS } from '../workers/fleet.js';
 import { HttpError } from '../http/errors.js';
 import { topics } from '../../shared/protocol.js';
 import { refuseLocalAgent } from './mqtt-credentials.js';
+import { queueView, QUEUE_VIEW_LIMIT, workerJobs } from '../workers/live-work.js';
+import type { JobRow } from '../jobs/jobs-store.js';
 
 const SYNC_PING_TIMEOUT_MS = 2000;
 
-/** /capabilities and /workers: the worker list with online state, tools and slots. */
+/** Job rows read once per answer, however many commands or queue rows name them. */
+function cachedJobs(ctx: AppContext): (id: string) => JobRow | undefined {
+  const seen = new Map<string, JobRow | undefined>();
+  return (id) => {
+    if (!seen.has(id)) seen.set(id, ctx.jobs.get(id));
+    return seen.get(id);
+  };
+}
+
+/** /capabilities, /transcode-queue and /workers: the worker list with online state, tools, slots and what each runs now; the waiting transcodes. */
 export function workersRouter(ctx: AppContext): Router {
   const router = Router();
   const { fleet, db } = ctx;
@@ -21,8 +32,12 @@ export function workersRouter(ctx: AppContext): Router {
     // Served from the background ping (every 5 s); when that is older than 30 s, one ping now.
     const now = Date.now();
     if (fleet.online().some((a) => a.lastPing === null || now - a.lastPing > PING_STALE_MS)) await ctx.dispatcher.pingNow(SYNC_PING_TIMEOUT_MS);
+    const { running } = ctx.dispatcher.liveWork(0);
+    const at = Date.now();
+    const jobOf = cachedJobs(ctx);
     res.json(
       fleet.list().map((a): Worker => {
+        const jobs = workerJobs(a.node, running, jobOf, ctx.jobs.speeds, at);
         const row = extra.get(a.node);
         let caps: unknown = a.status?.capabilities ?? null;
         if (!caps && row?.capabilities) caps = JSON.parse(row.capabilities) as unknown;
@@ -44,9 +59,16 @@ export function workersRouter(ctx: AppContext): Router {
           disc_kinds: workerDiscKinds(fleet, a.node, caps as Capabilities | null),
           last_seen: a.status?.last_seen ?? row?.last_seen ?? null,
           last_ping: row?.last_ping ?? null,
+          slots_used: jobs.filter((j) => !j.encoded).length,
+          jobs,
         };
       }),
     );
+  });
+  router.get('/transcode-queue', (_req, res) => {
+    const { waiting } = ctx.dispatcher.liveWork(QUEUE_VIEW_LIMIT);
+    const workers = fleet.list().map((a) => ({ name: a.name, node: a.node, online: a.online, encoders: a.status?.capabilities?.encoders.length ?? 0 }));
+    res.json(queueView(waiting, cachedJobs(ctx), workers, Date.now()));
   });
   router.delete('/workers/:name', (req, res) => {
     const name = String(req.params.name);

@@ -148,6 +148,11 @@ export function validateSetting(name: string, value: unknown): Settings[SettingN
     if (!list.ok) throw new SettingsError(list.reason);
     return list.codes as Settings[SettingName];
   }
+  if (name === 'mediaServerType' && typeof value === 'string') {
+    // People write the product's name ("Jellyfin", " Plex "): the kind is stored as the lower-case word
+    // the route checks against (jellyfin, emby, plex, kodi or empty).
+    return value.trim().toLowerCase();
+  }
   if (name === 'musicCountry') {
     if (typeof value !== 'string' || !/^[A-Za-z]{2}$/.test(value.trim())) throw new SettingsError('setting "musicCountry" must be a two-letter country code (ISO 3166-1, e.g. "DE")');
     return value.trim().toUpperCase();

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import net from 'node:net';
 import { after, describe, it } from 'node:test';
+import { emptyCatalogue, startMetadataServer, TMDB_V3_KEY } from '../fixtures/metadata-server.js';
 import { api, sleep, startCoordinator, stopAll, waitFor, world } from './harness.js';
 
 /** The resident memory of a process in MB (/proc/<pid>/status VmRSS). */
@@ -74,7 +75,10 @@ describe('API limits', () => {
   });
 
   it('answers unknown paths outside /api and bad settings with plain text', async () => {
-    const c = await startCoordinator(world());
+    // A TMDB key is tried when saved (issue 38): against the loopback stand-in, never the internet.
+    const meta = await startMetadataServer(emptyCatalogue());
+    after(() => meta.close());
+    const c = await startCoordinator(world(), { TMDB_BASE_URL: meta.tmdbBase });
     const root = await api(c.url.replace(/\/api$/, ''), 'GET', '/jobs');
     assert.equal(root.status, 404);
     assert.match(root.text, /the API lives under \/api/);
@@ -84,11 +88,11 @@ describe('API limits', () => {
     const unknown = await api(c.url, 'PUT', '/settings', { nope: 1 });
     assert.equal(unknown.status, 400);
     assert.match(unknown.text, /unknown setting "nope"/);
-    const secret = await api<Record<string, unknown>>(c.url, 'PUT', '/settings', { tmdbApiKey: 'abcdef0123456789abcdef0123456789' });
+    const secret = await api<Record<string, unknown>>(c.url, 'PUT', '/settings', { tmdbApiKey: TMDB_V3_KEY });
     assert.equal(secret.body.tmdbApiKey, '********', 'secrets never come back');
     const again = await api<Record<string, unknown>>(c.url, 'PUT', '/settings', { tmdbApiKey: '********', keepOriginal: true });
     assert.equal(again.body.keepOriginal, true);
-    assert.ok(!c.proc.lines.some((l) => l.includes('abcdef0123456789abcdef0123456789')), 'the key never reaches the log');
+    assert.ok(!c.proc.lines.some((l) => l.includes(TMDB_V3_KEY)), 'the key never reaches the log');
   });
 
   it('holds no more than the body budget for slow bodies, answering the rest 503 at once (issue 42)', async () => {

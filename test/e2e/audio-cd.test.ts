@@ -234,6 +234,9 @@ describe('audio CD image identified through MusicBrainz, with its front cover', 
       await waitFor('the drive empty', async () => (await api<Device[]>(c.url, 'GET', '/devices')).body.find((x) => x.name === device && !x.disc));
     }
     assert.deepEqual(fs.readdirSync(path.join(w.media, 'Musik', 'Die Testtöne')).filter((d) => d.startsWith('Zwei')), ['Zwei Scheiben (2020)']);
+    // Both discs were one session of the release (issue 40): disc 2 came first and asked for disc 1, which ended it.
+    const album = (await api<{ kind: string; origin: string; release: string; done: number[]; missing: number[]; state: string }[]>(c.url, 'GET', '/sessions')).body.find((x) => x.release === TWO);
+    assert.deepEqual([album?.kind, album?.origin, album?.done, album?.missing, album?.state], ['album', 'musicbrainz', [1, 2], [], 'ended']);
     assert.deepEqual(fs.readdirSync(dir), ['1-01 - CD1 Stück 1.flac', '1-02 - CD1 Stück 2.flac', '1-03 - CD1 Stück 3.flac', '2-01 - CD2 Stück 1.flac', '2-02 - CD2 Stück 2.flac', '2-03 - CD2 Stück 3.flac', 'accuraterip-disc1.log', 'accuraterip-disc2.log']);
     assert.equal(metaflac(path.join(dir, '2-01 - CD2 Stück 1.flac'), '--show-tag=DISCNUMBER', '--show-tag=DISCTOTAL', '--show-tag=MUSICBRAINZ_TRACKID'), `DISCNUMBER=2\nDISCTOTAL=2\nMUSICBRAINZ_TRACKID=f2e0b4d3-0000-4000-8000-000000000021`);
     // beets (Debian) imports the folder as it is (-A: no autotagger, no network) into a library of its own.

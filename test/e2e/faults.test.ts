@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import { FIXTURES_DIR } from '../fixtures/tools-samples.js';
 import {
   api, dvdImage, freePort, insertDisc, job, Proc, restartAgent, sleep, slowHandbrake, smallMkv, startAgent, startCoordinator, stopAll, waitFor, waitForDisc,
   waitForStatus, world, type Job,
@@ -43,6 +44,98 @@ async function startMosquitto(port: number): Promise<Proc> {
 
 describe('faults never leave a job stuck or lose its data', () => {
   after(stopAll);
+
+  it('proven before deleted: a cut-off and a broken output fail the job with the reason and keep the raw data; a remux saves a raw file the encoder chokes on', async () => {
+    const w = world();
+    const c = await startCoordinator(w);
+    await api(c.url, 'PUT', '/settings', { transcodePreset: 'Very Fast 480p30' });
+    // The real HandBrakeCLI, its output spoilt afterwards as the mode file says (exit 0 all the same).
+    const mode = path.join(w.root, 'hb-fault');
+    const a = await startAgent(w, c.mqttUrl, 'pruef', { extra: { HANDBRAKE_CLI: path.join(FIXTURES_DIR, 'handbrake-faulty.sh'), HB_FAULT_FILE: mode } });
+    const films = path.join(w.media, 'Filme');
+    const run = async (label: string, fault: string): Promise<Job> => {
+      fs.writeFileSync(mode, `${fault}\n`);
+      insertDisc(a.driveDir, dvdImage(label, [8]));
+      const device = await waitForDisc(c.url, a);
+      const created = await api<Job>(c.url, 'POST', '/jobs', { device });
+      assert.equal(created.status, 201, created.text);
+      return waitForStatus(c.url, created.body.id, ['failed', 'completed'], 120_000);
+    };
+    const outputs = (folder: string): string[] => (fs.existsSync(path.join(films, folder)) ? fs.readdirSync(path.join(films, folder)) : []);
+
+    const half = await run('HALBIERT', 'half');
+    assert.equal(half.status, 'failed');
+    assert.match(half.error ?? '', /^title_t01\.mkv: the output is 4 seconds shorter than the title \(0:04 of 0:08\)(; .+)?; the raw data is kept$/);
+    assert.equal(half.can_retry, true);
+    assert.ok(fs.existsSync(path.join(w.raw, half.id, 'title_t01.mkv')), 'the raw file is kept');
+    assert.deepEqual(outputs('Halbiert'), [], 'no output is left');
+
+    const broken = await run('KAPUTT', 'broken');
+    assert.equal(broken.status, 'failed');
+    assert.match(broken.error ?? '', /^title_t01\.mkv: (the output is \d+ seconds? shorter than the title \(\S+ of 0:08\); )?the output cannot be (read|decoded) cleanly .+; the raw data is kept$/);
+    assert.equal(broken.can_retry, true);
+    assert.ok(fs.existsSync(path.join(w.raw, broken.id, 'title_t01.mkv')), 'the raw file is kept');
+    assert.deepEqual(outputs('Kaputt'), []);
+    const logs = await jobLogs(c.url, broken.id);
+    assert.ok(logs.some((l) => /^Kaputt\.mkv: attempt 1 failed the proof: .*the output cannot be (read|decoded) cleanly/.test(l.message)), JSON.stringify(logs));
+    assert.ok(logs.some((l) => /^Kaputt\.mkv: attempt 2 \(raw remuxed\) failed the proof/.test(l.message)), 'the remux was tried, and did not help a broken encoder');
+
+    // Encoder stand-in, not a real timestamp fault: HandBrakeCLI 1.6.1 encoded every raw file with bad
+    // timestamps that could be made here; this one cuts its output unless it reads the agent's remux.
+    const saved = await run('ZEITSTEMPEL', 'timestamps');
+    assert.equal(saved.status, 'completed', saved.error ?? '');
+    assert.deepEqual(outputs('Zeitstempel'), ['Zeitstempel.mkv']);
+    assert.ok((await jobLogs(c.url, saved.id)).some((l) => l.message === 'Zeitstempel.mkv: attempt 2 (raw remuxed) made the output, and it passed the proof'));
+    assert.equal(fs.existsSync(path.join(w.raw, saved.id)), false, 'proven: the raw data is gone');
+
+    // The kept raw data is good for a retry once the encoder is sound again.
+    fs.writeFileSync(mode, 'none\n');
+    assert.equal((await api(c.url, 'POST', `/jobs/${half.id}/retry-transcode`)).status, 202);
+    const retried = await waitForStatus(c.url, half.id, ['completed'], 120_000);
+    assert.equal(retried.can_retry, false);
+    assert.deepEqual(outputs('Halbiert'), ['Halbiert.mkv']);
+  });
+
+  it('a rip with read errors logs them and counts them in the job; the careful retry reads with more MakeMKV retries for that run only', async () => {
+    const w = world();
+    const c = await startCoordinator(w);
+    assert.equal((await api(c.url, 'PUT', '/settings', { transcodeEnabled: false })).status, 200);
+    // The stand-in reads cleanly only with io_ErrorRetryCount of at least 20 in settings.conf, read when it starts.
+    const dataDir = path.join(w.root, 'home-kratzer', '.MakeMKV');
+    fs.mkdirSync(dataDir, { recursive: true });
+    const conf = '# MakeMKV settings\napp_UpdateEnable = "0"\nio_IgnoreReadErrors = "1"\nio_ErrorRetryCount = "2"\n';
+    fs.writeFileSync(path.join(dataDir, 'settings.conf'), conf, { mode: 0o600 });
+    const a = await startAgent(w, c.mqttUrl, 'kratzer', { makemkv: true, extra: { FAKE_MAKEMKV_SOURCE_MKV: smallMkv(), FAKE_MAKEMKV_TITLES: '30', FAKE_MAKEMKV_MODE: 'read-errors', FAKE_MAKEMKV_SECONDS: '0' } });
+    insertDisc(a.driveDir, dvdImage('KRATZER', [30]));
+    const device = await waitForDisc(c.url, a);
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device });
+    assert.equal(created.status, 201, created.text);
+    const failed = await waitForStatus(c.url, created.body.id, ['failed', 'completed'], 120_000);
+    assert.equal(failed.status, 'failed');
+    assert.equal(failed.meta?.read_errors, 6, JSON.stringify(failed.meta));
+    const logs = await jobLogs(c.url, failed.id);
+    assert.ok(logs.some((l) => l.level === 'warn' && l.message === 'read error in /VIDEO_TS/VTS_01_1.VOB at 1128.8 MiB (sector 577920 of the file): Scsi error - MEDIUM ERROR:1090'), JSON.stringify(logs));
+    assert.ok(logs.some((l) => /^the ripper reported 6 read error\(s\) \(3 not listed\)/.test(l.message)));
+    assert.equal(fs.readFileSync(path.join(dataDir, 'settings.conf'), 'utf8'), conf, 'a normal rip leaves settings.conf alone');
+
+    const bad = await api(c.url, 'POST', `/jobs/${failed.id}/retry-rip`, { careful: 'yes' });
+    assert.equal(bad.status, 400);
+    assert.match(bad.text, /careful must be true or false/);
+    const careful = await api<Job>(c.url, 'POST', `/jobs/${failed.id}/retry-rip`, { careful: true });
+    assert.equal(careful.status, 201, careful.text);
+    assert.equal(careful.body.meta?.careful, true);
+    assert.equal(careful.body.meta?.read_errors, undefined, 'the new job has read nothing yet');
+    const done = await waitForStatus(c.url, careful.body.id, ['failed', 'completed'], 120_000);
+    const carefulLogs = await jobLogs(c.url, done.id);
+    assert.equal(done.status, 'completed', JSON.stringify(carefulLogs));
+    assert.ok(carefulLogs.some((l) => l.message === 'careful read: MakeMKV read retries 20'), JSON.stringify(carefulLogs));
+    assert.ok(!carefulLogs.some((l) => /read error/.test(l.message)), 'the retries read the disc cleanly');
+    assert.equal(done.meta?.read_errors, undefined);
+    // The old value is back after the run (io_IgnoreReadErrors untouched), the file private, no leftovers.
+    assert.equal(fs.readFileSync(path.join(dataDir, 'settings.conf'), 'utf8'), conf);
+    assert.equal(fs.statSync(path.join(dataDir, 'settings.conf')).mode & 0o777, 0o600);
+    assert.deepEqual(fs.readdirSync(dataDir).filter((n) => n.startsWith('settings.conf')), ['settings.conf']);
+  });
 
   it('a rip whose agent is SIGKILLed fails within a minute; no ripper is left once the agent is back', async () => {
     const w = world();

@@ -10,11 +10,13 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { JobsStore } from '../../coordinator/jobs/jobs-store.js';
 import { coordinatorMigrations } from '../../coordinator/db/migrations.js';
 import { openDatabase } from '../../shared/sqlite.js';
 import { startCoordinator, stopAll, waitFor, world, type CoordinatorHandle, type World } from './harness.js';
+import { REPO_DIR } from '../fixtures/tools-samples.js';
 
 const JOB = '55555555-5555-4555-8555-555555555555';
 const NAME = 'Heat (1995).mkv';
@@ -58,6 +60,8 @@ describe('file download: Range requests on GET /jobs/{id}/files/{name}', () => {
     fs.writeFileSync(file, onDisk);
     fs.writeFileSync(path.join(out, BIG), '');
     fs.truncateSync(path.join(out, BIG), BIG_SIZE);
+    fs.mkdirSync(path.join(out, 'Extras'));
+    fs.writeFileSync(path.join(out, 'Extras', 'Heat (1995) - Making of-behindthescenes.mkv'), 'extra');
     const dataDir = path.join(w.root, 'coordinator-data');
     fs.mkdirSync(dataDir, { recursive: true });
     const db = openDatabase(path.join(dataDir, 'coordinator.sqlite'), coordinatorMigrations);
@@ -69,6 +73,58 @@ describe('file download: Range requests on GET /jobs/{id}/files/{name}', () => {
     url = `${c.url}/jobs/${JOB}/files/${encodeURIComponent(NAME)}`;
   });
   after(stopAll);
+
+  it('lists the output folder\'s files by bare name as the spec has it, the files below on request, and sends one by name and folder (issue 38)', async () => {
+    const listing = async (query: string): Promise<string[]> => (JSON.parse((await get(`${c.url}/jobs/${JOB}/files${query}`)).body.toString()) as { name: string; size: number; folder?: string }[]).map((f) => `${f.folder ?? '.'}|${f.name}:${f.size}`);
+    assert.deepEqual(await listing(''), [`.|${BIG}:${BIG_SIZE}`, `.|${NAME}:${SIZE}`].sort());
+    assert.deepEqual(await listing('?subfolders=true'), [...[`.|${BIG}:${BIG_SIZE}`, `.|${NAME}:${SIZE}`].sort(), 'Extras|Heat (1995) - Making of-behindthescenes.mkv:5']);
+    const r = await get(`${c.url}/jobs/${JOB}/files/${encodeURIComponent('Heat (1995) - Making of-behindthescenes.mkv')}?folder=Extras`);
+    assert.equal(r.status, 200);
+    assert.equal(r.body.toString(), 'extra');
+    assert.equal(r.headers['content-disposition'], `attachment; filename*=UTF-8''${encodeURIComponent('Heat (1995) - Making of-behindthescenes.mkv')}`);
+    const slash = await get(`${c.url}/jobs/${JOB}/files/${encodeURIComponent('Extras/Heat (1995) - Making of-behindthescenes.mkv')}`);
+    assert.equal(slash.status, 400, 'the spec: a bare file name, no slash');
+    assert.equal(slash.body.toString(), 'the file name must be a bare name: no slash, no .., no leading dot\n');
+    const up = await get(`${c.url}/jobs/${JOB}/files/x?folder=${encodeURIComponent('Extras/../..')}`);
+    assert.equal(up.status, 400);
+    assert.equal(up.body.toString(), 'the folder must lie below the output folder: bare names joined by /, no .., no leading dot, at most 3 deep\n');
+  });
+
+  it('answers a refusal in the client\'s language: German for Accept-Language de, English else, the code in a header (issue 38)', async () => {
+    const cancel = (lang: string) => fetch(`${c.url}/jobs/${JOB}/cancel`, { method: 'POST', headers: { 'accept-language': lang } });
+    const de = await cancel('de-DE,de;q=0.9');
+    assert.equal(de.status, 409);
+    assert.equal(await de.text(), 'Der Auftrag läuft nicht mehr (Status: fertig): Nur ein wartender, rippender oder komprimierender Auftrag lässt sich abbrechen.\n');
+    assert.equal(de.headers.get('ripwerk-reason'), 'cancelNotActive');
+    const en = await cancel('en-GB,en;q=0.9');
+    assert.equal(await en.text(), 'the job is completed; only pending, processing or transcoding jobs can be canceled\n');
+    const retry = await fetch(`${c.url}/jobs/${JOB}/retry-transcode`, { method: 'POST', headers: { 'accept-language': 'de' } });
+    assert.equal(await retry.text(), 'Nur ein fehlgeschlagener oder abgebrochener Auftrag lässt sich erneut komprimieren (dieser: fertig).\n');
+    const unknown = await fetch(`${c.url}/jobs/nope/detail`, { headers: { 'accept-language': 'de' } });
+    assert.equal(unknown.status, 404);
+    assert.equal(await unknown.text(), 'Es gibt keinen Auftrag mit der Kennung nope.\n');
+  });
+
+  it('sends the UI\'s page, script and styles compressed: brotli where the browser takes it, else gzip, else plain, each the same bytes (issue 38)', async () => {
+    const site = `http://127.0.0.1:${c.port}`;
+    const uiDir = path.join(REPO_DIR, 'dist', 'ui');
+    for (const [route, file, type] of [['/', 'index.html', /text\/html/], ['/app.js', 'app.js', /javascript/], ['/style.css', 'style.css', /text\/css/]] as const) {
+      const plain = fs.readFileSync(path.join(uiDir, file));
+      const br = await get(`${site}${route}`, { 'accept-encoding': 'gzip, deflate, br, zstd' });
+      assert.equal(br.status, 200);
+      assert.equal(br.headers['content-encoding'], 'br', route);
+      assert.match(String(br.headers['content-type']), type);
+      assert.match(String(br.headers.vary), /Accept-Encoding/i);
+      assert.deepEqual(zlib.brotliDecompressSync(br.body), plain, `${route}: brotli decodes to the file`);
+      if (file === 'app.js') assert.ok(br.body.length < plain.length / 3, `the script goes out at ${br.body.length} of ${plain.length} bytes`);
+      const gz = await get(`${site}${route}`, { 'accept-encoding': 'gzip' });
+      assert.equal(gz.headers['content-encoding'], 'gzip', route);
+      assert.deepEqual(zlib.gunzipSync(gz.body), plain, `${route}: gzip decodes to the file`);
+      const none = await get(`${site}${route}`);
+      assert.equal(none.headers['content-encoding'], undefined, `${route}: a client that asks for no encoding gets the file as it is`);
+      assert.deepEqual(none.body, plain);
+    }
+  });
 
   it('sends the whole file with its length, type, name and range support', async () => {
     const r = await get(url);

@@ -98,7 +98,8 @@ export function multiLangImage(label: string, seconds = 12, content: { audio?: s
 /** What MakeMKV writes for the two-language DVD: one MKV with every stream and its language (the MakeMKV stand-in's source). */
 export function multiLangMkv(): string {
   const dir = tempDir('ripwerk-mkv-');
-  execFileSync('dvdbackup', ['-i', multiLangImage('MULTI_SOURCE'), '-t', '1', '-o', dir, '-n', 'title'], { stdio: 'pipe' });
+  // The image's only title set holds only title 1: its VOB is the title whole (dvdbackup's title copy `-t` loses sectors where cells meet).
+  execFileSync('dvdbackup', ['-i', multiLangImage('MULTI_SOURCE'), '-T', '1', '-o', dir, '-n', 'title'], { stdio: 'pipe' });
   const file = path.join(dir, 'source.mkv');
   const vob = path.join(dir, 'title', 'VIDEO_TS', 'VTS_01_1.VOB');
   const maps = ['0x80', '0x81', '0x20', '0x21'].flatMap((id) => ['-map', `0:i:${id}`]);
@@ -431,6 +432,18 @@ export function smallMkv(seconds = 4): string {
 export function slowHandbrake(delaySeconds: number): string {
   const file = path.join(tempDir('ripwerk-hb-'), 'HandBrakeCLI');
   fs.writeFileSync(file, `#!/bin/sh\ncase " $* " in *" -i "*) sleep ${delaySeconds};; esac\nexec HandBrakeCLI "$@"\n`, { mode: 0o755 });
+  return file;
+}
+
+/**
+ * A HandBrakeCLI that lists one preset more than it can run: `--preset-list` adds `name` (category
+ * "Ripwerk Test"), every other call is the real HandBrakeCLI, which fails on that preset. The settings
+ * take only presets a worker lists (issue 38); a preset a worker lists but cannot run (a preset file
+ * removed since it was listed) still fails its transcode, and that path is what the retry tests need.
+ */
+export function listedPresetHandbrake(name: string): string {
+  const file = path.join(tempDir('ripwerk-hb-'), 'HandBrakeCLI');
+  fs.writeFileSync(file, `#!/bin/sh\ncase " $* " in *" --preset-list "*) HandBrakeCLI "$@"; s=$?; printf 'Ripwerk Test/\\n    %s\\n' '${name}' >&2; exit $s;; esac\nexec HandBrakeCLI "$@"\n`, { mode: 0o755 });
   return file;
 }
 

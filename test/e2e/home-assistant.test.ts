@@ -58,10 +58,11 @@ describe('Home Assistant MQTT discovery', () => {
     assert.equal(configs().length, 0);
   });
 
-  it('publishes retained configs for the agent and its drive when turned on, and the drive state with the disc', async () => {
+  it('publishes retained configs for the agent, its drive and the box-set session when turned on, and the drive state with the disc', async () => {
     assert.equal((await api(c.url, 'PUT', '/settings', { homeAssistantPrefix: 'bad prefix' })).status, 400);
     assert.equal((await api(c.url, 'PUT', '/settings', { homeAssistantDiscovery: true, autoEject: false })).status, 200);
-    await waitFor('six configs', async () => configs().length === 6 || undefined, 15_000);
+    // Six of the agent and its drive, two of the coordinator's box-set session (sensor and event, issue 40).
+    await waitFor('eight configs', async () => configs().length === 8 || undefined, 15_000);
     const dev = (await api<Device[]>(c.url, 'GET', '/devices')).body[0];
     const node = dev.node.replace(/[^a-zA-Z0-9_-]/g, '_');
     const drive = dev.drive.replace(/[^a-zA-Z0-9_-]/g, '_');
@@ -69,18 +70,22 @@ describe('Home Assistant MQTT discovery', () => {
     assert.deepEqual(topics, [
       `homeassistant/binary_sensor/ripwerk_${node}/online/config`,
       `homeassistant/button/ripwerk_${node}/${drive}_eject/config`,
+      'homeassistant/event/ripwerk_coordinator/next_disc/config',
+      'homeassistant/sensor/ripwerk_coordinator/session/config',
       `homeassistant/sensor/ripwerk_${node}/${drive}_disc_title/config`,
       `homeassistant/sensor/ripwerk_${node}/${drive}_job_eta/config`,
       `homeassistant/sensor/ripwerk_${node}/${drive}_job_progress/config`,
       `homeassistant/sensor/ripwerk_${node}/${drive}_job_status/config`,
-    ]);
+    ].sort());
     for (const [, m] of configs()) {
       const p = JSON.parse(m.payload) as Record<string, unknown>;
       assert.ok(p.unique_id && p.device && p.name);
+      assert.equal('object_id' in p, false, 'object_id is ignored from Home Assistant 2026.4');
+      assert.match(String(p.default_entity_id), /^(binary_sensor|sensor|button|event)\.ripwerk_[a-z0-9_]+$/);
     }
     // A late subscriber (Home Assistant restarting) gets them as retained messages.
     const late = await subscriber(c.mqttUrl, login, ['homeassistant/#']);
-    await waitFor('retained configs', async () => [...late.last.values()].filter((m) => m.retain && m.payload).length === 6 || undefined, 5000);
+    await waitFor('retained configs', async () => [...late.last.values()].filter((m) => m.retain && m.payload).length === 8 || undefined, 5000);
     await late.client.endAsync();
 
     insertDisc(agent.driveDir, dvdImage('HA_MOVIE', [4]));

@@ -103,6 +103,12 @@ describe('disc keys: key store, KEYDB.cfg, AACS dumps and the ripper application
     assert.deepEqual([stored.body.present, stored.body.file, stored.body.entries, stored.body.size_bytes], [true, 'KEYDB.cfg', 1, Buffer.byteLength(content)]);
     assert.equal(fs.readFileSync(path.join(w.root, 'coordinator-data', 'KEYDB.cfg'), 'utf8'), content);
     await waitFor('KEYDB.cfg on the worker', async () => fs.existsSync(path.join(makemkvDir, 'KEYDB.cfg')));
+    // A text file of another kind under the name KEYDB.cfg has no entry: refused, the installed one kept (issue 38).
+    const text = await api(c.url, 'POST', '/system/keydb', { content: 'Einkaufsliste\nMilch\nBrot\n' });
+    assert.equal(text.status, 400);
+    assert.match(text.text, /^no KEYDB entries found: .*the installed KEYDB\.cfg is kept/);
+    assert.equal(text.headers.get('Ripwerk-Reason'), 'keydbEmpty');
+    assert.equal(fs.readFileSync(path.join(w.root, 'coordinator-data', 'KEYDB.cfg'), 'utf8'), content);
     assert.equal((await api<{ present: boolean }>(c.url, 'GET', '/system/keydb')).body.present, true);
     assert.equal((await api(c.url, 'DELETE', '/system/keydb')).status, 200);
     const again = await api(c.url, 'DELETE', '/system/keydb');

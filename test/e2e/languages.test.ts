@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
-  api, insertDisc, multiLangImage, multiLangMkv, probeStreams, startAgent, startCoordinator, stopAll, tempDir, waitFor, waitForDisc, waitForStatus, world,
+  api, insertDisc, listedPresetHandbrake, multiLangImage, multiLangMkv, probeStreams, startAgent, startCoordinator, stopAll, tempDir, waitFor, waitForDisc, waitForStatus, world,
   type AgentHandle, type CoordinatorHandle, type Job, type ProbedStream, type World,
 } from './harness.js';
 
@@ -117,7 +117,8 @@ describe('languages: audio, surround and subtitles from disc to file (real HandB
   before(async () => {
     w = world();
     c = await startCoordinator(w);
-    open = await startAgent(w, c.mqttUrl, 'offen');
+    // Its HandBrakeCLI lists a preset it cannot run: the settings take it, its transcode fails (the retry test).
+    open = await startAgent(w, c.mqttUrl, 'offen', { extra: { HANDBRAKE_CLI: listedPresetHandbrake('Kein Preset 9000') } });
     const source = multiLangMkv();
     mkv = await startAgent(w, c.mqttUrl, 'mkv', {
       makemkv: true,

@@ -30,8 +30,11 @@ describe('library names: main feature, versions, extras and guessed episodes (re
     const dir = path.join(w.media, 'Filme', 'Langer Film (2003)');
     assert.equal(done.output_path, dir);
     assert.deepEqual(tree(dir), ['Extras/Langer Film (2003) - Extra 01.mkv', 'Extras/Langer Film (2003) - Extra 02.mkv', 'Langer Film (2003) - Version 2.mkv', 'Langer Film (2003).mkv']);
-    const files = await api<{ name: string }[]>(c.url, 'GET', `/jobs/${done.id}/files`);
-    assert.deepEqual(files.body.map((f) => f.name), ['Langer Film (2003) - Version 2.mkv', 'Langer Film (2003).mkv'], 'the folder listing shows the movie files');
+    assert.deepEqual([...(done.meta?.output_files ?? [])].sort(), tree(dir), 'output_files: what the job wrote, relative to output_path');
+    const files = await api<{ name: string; folder?: string }[]>(c.url, 'GET', `/jobs/${done.id}/files`);
+    assert.deepEqual(files.body.map((f) => f.name), ['Langer Film (2003) - Version 2.mkv', 'Langer Film (2003).mkv'], 'the folder listing shows the movie files by bare name, as the spec has it');
+    const below = await api<{ name: string; folder?: string }[]>(c.url, 'GET', `/jobs/${done.id}/files?subfolders=true`);
+    assert.deepEqual(below.body.map((f) => (f.folder ? `${f.folder}/${f.name}` : f.name)), ['Langer Film (2003) - Version 2.mkv', 'Langer Film (2003).mkv', 'Extras/Langer Film (2003) - Extra 01.mkv', 'Extras/Langer Film (2003) - Extra 02.mkv'], 'the extras on request, with their folder (issue 38)');
   });
 
   it('a second rip of the same title joins its folder as the next version, which Jellyfin groups with the movie, not a [job id] folder (issue 39)', async () => {
@@ -44,6 +47,9 @@ describe('library names: main feature, versions, extras and guessed episodes (re
     assert.equal(done.output_path, dir);
     assert.deepEqual(tree(dir), ['Extras/Langer Film (2003) - Extra 01.mkv', 'Extras/Langer Film (2003) - Extra 02.mkv', 'Langer Film (2003) - Version 2.mkv', 'Langer Film (2003) - Version 3.mkv', 'Langer Film (2003).mkv']);
     assert.deepEqual(fs.readdirSync(path.join(w.media, 'Filme')), ['Langer Film (2003)'], 'no [job id] folder');
+    assert.deepEqual(done.meta?.output_files, ['Langer Film (2003) - Version 3.mkv'], 'output_files: only what this job wrote; the folder listing has the others too');
+    const files = await api<{ name: string }[]>(c.url, 'GET', `/jobs/${done.id}/files`);
+    assert.deepEqual(files.body.map((f) => f.name), ['Langer Film (2003) - Version 2.mkv', 'Langer Film (2003) - Version 3.mkv', 'Langer Film (2003).mkv']);
   });
 
   it('a series disc without a runtime match: the play-all title is skipped, episodes count on after E04 and are marked as guessed', async () => {
@@ -63,6 +69,8 @@ describe('library names: main feature, versions, extras and guessed episodes (re
     const messages = detail.body.logs.map((l) => l.message);
     assert.ok(messages.includes('title(s) 4 skipped: "play all" of other titles'), messages.join('\n'));
     assert.ok(messages.some((m) => m.startsWith('episode numbers guessed: E05, E06, E07 in title order, after E04, the highest in ')), messages.join('\n'));
+    assert.ok(messages.includes('the disc label "Nordlicht" season 2 disc 2: the season folder holds episodes of earlier rips, so this disc continues them without a session'), 'disc 2 waits for no disc 1 ripped last week (issue 40)');
+    assert.deepEqual((await api<unknown[]>(c.url, 'GET', '/sessions')).body, []);
   });
 
   it('a series folder a share user replaced by a link leading out of the media tree: the job fails saying so, nothing is written there (issue 42)', async () => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { emptyCatalogue, POSTER_JPEG, startMetadataServer, TMDB_V3_KEY, tmdbMovie, tmdbSeason, tmdbTv, type MetadataServer } from '../fixtures/metadata-server.js';
+import { emptyCatalogue, POSTER_JPEG, startMetadataServer, TMDB_V3_KEY, TMDB_V4_TOKEN, tmdbMovie, tmdbSeason, tmdbTv, type MetadataServer } from '../fixtures/metadata-server.js';
 import { api, dvdImage, insertDisc, startAgent, startCoordinator, stopAll, waitFor, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type Job, type World } from './harness.js';
 
 
@@ -68,14 +68,19 @@ describe('metadata: lookup on insert, search, status, seasons, correction, libra
     assert.equal(by.omdb.message, 'no OMDb key is set');
     assert.ok(meta.requests.slice(before).some((x) => x.path === '/tmdb/3/configuration'), 'status asks TMDB live');
 
-    // A key saved in the settings wins over the environment: a wrong one shows up at once.
-    assert.equal((await api(c.url, 'PUT', '/settings', { tmdbApiKey: 'wrong-v4-token' })).status, 200);
-    const bad = await api<{ sources: { source: string; ok: boolean; auth?: string; message: string }[] }>(c.url, 'GET', '/metadata/status');
-    const tmdb = bad.body.sources.find((x) => x.source === 'tmdb')!;
-    assert.deepEqual([tmdb.ok, tmdb.auth], [false, 'v4']);
-    assert.match(tmdb.message, /TMDB answered 401: Invalid API key/);
-    assert.ok(!JSON.stringify(bad.body).includes('wrong-v4-token'));
-    assert.equal(meta.requests.filter((x) => x.path.startsWith('/tmdb')).at(-1)?.authorization, 'Bearer wrong-v4-token');
+    // A key is tried with TMDB when saved (issue 38): a wrong one is refused with TMDB's answer and not stored.
+    const wrong = await api(c.url, 'PUT', '/settings', { tmdbApiKey: 'wrong-v4-token' });
+    assert.equal(wrong.status, 400);
+    assert.match(wrong.text, /^tmdbApiKey refused: TMDB did not take the key \(TMDB answered 401: Invalid API key/);
+    assert.equal(wrong.headers.get('Ripwerk-Reason'), 'tmdbKeyRefused');
+    assert.ok(!wrong.text.includes('wrong-v4-token'));
+    assert.equal(meta.requests.filter((x) => x.path.startsWith('/tmdb')).at(-1)?.authorization, 'Bearer wrong-v4-token', 'tried as a v4 token');
+    // A key saved in the settings wins over the environment's.
+    assert.equal((await api(c.url, 'PUT', '/settings', { tmdbApiKey: TMDB_V4_TOKEN })).status, 200);
+    const v4 = await api<{ sources: { source: string; ok: boolean; auth?: string; message: string }[] }>(c.url, 'GET', '/metadata/status');
+    const tmdb = v4.body.sources.find((x) => x.source === 'tmdb')!;
+    assert.deepEqual([tmdb.ok, tmdb.auth], [true, 'v4']);
+    assert.ok(!JSON.stringify(v4.body).includes(TMDB_V4_TOKEN));
     assert.equal((await api(c.url, 'PUT', '/settings', { tmdbApiKey: '' })).status, 200);
   });
 
@@ -158,6 +163,9 @@ describe('metadata: lookup on insert, search, status, seasons, correction, libra
     assert.match(nfo, /<year>1995<\/year>/);
     assert.match(nfo, /<plot>Ein Profi-Räuber und ein Cop.<\/plot>/);
     assert.match(nfo, /<uniqueid type="tmdb" default="true">949<\/uniqueid>/);
+    // A hybrid nfo (issue 39): Kodi's scraper reads the id from the line after the XML; no <thumb>, no invented date.
+    assert.match(nfo, /<\/movie>\nhttps:\/\/www\.themoviedb\.org\/movie\/949\n$/);
+    assert.doesNotMatch(nfo, /<thumb|<premiered/);
     const poster = fs.readFileSync(path.join(dir, 'poster.jpg'));
     assert.deepEqual(poster.subarray(0, POSTER_JPEG.length), POSTER_JPEG);
     assert.equal(poster.subarray(POSTER_JPEG.length).toString(), '/images/w500/poster949.jpg');
@@ -217,6 +225,7 @@ describe('metadata: lookup on insert, search, status, seasons, correction, libra
     assert.deepEqual(fs.readdirSync(seasonDir).sort(), ['Breaking Bad - S01E01.mkv', 'Breaking Bad - S01E02.mkv']);
     const nfo = path.join(w.media, 'Serien', 'Breaking Bad', 'tvshow.nfo');
     assert.match(fs.readFileSync(nfo, 'utf8'), /<tvshow>[\s\S]*<uniqueid type="tmdb" default="true">1396<\/uniqueid>/);
+    assert.match(fs.readFileSync(nfo, 'utf8'), /<episodeguide>\{&quot;tmdb&quot;:&quot;1396&quot;[^<]*\}<\/episodeguide>[\s\S]*<\/tvshow>\nhttps:\/\/www\.themoviedb\.org\/tv\/1396\n$/);
     const detail = await api<{ logs: { message: string }[] }>(c.url, 'GET', `/jobs/${created.body.id}/detail`);
     assert.ok(detail.body.logs.some((l) => /season 1 has 4 episodes/.test(l.message)));
     seriesJob = created.body.id;
@@ -270,5 +279,29 @@ describe('metadata: lookup on insert, search, status, seasons, correction, libra
     const job = await api<Job>(c.url, 'GET', `/jobs/${seriesJob}`);
     assert.equal(job.body.output_path, season);
     assert.equal(job.body.meta?.series, 'Better Call Saul');
+  });
+
+  it('corrects a finished job by hand with every lookup service down: title, year, series and season typed, checked, renamed (issue 38)', async () => {
+    await meta.close();
+    const bad: [Record<string, unknown>, RegExp][] = [
+      [{ job_id: seriesJob, series: 'x'.repeat(1001), season: 1 }, /series must be a text of at most 1000 characters/],
+      [{ job_id: seriesJob, series: '   ', season: 1 }, /title is required/],
+      [{ job_id: seriesJob, series: 'Saul', season: 1000 }, /season must be a whole number from 0 to 999/],
+      [{ job_id: heatJob, title: 'Heat', year: 1869 }, /year must be a whole number from 1870 to 2100/],
+      [{ job_id: seriesJob, series: 'Saul', title: 'Other', season: 1 }, /give the series name once/],
+      [{ job_id: seriesJob, series: 'Saul', kind: 'movie' }, /kind must be series or left out/],
+    ];
+    for (const [body, reason] of bad) {
+      const r = await api(c.url, 'POST', '/metadata/override', body);
+      assert.equal(r.status, 400, JSON.stringify(body).slice(0, 80));
+      assert.match(r.text, reason);
+    }
+    const r = await api<{ renamed: { to: string; files: string[] } }>(c.url, 'POST', '/metadata/override', { job_id: seriesJob, series: 'Saul Handgetippt', season: 3 });
+    assert.equal(r.status, 200, r.text);
+    const season = path.join(w.media, 'Serien', 'Saul Handgetippt', 'Season 03');
+    assert.deepEqual(r.body.renamed.files, ['Saul Handgetippt - S03E01.mkv', 'Saul Handgetippt - S03E02.mkv']);
+    assert.deepEqual(fs.readdirSync(season).sort(), ['Saul Handgetippt - S03E01.mkv', 'Saul Handgetippt - S03E02.mkv']);
+    const job = await api<Job>(c.url, 'GET', `/jobs/${seriesJob}`);
+    assert.deepEqual([job.body.title, job.body.meta?.series, job.body.meta?.season], ['Saul Handgetippt', 'Saul Handgetippt', 3]);
   });
 });

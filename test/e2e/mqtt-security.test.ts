@@ -412,7 +412,8 @@ describe('MQTT trust boundaries on an external Mosquitto with the ACL of docs/mq
   let w: World;
   let broker: import('node:child_process').ChildProcess;
   let url: string;
-  const logins: Record<string, string> = { 'ripwerk-coordinator': 'coord-secret-1', keller: 'keller-pw-1', mallory: 'mallory-pw-1' };
+  const logins: Record<string, string> = { 'ripwerk-coordinator': 'coord-secret-1', keller: 'keller-pw-1', mallory: 'mallory-pw-1', homeassistant: 'ha-pw-1' };
+  let c: CoordinatorHandle;
 
   before(async () => {
     w = world();
@@ -438,7 +439,7 @@ describe('MQTT trust boundaries on an external Mosquitto with the ACL of docs/mq
   });
 
   it('lets the coordinator and a worker with its own user work, and keeps a worker off other nodes\' topics', async () => {
-    const c = await startCoordinator(w, { MQTT_URL: url, RIPWERK_BROKER_SECRET: logins['ripwerk-coordinator'] });
+    c = await startCoordinator(w, { MQTT_URL: url, RIPWERK_BROKER_SECRET: logins['ripwerk-coordinator'] });
     await startAgent(w, url, 'keller', { drive: false, extra: { RIPWERK_BROKER_SECRET: '', MQTT_USERNAME: 'keller', MQTT_PASSWORD: logins.keller } });
     await waitFor('keller online via Mosquitto', async () => (await api<Worker[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.node === 'keller' && x.online), 20_000);
 
@@ -462,6 +463,26 @@ describe('MQTT trust boundaries on an external Mosquitto with the ACL of docs/mq
     assert.equal(online?.online, true);
     await mallory.endAsync();
     await watcher.endAsync();
+  });
+
+  it('delivers the discovery configs to Home Assistant subscribed with its own two filters, under the ACL of docs/mqtt.md (issue 39)', async () => {
+    assert.equal((await api(c.url, 'PUT', '/settings', { homeAssistantDiscovery: true })).status, 200);
+    const ha = await connect(url, { username: 'homeassistant', password: logins.homeassistant, clientId: 'home-assistant-mosquitto' });
+    const configs = new Map<string, Record<string, unknown>>();
+    ha.on('message', (topic, payload) => {
+      if (payload.length) configs.set(topic, JSON.parse(payload.toString('utf8')) as Record<string, unknown>);
+    });
+    // Exactly the subscriptions Home Assistant's MQTT integration makes for discovery.
+    const granted = await ha.subscribeAsync(['homeassistant/+/+/config', 'homeassistant/+/+/+/config'], { qos: 1 });
+    assert.deepEqual(granted.map((g) => g.qos), [1, 1]);
+    const keller = await waitFor('keller\'s discovery configs', async () => ([...configs.keys()].some((t) => t.includes('keller')) ? [...configs.entries()] : undefined), 15_000);
+    for (const [topic, p] of keller) {
+      assert.match(topic, /^homeassistant\/(binary_sensor|sensor|button|event)\/[a-z0-9_-]+(\/[a-z0-9_-]+)?\/config$/i, topic);
+      assert.equal(p.object_id, undefined, topic);
+      assert.match(String(p.default_entity_id), /^(binary_sensor|sensor|button|event)\.ripwerk_[a-z0-9_]+$/, topic);
+    }
+    await ha.endAsync();
+    assert.equal((await api(c.url, 'PUT', '/settings', { homeAssistantDiscovery: false })).status, 200);
   });
 });
 

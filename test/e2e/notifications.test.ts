@@ -105,7 +105,10 @@ describe('webhooks on job end and the test notification', () => {
 
   it('asks the media server for a library scan after a finished rip, and a failing server never touches the job', async () => {
     assert.equal((await api(c.url, 'PUT', '/settings', { mediaServerType: 'nope' })).status, 400);
+    // The server is asked when saved (issue 38): it answers then.
+    answer = 204;
     assert.equal((await api(c.url, 'PUT', '/settings', { webhookUrl: '', mediaServerType: 'jellyfin', mediaServerUrl: `${base}/jf`, mediaServerKey: 'jf-secret' })).status, 200);
+    assert.deepEqual(hits.filter((h) => h.url === '/jf/System/Info').map((h) => h.auth), ['MediaBrowser Token="jf-secret"'], 'asked with the key the refresh sends');
     const run = async (): Promise<string> => {
       const created = await api<Job>(c.url, 'POST', '/jobs', { device: 'flur-drive-flur', titles: [1] });
       assert.equal(created.status, 201, created.text);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CSV_BOM } from '../../coordinator/http/csv.js';
 import {
-  api, rawGet, dvdImage, insertDisc, job, smallMkv, startAgent, startCoordinator, stopAll, waitFor, waitForDisc, waitForStatus, world,
+  api, listedPresetHandbrake, rawGet, dvdImage, insertDisc, job, smallMkv, startAgent, startCoordinator, stopAll, waitFor, waitForDisc, waitForStatus, world,
   type AgentHandle, type CoordinatorHandle, type Job, type World,
 } from './harness.js';
 
@@ -20,7 +20,8 @@ describe('pipeline: coordinator and two agents, both rip backends, real HandBrak
   before(async () => {
     w = world();
     c = await startCoordinator(w);
-    wohnzimmer = await startAgent(w, c.mqttUrl, 'wohnzimmer');
+    // Its HandBrakeCLI lists a preset it cannot run: the settings take it, its transcode fails (the retry test below).
+    wohnzimmer = await startAgent(w, c.mqttUrl, 'wohnzimmer', { extra: { HANDBRAKE_CLI: listedPresetHandbrake('Kein Preset 9000') } });
     keller = await startAgent(w, c.mqttUrl, 'keller', { makemkv: true, extra: { FAKE_MAKEMKV_SOURCE_MKV: smallMkv(), FAKE_MAKEMKV_TITLES: '20,75,8' } });
     const r = await api(c.url, 'PUT', '/settings', { transcodePreset: 'Very Fast 480p30' });
     assert.equal(r.status, 200);
@@ -96,22 +97,25 @@ describe('pipeline: coordinator and two agents, both rip backends, real HandBrak
     const done = await waitForStatus(c.url, created.body.id, ['completed']);
     assert.equal(done.output_path, path.join(w.media, 'Serien', 'Test Serie', 'Season 02'));
     const raw = path.join(w.raw, done.id);
-    const originals = path.join(w.media, 'Originale', 'Test Serie', 'Season 02');
-    assert.deepEqual(fs.readdirSync(originals), ['TEST_MOVIE_t01.mkv'], 'only the longest title (75 s, number 1) was ripped, and kept under MakeMKV\'s own name');
-    assert.ok(fs.statSync(path.join(originals, 'TEST_MOVIE_t01.mkv')).size > 0);
+    const originals = path.join(w.media, 'Originale', 'Test Serie', 'Season 02', done.id);
+    assert.deepEqual(fs.readdirSync(originals), ['TEST_MOVIE_t01.mkv'], 'only the longest title (75 s, number 1) was ripped, and kept under MakeMKV\'s own name in a folder named like the job');
+    const kept = fs.statSync(path.join(originals, 'TEST_MOVIE_t01.mkv')).size;
+    assert.ok(kept > 0);
     assert.equal(fs.existsSync(raw), false, 'the raw folder is gone once its files moved');
-    assert.equal(done.can_retry, false);
-    const roh = await api<{ state: string; path: string | null; can_retry: boolean }>(c.url, 'GET', `/jobs/${done.id}/rohdaten`);
-    assert.deepEqual([roh.body.state, roh.body.path, roh.body.can_retry], ['absent', null, false]);
+    assert.equal(done.can_retry, true, 'the spec: true when raw data of the job was found, and the originals are');
+    // The kept originals are the job's raw data (issue 38): found, measured and removable with the job.
+    const roh = await api<{ state: string; path: string | null; size_bytes: number | null }>(c.url, 'GET', `/jobs/${done.id}/rohdaten`);
+    assert.deepEqual([roh.body.state, roh.body.path], ['present', originals]);
+    assert.ok((roh.body.size_bytes ?? 0) >= kept, `measured ${roh.body.size_bytes} bytes, the file has ${kept}`);
     const files = await api<{ name: string }[]>(c.url, 'GET', `/jobs/${done.id}/files`);
     assert.deepEqual(files.body.map((f) => f.name), ['Test Serie - S02E01.mkv']);
     const detail = await api<{ logs: { message: string }[] }>(c.url, 'GET', `/jobs/${done.id}/detail`);
     assert.ok(detail.body.logs.some((l) => l.message.includes(`originals kept in ${originals}`)), 'the job log says where the originals went');
 
     const del = await api<{ deleted: string; raw_removed: string | null }>(c.url, 'DELETE', `/jobs/${done.id}?rohdaten=true`);
-    assert.equal(del.status, 200);
-    assert.equal(del.body.raw_removed, null);
-    assert.ok(fs.existsSync(path.join(originals, 'TEST_MOVIE_t01.mkv')), 'the kept originals are not raw data: deleting the job leaves them');
+    assert.equal(del.status, 200, del.text);
+    assert.equal(del.body.raw_removed, originals);
+    assert.equal(fs.existsSync(originals), false, 'DELETE ?rohdaten=true removes the kept originals with the job');
     assert.ok(fs.existsSync(path.join(done.output_path as string, 'Test Serie - S02E01.mkv')), 'output files always remain');
     assert.equal((await api(c.url, 'GET', `/jobs/${done.id}/detail`)).status, 404);
     await api(c.url, 'PUT', '/settings', { keepOriginal: false });

@@ -119,28 +119,29 @@ describe('storage mounts: shares, mount, probe, repair, guard, path map', { skip
     assert.doesNotMatch(c.proc.lines.join('\n'), /pa,ss=word/);
   });
 
-  it('gives the NAS\'s refusal in plain words and points to repair; GET shows it not mounted', async () => {
+  it('gives the NAS\'s refusal in plain words and keeps nothing of a mount that failed, least of all its password (issue 38)', async () => {
     setMode('eacces');
     const guest = await api(c.url, 'POST', '/storage-mounts', { protocol: 'SMB', host: '127.0.0.1', share: 'private', name: 'privat' });
     assert.equal(guest.status, 502);
     assert.match(guest.text, /refused the guest login \(error 13, permission denied\): this share needs a user name and password/);
-    assert.match(guest.text, /repair it \(POST \/storage-mounts\/privat\/repair/);
-    const user = await api(c.url, 'POST', '/storage-mounts', { protocol: 'SMB', host: '127.0.0.1', share: 'private', name: 'privat', credentials: { username: 'x', password: 'y' } });
+    assert.match(guest.text, /Nothing was saved \(no password kept\): correct the details and add it again/);
+    const user = await api(c.url, 'POST', '/storage-mounts', { protocol: 'SMB', host: '127.0.0.1', share: 'private', name: 'privat', credentials: { username: 'x', password: 'wrong-secret' } });
     assert.equal(user.status, 502);
     assert.match(user.text, /check user name and password/);
+    assert.equal(fs.existsSync(path.join(w.root, 'coordinator-data', 'mount-credentials', 'privat')), false, 'the password of the failed mount is not on disk');
     setMode('hostdown');
     const down = await api(c.url, 'POST', '/storage-mounts', { protocol: 'SMB', host: '127.0.0.1', share: 'private', name: 'privat' });
     assert.match(down.text, /error 112/);
     const list = await api<Mount[]>(c.url, 'GET', '/storage-mounts');
-    const privat = list.body.find((m) => m.name === 'privat');
-    assert.deepEqual([privat?.mounted, privat?.reachable], [false, false]);
-    assert.match(privat?.warning ?? '', /not mounted: the NAS is down/);
+    assert.equal(list.body.find((m) => m.name === 'privat'), undefined, 'a mount that never mounted is not saved');
     const map = await api<{ entries: { name: string }[] }>(c.url, 'GET', '/worker-setup/pfad-map');
-    assert.deepEqual(map.body.entries.map((e) => e.name), ['nas', 'rips'], 'a mount that failed is not attached and maps nothing');
+    assert.deepEqual(map.body.entries.map((e) => e.name), ['nas', 'rips'], 'a mount that failed maps nothing');
+    const repair = await api(c.url, 'POST', '/storage-mounts/privat/repair');
+    assert.equal(repair.status, 404);
     setMode('ok');
-    const repaired = await api<Mount>(c.url, 'POST', '/storage-mounts/privat/repair');
-    assert.equal(repaired.status, 200, repaired.text);
-    assert.deepEqual([repaired.body.mounted, repaired.body.reachable], [true, true]);
+    const added = await api<Mount>(c.url, 'POST', '/storage-mounts', { protocol: 'SMB', host: '127.0.0.1', share: 'private', name: 'privat' });
+    assert.equal(added.status, 201, added.text);
+    assert.deepEqual([added.body.mounted, added.body.reachable], [true, true]);
   });
 
   it('warns about a read-only share in the answer and the log', async () => {
@@ -169,7 +170,7 @@ describe('storage mounts: shares, mount, probe, repair, guard, path map', { skip
     const before = mountLog().length;
     const r = await api(c.url, 'POST', '/storage-mounts', { protocol: 'SMB', host: `127.0.0.1:${samba.port}`, share: 'media', name: 'nas' });
     assert.equal(r.status, 502);
-    assert.match(r.text, /was mounted but did not answer \(no answer within 3 s\)\. Fix the cause, then repair it/);
+    assert.match(r.text, /was mounted but did not answer \(no answer within 3 s\)\. The new details were not kept \(the earlier ones stay, repair retries them\)/);
     assert.equal(mountLog().length - before, 2);
     assert.equal(layers(mp).length, 0, 'detached after the second failed probe');
     fake.statHangs(false);

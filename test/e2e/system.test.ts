@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { emptyCatalogue, startMetadataServer, TMDB_V3_KEY, type MetadataServer } from '../fixtures/metadata-server.js';
 import { api, freePort, startAgent, startCoordinator, stopAll, waitFor, world, type CoordinatorHandle, type World } from './harness.js';
 
 interface UpdateJson { tool: string; installed: string | null; latest: string | null; update_available: boolean | null; error: string | null }
@@ -15,6 +16,7 @@ describe('system: info, updates, supplies, first-run setup, routes that must not
   let sources: http.Server;
   let sourceBase = '';
   let makemkvDown = false;
+  let meta: MetadataServer;
 
   before(async () => {
     sources = http.createServer((req, res) => {
@@ -33,20 +35,23 @@ describe('system: info, updates, supplies, first-run setup, routes that must not
     await new Promise<void>((r) => sources.listen(port, '127.0.0.1', r));
     sourceBase = `http://127.0.0.1:${port}`;
     w = world();
-    c = await startCoordinator(w, { UPDATE_HANDBRAKE_URL: `${sourceBase}/handbrake`, UPDATE_MAKEMKV_URL: `${sourceBase}/makemkv`, UPDATE_NODE_URL: `${sourceBase}/node` });
+    // The TMDB key saved below is tried live (issue 38): against the loopback stand-in.
+    meta = await startMetadataServer(emptyCatalogue());
+    c = await startCoordinator(w, { TMDB_BASE_URL: meta.tmdbBase, UPDATE_HANDBRAKE_URL: `${sourceBase}/handbrake`, UPDATE_MAKEMKV_URL: `${sourceBase}/makemkv`, UPDATE_NODE_URL: `${sourceBase}/node` });
     await startAgent(w, c.mqttUrl, 'keller');
     await startAgent(w, c.mqttUrl, 'dachboden', { makemkv: true });
   });
   after(async () => {
     sources.close();
     await stopAll();
+    await meta?.close();
   });
 
   it('walks the first-run setup: open steps, skipping allowed, then complete', async () => {
     const fresh = await api<{ complete: boolean; next: string; steps: { step: string; done: boolean }[] }>(c.url, 'GET', '/setup');
     assert.equal(fresh.body.complete, false);
     assert.equal(fresh.body.next, 'metadata');
-    assert.equal((await api(c.url, 'PUT', '/settings', { tmdbApiKey: '0123456789abcdef0123456789abcdef', workDir: w.media })).status, 200);
+    assert.equal((await api(c.url, 'PUT', '/settings', { tmdbApiKey: TMDB_V3_KEY, workDir: w.media })).status, 200);
     const mid = await api<{ next: string; steps: { step: string; done: boolean }[] }>(c.url, 'GET', '/setup');
     assert.deepEqual(mid.body.steps.map((s) => s.done), [true, true, false, false, true]);
     assert.equal(mid.body.next, 'media_server');
@@ -162,7 +167,7 @@ describe('system: info, updates, supplies, first-run setup, routes that must not
     assert.deepEqual([keller.recommendations.dvd.preset, keller.recommendations.uhd.preset], ['H.265 MKV 1080p30', 'H.265 MKV 2160p60 4K']);
   });
 
-  it('lists the storage targets with free space and the 60 GB warning', async () => {
+  it('lists the storage targets under the media root with free space and the 60 GB warning', async () => {
     const r = await api<{ name: string; path: string; exists: boolean; free_bytes: number; total_bytes: number; warning: string | null }[]>(c.url, 'GET', '/storage-targets');
     assert.equal(r.status, 200);
     assert.deepEqual(
@@ -172,10 +177,11 @@ describe('system: info, updates, supplies, first-run setup, routes that must not
         ['movies', path.join(w.media, 'Filme')],
         ['series', path.join(w.media, 'Serien')],
         ['music', path.join(w.media, 'Musik')],
-        ['raw', w.raw],
+        // The raw folder lies outside MEDIA_ROOT here: no storage target (issue 38; the spec's storage target is a directory under the media root).
         ['workDir', w.media],
       ],
     );
+    assert.ok(!w.raw.startsWith(`${w.media}/`), 'the test world keeps the raw folder outside the media root');
     const music = r.body.find((t) => t.name === 'music')!;
     assert.equal(music.exists, false, 'not made yet, measured on its parent');
     assert.ok(music.free_bytes > 0);

@@ -228,8 +228,15 @@ describe('TheDiscDB decides the rip: exact titles, roles, extras folders, only w
       'The Office - S04E03-E04.mkv',
       'The Office - S04E05-E06.mkv',
     ]);
-    const d = await disc();
-    assert.deepEqual([d?.recognised?.from, d?.kind, d?.season], ['mirror', 'series', 4]);
+    // TheDiscDB names the disc's release and place: it starts a box-set session, which ejects the disc for the next one.
+    await waitFor('the disc ejected by its session', async () => !(await disc()));
+    const sessions = (await api<{ series: string; season: number; origin: string; release: string; done: number[]; next_disc: number | null }[]>(c.url, 'GET', '/sessions')).body;
+    const office = sessions.find((x) => x.series === 'The Office');
+    assert.deepEqual([office?.season, office?.origin, office?.done, office?.next_disc], [4, 'thediscdb', [1], 2], JSON.stringify(sessions));
+    assert.equal((await api(c.url, 'POST', `/sessions/${(office as unknown as { id: string }).id}/end`)).status, 200);
+    insertDiscFolder(agent.driveDir, 'THE_OFFICE_S4D1', 'bluray', officeFiles);
+    const d = await waitFor('the disc back in', disc);
+    assert.deepEqual([d?.recognised?.from, d?.kind, d?.season, d?.already_ripped], ['mirror', 'series', 4, true]);
     assert.deepEqual(d?.library, { main_feature: { total: 0, in_library: 0 }, episodes: { total: 3, in_library: 3 }, extras: { total: 4, in_library: 4 } });
     assert.deepEqual(
       d?.titles.filter((t) => t.role.role === 'play_all' || t.role.role === 'unidentified').map((t) => [t.source_file, t.role.role, t.wanted]),

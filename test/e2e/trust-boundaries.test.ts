@@ -244,32 +244,58 @@ describe('trust boundaries of the API', () => {
   });
 
   describe('settings, secrets and refusals', () => {
+    // A media server address is asked when saved (issue 38): Kodi stand-ins on two loopback hosts
+    // (127.0.0.1 on two ports, 127.0.0.2) answer JSON-RPC's ping, so the host rules below meet real answers.
+    const kodis: http.Server[] = [];
+    let a = '';
+    let a2 = '';
+    let b = '';
+    before(async () => {
+      const start = async (host: string): Promise<string> => {
+        const server = http.createServer((req, res) => {
+          req.resume();
+          req.on('end', () => {
+            res.writeHead(200, { 'content-type': 'application/json' });
+            res.end(JSON.stringify({ id: 1, jsonrpc: '2.0', result: 'pong' }));
+          });
+        });
+        const port = await freePort();
+        await new Promise<void>((resolve) => server.listen(port, host, resolve));
+        kodis.push(server);
+        return `${host}:${port}`;
+      };
+      [a, a2, b] = [await start('127.0.0.1'), await start('127.0.0.1'), await start('127.0.0.2')];
+    });
+    after(() => {
+      for (const k of kodis) k.close();
+    });
+
     it('masks a password inside the media-server URL and keeps it when the mask is sent back', async () => {
-      const saved = await api<Record<string, unknown>>(c.url, 'PUT', '/settings', { mediaServerType: 'kodi', mediaServerUrl: 'http://kodi:geheim@192.168.1.5:8080' });
-      assert.equal(saved.body.mediaServerUrl, 'http://kodi:********@192.168.1.5:8080');
+      const saved = await api<Record<string, unknown>>(c.url, 'PUT', '/settings', { mediaServerType: 'kodi', mediaServerUrl: `http://kodi:geheim@${a}` });
+      assert.equal(saved.body.mediaServerUrl, `http://kodi:********@${a}`);
       const view = await api<Record<string, unknown>>(c.url, 'GET', '/settings');
       assert.ok(!view.text.includes('geheim'));
       assert.equal((await api(c.url, 'PUT', '/settings', view.body)).status, 200, 'the whole view goes back unchanged: no internal key, the mask kept');
       const stored = new Database(path.join(w.root, 'coordinator-data', 'coordinator.sqlite'), { readonly: true }).prepare("SELECT value FROM settings WHERE key = 'mediaServerUrl'").get() as { value: string };
-      assert.equal(JSON.parse(stored.value), 'http://kodi:geheim@192.168.1.5:8080');
+      assert.equal(JSON.parse(stored.value), `http://kodi:geheim@${a}`);
       assert.ok(!('tracks:flur-drive-flur' in view.body), 'tracks:<device> is internal');
       assert.ok(!c.proc.lines.some((l) => l.includes('geheim')));
     });
 
     it('sends a kept password or media-server key to no other host (issue 42)', async () => {
       const stored = (key: string): unknown => JSON.parse((new Database(path.join(w.root, 'coordinator-data', 'coordinator.sqlite'), { readonly: true }).prepare('SELECT value FROM settings WHERE key = ?').get(key) as { value: string }).value);
-      // The URL of the test before: http://kodi:geheim@192.168.1.5:8080. The mask sent back with another host keeps nothing.
-      const moved = await api(c.url, 'PUT', '/settings', { mediaServerUrl: 'http://kodi:********@192.0.2.66:8080' });
-      assert.deepEqual([moved.status, moved.text], [400, 'mediaServerUrl holds the mask ******** where its password belongs, but the stored password is for 192.168.1.5, not 192.0.2.66: type the password for the new host\n']);
+      // The URL of the test before: http://kodi:geheim@<a>. The mask sent back with another host keeps nothing.
+      const moved = await api(c.url, 'PUT', '/settings', { mediaServerUrl: `http://kodi:********@${b}` });
+      assert.deepEqual([moved.status, moved.text], [400, 'mediaServerUrl holds the mask ******** where its password belongs, but the stored password is for 127.0.0.1, not 127.0.0.2: type the password for the new host\n']);
       assert.equal((await api(c.url, 'PUT', '/settings', { mediaServerKey: 'k3y-for-5' })).status, 200);
-      const keyMoved = await api(c.url, 'PUT', '/settings', { mediaServerUrl: 'http://192.0.2.66:8080', mediaServerKey: '********' });
-      assert.deepEqual([keyMoved.status, keyMoved.text], [400, 'mediaServerKey was saved for the media server at 192.168.1.5: send the key for 192.0.2.66 together with the new mediaServerUrl (or an empty mediaServerKey to remove it)\n']);
-      assert.deepEqual([stored('mediaServerUrl'), stored('mediaServerKey')], ['http://kodi:geheim@192.168.1.5:8080', 'k3y-for-5'], 'nothing changed');
-      const samePort = await api(c.url, 'PUT', '/settings', { mediaServerUrl: 'http://kodi:********@192.168.1.5:8081/jsonrpc' });
+      const keyMoved = await api(c.url, 'PUT', '/settings', { mediaServerUrl: `http://${b}`, mediaServerKey: '********' });
+      assert.deepEqual([keyMoved.status, keyMoved.text], [400, 'mediaServerKey was saved for the media server at 127.0.0.1: send the key for 127.0.0.2 together with the new mediaServerUrl (or an empty mediaServerKey to remove it)\n']);
+      assert.deepEqual([stored('mediaServerUrl'), stored('mediaServerKey')], [`http://kodi:geheim@${a}`, 'k3y-for-5'], 'nothing changed');
+      const samePort = await api(c.url, 'PUT', '/settings', { mediaServerUrl: `http://kodi:********@${a2}/jsonrpc` });
       assert.equal(samePort.status, 200, 'the same host keeps both');
-      const typed = await api(c.url, 'PUT', '/settings', { mediaServerUrl: 'http://kodi:neu@192.0.2.66:8080', mediaServerKey: 'k3y-for-66' });
+      const typed = await api(c.url, 'PUT', '/settings', { mediaServerUrl: `http://kodi:neu@${b}`, mediaServerKey: 'k3y-for-66' });
       assert.equal(typed.status, 200, typed.text);
-      assert.deepEqual([stored('mediaServerUrl'), stored('mediaServerKey')], ['http://kodi:neu@192.0.2.66:8080', 'k3y-for-66']);
+      assert.deepEqual([stored('mediaServerUrl'), stored('mediaServerKey')], [`http://kodi:neu@${b}`, 'k3y-for-66']);
       const cleared = await api(c.url, 'PUT', '/settings', { mediaServerUrl: '' });
       assert.equal(cleared.status, 200);
       assert.equal(stored('mediaServerKey'), '', 'an emptied URL takes its key along: a later URL cannot inherit it');
@@ -363,7 +389,7 @@ describe('files of the service user and the listen addresses', () => {
       process.umask(old);
     }
     assert.equal((await api(c.url, 'PUT', '/settings', { webhookUrl: 'https://hook.example/token' })).status, 200);
-    assert.equal((await api(c.url, 'POST', '/system/keydb', { content: '0x02 = New\n' })).status, 200);
+    assert.equal((await api(c.url, 'POST', '/system/keydb', { content: '0x0223456789ABCDEF0123456789ABCDEF01234567 = New\n' })).status, 200);
     assert.equal(mode(dataDir), 0o700);
     for (const f of ['coordinator.sqlite', 'coordinator.sqlite-wal', 'coordinator.sqlite-shm', 'broker-secret', 'KEYDB.cfg']) assert.equal(mode(path.join(dataDir, f)), 0o600, f);
     const agentData = path.join(w.root, 'agent-flur-data');

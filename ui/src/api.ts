@@ -1,4 +1,5 @@
-import { t } from './i18n/index.js';
+import { reasonText as catalogueText } from '../../shared/reasons.js';
+import { lang, t } from './i18n/index.js';
 
 /** The API under /api: JSON in and out; a refusal is the server's plain-text reason. */
 export const API = '/api';
@@ -23,8 +24,21 @@ export async function request<T>(method: string, path: string, body?: unknown): 
     throw new ApiError(0, t('api.unreachable'));
   }
   const text = await res.text();
-  if (!res.ok) throw new ApiError(res.status, text.trim() || t('api.error', { status: res.status }));
+  if (!res.ok) throw new ApiError(res.status, reasonText(res.headers) ?? (text.trim() || t('api.error', { status: res.status })));
   return (text ? JSON.parse(text) : null) as T;
+}
+
+/** A refusal with a code (header Ripwerk-Reason) worded in the UI's language from shared/reasons.ts; null without one. */
+function reasonText(headers: Headers): string | null {
+  const code = headers.get('Ripwerk-Reason');
+  if (!code) return null;
+  let params: Record<string, string | number> = {};
+  try {
+    params = JSON.parse(decodeURIComponent(headers.get('Ripwerk-Reason-Params') ?? '%7B%7D')) as Record<string, string | number>;
+  } catch {
+    // Parameters that cannot be read: the text without them is still better than none.
+  }
+  return catalogueText(code, params, lang());
 }
 
 export const get = <T>(path: string) => request<T>('GET', path);
@@ -33,7 +47,7 @@ export const put = <T>(path: string, body?: unknown) => request<T>('PUT', path, 
 export const del = <T>(path: string) => request<T>('DELETE', path);
 
 /** Types of the answers the UI reads: the server's own records (shared/api-types.ts, docs/api.md). */
-export type { AudioStream, BrowseListing, Device, DeviceTracks, Disc, DiscKinds, DiscLibrarySummary, DiscRecognition, FileStreams, Job, JobDetail, JobMeta, LogEntry, Mount, PathMapAdvice, ScannedDiscTrack, ScoredMatch, SearchAnswer, SourceStatus, StorageTarget, SubtitleStream, SystemInfo, Track, UpdateEntry, Worker } from '../../shared/api-types.js';
+export type { AudioStream, BrowseListing, Device, DeviceTracks, Disc, DiscKinds, DiscLibrarySummary, DiscRecognition, FileStreams, Job, JobDetail, JobMeta, LogEntry, Mount, PathMapAdvice, QueuedTranscode, ScannedDiscTrack, ScoredMatch, SearchAnswer, SourceStatus, StorageTarget, SubtitleStream, SystemInfo, Track, UpdateEntry, Worker, WorkerJob } from '../../shared/api-types.js';
 
 /** A TMDB-relative poster path as a URL the browser can load (absolute URLs stay). */
 export function posterSrc(poster: string | null): string | null {

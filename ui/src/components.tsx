@@ -1,7 +1,8 @@
-import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { createContext, type ComponentChildren } from 'preact';
+import { useContext, useEffect, useRef, useState } from 'preact/hooks';
 import type { Missing } from './disc-support.js';
 import { t } from './i18n/index.js';
+import { relativeToMedia } from './media-path.js';
 
 /** A quiet marker that what is shown is from an earlier, successful fetch. */
 export function Stale({ stale, error }: { stale: boolean; error?: string | null }) {
@@ -13,11 +14,15 @@ export function Stale({ stale, error }: { stale: boolean; error?: string | null 
   );
 }
 
+/** The shown page's name: the section that carries it is the page's one main heading (h1). */
+export const PageName = createContext<string>('');
+
 export function Section({ title, stale, error, children, actions }: { title: string; stale?: boolean; error?: string | null; children: ComponentChildren; actions?: ComponentChildren }) {
+  const Heading = useContext(PageName) === title ? 'h1' : 'h2';
   return (
     <section class="section" aria-label={title}>
       <header class="section-head">
-        <h2>{title}</h2>
+        <Heading>{title}</Heading>
         <Stale stale={Boolean(stale)} error={error} />
         <div class="spacer" />
         {actions}
@@ -61,15 +66,46 @@ export function Action({ label, run, kind, disabled, testId }: { label: string; 
   );
 }
 
-/** A modal dialog with focus moved into it; Escape closes. */
+const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), summary, [tabindex]:not([tabindex="-1"])';
+
+/**
+ * A modal dialog: focus moves into it and stays there (Tab and Shift+Tab wrap around), Escape
+ * closes, and on closing the focus goes back to what had it before (the button that opened it).
+ */
 export function Dialog({ title, onClose, children }: { title: string; onClose: () => void; children: ComponentChildren }) {
   const ref = useRef<HTMLDivElement>(null);
+  // The latest onClose without re-running the effect: a page that polls renders a new one every few
+  // seconds, and focus must not jump back to the dialog's first control each time.
+  const close = useRef(onClose);
+  close.current = onClose;
   useEffect(() => {
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     ref.current?.querySelector<HTMLElement>('input, select, button')?.focus();
-    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && onClose();
+    return () => {
+      if (opener?.isConnected) opener.focus();
+    };
+  }, []);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') return close.current();
+      const box = ref.current;
+      if (e.key !== 'Tab' || !box) return;
+      const items = [...box.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => el.offsetParent !== null || el === document.activeElement);
+      if (items.length === 0) return;
+      const first = items[0];
+      const last = items[items.length - 1];
+      const inside = box.contains(document.activeElement);
+      if (e.shiftKey && (document.activeElement === first || !inside)) {
+        e.preventDefault();
+        last.focus();
+      } else if (!e.shiftKey && (document.activeElement === last || !inside)) {
+        e.preventDefault();
+        first.focus();
+      }
+    };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [onClose]);
+  }, []);
   return (
     <div class="backdrop" onClick={(e) => e.target === e.currentTarget && onClose()}>
       <div class="dialog" role="dialog" aria-modal="true" aria-label={title} ref={ref}>
@@ -106,6 +142,18 @@ export function MissingFix({ missing }: { missing: Missing }) {
       {': '}
       {missing.text}
       {missing.command && <code>{missing.command}</code>}
+    </span>
+  );
+}
+
+/** A server path as the household reads it: relative to the media root, breaking only after a slash on a narrow screen; the full path on hover. */
+export function PathText({ path, root }: { path: string; root: string | null }) {
+  const rel = relativeToMedia(path, root);
+  const shown = rel === '' ? t('media.root') : rel;
+  const parts = shown.split('/');
+  return (
+    <span class="path" title={path} translate={false} data-testid="path">
+      {parts.map((part, i) => (i < parts.length - 1 ? [part, '/', <wbr key={i} />] : part))}
     </span>
   );
 }

@@ -9,12 +9,16 @@ export interface Polled<T> {
   refresh(): void;
 }
 
-/** Polls a GET path; a failed or aborted fetch keeps the data already shown and marks it stale. */
+/**
+ * Polls a GET path; a failed or aborted fetch keeps the data already shown and marks it stale.
+ * `everyMs` 0 fetches once (a finished job's detail does not change by itself).
+ */
 export function usePoll<T>(path: string | null, everyMs: number): Polled<T> {
   const [data, setData] = useState<T | null>(null);
   const [stale, setStale] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const seq = useRef(0);
+  const shownPath = useRef<string | null>(null);
   const load = useCallback(async () => {
     if (!path) return;
     const mine = ++seq.current;
@@ -31,9 +35,11 @@ export function usePoll<T>(path: string | null, everyMs: number): Polled<T> {
     }
   }, [path]);
   useEffect(() => {
-    setData(null);
+    // A new path starts empty; a new rhythm for the same path (a job that ended) keeps what is shown.
+    if (shownPath.current !== path) setData(null);
+    shownPath.current = path;
     void load();
-    if (!path) return;
+    if (!path || everyMs <= 0) return;
     const timer = setInterval(() => void load(), everyMs);
     return () => clearInterval(timer);
   }, [path, everyMs, load]);

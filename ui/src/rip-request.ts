@@ -37,3 +37,30 @@ export function ripRequest(c: RipChoice): Record<string, unknown> {
   }
   return body;
 }
+
+/** The dialog's name and target fields when "Serie" is ticked or unticked. */
+export interface SeriesSwitch {
+  series: string;
+  title: string;
+  targetDir: string;
+}
+
+/**
+ * Ticking "Serie" takes the identified title as the series name (when none is typed) and moves a
+ * target on the movies quick pick (or none yet) to the series quick pick; unticking moves it back and
+ * takes the series name as the title. A folder the user picked elsewhere stays. Pure: the unit test reads it.
+ */
+export function switchSeries(asSeries: boolean, now: SeriesSwitch, quick: { movies: string; series: string } | null): SeriesSwitch {
+  if (asSeries) {
+    return {
+      title: now.title,
+      series: now.series.trim() ? now.series : now.title,
+      targetDir: quick && (!now.targetDir || now.targetDir === quick.movies) ? quick.series : now.targetDir,
+    };
+  }
+  return {
+    series: now.series,
+    title: now.title.trim() ? now.title : now.series,
+    targetDir: quick && (!now.targetDir || now.targetDir === quick.series) ? quick.movies : now.targetDir,
+  };
+}

@@ -34,6 +34,15 @@ describe('MQTT message schemas', () => {
     assert.equal(bad.ok, false);
   });
 
+  it('takes a progress event with and without the encoder speed (older agents send none), and refuses a speed below 0', () => {
+    const base = { event_id: 'e1', node: 'a@h', ts: '2026-01-01T00:00:00.000Z', type: 'progress', job_id: 'j1', command_id: 'c1', phase: 'transcode', progress: 42.5 };
+    assert.equal(parseMessage(agentEventSchema, json(base)).ok, true);
+    const withFps = parseMessage(agentEventSchema, json({ ...base, fps: 87.3 }));
+    assert.equal(withFps.ok && (withFps.value as { fps?: number }).fps, 87.3);
+    assert.equal(parseMessage(agentEventSchema, json({ ...base, fps: -1 })).ok, false);
+    assert.equal(parseMessage(agentEventSchema, json({ ...base, fps: '87' })).ok, false);
+  });
+
   it('passes a good status, keeping fields it does not know', () => {
     const good = parseMessage(agentStatusSchema, json({ node: 'a@h', state: 'online', name: 'a', slots: 4, capabilities: caps, future_field: { x: 1 } }));
     assert.equal(good.ok, true);

@@ -127,8 +127,13 @@ export function etaText(seconds: number | null): string | null {
   return t('eta.about', { time });
 }
 
-/** A language's name in the UI's language ("deu" → "Deutsch" / "German"); the code itself where the browser knows none. */
+/**
+ * A language's name in the UI's language ("deu" → "Deutsch" / "German"); the code itself where the
+ * browser knows none. "und" (the disc does not say) is "ohne Sprachangabe" / "untagged": the
+ * browser's own name for it is "root" or "Unknown language".
+ */
 export function languageName(code: string): string {
+  if (code === 'und') return t('common.untagged');
   try {
     return new Intl.DisplayNames([currentLocale], { type: 'language' }).of(code) ?? code;
   } catch {

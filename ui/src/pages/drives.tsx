@@ -3,10 +3,12 @@ import { post, posterSrc, type Device, type Job, type Worker } from '../api.js';
 import { Action, Empty, Section } from '../components.js';
 import { ripWarning, type DiscKinds } from '../disc-support.js';
 import { librarySummaryText, recognitionText } from '../disc-titles.js';
+import { foundText, ofThisInsert, previousRipText, unreadableText } from '../disc-state.js';
 import { bytes, discTypeText } from '../format.js';
 import { t, tCount, tKnown } from '../i18n/index.js';
 import { FAST_MS, SLOW_MS, usePoll } from '../poll.js';
 import { RipDialog } from './rip-dialog.js';
+import { SessionLine } from './session-line.js';
 import { keyMatches } from '../../../shared/disc-key.js';
 
 /** The part of GET /system/info the drive cards read: what each worker can rip (absent: unknown). */
@@ -16,11 +18,18 @@ interface WorkerKinds {
 
 /**
  * The latest job of a drive whose rip is done: the disc may come out while the transcode runs. The
- * job's fingerprint is the disc's identity, or (a job made before content ids) its label fingerprint.
+ * job's fingerprint is the disc's identity, or (a job made before content ids) its label fingerprint;
+ * a job of an earlier insert of the same disc is no rip of this one (the card says it was ripped before).
  */
 function ripDone(device: Device, jobs: Job[]): Job | undefined {
   const disc = device.disc;
-  return jobs.find((j) => j.device === device.name && j.meta?.rip_fertig === true && (disc ? keyMatches(j.meta?.fingerprint, disc) : j.meta?.fingerprint === undefined) && ['transcoding', 'completed', 'canceling'].includes(j.status));
+  return jobs.find(
+    (j) =>
+      j.device === device.name &&
+      j.meta?.rip_fertig === true &&
+      (disc ? keyMatches(j.meta?.fingerprint, disc) && ofThisInsert(j.created_at, disc) : j.meta?.fingerprint === undefined) &&
+      ['transcoding', 'completed', 'canceling'].includes(j.status),
+  );
 }
 
 function DriveCard({ device, jobs, kinds, onRip }: { device: Device; jobs: Job[]; kinds: DiscKinds | null; onRip(d: Device): void }) {
@@ -31,6 +40,10 @@ function DriveCard({ device, jobs, kinds, onRip }: { device: Device; jobs: Job[]
   // A disc recognised by its content (older coordinators send neither field).
   const recognised = recognitionText(disc?.recognised);
   const inLibrary = disc ? librarySummaryText(disc.library, disc.already_ripped) : null;
+  const found = disc ? foundText(disc) : null;
+  const unreadable = disc ? unreadableText(disc) : null;
+  // Not while its rip of this insert is shown as done: that job is the earlier rip.
+  const previous = disc && !done ? previousRipText(disc.previous_rip) : null;
   return (
     <article class="card drive" data-testid={`drive-${device.name}`}>
       {src ? <img class="poster" src={src} alt="" loading="lazy" /> : <div class="poster none" aria-hidden="true" />}
@@ -48,11 +61,20 @@ function DriveCard({ device, jobs, kinds, onRip }: { device: Device; jobs: Job[]
             </p>
             <p class="muted">
               {discTypeText(disc.type)} · {bytes(disc.size_bytes)}
-              {disc.confidence !== null && !recognised && ` · ${t('drive.confidence', { n: Math.round(disc.confidence * 100) })}`}
               {disc.audio_tracks ? ` · ${tCount('drive.audioTracks', disc.audio_tracks)}` : ''}
               {disc.album && ` · ${tKnown(`drive.albumSource.${disc.album.source}`) ?? disc.album.source}`}
               {disc.suggestions?.length ? ` · ${tCount('drive.moreReleases', disc.suggestions.length)}` : ''}
             </p>
+            {found && (
+              <p class="disc-note" data-testid="disc-found">
+                {found}
+              </p>
+            )}
+            {unreadable && (
+              <p class="warn" role="alert" data-testid="disc-unreadable">
+                {unreadable}
+              </p>
+            )}
             {recognised && (
               <p class="disc-note ok" data-testid="disc-recognised">
                 <span aria-hidden="true">✓ </span>
@@ -64,7 +86,12 @@ function DriveCard({ device, jobs, kinds, onRip }: { device: Device; jobs: Job[]
                 {inLibrary}
               </p>
             ) : (
-              disc.already_ripped && <p class="badge">{t('drive.alreadyRipped')}</p>
+              disc.already_ripped && !previous && <p class="badge">{t('drive.alreadyRipped')}</p>
+            )}
+            {previous && (
+              <p class="disc-note" data-testid="disc-previous">
+                {previous}
+              </p>
             )}
           </div>
         ) : (
@@ -75,6 +102,7 @@ function DriveCard({ device, jobs, kinds, onRip }: { device: Device; jobs: Job[]
             {t('drive.ripDone')}
           </p>
         )}
+        <SessionLine drive={device.name} />
         {device.busy_job && <p class="muted">{t('drive.busy', { id: device.busy_job.slice(0, 8) })}</p>}
         {warning && !device.busy_job && (
           <p class="warn" role="alert" data-testid="rip-warning">
@@ -83,7 +111,7 @@ function DriveCard({ device, jobs, kinds, onRip }: { device: Device; jobs: Job[]
           </p>
         )}
         <div class="row">
-          <button type="button" class="primary" disabled={!disc || Boolean(device.busy_job) || !device.worker_online} onClick={() => onRip(device)} data-testid="rip-open">
+          <button type="button" class="primary" disabled={!disc || Boolean(unreadable) || Boolean(device.busy_job) || !device.worker_online} onClick={() => onRip(device)} data-testid="rip-open">
             {t('drive.rip')}
           </button>
           <Action label={t('drive.eject')} disabled={!disc || Boolean(device.busy_job)} run={() => post(`/devices/${encodeURIComponent(device.name)}/eject`)} />

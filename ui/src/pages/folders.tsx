@@ -1,6 +1,8 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { get, post, type BrowseListing } from '../api.js';
 import { t } from '../i18n/index.js';
+import { PathText } from '../components.js';
+import { absoluteInMedia, relativeToMedia } from '../media-path.js';
 
 /** The target folder: typed, or picked in a browser of the media root with "new folder". */
 export function FolderPicker({ value, onChange, root }: { value: string; onChange(v: string): void; root: string | null }) {
@@ -8,6 +10,14 @@ export function FolderPicker({ value, onChange, root }: { value: string; onChang
   const [listing, setListing] = useState<BrowseListing | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [newName, setNewName] = useState('');
+  // What is typed, relative to the media root; taken anew when the folder is set from outside (a quick
+  // pick, the browser) or the media root becomes known, never while it only echoes what was typed.
+  const [typed, setTyped] = useState(relativeToMedia(value, root));
+  const shownRoot = useRef(root);
+  useEffect(() => {
+    if (shownRoot.current !== root || absoluteInMedia(typed, root) !== value) setTyped(relativeToMedia(value, root));
+    shownRoot.current = root;
+  }, [value, root]);
 
   const load = async (p: string | null) => {
     setError(null);
@@ -25,7 +35,18 @@ export function FolderPicker({ value, onChange, root }: { value: string; onChang
     <div class="picker">
       <label>
         {t('folder.target')}
-        <input value={value} onInput={(e) => onChange((e.target as HTMLInputElement).value)} data-testid="target-dir" />
+        <span class="path-input">
+          {root && <span class="muted" aria-hidden="true">{t('media.rootPrefix')}</span>}
+          <input
+            value={typed}
+            onInput={(e) => {
+              const v = (e.target as HTMLInputElement).value;
+              setTyped(v);
+              onChange(absoluteInMedia(v, root));
+            }}
+            data-testid="target-dir"
+          />
+        </span>
       </label>
       <button type="button" onClick={() => setOpen(!open)} aria-expanded={open}>
         {open ? t('folder.close') : t('folder.open')}
@@ -35,7 +56,9 @@ export function FolderPicker({ value, onChange, root }: { value: string; onChang
           {error && <p class="error">{error}</p>}
           {listing && (
             <>
-              <p class="muted">{listing.path}</p>
+              <p class="muted">
+                <PathText path={listing.path} root={root} />
+              </p>
               <ul>
                 {listing.parent && (
                   <li>

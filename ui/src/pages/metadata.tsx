@@ -33,6 +33,17 @@ export function MetadataPage() {
     );
   }, [jobId]);
   const chosenTarget = target || withDisc[0]?.name || '';
+  // A correction typed by hand: no lookup service needed (offline, or a title no database knows).
+  const [manual, setManualFields] = useState<{ title: string; year: string; series: boolean; season: string }>({ title: '', year: '', series: false, season: '1' });
+  // What the user typed is never overwritten by the job's name arriving later.
+  const [typed, setTyped] = useState(false);
+  const setManual = (m: typeof manual) => {
+    setTyped(true);
+    setManualFields(m);
+  };
+  useEffect(() => {
+    if (job && !typed) setManualFields({ title: job.meta?.series ?? job.title, year: job.meta?.year ? String(job.meta.year) : '', series: Boolean(job.meta?.series), season: String(job.meta?.season ?? 1) });
+  }, [job?.id]);
 
   const search = async () => {
     setSearchError(null);
@@ -46,21 +57,13 @@ export function MetadataPage() {
     }
   };
 
-  const pick = async (m: ScoredMatch) => {
+  const correct = async (fields: Record<string, unknown>) => {
     setMessage(null);
     try {
       const forJob = chosenTarget.startsWith('job:') ? chosenTarget.slice(4) : null;
-      const r = await post<{ identity: { title: string }; jobs: string[]; renamed: { to: string } | null }>('/metadata/override', {
-        ...(forJob ? { job_id: forJob } : { device: chosenTarget }),
-        source: m.source,
-        id: m.id,
-        title: m.title,
-        year: m.year,
-        kind: m.kind,
-        poster_path: m.poster_path,
-        overview: m.overview,
-        tmdb_id: m.tmdb_id ?? undefined,
-      });
+      const r = await post<{ identity: { title: string }; jobs: string[]; renamed: { to: string } | null }>('/metadata/override', { ...(forJob ? { job_id: forJob } : { device: chosenTarget }), ...fields });
+      // The job's new name shows in the target list at once.
+      if (forJob) get<Job>(`/jobs/${forJob}`).then(setJob, () => undefined);
       if (r.renamed) setMessage(t('meta.corrected', { title: r.identity.title, path: r.renamed.to }));
       else setMessage(r.jobs.length ? tCount('meta.appliedJobs', r.jobs.length, { title: r.identity.title, device: chosenTarget }) : t('meta.applied', { title: r.identity.title, device: chosenTarget }));
       devices.refresh();
@@ -68,6 +71,14 @@ export function MetadataPage() {
       setMessage((err as Error).message);
     }
   };
+  const pick = (m: ScoredMatch) =>
+    correct({ source: m.source, id: m.id, title: m.title, year: m.year, kind: m.kind, poster_path: m.poster_path, overview: m.overview, tmdb_id: m.tmdb_id ?? undefined });
+  const byHand = () =>
+    correct({
+      source: 'manual',
+      ...(manual.series ? { series: manual.title.trim(), season: Number(manual.season) } : { title: manual.title.trim(), kind: 'movie' }),
+      year: manual.year ? Number(manual.year) : undefined,
+    });
 
   return (
     <>
@@ -120,6 +131,41 @@ export function MetadataPage() {
             {message}
           </p>
         )}
+        <form
+          class="form manual"
+          data-testid="meta-manual"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void byHand();
+          }}
+        >
+          <fieldset>
+            <legend>{t('meta.manual')}</legend>
+            <p class="muted">{t('meta.manualHelp')}</p>
+            <label class="check">
+              <input type="checkbox" checked={manual.series} onChange={(e) => setManual({ ...manual, series: (e.target as HTMLInputElement).checked })} data-testid="manual-series" /> {t('meta.series')}
+            </label>
+            <div class="grid2">
+              <label>
+                {manual.series ? t('rip.series') : t('rip.movieTitle')}
+                <input value={manual.title} maxLength={1000} required onInput={(e) => setManual({ ...manual, title: (e.target as HTMLInputElement).value })} data-testid="manual-title" />
+              </label>
+              <label>
+                {t('rip.year')}
+                <input type="number" min={1870} max={2100} value={manual.year} onInput={(e) => setManual({ ...manual, year: (e.target as HTMLInputElement).value })} data-testid="manual-year" />
+              </label>
+              {manual.series && (
+                <label>
+                  {t('rip.season')}
+                  <input type="number" min={0} max={999} required value={manual.season} onInput={(e) => setManual({ ...manual, season: (e.target as HTMLInputElement).value })} data-testid="manual-season" />
+                </label>
+              )}
+            </div>
+            <button type="submit" disabled={!chosenTarget} data-testid="manual-apply">
+              {t('meta.manualApply')}
+            </button>
+          </fieldset>
+        </form>
         {results?.length === 0 && <Empty>{t('meta.noHits')}</Empty>}
         <div class="cards">
           {results?.map((m) => {

@@ -1,13 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ripsAsSeries } from '../../../shared/rip-as-series.js';
-import { get, post, type Device, type DeviceTracks, type Disc, type Job, type ScannedDiscTrack, type Worker } from '../api.js';
+import { get, post, type Device, type DeviceTracks, type Job, type ScannedDiscTrack, type Worker } from '../api.js';
 import { Dialog } from '../components.js';
 import { hasRoles, leftText, mainFeatureText, preselectedTitles, rolePieces } from '../disc-titles.js';
 import { bytes, duration } from '../format.js';
-import { languageName, t, type MessageKey } from '../i18n/index.js';
-import { ripRequest } from '../rip-request.js';
+import { dateTime, languageName, t, type MessageKey } from '../i18n/index.js';
+import { ripRequest, switchSeries } from '../rip-request.js';
 import { chosenLanguages, foundLanguages, languageOptions, languageRoles, ripTitles, type LanguageOption, type StreamKind, type StreamRole } from '../stream-languages.js';
 import { FolderPicker } from './folders.js';
+import { relativeToMedia } from '../media-path.js';
+import { opensAsSeries, previousName, startingName, titlesProblem, unreadableText } from '../disc-state.js';
 
 /**
  * Titles of five minutes or more are pre-selected: the features and episodes, not the trailers (a
@@ -53,30 +54,27 @@ interface SeasonEpisode {
   runtime_minutes: number | null;
 }
 
-/** A series disc opens as a series: by the same rule as the automatic rip, or when the metadata says so. */
-function opensAsSeries(disc: Disc): boolean {
-  return disc.kind === 'series' || ripsAsSeries(disc);
-}
-
 export function RipDialog({ device, onClose, onStarted }: { device: Device; onClose(): void; onStarted(job: Job): void }) {
   const disc = device.disc!;
+  const first = startingName(disc);
+  const unreadable = unreadableText(disc);
   const [tracks, setTracks] = useState<ScannedDiscTrack[] | null>(null);
   const [scanError, setScanError] = useState<string | null>(null);
   const [chosen, setChosen] = useState<Set<number>>(new Set());
   const [mainOnly, setMainOnly] = useState<boolean | null>(null);
   const [settings, setSettings] = useState<Settings | null>(null);
   const [mediaRoot, setMediaRoot] = useState<string | null>(null);
-  const [targetDir, setTargetDir] = useState<string>('');
+  const [targetDir, setTargetDir] = useState<string>(disc.previous_rip?.target_dir ?? '');
   const [workDir, setWorkDir] = useState('');
   const [node, setNode] = useState('');
   const [workers, setWorkers] = useState<Worker[]>([]);
   const [isSeries, setIsSeries] = useState(opensAsSeries(disc));
-  const [series, setSeries] = useState(opensAsSeries(disc) ? disc.title : '');
-  const [season, setSeason] = useState(disc.season ?? 1);
+  const [series, setSeries] = useState(first.series);
+  const [season, setSeason] = useState(first.season);
   const [episodes, setEpisodes] = useState<SeasonEpisode[] | null>(null);
-  const [title, setTitle] = useState(disc.title);
+  const [title, setTitle] = useState(first.title);
   const [release, setRelease] = useState('');
-  const [year, setYear] = useState(disc.year ? String(disc.year) : '');
+  const [year, setYear] = useState(first.year);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const mainFeatureOnly = mainOnly ?? settings?.mainFeatureOnly ?? false;
@@ -107,7 +105,7 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
       } catch (err) {
         if (alive) setError((err as Error).message);
       }
-      if (disc.type === 'cd') return;
+      if (disc.type === 'cd' || unreadable) return;
       try {
         await post(`/devices/${encodeURIComponent(device.name)}/scan-tracks`);
         for (let i = 0; i < 120 && alive; i++) {
@@ -151,6 +149,15 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
     );
   }, [isSeries, season, disc.tmdb_id]);
 
+  // "Serie" ticked: the series quick pick and the identified title as the series name (and back when unticked).
+  const asSeries = (on: boolean) => {
+    const next = switchSeries(on, { series, title, targetDir }, quick ? { movies: quick[0].dir, series: quick[1].dir } : null);
+    setIsSeries(on);
+    setSeries(next.series);
+    setTitle(next.title);
+    setTargetDir(next.targetDir);
+  };
+
   const toggle = (n: number) => {
     const next = new Set(chosen);
     if (next.has(n)) next.delete(n);
@@ -158,9 +165,24 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
     setChosen(next);
   };
 
+  // A scan that failed and found no title: nothing on the disc can be ripped (a failure after some titles leaves those).
+  const cannotRead = unreadable ?? (scanError && !tracks?.length ? t('rip.cannotRead', { reason: scanError }) : null);
+  const problem = disc.type === 'cd' ? null : titlesProblem(tracks, chosen, mainFeatureOnly);
+  const allShort = Boolean(tracks?.length) && tracks!.every((x) => x.seconds < PRESELECT_SECONDS) && chosen.size === 0;
+
   const start = async () => {
-    setBusy(true);
     setError(null);
+    if (problem) {
+      setError(problem);
+      return;
+    }
+    // The server refuses it too (the quick-pick settings say which folder is which).
+    const movies = quick?.[0].dir;
+    if (disc.type !== 'cd' && isSeries && quick && movies && quick[1].dir !== movies && !quick[1].dir.startsWith(`${movies}/`) && (targetDir === movies || targetDir.startsWith(`${movies}/`))) {
+      setError(t('rip.seriesInMovies', { series: relativeToMedia(quick[1].dir, mediaRoot), movies: relativeToMedia(movies, mediaRoot) }));
+      return;
+    }
+    setBusy(true);
     try {
       const body = ripRequest({
         device: device.name,
@@ -191,13 +213,33 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
           void start();
         }}
       >
+        {disc.previous_rip && (
+          <p class="warn" data-testid="rip-previous">
+            {t('previous.dialog', { when: dateTime(disc.previous_rip.ripped_at), name: previousName(disc.previous_rip) })}
+          </p>
+        )}
         {disc.type !== 'cd' && (
           <fieldset>
             <legend>{t('rip.titles')}</legend>
-            {!tracks && !scanError && <p class="muted">{t('rip.reading')}</p>}
-            {scanError && (
+            {!tracks && !cannotRead && <p class="muted">{t('rip.reading')}</p>}
+            {cannotRead && (
+              <p class="error" role="alert" data-testid="rip-unreadable">
+                {cannotRead}
+              </p>
+            )}
+            {scanError && !cannotRead && (
               <p class="error" translate={false}>
                 {scanError}
+              </p>
+            )}
+            {tracks?.length === 0 && !scanError && (
+              <p class="error" role="alert" data-testid="rip-no-titles">
+                {t('rip.noTitles')}
+              </p>
+            )}
+            {allShort && (
+              <p class="warn" data-testid="rip-all-short">
+                {t('rip.allShort')}
               </p>
             )}
             {mainFeature && (
@@ -237,7 +279,7 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
           </fieldset>
         )}
         {disc.type !== 'cd' && withStreams && (
-          <div class="grid2">
+          <div class="columns2">
             <LanguageBoxes kind="audio" options={audioOptions} roles={tracks ? languageRoles(tracks, titlesNow, 'audio') : new Map()} ticked={audioTicked} onToggle={flip(audioChanged, setAudioChanged, audioTicked)} />
             <LanguageBoxes kind="subtitles" options={subOptions} roles={tracks ? languageRoles(tracks, titlesNow, 'subtitles') : new Map()} ticked={subsTicked} onToggle={flip(subsChanged, setSubsChanged, subsTicked)} />
           </div>
@@ -246,7 +288,7 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
           <fieldset>
             <legend>{t('rip.name')}</legend>
             <label class="check">
-              <input type="checkbox" checked={isSeries} onChange={(e) => setIsSeries((e.target as HTMLInputElement).checked)} data-testid="is-series" /> {t('rip.isSeries')}
+              <input type="checkbox" checked={isSeries} onChange={(e) => asSeries((e.target as HTMLInputElement).checked)} data-testid="is-series" /> {t('rip.isSeries')}
             </label>
             {isSeries ? (
               <div class="grid2">
@@ -299,7 +341,7 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
           {quick && (
             <div class="row">
               {quick.map((q) => (
-                <button type="button" key={q.label} class={targetDir === q.dir ? 'chosen' : ''} onClick={() => setTargetDir(q.dir)}>
+                <button type="button" key={q.label} class={targetDir === q.dir ? 'chosen' : ''} aria-pressed={targetDir === q.dir} onClick={() => setTargetDir(q.dir)} data-testid={`quick-${q.label.slice('rip.quick.'.length)}`}>
                   {t(q.label)}
                 </button>
               ))}
@@ -328,7 +370,7 @@ export function RipDialog({ device, onClose, onStarted }: { device: Device; onCl
           </p>
         )}
         <div class="row">
-          <button type="submit" class="primary" disabled={busy} data-testid="rip-start">
+          <button type="submit" class="primary" disabled={busy || Boolean(cannotRead) || tracks?.length === 0} data-testid="rip-start">
             {t('rip.start')}
           </button>
           <button type="button" onClick={onClose}>

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { del, get, post, type Mount, type StorageTarget } from '../api.js';
-import { Action, Empty, Section } from '../components.js';
+import { Action, Empty, PathText, Section } from '../components.js';
+import { relativeToMedia, useMediaRoot } from '../media-path.js';
 import { bytes } from '../format.js';
 import { t, tKnown } from '../i18n/index.js';
 import { SLOW_MS, usePoll } from '../poll.js';
@@ -9,9 +10,32 @@ function targetName(name: string): string {
   return name.startsWith('mount:') ? t('storage.networkDrive', { name: name.slice(6) }) : (tKnown(`storage.target.${name}`) ?? name);
 }
 
+/** A target's warning in the UI's language: little space left (the server warns under 60 GB), or a share that is not there. */
+function storageWarning(d: StorageTarget): string {
+  const name = targetName(d.name);
+  return d.free_bytes !== null ? t('storage.lowSpace', { name, free: bytes(d.free_bytes) }) : t('storage.shareDown', { name });
+}
+
+/** How full a target is as a bar: green, amber from 90 % used, red with the server's low-space warning; its words for screen readers. */
+function FillBar({ target }: { target: StorageTarget }) {
+  const total = target.total_bytes;
+  const free = target.free_bytes;
+  if (total === null || free === null || total <= 0) return null;
+  const used = Math.max(0, total - free);
+  const label = t('storage.fill', { name: targetName(target.name), free: bytes(free), total: bytes(total), percent: Math.round((used / total) * 100) });
+  // The browser colours a meter by region: below `low` the best one, above `high` the worst.
+  const high = target.warning ? 0 : total;
+  return (
+    <meter class={`storage-bar${target.warning ? ' full' : used / total >= 0.9 ? ' filling' : ''}`} min={0} max={total} value={used} optimum={0} low={Math.min(total * 0.9, high)} high={high} aria-label={label} title={label} data-testid={`fill-${target.name}`}>
+      {label}
+    </meter>
+  );
+}
+
 export function StoragePage() {
   const info = usePoll<StorageTarget[]>('/storage-targets', SLOW_MS);
   const mounts = usePoll<Mount[]>('/storage-mounts', SLOW_MS);
+  const root = useMediaRoot();
   const refresh = () => {
     mounts.refresh();
     info.refresh();
@@ -35,10 +59,13 @@ export function StoragePage() {
                   {targetName(d.name)}
                   {d.network && <span class="badge">{t('storage.network')}</span>}
                   {d.mounted && !d.network && <span class="badge">{t('storage.attached')}</span>}
+                  <FillBar target={d} />
                 </td>
-                <td>{d.path}</td>
-                <td>{bytes(d.free_bytes)}</td>
-                <td>{bytes(d.total_bytes)}</td>
+                <td>
+                  <PathText path={d.path} root={root} />
+                </td>
+                <td class="num">{bytes(d.free_bytes)}</td>
+                <td class="num">{bytes(d.total_bytes)}</td>
               </tr>
             ))}
           </tbody>
@@ -46,8 +73,8 @@ export function StoragePage() {
         {info.data
           ?.filter((d) => d.warning)
           .map((d) => (
-            <p class="warn" role="alert" key={d.name} translate={false}>
-              {t('storage.warning', { text: d.warning ?? '' })}
+            <p class="warn" role="alert" key={d.name} data-testid={`warning-${d.name}`}>
+              {storageWarning(d)}
             </p>
           ))}
       </Section>
@@ -72,7 +99,7 @@ export function StoragePage() {
                 </span>
               </div>
               <p class="muted">
-                {m.mount_point}
+                <PathText path={m.mount_point} root={root} />
                 {m.free_bytes !== null && ` · ${t('storage.freeSize', { size: bytes(m.free_bytes) })}`}
                 {m.has_credentials && ` · ${t('storage.withCredentials')}`}
               </p>
@@ -110,6 +137,7 @@ interface Share {
 }
 
 function AddMount({ onAdded }: { onAdded: () => void }) {
+  const root = useMediaRoot();
   const [protocol, setProtocol] = useState<'SMB' | 'NFS'>('SMB');
   const [host, setHost] = useState('');
   const [share, setShare] = useState('');
@@ -145,7 +173,7 @@ function AddMount({ onAdded }: { onAdded: () => void }) {
       }
       const m = await post<Mount>('/storage-mounts', body);
       setPassword('');
-      setMessage({ ok: !m.warning, text: m.warning ? t('storage.mountedBut', { warning: m.warning }) : t('storage.mountedAt', { name: m.name, path: m.mount_point }) });
+      setMessage({ ok: !m.warning, text: m.warning ? t('storage.mountedBut', { warning: m.warning }) : t('storage.mountedAt', { name: m.name, path: relativeToMedia(m.mount_point, root) }) });
       onAdded();
     } catch (err) {
       setMessage({ ok: false, text: (err as Error).message });

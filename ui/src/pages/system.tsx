@@ -5,7 +5,20 @@ import { kindRows, type DiscKinds } from '../disc-support.js';
 import { bytes, when } from '../format.js';
 import { t } from '../i18n/index.js';
 import { SLOW_MS, usePoll } from '../poll.js';
-import { SettingsForm } from './settings-form.js';
+import { SettingsForm, type SettingsGroup } from './settings-form.js';
+
+/**
+ * The settings by what they are about; what no group names (new settings, the internals such as the
+ * Home Assistant prefix or private webhooks) lands in the last group, Erweitert, folded away.
+ * setupComplete is the wizard's own state and not shown.
+ */
+const SETTINGS_GROUPS: SettingsGroup[] = [
+  { title: 'settings.group.library', names: ['quickPickMovies', 'quickPickSeries', 'quickPickMusic', 'mediaServerType', 'mediaServerUrl', 'mediaServerKey', 'tmdbApiKey', 'omdbApiKey'] },
+  { title: 'settings.group.ripping', names: ['autoRipStart', 'autoEject', 'mainFeatureOnly', 'ripTitleKinds', 'minTitleSeconds', 'keepOriginal', 'ripperAppKey'] },
+  { title: 'settings.group.compress', names: ['transcodeEnabled', 'transcodePreset', 'audioLanguages', 'subtitleLanguages', 'keepSurround', 'stereoCompanion', 'originalLanguage', 'burnForcedSubtitles', 'keepCommentary', 'keepAudioDescription'] },
+  { title: 'settings.group.notify', names: ['webhookUrl', 'webhookKind', 'homeAssistantDiscovery'] },
+  { title: 'settings.group.advanced', names: [], collapsed: true },
+];
 
 function Upload({ label, send }: { label: string; send(file: File): Promise<unknown> }) {
   const [msg, setMsg] = useState<{ ok: boolean; text: string } | null>(null);
@@ -69,36 +82,18 @@ export function SystemPage() {
   const updates = usePoll<{ tools: UpdateEntry[] }>('/system/updates', SLOW_MS * 10);
   const dumps = usePoll<{ name: string; size_bytes?: number }[]>('/system/aacs-dumps', SLOW_MS);
   const logs = usePoll<LogEntry[]>('/logs?limit=100', SLOW_MS);
+  // Nothing moves once shown (issue 38): the sections at the top wait for their first answers and come
+  // together; the tool versions, whose check may ask the internet, sit below the settings.
+  const firstAnswers = [info, dumps].every((p) => p.data !== null || p.error !== null);
+  if (!firstAnswers) {
+    return (
+      <p class="muted page-loading" aria-busy="true" data-testid="system-loading">
+        {t('common.loading')}
+      </p>
+    );
+  }
   return (
     <>
-      <Section title={t('system.tools')} stale={updates.stale || info.stale} error={updates.error ?? info.error}>
-        <table class="table">
-          <thead>
-            <tr>
-              <th>{t('system.col.tool')}</th>
-              <th>{t('system.col.installed')}</th>
-              <th>{t('system.col.latest')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {updates.data?.tools.map((u) => (
-              <tr key={u.tool} class={u.update_available ? 'warn' : ''}>
-                <td>{u.tool}</td>
-                <td>{u.installed ?? '–'}</td>
-                <td>
-                  {u.latest ?? '–'}
-                  {u.update_available && ` ${t('system.updateAvailable')}`}
-                  {u.error && (
-                    <span class="muted" translate={false}>
-                      {` · ${u.error}`}
-                    </span>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </Section>
       <Section title={t('system.discKinds')} stale={info.stale} error={info.error}>
         <div class="cards">
           {info.data?.workers.map((w) => (
@@ -140,7 +135,35 @@ export function SystemPage() {
         <Action label={t('system.testMessage')} run={() => post('/notifications/test').then(info.refresh)} />
       </Section>
       <Section title={t('system.settings')}>
-        <SettingsForm />
+        <SettingsForm groups={SETTINGS_GROUPS} hide={['setupComplete']} warnUnsaved />
+      </Section>
+      <Section title={t('system.tools')} stale={updates.stale || info.stale} error={updates.error ?? info.error}>
+        <table class="table">
+          <thead>
+            <tr>
+              <th>{t('system.col.tool')}</th>
+              <th>{t('system.col.installed')}</th>
+              <th>{t('system.col.latest')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {updates.data?.tools.map((u) => (
+              <tr key={u.tool} class={u.update_available ? 'warn' : ''}>
+                <td>{u.tool}</td>
+                <td>{u.installed ?? '–'}</td>
+                <td>
+                  {u.latest ?? '–'}
+                  {u.update_available && ` ${t('system.updateAvailable')}`}
+                  {u.error && (
+                    <span class="muted" translate={false}>
+                      {` · ${u.error}`}
+                    </span>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       </Section>
       <Section title={t('system.log')} stale={logs.stale} error={logs.error}>
         <ul class="logs">

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { highestEpisode, movieRoles, playAllTitles, unattendedTitles } from '../../../../agent/disc/title-rules.js';
+import { movieRoles, playAllTitles, unattendedTitles } from '../../../../agent/disc/title-rules.js';
+import { highestEpisode } from '../../../../shared/output-name.js';
 
 const t = (number: number, seconds: number) => ({ number, seconds });
 

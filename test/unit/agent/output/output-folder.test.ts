@@ -4,7 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { claimFileName, finishedEncode, freeFileName, moveFile, OutputLedger, outputFileName, outputLedgerFile, OutsideWrite, planOutput, releaseFileName, removeIfEmpty, removeOwnOutputs, type OutputTarget } from '../../../../agent/output/output-folder.js';
-import { keepOriginals, ORIGINALS_FOLDER, originalsDir } from '../../../../agent/output/keep-original.js';
+import { keepOriginals } from '../../../../agent/output/keep-original.js';
+import { ORIGINALS_FOLDER, originalsDir } from '../../../../shared/originals.js';
+import { PRIVATE_PREFIX } from '../../../../agent/output/private-encode.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-output-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -71,6 +73,20 @@ describe('planOutput', () => {
       const plan = await planOutput({ ...movie(t, 'Heat', 1995), library });
       assert.equal(plan.dir, path.join(t, 'Heat (1995)'), String(nfo));
     }
+  });
+
+  it('never joins a folder holding files when the transcode is redone after its worker was lost: that worker\'s output may be in it', async () => {
+    const t = target();
+    fs.mkdirSync(path.join(t, 'Heat (1995)'));
+    fs.writeFileSync(path.join(t, 'Heat (1995)', 'Heat (1995).mkv'), 'the lost worker\'s encode');
+    fs.writeFileSync(path.join(t, 'Heat (1995)', 'movie.nfo'), '<movie><tmdbid>949</tmdbid></movie>');
+    const plan = await planOutput({ ...movie(t, 'Heat', 1995, 'job-1234-5678'), library: { tmdb_id: 949, imdb_id: null }, redone: true });
+    assert.equal(plan.dir, path.join(t, 'Heat (1995) [job-1234]'));
+    const empty = target();
+    fs.mkdirSync(path.join(empty, 'Heat (1995)'));
+    assert.equal((await planOutput({ ...movie(empty, 'Heat', 1995, 'xyz'), redone: true })).dir, path.join(empty, 'Heat (1995)'), 'an empty folder is still reused');
+    fs.mkdirSync(path.join(empty, 'Heat (1995)', '.ripwerk-encode-AbC123'));
+    assert.equal((await planOutput({ ...movie(empty, 'Heat', 1995, 'xyz'), redone: true })).dir, path.join(empty, 'Heat (1995)'), 'the lost worker\'s private encode folder alone does not make it taken');
   });
 
   it('treats a file of that name as taken, and reuses an empty folder', async () => {
@@ -337,6 +353,30 @@ describe('the output ledger of a transcode and removeOwnOutputs', () => {
     assert.deepEqual(await removeOwnOutputs(ledger.file), { removed: [], keptAfterRawReleased: false }, 'a second call (or a command without a ledger) removes nothing');
   });
 
+  it('removes the private folders its encoders were cut off in, with their partial files, and nothing of another run or through a link', async () => {
+    const media = target();
+    const data = target();
+    const mine = path.join(media, 'Ronin (1998)');
+    const own = path.join(mine, `${PRIVATE_PREFIX}abc123`);
+    const others = path.join(mine, `${PRIVATE_PREFIX}zzz999`);
+    const outside = target();
+    const linked = path.join(mine, `${PRIVATE_PREFIX}link00`);
+    fs.mkdirSync(own, { recursive: true });
+    fs.mkdirSync(others);
+    fs.writeFileSync(path.join(own, 'Ronin (1998).mkv'), 'partial');
+    fs.writeFileSync(path.join(others, 'Ronin (1998).mkv'), 'another worker is encoding');
+    fs.writeFileSync(path.join(outside, 'keep.txt'), 'not the agent\'s');
+    fs.symlinkSync(outside, linked);
+    const ledger = new OutputLedger(outputLedgerFile(data, 'cmd-p'), 'job-p');
+    ledger.claimed(path.join(mine, 'Ronin (1998).mkv'), [mine]);
+    ledger.privateFolder(own);
+    ledger.privateFolder(linked);
+    ledger.releasingRaw();
+    await removeOwnOutputs(ledger.file);
+    assert.deepEqual(fs.readdirSync(mine).sort(), [`${PRIVATE_PREFIX}link00`, `${PRIVATE_PREFIX}zzz999`], 'its own private folder went, also after the raw files were released');
+    assert.deepEqual(fs.readdirSync(outside), ['keep.txt']);
+  });
+
   it('removes the folder its own files were in once they are gone, and keeps one another job writes into', async () => {
     const media = target();
     const data = target();
@@ -495,7 +535,7 @@ describe('writes into links planted in the media tree (issue 42)', () => {
     const raw = fs.mkdtempSync(path.join(root, 'raw-'));
     fs.writeFileSync(path.join(raw, 'title_t00.mkv'), 'raw');
     fs.symlinkSync(away, path.join(media, ORIGINALS_FOLDER));
-    const dir = originalsDir(media, path.join(media, 'Filme'), path.join(media, 'Filme', 'Heat (1995)'));
+    const dir = originalsDir(media, path.join(media, 'Filme'), path.join(media, 'Filme', 'Heat (1995)'), 'job-1');
     await assert.rejects(keepOriginals([path.join(raw, 'title_t00.mkv')], { dir, mediaRoot: media }), OutsideWrite);
     assert.deepEqual(fs.readdirSync(away), []);
     assert.ok(fs.existsSync(path.join(raw, 'title_t00.mkv')));

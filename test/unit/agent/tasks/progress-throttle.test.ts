@@ -117,3 +117,21 @@ describe('ProgressThrottle', () => {
     assert.deepEqual(sent, [60, 21]);
   });
 });
+
+describe('ProgressThrottle with the encoder speed', () => {
+  it('sends the latest fps with each percent it passes on, and none while the tool has told none', () => {
+    let now = 0;
+    const sent: [number, number | undefined][] = [];
+    const throttle = new ProgressThrottle((pct, fps) => sent.push([pct, fps]), 1000, () => now);
+    throttle.update(1);
+    now += 200;
+    throttle.update(2, 30.04);
+    now += 1000;
+    throttle.update(3);
+    throttle.flush();
+    assert.deepEqual(sent, [
+      [1, undefined],
+      [3, 30],
+    ]);
+  });
+});

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { checkFreeSpace, chooseTitles, messageBudget, ownName, RIP_MESSAGE_LIMIT, runRip, selectTitles, TaskFailure, type TaskContext } from '../../../../agent/tasks/rip-task.js';
+import { checkFreeSpace, chooseTitles, messageBudget, ownName, readErrorLog, RIP_MESSAGE_LIMIT, RIP_READ_ERROR_LIMIT, runRip, selectTitles, TaskFailure, type TaskContext } from '../../../../agent/tasks/rip-task.js';
 import { parseMakemkvInfo } from '../../../../agent/tools/makemkv-parser.js';
 import { sourceFields, type Ripper, type RipHooks } from '../../../../agent/tools/rippers.js';
 import type { DiscSource } from '../../../../agent/disc/image-drive.js';
@@ -305,6 +305,74 @@ describe('ripper messages of one rip', () => {
     assert.equal(written.length, 40);
     assert.deepEqual(written.slice(0, 2), ['Opening disc', 'message 0']);
     assert.equal(written.at(-1), 'message 38');
+  });
+});
+
+describe('read errors of one rip', () => {
+  it('lists each read error once as a warning, at most 20, and counts them all', () => {
+    assert.equal(RIP_READ_ERROR_LIMIT, 20);
+    const written: string[] = [];
+    const log = readErrorLog(RIP_READ_ERROR_LIMIT, (t) => written.push(t));
+    assert.equal(log.summary(), null, 'no read error: nothing to say');
+    log.add('read error in /VIDEO_TS/VTS_01_1.VOB at 1128.8 MiB (sector 577920 of the file): Scsi error - MEDIUM ERROR:1090');
+    log.add('read error in /VIDEO_TS/VTS_01_1.VOB at 1128.8 MiB (sector 577920 of the file): Scsi error - MEDIUM ERROR:1090');
+    for (let i = 0; i < 30; i++) log.add(`read error in /VIDEO_TS/VTS_01_2.VOB at ${i}.0 MiB (sector ${i * 512} of the file): Scsi error - MEDIUM ERROR:1090`);
+    assert.equal(written.length, 20);
+    assert.equal(log.summary(), 'the ripper reported 32 read error(s) (12 not listed): the raw files may have gaps where the disc could not be read');
+  });
+
+  it('logs a ripper\'s read errors as warnings apart from its other messages, with the count at the end, also when the rip fails', async () => {
+    const ripper = fakeRipper([track(1, 100)]);
+    const rip = ripper.rip.bind(ripper);
+    ripper.rip = async (source, t, rawDir, hooks) => {
+      hooks.onMessage('read error in /VIDEO_TS/VTS_01_1.VOB at 1128.8 MiB (sector 577920 of the file): Scsi error - MEDIUM ERROR:1090');
+      return rip(source, t, rawDir, hooks);
+    };
+    const warnings: string[] = [];
+    const { ctx, logs } = context();
+    const log = ctx.log;
+    ctx.log = (level, message) => {
+      if (level === 'warn') warnings.push(message);
+      log(level, message);
+    };
+    await runRip(ripArgs(), source, ripper, ctx);
+    assert.deepEqual(warnings, [
+      'read error in /VIDEO_TS/VTS_01_1.VOB at 1128.8 MiB (sector 577920 of the file): Scsi error - MEDIUM ERROR:1090',
+      'the ripper reported 1 read error(s): the raw files may have gaps where the disc could not be read',
+    ]);
+    assert.ok(logs.includes('ripping title 1'), 'the other messages still go through the message budget');
+
+    const failing = fakeRipper([track(1, 100)]);
+    failing.rip = async (_source, _t, _rawDir, hooks) => {
+      hooks.onMessage('read error in /VIDEO_TS/VTS_01_1.VOB at 1128.8 MiB (sector 577920 of the file): Scsi error - MEDIUM ERROR:1090');
+      throw new Error('MakeMKV failed to save the title');
+    };
+    const second = context();
+    await assert.rejects(runRip(ripArgs(), source, failing, second.ctx), /failed to save/);
+    assert.equal(second.logs.at(-1), 'the ripper reported 1 read error(s): the raw files may have gaps where the disc could not be read');
+  });
+
+  it('sends the read error count with the closing line (the job keeps it) and asks the ripper to read carefully only on a careful rip', async () => {
+    const seen: (boolean | undefined)[] = [];
+    const ripper = fakeRipper([track(1, 100)]);
+    const rip = ripper.rip.bind(ripper);
+    ripper.rip = async (src, t, rawDir, hooks) => {
+      seen.push(hooks.careful);
+      hooks.onMessage('read error in /VIDEO_TS/VTS_01_1.VOB at 1128.8 MiB (sector 577920 of the file): Scsi error - MEDIUM ERROR:1090');
+      hooks.onMessage('read error in /VIDEO_TS/VTS_01_1.VOB at 1128.8 MiB (sector 577920 of the file): Scsi error - MEDIUM ERROR:1090');
+      return rip(src, t, rawDir, hooks);
+    };
+    const fields: unknown[] = [];
+    const { ctx } = context();
+    const log = ctx.log;
+    ctx.log = (level, message, extra) => {
+      if (extra) fields.push([message, extra]);
+      log(level, message);
+    };
+    await runRip(ripArgs(), source, ripper, ctx);
+    assert.deepEqual(fields, [['the ripper reported 2 read error(s) (1 not listed): the raw files may have gaps where the disc could not be read', { read_errors: 2 }]]);
+    await runRip({ ...ripArgs(), careful: true }, source, ripper, context().ctx);
+    assert.deepEqual(seen, [undefined, true]);
   });
 });
 

@@ -203,6 +203,16 @@ describe('which streams the transcode keeps', () => {
     assert.ok(plan.notes.some((n) => n.message === 'no subtitles in fra (the file has deu, eng)'));
   });
 
+  it('keeps an untagged audio stream after the chosen ones and says so: the disc does not say it is another language (issue 38)', () => {
+    const audio: AudioStream[] = [...DISC_AUDIO, { index: 3, language: 'und', codec: 'ac3', channels: 2 }];
+    const plan = planStreams(audio, [], choice(['deu'], []));
+    assert.deepEqual(plan.audio.map((a) => [a.source, a.language]), [[1, 'deu'], [3, 'und']]);
+    assert.ok(plan.notes.some((n) => n.message === 'keeping the untagged audio stream 3 (und ac3 2 ch): the disc does not say its language'), JSON.stringify(plan.notes));
+    // A commentary without a tag is a role track: the commentary setting decides, not this rule.
+    const withCommentary = planStreams([...DISC_AUDIO, { index: 3, language: 'und', codec: 'ac3', channels: 2, commentary: true }], [], choice(['deu'], []));
+    assert.deepEqual(withCommentary.audio.map((a) => a.source), [1]);
+  });
+
   it('adds the original language after the chosen ones when the lookup knows it', () => {
     const audio: AudioStream[] = [...DISC_AUDIO, { index: 3, language: 'jpn', codec: 'ac3', channels: 2 }];
     const plan = planStreams(audio, [], choice(['deu'], [], { original_language: 'jpn' }));

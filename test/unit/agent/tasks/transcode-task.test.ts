@@ -4,8 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { TaskFailure, type TaskContext } from '../../../../agent/tasks/rip-task.js';
-import { finishTranscode, runTranscode, type TranscodeHooks, type Transcoder } from '../../../../agent/tasks/transcode-task.js';
+import { finishTranscode, runTranscode, softwareEncoderArgs, type TranscodeHooks, type Transcoder } from '../../../../agent/tasks/transcode-task.js';
 import { OutputLedger } from '../../../../agent/output/output-folder.js';
+import { PRIVATE_PREFIX } from '../../../../agent/output/private-encode.js';
 import type { TranscodeJob } from '../../../../shared/protocol.js';
 import type { TrackFlagEdit } from '../../../../agent/tools/mkvpropedit-runner.js';
 
@@ -99,6 +100,17 @@ function steppingTranscoder(steps: string[], during: (hooks: TranscodeHooks) => 
     },
   };
 }
+/**
+ * The real path of the private folder an encoder wrote `output` into (private-encode.ts): held open
+ * and named through /proc/<agent>/fd on Linux, its own path elsewhere.
+ */
+function privateFolder(output: string): string {
+  if (process.platform === 'linux') assert.match(output, new RegExp(`^/proc/${process.pid}/fd/\\d+/`));
+  const real = fs.realpathSync(path.dirname(output));
+  assert.ok(path.basename(real).startsWith(PRIVATE_PREFIX), real);
+  return real;
+}
+
 describe('runTranscode', () => {
   it('encodes every raw file into the output folder and removes the raw dir after full success', async () => {
     const args = setup(2);
@@ -244,11 +256,12 @@ describe('runTranscode', () => {
     const ops = { rename: async (a: string, b: string) => { renames.push(path.basename(a)); await fs.promises.rename(a, b); }, free: async () => { throw new Error('no space check on a rename'); } };
     const { ctx, logs } = context();
     const result = await runTranscode(args, fakeTranscoder(), ctx, { mediaRoot, ops });
-    const kept = path.join(mediaRoot, 'Originale', 'Heat (1995)');
+    const kept = path.join(mediaRoot, 'Originale', 'Heat (1995)', args.job_id);
     assert.deepEqual(fs.readdirSync(kept).sort(), ['title_t01.mkv', 'title_t02.mkv']);
     assert.equal(fs.readFileSync(path.join(kept, 'title_t02.mkv'), 'utf8'), 'raw 2');
     assert.deepEqual(renames, ['title_t01.mkv', 'title_t02.mkv']);
     assert.equal(result.raw_removed, true);
+    assert.equal(result.originals_dir, kept, 'named for the coordinator: the originals are the job\'s raw data from now on');
     assert.ok(!fs.existsSync(args.raw_dir));
     assert.ok(logs.includes(`originals kept in ${kept}`), logs.join('\n'));
     assert.equal(fs.readFileSync(result.files[0], 'utf8'), 'encoded:raw 1', 'the compressed output is in the library folder');
@@ -260,7 +273,7 @@ describe('runTranscode', () => {
     const mediaRoot = path.dirname(args.target_dir);
     const asked: string[] = [];
     const result = await runTranscode(args, fakeTranscoder(), context().ctx, { mediaRoot, ops: { rename: exdev, free: async (dir) => { asked.push(dir); return 1e12; } } });
-    const kept = path.join(mediaRoot, 'Originale', 'Show', 'Season 02');
+    const kept = path.join(mediaRoot, 'Originale', 'Show', 'Season 02', args.job_id);
     assert.deepEqual(asked, [kept]);
     assert.equal(fs.readFileSync(path.join(kept, 'title_t01.mkv'), 'utf8'), 'raw 1');
     assert.equal(result.raw_removed, true);
@@ -272,7 +285,8 @@ describe('runTranscode', () => {
     const again = await runTranscode(full, fakeTranscoder(), ctx, { mediaRoot: path.dirname(full.target_dir), ops: { rename: exdev, free: async () => 3 } });
     assert.equal(again.raw_removed, false);
     assert.equal(fs.readFileSync(full.files[0], 'utf8'), 'raw 1');
-    assert.ok(!fs.existsSync(path.join(path.dirname(full.target_dir), 'Originale', 'Heat (1995)', 'title_t01.mkv')), 'no partial copy left');
+    assert.ok(!fs.existsSync(path.join(path.dirname(full.target_dir), 'Originale', 'Heat (1995)', full.job_id, 'title_t01.mkv')), 'no partial copy left');
+    assert.equal(again.originals_dir, undefined, 'nothing moved: the raw folder stays the raw data');
     assert.ok(logs.some((l) => l.startsWith(`the originals stay in ${full.raw_dir}`) && l.includes('not enough free space')), logs.join('\n'));
     assert.equal(fs.readFileSync(again.files[0], 'utf8'), 'encoded:raw 1');
   });
@@ -293,8 +307,12 @@ describe('runTranscode', () => {
     const transcoder = fakeTranscoder();
     const encode = transcoder.transcode.bind(transcoder);
     transcoder.transcode = async (input, output, preset, hooks) => {
-      // What an agent killed now would find: this output claimed, without an identity yet.
-      seen.push(JSON.parse(fs.readFileSync(ledger.file, 'utf8')).files.find((f: { path: string }) => f.path === output));
+      // What an agent killed now would find: this output claimed, without an identity yet (the encoder
+      // writes into a private folder beside it: private-encode.ts).
+      const final = path.join(path.dirname(privateFolder(output)), path.basename(output));
+      // Its private folder is recorded too: a run cut off now leaves it, and removeOwnOutputs removes it.
+      assert.ok(JSON.parse(fs.readFileSync(ledger.file, 'utf8')).private.includes(privateFolder(output)));
+      seen.push(JSON.parse(fs.readFileSync(ledger.file, 'utf8')).files.find((f: { path: string }) => f.path === final));
       return encode(input, output, preset, hooks);
     };
     const result = await runTranscode(args, transcoder, context().ctx, undefined, ledger);
@@ -319,7 +337,7 @@ describe('runTranscode', () => {
     const outputs = [path.join(dir, 'Heat (1995) - t01.mkv'), path.join(dir, 'Heat (1995) - t02.mkv')];
     for (const f of outputs) fs.writeFileSync(f, 'encoded before the restart');
     // The run before the restart had moved the first original already.
-    const kept = path.join(mediaRoot, 'Originale', 'Heat (1995)');
+    const kept = path.join(mediaRoot, 'Originale', 'Heat (1995)', args.job_id);
     fs.mkdirSync(kept, { recursive: true });
     fs.renameSync(args.files[0], path.join(kept, 'title_t01.mkv'));
     const steps: string[] = [];
@@ -330,6 +348,7 @@ describe('runTranscode', () => {
       output_path: dir,
       files: outputs,
       raw_removed: true,
+      originals_dir: kept,
       streams: outputs.map((f) => ({ file: path.basename(f), audio: [], subtitles: [] })),
       episodes_guessed: true,
     });
@@ -493,7 +512,11 @@ describe('runTranscode: track roles', () => {
     const result = await runTranscode(args, transcoder, ctx);
     assert.deepEqual(steps, ['scan title_t01.mkv', 'count title_t01.mkv', 'encode title_t01.mkv', 'flags Heat (1995).mkv', 'scan Heat (1995).mkv']);
     assert.deepEqual(transcoder.seen[0].slice(-3), ['1,2', '--subtitle-burned=none', '--subtitle-default=2']);
-    assert.deepEqual(transcoder.flagged, [{ file: result.files[0], flags: [{ track: 'a2', flags: ['commentary'] }, { track: 's2', flags: ['forced'] }] }]);
+    // The flags are set in the private folder, before the proof and the move to the final name (private-encode.ts).
+    const flagged = transcoder.flagged[0].file;
+    assert.equal(path.basename(flagged), path.basename(result.files[0]));
+    assert.notEqual(flagged, result.files[0]);
+    assert.deepEqual(transcoder.flagged, [{ file: flagged, flags: [{ track: 'a2', flags: ['commentary'] }, { track: 's2', flags: ['forced'] }] }]);
     assert.ok(logs.includes('title_t01.mkv: subtitle stream 2 (deu) has 21 events against 840 of the fullest deu track: taken for the forced subtitles'), logs.join('\n'));
     assert.ok(logs.includes('Heat (1995).mkv: track flags set: a2 commentary, s2 forced'), logs.join('\n'));
   });
@@ -554,5 +577,152 @@ describe('runTranscode: main feature, versions and extras of a movie', () => {
     const dir = path.join(args.target_dir, 'Heat (1995)');
     const result = await runTranscode(args, fakeTranscoder(undefined, { 'title_t01.mkv': 300, 'title_t02.mkv': 30 }), context().ctx);
     assert.deepEqual(result.files, [path.join(dir, 'Heat (1995).mkv'), path.join(dir, 'Other', 'Heat (1995) - Extra 01.mkv')]);
+  });
+});
+
+/**
+ * A transcoder whose outputs are proven: an encode writes "encoded:<input>"; the proof's facts say the
+ * output is `short` (half the title) when the input contains "bad timestamps" (as a raw file whose
+ * timestamps trip the encoder) and the preset is not the software fallback's; the remux writes
+ * "remuxed:<input>" without the fault. `remux: false`: no remux on this host.
+ */
+function provingTranscoder(opts: { remux?: boolean; remuxFixes?: boolean } = {}) {
+  const calls: { input: string; output: string; preset: string; args: string[] }[] = [];
+  const remuxed: string[] = [];
+  const transcoder: Transcoder = {
+    async scan() {
+      return { seconds: 6610, audio: [], subtitles: [] };
+    },
+    async transcode(input, output, preset, hooks) {
+      await hooks.startWhen;
+      calls.push({ input, output, preset, args: hooks.streamArgs });
+      hooks.onSpawn(900 + calls.length);
+      fs.writeFileSync(output, `encoded:${fs.readFileSync(input, 'utf8')}${hooks.streamArgs.includes('x265') ? ' in software' : ''}`);
+    },
+    async inspect(file) {
+      const text = fs.readFileSync(file, 'utf8');
+      const broken = text.includes('bad timestamps') && !text.includes('in software');
+      return { seconds: broken ? 6610 - 38 * 60 : 6610, samples: [{ at: 2, frames: 50, errors: [] }] };
+    },
+  };
+  if (opts.remux !== false) {
+    transcoder.remux = async (input, output) => {
+      remuxed.push(output);
+      const text = fs.readFileSync(input, 'utf8');
+      fs.writeFileSync(output, `remuxed:${opts.remuxFixes === false ? text : text.replace('bad timestamps', 'new timestamps')}`);
+    };
+  }
+  return { transcoder, calls, remuxed };
+}
+
+describe('runTranscode: proven before deleted', () => {
+  const broken = (args: TranscodeJob): void => fs.writeFileSync(args.files[0], 'raw with bad timestamps');
+
+  it('fails the job with the proof\'s reason when no second attempt can help, removes the output and keeps the raw data', async () => {
+    const args = setup(1);
+    broken(args);
+    const { transcoder, calls } = provingTranscoder({ remux: false });
+    const { ctx, logs } = context();
+    await assert.rejects(runTranscode(args, transcoder, ctx), (err: Error) => {
+      assert.ok(err instanceof TaskFailure);
+      assert.equal(err.message, 'title_t01.mkv: the output is 38 minutes shorter than the title (1:12:10 of 1:50:10); the raw data is kept');
+      return true;
+    });
+    assert.equal(calls.length, 1, 'a software preset and no remux: no second attempt');
+    assert.ok(logs.includes('Heat (1995).mkv: attempt 1 failed the proof: the output is 38 minutes shorter than the title (1:12:10 of 1:50:10)'), logs.join('\n'));
+    assert.ok(fs.existsSync(args.files[0]), 'the raw file stays for a retry');
+    assert.equal(fs.existsSync(path.join(args.target_dir, 'Heat (1995)')), false, 'no output and no private folder are left');
+  });
+
+  it('makes the output from the remuxed raw file when the first attempt fails the proof, and says which attempt made it', async () => {
+    const args = setup(1);
+    broken(args);
+    const { transcoder, calls, remuxed } = provingTranscoder();
+    const { ctx, logs } = context();
+    const result = await runTranscode(args, transcoder, ctx);
+    assert.deepEqual(calls.map((c) => path.basename(c.input)), ['title_t01.mkv', 'title_t01.mkv']);
+    assert.equal(calls[1].input, remuxed[0]);
+    assert.equal(path.dirname(remuxed[0]), path.join(args.raw_dir, '.ripwerk-remux'), 'the remux goes into the raw folder\'s work area');
+    assert.equal(fs.readFileSync(result.files[0], 'utf8'), 'encoded:remuxed:raw with new timestamps');
+    assert.ok(logs.includes('Heat (1995).mkv: attempt 2 (raw remuxed) made the output, and it passed the proof'), logs.join('\n'));
+    assert.ok(logs.includes('Heat (1995).mkv: proven: 1:50:10 of 1:50:10, 0 audio and 0 subtitle track(s), 1 sample(s) decoded cleanly'), logs.join('\n'));
+    assert.equal(result.raw_removed, true, 'proven: the raw data goes');
+  });
+
+  it('fails with the second attempt\'s reason when the remux does not help either, and leaves no remux behind', async () => {
+    const args = setup(1, { keep_original: true });
+    broken(args);
+    const { transcoder, calls } = provingTranscoder({ remuxFixes: false });
+    const { ctx } = context();
+    await assert.rejects(runTranscode(args, transcoder, ctx), /^Error: title_t01\.mkv: the output is 38 minutes shorter than the title \(1:12:10 of 1:50:10\); the raw data is kept$/);
+    assert.equal(calls.length, 2);
+    assert.deepEqual(fs.readdirSync(args.raw_dir), ['title_t01.mkv']);
+  });
+
+  it('encodes a hardware preset\'s second attempt in software at the preset\'s quality', async () => {
+    assert.deepEqual(softwareEncoderArgs('H.265 NVENC 1080p'), ['-e', 'x265', '--encoder-preset', 'medium']);
+    assert.deepEqual(softwareEncoderArgs('H.264 QSV 1080p'), ['-e', 'x264', '--encoder-preset', 'medium']);
+    assert.deepEqual(softwareEncoderArgs('AV1 QSV 2160p 4K'), ['-e', 'svt_av1', '--encoder-preset', 'medium']);
+    assert.deepEqual(softwareEncoderArgs('H.265 VCN 2160p 4K'), ['-e', 'x265', '--encoder-preset', 'medium']);
+    assert.equal(softwareEncoderArgs('H.265 MKV 1080p30'), null);
+    assert.equal(softwareEncoderArgs('Fast 1080p30'), null);
+    const args = setup(1, { preset: 'H.265 NVENC 1080p' });
+    broken(args);
+    const { transcoder, calls } = provingTranscoder({ remux: false });
+    const { ctx, logs } = context();
+    const result = await runTranscode(args, transcoder, ctx);
+    assert.deepEqual(calls.map((c) => c.args), [[], ['-e', 'x265', '--encoder-preset', 'medium']]);
+    assert.equal(fs.readFileSync(result.files[0], 'utf8'), 'encoded:raw with bad timestamps in software');
+    assert.ok(logs.includes('Heat (1995).mkv: attempt 2 (software encoder x265) made the output, and it passed the proof'), logs.join('\n'));
+  });
+
+  it('proves the outputs of a resumed transcode before the raw data goes: a cut-off one fails it and the raw data stays', async () => {
+    const args = setup(1);
+    const dir = path.join(args.target_dir, 'Heat (1995)');
+    fs.mkdirSync(dir, { recursive: true });
+    const output = path.join(dir, 'Heat (1995).mkv');
+    fs.writeFileSync(output, 'encoded:raw with bad timestamps');
+    const { transcoder } = provingTranscoder();
+    await assert.rejects(finishTranscode(args, { output_path: dir, files: [output], episodes_guessed: false }, transcoder, context().ctx, undefined, undefined, true), /the output is 38 minutes shorter than the title/);
+    assert.ok(fs.existsSync(args.files[0]), 'the raw file stays for a retry');
+    assert.equal(fs.existsSync(output), false, 'the cut-off output is removed');
+    fs.writeFileSync(output, 'encoded:raw 1');
+    const result = await finishTranscode(args, { output_path: dir, files: [output], episodes_guessed: false }, transcoder, context().ctx, undefined, undefined, true);
+    assert.equal(result.raw_removed, true);
+  });
+
+  it('writes nothing outside when the output folder is swapped for a link between its check and the encode, and fails with the reason', async () => {
+    const args = setup(1);
+    const outside = fs.mkdtempSync(path.join(root, 'outside-'));
+    const { transcoder, calls } = provingTranscoder();
+    const { ctx } = context();
+    const folder = path.join(args.target_dir, 'Heat (1995)');
+    // The slot is taken right before the encode, after the folder was planned and checked.
+    ctx.takeSlot = async () => {
+      fs.renameSync(folder, `${folder}.moved`);
+      fs.symlinkSync(outside, folder);
+    };
+    await assert.rejects(runTranscode(args, transcoder, ctx), /the folder .*Heat \(1995\) was swapped for a link leading elsewhere before the encode: refused, nothing was written there/);
+    assert.equal(calls.length, 0, 'no encoder was started');
+    assert.deepEqual(fs.readdirSync(outside), [], 'nothing was written outside');
+    assert.ok(fs.existsSync(args.files[0]), 'the raw file stays');
+  });
+
+  it('writes nothing outside when the output folder is swapped for a link during the encode, and fails with the reason', async () => {
+    const args = setup(1);
+    const outside = fs.mkdtempSync(path.join(root, 'outside-'));
+    const { transcoder } = provingTranscoder();
+    const encode = transcoder.transcode.bind(transcoder);
+    transcoder.transcode = async (input, output, preset, hooks) => {
+      await encode(input, output, preset, hooks);
+      // A share user swaps the checked folder for a link to elsewhere while the encoder writes.
+      const folder = path.dirname(privateFolder(output));
+      fs.renameSync(folder, `${folder}.moved`);
+      fs.symlinkSync(outside, folder);
+    };
+    await assert.rejects(runTranscode(args, transcoder, context().ctx), /the folder .*Heat \(1995\) was swapped for a link leading elsewhere during the encode: refused, the output was not moved there/);
+    assert.deepEqual(fs.readdirSync(outside), [], 'nothing was written outside');
+    assert.deepEqual(fs.readdirSync(path.join(args.target_dir, 'Heat (1995).moved')), [], 'the private folder is gone');
+    assert.ok(fs.existsSync(args.files[0]), 'the raw file stays');
   });
 });

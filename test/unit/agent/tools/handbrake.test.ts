@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   handbrakeFailureReason,
+  handbrakeFps,
   HandbrakeJsonCollector,
   handbrakeProgress,
   parseHandbrakeScan,
@@ -181,5 +182,26 @@ describe('parseHandbrakeVersion', () => {
   it('reads the --version line', () => {
     assert.equal(parseHandbrakeVersion('HandBrake 1.6.1\n'), '1.6.1');
     assert.equal(parseHandbrakeVersion('nothing'), null);
+  });
+});
+
+describe('handbrakeFps', () => {
+  it('gives no speed while HandBrake has measured none: 0.0 at first, 2.5e-7 at the end of a short encode (captured runs)', () => {
+    for (const name of ['hb-json-progress-1pass.txt', 'hb-json-progress-2pass.txt']) {
+      const list = blocks(name).filter((b) => handbrakeProgress(b) !== null);
+      assert.ok(list.length > 3);
+      assert.deepEqual([...new Set(list.map(handbrakeFps))], [null], name);
+    }
+  });
+
+  it('takes Rate, else RateAvg, and nothing from other states', () => {
+    const working = (w: Record<string, unknown>): HandbrakeJsonBlock => ({ label: 'Progress', value: { State: 'WORKING', Working: { Progress: 0.5, Pass: 1, PassCount: 1, ...w } } });
+    // Values of a 40 s 720p encode with "Very Fast 480p30" (HandBrakeCLI 1.6.1).
+    assert.equal(handbrakeFps(working({ Rate: 44.899120330810547, RateAvg: 37.657920837402344 })), 44.899120330810547);
+    assert.equal(handbrakeFps(working({ Rate: 0, RateAvg: 24.5 })), 24.5);
+    assert.equal(handbrakeFps(working({ Rate: 0, RateAvg: 0 })), null);
+    assert.equal(handbrakeFps(working({})), null);
+    assert.equal(handbrakeFps({ label: 'Progress', value: { State: 'MUXING', Muxing: { Progress: 0 }, Working: { Rate: 50 } } }), null);
+    assert.equal(handbrakeFps({ label: 'Version', value: { Name: 'HandBrake' } }), null);
   });
 });

@@ -244,10 +244,13 @@ describe('openDvdRip on a CSS-encrypted DVD (fake lsdvd, dvdbackup and ffmpeg)',
     fs.mkdirSync(bin);
     fs.writeFileSync(path.join(bin, 'lsdvd.out'), lsdvdOut);
     const script = (body: string) => `#!/bin/sh\n${body}\n`;
-    fs.writeFileSync(path.join(bin, 'lsdvd'), script(`cat '${bin}/lsdvd.out'`), { mode: 0o755 });
+    // -Oy asks where the title lies: its set and its one cell of the 64 sectors the fake dvdbackup copies.
+    fs.writeFileSync(path.join(bin, 'lsdvd.cells'), "'vts' : 1,\n'first_sector' : 0,\n'last_sector' : 63,\n");
+    fs.writeFileSync(path.join(bin, 'lsdvd'), script(`case " $* " in *" -Oy "*) cat '${bin}/lsdvd.cells'; exit 0 ;; esac\ncat '${bin}/lsdvd.out'`), { mode: 0o755 });
     fs.writeFileSync(
       path.join(bin, 'dvdbackup'),
-      script(`case " $* " in *" -I "*) cat '${dir}/info.txt'; exit 0 ;; esac
+      script(`echo "$*" >>'${bin}/dvdbackup.args'
+case " $* " in *" -I "*) cat '${dir}/info.txt'; exit 0 ;; esac
 while [ $# -gt 0 ]; do case "$1" in -o) o=$2; shift ;; -n) n=$2; shift ;; esac; shift; done
 mkdir -p "$o/$n/VIDEO_TS" && cp '${vob}' "$o/$n/VIDEO_TS/VTS_01_1.VOB"`),
       { mode: 0o755 },
@@ -269,6 +272,19 @@ mkdir -p "$o/$n/VIDEO_TS" && cp '${vob}' "$o/$n/VIDEO_TS/VTS_01_1.VOB"`),
     assert.deepEqual(await openDvdRip('/discs/test.iso', 1, out, { bins: bins('css-ok', xmlOnly, path.join(dir, 'clear.vob')) }), { files: [out] });
     assert.equal(fs.readFileSync(out, 'utf8'), 'mkv\n');
     await assert.rejects(openDvdRip('/discs/test.iso', 1, path.join(dir, 'out-c', 'title.mkv'), { bins: bins('css-fails', xmlOnly, path.join(dir, 'scrambled.vob')) }), /libdvdcss could not decrypt it: it needs MakeMKV/);
+  });
+
+  it('a careful rip has dvdbackup pad only the block it cannot read (-r b) and says so; a normal rip keeps its default', async () => {
+    const messages: string[] = [];
+    const normal = bins('normal', xmlOnly, path.join(dir, 'clear.vob'));
+    await openDvdRip('/discs/test.iso', 1, path.join(dir, 'out-n', 'title.mkv'), { bins: normal, onMessage: (m) => messages.push(m) });
+    const copy = (b: { dvdbackup: string }) => fs.readFileSync(`${b.dvdbackup}.args`, 'utf8').split('\n').find((l) => l.includes(' -T '));
+    assert.doesNotMatch(copy(normal) ?? '', / -r /);
+    assert.ok(!messages.some((m) => m.startsWith('careful read')));
+    const careful = bins('careful', xmlOnly, path.join(dir, 'clear.vob'));
+    await openDvdRip('/discs/test.iso', 1, path.join(dir, 'out-k', 'title.mkv'), { bins: careful, careful: true, onMessage: (m) => messages.push(m) });
+    assert.match(copy(careful) ?? '', / -T 1 .* -r b$/);
+    assert.ok(messages.includes('careful read: dvdbackup skips only the blocks it cannot read (-r b), it has no read retries'), JSON.stringify(messages));
   });
 
   it('scans titles with the DVD title number in two digits as their source, as MakeMKV (TINFO 24) and TheDiscDB name it', async () => {

@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import {
   applyMkvLine,
   createMkvRunState,
+  makemkvReadError,
   mkvOutcome,
   parseMakemkvDuration,
   parseMakemkvInfo,
@@ -280,6 +281,17 @@ describe('ripperMessageText', () => {
     const [first, second] = sampleLines('makemkv-messages-assorted.txt').filter((l) => l.includes('MEDIUM ERROR:1090'));
     assert.match(ripperMessageText(message(first)) ?? '', /MEDIUM ERROR:1090/);
     assert.match(ripperMessageText(message(second)) ?? '', /MEDIUM ERROR:1090/);
+  });
+
+  it('gives a read error (2003) its position: the file of the disc and where in it, or the place on the disc for a raw read', () => {
+    const read = (needle: string) => message(lineWith('makemkv-messages-assorted.txt', needle));
+    assert.deepEqual(makemkvReadError(read('MEDIUM ERROR:1090')), { error: 'Scsi error - MEDIUM ERROR:1090', where: '/VIDEO_TS/VTS_01_1.VOB', offset: 1183580160 });
+    assert.equal(ripperMessageText(read('MEDIUM ERROR:1090')), 'read error in /VIDEO_TS/VTS_01_1.VOB at 1128.8 MiB (sector 577920 of the file): Scsi error - MEDIUM ERROR:1090');
+    assert.equal(ripperMessageText(read('TRAY OPEN')), 'read error in /BDMV/STREAM/00007.m2ts at 3556.9 MiB (sector 1821120 of the file): Scsi error - NOT READY:MEDIUM NOT PRESENT - TRAY OPEN');
+    assert.equal(ripperMessageText(read('SCRAMBLED SECTOR')), 'read error on the disc (DVD+R-DL ATAPI DVD A  DH16AASH SA15) at 1.0 MiB (sector 512): Scsi error - ILLEGAL REQUEST:READ OF SCRAMBLED SECTOR WITHOUT AUTHENTICATION');
+    // A SCSI command error (2004) is no read error; a 2003 without its parameters keeps its text.
+    assert.equal(makemkvReadError(read('MSG:2004')), null);
+    assert.equal(ripperMessageText({ code: 2003, flags: 0, text: 'Error occurred', params: [] }), 'Error occurred');
   });
 });
 

@@ -174,7 +174,8 @@ describe('openDvdRip of a title with subtitles (fake lsdvd, dvdbackup, ffmpeg an
     fs.writeFileSync(path.join(bin, 'identify.json'), sampleText('dvd-mkvmerge-identify-remux.json'));
     fs.writeFileSync(path.join(bin, 'extracted.idx'), EXTRACTED_IDX);
     return {
-      lsdvd: script('lsdvd', `cat '${bin}/lsdvd.out'`),
+      // -Oy asks where the title lies: its set and one cell over every sector the fake dvdbackup copies.
+      lsdvd: script('lsdvd', `case " $* " in *" -Oy "*) printf "'vts' : 1,\\n'first_sector' : 0,\\n'last_sector' : %d,\\n" $(( $(stat -c %s '${clearVob}') / 2048 - 1 )); exit 0 ;; esac\ncat '${bin}/lsdvd.out'`),
       dvdbackup: script('dvdbackup', `case " $* " in *" -I "*) cat '${bin}/info.txt'; exit 0 ;; esac
 while [ $# -gt 0 ]; do case "$1" in -o) o=$2; shift ;; -n) n=$2; shift ;; esac; shift; done
 mkdir -p "$o/$n/VIDEO_TS" && cp '${clearVob}' "$o/$n/VIDEO_TS/VTS_01_1.VOB"`),

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { WalCheckpointer } from '../../../../coordinator/db/wal-checkpointer.js';
+import { WAL_SIZE_LIMIT_BYTES, WalCheckpointer } from '../../../../coordinator/db/wal-checkpointer.js';
 import { Logger } from '../../../../shared/log.js';
 import { openDatabase } from '../../../../shared/sqlite.js';
 
@@ -49,6 +49,29 @@ describe('WalCheckpointer', () => {
     await checkpointer.close();
     db.close();
     assert.equal(fs.existsSync(`${file}-wal`), false, 'the last close checkpointed and removed the log');
+  });
+
+  it('caps the log at 4 MiB: after many writes and a checkpoint the next commit cuts the -wal file back', async () => {
+    assert.equal(WAL_SIZE_LIMIT_BYTES, 4 * 1024 * 1024);
+    const file = path.join(root, 'd.sqlite');
+    const db = openDatabase(file, []);
+    const checkpointer = new WalCheckpointer(db, file, new Logger('t', true), 100);
+    assert.equal(await checkpointer.started, true);
+    assert.equal(db.pragma('journal_size_limit', { simple: true }), WAL_SIZE_LIMIT_BYTES);
+    writePages(db);
+    assert.ok(fs.statSync(`${file}-wal`).size > 10_000_000, 'the burst grew the log past the cap');
+    // SQLite cuts the log when a commit starts it over, which it may once a checkpoint copied all of it.
+    const tick = db.prepare('INSERT INTO filler (body) VALUES (?)');
+    let size = Infinity;
+    for (let i = 0; i < 200 && size > WAL_SIZE_LIMIT_BYTES; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      tick.run('y');
+      size = fs.statSync(`${file}-wal`).size;
+    }
+    assert.ok(size <= WAL_SIZE_LIMIT_BYTES, `the -wal file has ${size} bytes, more than ${WAL_SIZE_LIMIT_BYTES}`);
+    assert.equal((db.prepare('SELECT COUNT(*) AS n FROM filler').get() as { n: number }).n >= 3001, true);
+    await checkpointer.close();
+    db.close();
   });
 
   it('when the thread cannot open the database, the main connection checkpoints again and says so', async () => {

@@ -323,3 +323,37 @@ describe('a rip job keeps the identity of its disc', () => {
     assert.equal(job.meta?.disc_ids, null);
   });
 });
+
+describe('a disc ripped before: when and as what (issue 38)', () => {
+  it('names the latest rip of the disc as its job is named now, a twin never, a deleted job by the history', () => {
+    const d = db();
+    const w = watch(d);
+    const jobs = new JobsStore(d, Date.now, quiet());
+    assert.equal(w.view(disc1).previous_rip, null, 'never ripped');
+    jobs.create({ id: 'first', title: 'Die Hard', target_dir: '/media/Filme', device: 'keller-sr0', node: 'keller@nas', meta: { fingerprint: 'dvd:AAA', year: 1988 } });
+    d.prepare('INSERT INTO history (fingerprint, title, job_id, finished_at) VALUES (?, ?, ?, ?)').run('dvd:AAA', 'DIE_HARD', 'first', '2026-11-01T10:00:00.000Z');
+    jobs.create({ id: 'series', title: 'Box Set', target_dir: '/media/Serien', device: 'keller-sr0', node: 'keller@nas', meta: { fingerprint: 'dvd:AAA', series: 'Box Set', season: 2 } });
+    d.prepare('INSERT INTO history (fingerprint, title, job_id, finished_at) VALUES (?, ?, ?, ?)').run('dvd:AAA', 'Box Set', 'series', '2026-11-02T10:00:00.000Z');
+    assert.deepEqual(w.view(disc1).previous_rip, { job_id: 'series', ripped_at: '2026-11-02T10:00:00.000Z', title: 'Box Set', year: null, series: 'Box Set', season: 2, target_dir: '/media/Serien', output_path: null });
+    d.prepare('DELETE FROM history WHERE job_id = ?').run('series');
+    const first = w.previousRip(disc1);
+    assert.equal(first?.title, 'Die Hard', 'the job as named now, not the history title of then');
+    assert.equal(first?.year, 1988);
+    assert.equal(first?.series, null);
+    assert.equal(w.previousRip(disc2), null, 'the twin of the same label and size');
+    d.prepare('DELETE FROM jobs WHERE id = ?').run('first');
+    assert.deepEqual(w.previousRip(disc1), { job_id: null, ripped_at: '2026-11-01T10:00:00.000Z', title: 'DIE_HARD', year: null, series: null, season: null, target_dir: null, output_path: null });
+  });
+
+  it('says when the disc went into the drive, for the disc in it only', async () => {
+    const d = db();
+    const w = watch(d);
+    assert.equal(w.view(disc1, 'keller-sr0').inserted_at, null, 'not seen yet');
+    const before = Date.now();
+    await w.onDrive(drive(disc1));
+    const at = w.view(disc1, 'keller-sr0').inserted_at;
+    assert.ok(at && Date.parse(at) >= before - 1000, 'the insert time');
+    assert.equal(w.view(disc2, 'keller-sr0').inserted_at, null, 'another disc than the one recorded');
+    assert.equal(w.view(disc1, 'keller-sr1').inserted_at, null, 'another drive');
+  });
+});

@@ -141,6 +141,25 @@ describe('EventIntake', () => {
     assert.equal(q.jobs.get(other.id)?.status, 'failed');
   });
 
+  it('keepOriginal: the folder the originals went into is the finished job\'s raw data, when it lies under MEDIA_ROOT/Originale and is named like the job (issue 38)', () => {
+    const p = dispatchParts();
+    p.presence.onStatus(onlineStatus('enc@1'));
+    const finish = (originals: string) => {
+      const job = p.transcodingJob('enc@1');
+      const cmd = p.link.of(TASKS.transcodeFiles).find((c) => c.job_id === job.id)!;
+      p.intake.onEvent('enc@1', event('enc@1', 'job_done', { command_id: cmd.id, job_id: job.id, output_path: '/media/movies/Film', files: ['/media/movies/Film/Film.mkv'], raw_removed: true, originals_dir: originals.replace('<id>', job.id) }));
+      const row = p.jobs.get(job.id);
+      return [row?.status, row?.raw_state, row?.raw_path === originals.replace('<id>', job.id)];
+    };
+    assert.deepEqual(finish('/media/Originale/Film/<id>'), ['completed', 'present', true]);
+    assert.deepEqual(finish('/media/Originale/Show/Season 02/<id>'), ['completed', 'present', true]);
+    // A worker naming another place is not believed: the job completes, its raw data counts as removed.
+    assert.deepEqual(finish('/etc/<id>'), ['completed', 'absent', false]);
+    assert.deepEqual(finish('/media/Originale/Film/someone-else'), ['completed', 'absent', false]);
+    assert.deepEqual(finish('/media/Originale/../raw/<id>'), ['completed', 'absent', false]);
+    assert.deepEqual(finish('/media/movies/<id>'), ['completed', 'absent', false]);
+  });
+
   it('tells a job end once per outcome: a failure corrected by a late finish is told, the same outcome twice never', () => {
     assert.equal(endNoticeDue('transcoding', 'completed'), true, 'the first end');
     assert.equal(endNoticeDue('canceling', 'canceled'), true);
@@ -164,6 +183,17 @@ describe('EventIntake', () => {
     assert.equal(p.jobs.logs(job.id).some((l) => /failed again|completed twice/.test(l.message)), false);
   });
 
+  it('keeps the read error count of a rip\'s closing log line in the job, for a careful re-read', () => {
+    const p = dispatchParts();
+    p.presence.onStatus(onlineStatus('ripper@1'));
+    const { job, commandId } = p.rippingJob('ripper@1');
+    p.intake.onEvent('ripper@1', event('ripper@1', 'log', { command_id: commandId, job_id: job.id, level: 'warn', message: 'read error in /VIDEO_TS/VTS_01_1.VOB at 1128.8 MiB (sector 577920 of the file): Scsi error - MEDIUM ERROR:1090' }));
+    assert.equal(p.jobs.get(job.id)?.meta?.read_errors, undefined, 'a single read error line carries no count');
+    p.intake.onEvent('ripper@1', event('ripper@1', 'log', { command_id: commandId, job_id: job.id, level: 'warn', message: 'the ripper reported 7 read error(s) (6 not listed): the raw files may have gaps where the disc could not be read', read_errors: 7 }));
+    assert.equal(p.jobs.get(job.id)?.meta?.read_errors, 7);
+    assert.ok(p.jobs.logs(job.id).some((l) => l.message.startsWith('the ripper reported 7 read error(s)')));
+  });
+
   it('runs a job through its rip into the transcode queue and on to its end', () => {
     const p = dispatchParts();
     p.presence.onStatus(onlineStatus('ripper@1'));
@@ -182,6 +212,44 @@ describe('EventIntake', () => {
     assert.equal(row?.raw_state, 'absent');
     assert.deepEqual(p.ended.map((j) => j.id), [job.id]);
     assert.deepEqual(p.queueRows(job.id).map((r) => r.state), ['done']);
+  });
+
+  it('records how long the rip and the transcode took and asks for the raw and finished files to be measured (statistics, issue 38)', () => {
+    const p = dispatchParts();
+    p.presence.onStatus(onlineStatus('ripper@1'));
+    const { job, commandId } = p.rippingJob('ripper@1');
+    const raw = `/raw/${job.id}`;
+    const ago = (s: number) => new Date(Date.now() - s * 1000).toISOString();
+    p.intake.onEvent('ripper@1', event('ripper@1', 'rip_started', { command_id: commandId, job_id: job.id, raw_dir: raw }));
+    assert.ok(Math.abs(Date.parse(p.jobs.get(job.id)?.meta?.rip_started_at ?? '') - Date.now()) < 5000, 'the rip start is recorded');
+    p.jobs.update(job.id, {}, { rip_started_at: ago(1500) });
+    // A rip the agent resumed keeps its first start.
+    p.intake.onEvent('ripper@1', event('ripper@1', 'rip_started', { command_id: commandId, job_id: job.id, raw_dir: raw }));
+    p.intake.onEvent('ripper@1', event('ripper@1', 'rip_done', { command_id: commandId, job_id: job.id, raw_dir: raw, files: [`${raw}/a.mkv`, `${raw}/b.mkv`] }));
+    assert.ok(Math.abs((p.jobs.get(job.id)?.meta?.rip_seconds ?? 0) - 1500) <= 2);
+    const transcode = p.link.of(TASKS.transcodeFiles)[0]!;
+    p.intake.onEvent('ripper@1', event('ripper@1', 'transcode_started', { command_id: transcode.id, job_id: job.id }));
+    assert.ok(p.jobs.get(job.id)?.meta?.transcode_started_at);
+    p.jobs.update(job.id, {}, { transcode_started_at: ago(3600) });
+    // The agent restarted and resumed the transcode: its time still counts from the first start.
+    p.intake.onEvent('ripper@1', event('ripper@1', 'transcode_started', { command_id: transcode.id, job_id: job.id }));
+    p.intake.onEvent('ripper@1', event('ripper@1', 'job_done', { command_id: transcode.id, job_id: job.id, output_path: '/media/movies/Film', files: ['/media/movies/Film/Film.mkv'], raw_removed: true }));
+    const meta = p.jobs.get(job.id)?.meta;
+    assert.ok(Math.abs((meta?.transcode_seconds ?? 0) - 3600) <= 2);
+    assert.ok(Math.abs((meta?.rip_seconds ?? 0) - 1500) <= 2, 'the rip time stays');
+    assert.deepEqual(p.measured, [
+      { jobId: job.id, key: 'raw_bytes', files: [`${raw}/a.mkv`, `${raw}/b.mkv`] },
+      { jobId: job.id, key: 'output_bytes', files: ['/media/movies/Film/Film.mkv'] },
+    ]);
+
+    // A rip that is the last stage (an audio CD): its job_done ends the rip, whose time it records.
+    const cd = p.rippingJob('ripper@1');
+    p.intake.onEvent('ripper@1', event('ripper@1', 'rip_started', { command_id: cd.commandId, job_id: cd.job.id, raw_dir: `/raw/${cd.job.id}` }));
+    p.jobs.update(cd.job.id, {}, { rip_started_at: ago(240) });
+    p.intake.onEvent('ripper@1', event('ripper@1', 'job_done', { command_id: cd.commandId, job_id: cd.job.id, output_path: '/media/movies/Album', files: ['/media/movies/Album/01.flac'], raw_removed: true }));
+    const cdMeta = p.jobs.get(cd.job.id)?.meta;
+    assert.ok(Math.abs((cdMeta?.rip_seconds ?? 0) - 240) <= 2);
+    assert.equal(cdMeta?.transcode_seconds, undefined);
   });
 
   it('drops a job event that breaks the rules: another node, a wrong stage, a raw folder it was not given', () => {

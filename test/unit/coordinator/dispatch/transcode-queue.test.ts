@@ -114,6 +114,8 @@ describe('TranscodeQueue', () => {
     p.fleet.applyStatus(onlineStatus('spare@1'));
     p.queue.pump();
     assert.deepEqual(p.link.of(TASKS.transcodeFiles).map((s) => s.node), ['chosen@1', 'spare@1']);
+    const [first, redo] = p.link.sent.filter((s) => s.cmd.task === TASKS.transcodeFiles).map((s) => (s.cmd.args as { redone?: boolean }).redone);
+    assert.deepEqual([first, redo], [undefined, true], 'the redone transcode never joins the title\'s folder, where the lost worker\'s output may be');
   });
 
   it('reads the queue past a page of transcodes waiting for a busy chosen node, and keeps the order of rows of one millisecond', () => {

@@ -86,3 +86,50 @@ describe('objectBody', () => {
     }
   });
 });
+
+describe('a refusal the web UI words itself (issue 38)', () => {
+  it('sends code and parameters as headers, the body in English, or in German where Accept-Language prefers it', async () => {
+    const { default: express } = await import('express');
+    const http = await import('node:http');
+    const { errorHandler } = await import('../../../../coordinator/http/errors.js');
+    const { Logger } = await import('../../../../shared/log.js');
+    const app = express();
+    app.get('/coded', () => {
+      throw new HttpError(400, 'transcodePreset "Fast 1080p3O" is in no online worker\'s preset list (keller)', 'presetUnknown', { preset: 'Fast 1080p3O', workers: 'keller – Büro' });
+    });
+    app.get('/plain', () => {
+      throw new HttpError(404, 'no job with id x');
+    });
+    app.post('/cancel', () => {
+      throw new HttpError(409, 'the job is completed; only pending, processing or transcoding jobs can be canceled', 'cancelNotActive', { status: 'completed' });
+    });
+    app.use(errorHandler(new Logger('test', true)));
+    const server = http.createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}`;
+      const coded = await fetch(`${base}/coded`);
+      assert.equal(coded.status, 400);
+      assert.equal(await coded.text(), 'transcodePreset "Fast 1080p3O" is in no online worker\'s preset list (keller)\n');
+      assert.equal(coded.headers.get('Ripwerk-Reason'), 'presetUnknown');
+      assert.deepEqual(JSON.parse(decodeURIComponent(coded.headers.get('Ripwerk-Reason-Params') ?? '')), { preset: 'Fast 1080p3O', workers: 'keller – Büro' });
+      const plain = await fetch(`${base}/plain`, { headers: { 'accept-language': 'de' } });
+      assert.equal(plain.headers.get('Ripwerk-Reason'), null, 'a refusal without a code has no headers');
+      assert.equal(await plain.text(), 'no job with id x\n', 'a refusal without a code stays English');
+      // Accept-Language: a coded refusal's body in German where the client prefers German, else English.
+      const de = await fetch(`${base}/cancel`, { method: 'POST', headers: { 'accept-language': 'de-DE,de;q=0.9,en;q=0.8' } });
+      assert.equal(de.status, 409);
+      assert.equal(await de.text(), 'Der Auftrag läuft nicht mehr (Status: fertig): Nur ein wartender, rippender oder komprimierender Auftrag lässt sich abbrechen.\n');
+      assert.equal(de.headers.get('Content-Language'), 'de');
+      assert.match(de.headers.get('Vary') ?? '', /Accept-Language/);
+      for (const lang of ['en-US,en;q=0.9,de;q=0.5', 'fr', '']) {
+        const en = await fetch(`${base}/cancel`, { method: 'POST', headers: lang ? { 'accept-language': lang } : {} });
+        assert.equal(await en.text(), 'the job is completed; only pending, processing or transcoding jobs can be canceled\n', lang);
+        assert.equal(en.headers.get('Content-Language'), 'en');
+        assert.equal(en.headers.get('Ripwerk-Reason'), 'cancelNotActive');
+      }
+    } finally {
+      server.close();
+    }
+  });
+});

@@ -31,6 +31,27 @@ describe('Home Assistant discovery payloads', () => {
     }
   });
 
+  it('names each entity with default_entity_id, the full entity id Home Assistant wants since 2025.10, never the deprecated object_id', () => {
+    // Home Assistant's valid_entity_id: <domain>.<object id>, each of [a-z0-9_], no leading, trailing or doubled "_".
+    const validEntityId = /^(?!.+__)(?!_)[\da-z_]+(?<!_)\.(?!_)[\da-z_]+(?<!_)$/;
+    const odd = { node: 'Keller-NAS@home.local', name: 'keller' };
+    const msgs = [...agentConfigs('homeassistant', odd), ...driveConfigs('homeassistant', odd, { ...drive, drive: 'SR-0' })];
+    for (const m of msgs) {
+      const component = m.topic.split('/')[1];
+      assert.equal('object_id' in m.payload, false, m.topic);
+      assert.match(String(m.payload.default_entity_id), validEntityId, m.topic);
+      assert.equal(String(m.payload.default_entity_id).split('.')[0], component, m.topic);
+    }
+    assert.deepEqual(msgs.map((m) => m.payload.default_entity_id), [
+      'binary_sensor.ripwerk_keller_nas_home_local_online',
+      'sensor.ripwerk_keller_nas_home_local_sr_0_disc_title',
+      'sensor.ripwerk_keller_nas_home_local_sr_0_job_status',
+      'sensor.ripwerk_keller_nas_home_local_sr_0_job_progress',
+      'sensor.ripwerk_keller_nas_home_local_sr_0_job_eta',
+      'button.ripwerk_keller_nas_home_local_sr_0_eject',
+    ]);
+  });
+
   it('describes the agent as a device with a connectivity sensor from its status topic', () => {
     const [online] = agentConfigs('homeassistant', agent);
     assert.equal(online.topic, 'homeassistant/binary_sensor/ripwerk_keller_nas_local/online/config');

@@ -107,7 +107,7 @@ describe('key store on disk', () => {
     const dir = path.join(root, 'data-2');
     const store = new KeyStore(dir);
     assert.equal((await store.keydbStatus()).present, false);
-    const status = await store.setKeydb('; comment\n0x0123 = Disc | D | 2020-01-01 | V | 0x00\n\n0x4567 = Other | D | 2020-01-01\n');
+    const status = await store.setKeydb('; comment\n0x0123456789ABCDEF0123456789ABCDEF01234567 = Disc | D | 2020-01-01 | V | 0x00\n\n0x456789ABCDEF0123456789ABCDEF0123456789AB = Other | D | 2020-01-01\n');
     assert.deepEqual([status.present, status.entries, status.file], [true, 2, 'KEYDB.cfg']);
     assert.deepEqual(fs.readdirSync(dir), ['KEYDB.cfg']);
     assert.equal(fs.statSync(path.join(dir, 'KEYDB.cfg')).mode & 0o777, 0o600, 'disc keys are the service user\'s only');

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { KeyStore } from '../../../../coordinator/keys/key-store.js';
-import { keydbIdentity, keydbTitle, keydbTitleIndex, KeydbTitles } from '../../../../coordinator/keys/keydb-titles.js';
+import { keydbEntryCount, keydbIdentity, keydbTitle, keydbTitleIndex, KeydbTitles } from '../../../../coordinator/keys/keydb-titles.js';
 import { labelIdentity } from '../../../../coordinator/metadata/disc-identity.js';
 import type { DiscInfo } from '../../../../shared/protocol.js';
 
@@ -119,5 +119,27 @@ describe('KEYDB.cfg titles of the stored file', () => {
     assert.equal(await titles.identityFor(dvd, labelIdentity(dvd)), null);
     const old = bluray();
     assert.equal(await titles.identityFor(old, labelIdentity(old)), null);
+  });
+});
+
+describe('KEYDB.cfg entries (issue 38: a text file was "installed" with 1 entry)', () => {
+  it('counts disc entries (with or without a title) and key lines, not comments, blank lines or other text', () => {
+    const content = [
+      '; KEYDB.cfg',
+      '| DK | DEVICE_KEY 0x00112233 | DEVICE_NODE 0x0800 | KEY_UV 0x00000400 | KEY_U_MASK_SHIFT 0x17',
+      '| PK | 0x00112233445566778899AABBCCDDEEFF',
+      '| HC | HOST_PRIV_KEY 0x0011 | HOST_CERT 0x0203',
+      '0x0123456789ABCDEF0123456789ABCDEF01234567 = MY DISC | D | 2020-01-01 | V | 0x00112233',
+      '0x0123456789abcdef0123456789abcdef01234568 = | V | 0x00112233',
+      '',
+      '# another comment',
+    ].join('\r\n');
+    assert.equal(keydbEntryCount(content), 5);
+  });
+
+  it('finds none in a text file of another kind', () => {
+    assert.equal(keydbEntryCount('Einkaufsliste\nMilch\nBrot\n'), 0);
+    assert.equal(keydbEntryCount('0x0123 = too short an id\n'), 0);
+    assert.equal(keydbEntryCount(''), 0);
   });
 });

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { planCorrection } from '../../../../coordinator/library/library-correction.js';
+import { planCorrection, renamedStreams } from '../../../../coordinator/library/library-correction.js';
 import type { JobRow } from '../../../../coordinator/jobs/jobs-store.js';
 
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-correction-')));
@@ -29,5 +29,25 @@ describe('a correction renames to the names a rip writes (issue 39)', () => {
     const plan = await planCorrection(job, { title: 'On', year: null, kind: 'series', season: 1 }, root);
     assert.equal(path.relative(root, plan.toDir), path.join('Serien', 'On', 'S01'));
     assert.deepEqual(plan.files, ['On - S01E01.mkv']);
+  });
+});
+
+describe('a correction renames the stream list too (issue 38)', () => {
+  it('each file\'s streams take its new name; a file the correction did not rename keeps its entry', async () => {
+    const job = finished(path.join(root, 'Filme', 'Heet (1995)'), ['Heet (1995).mkv', 'Heet (1995) - Trailer-trailer.mkv'], {}, 'Heet');
+    const plan = await planCorrection(job, { title: 'Heat', year: 1995, kind: 'movie', season: null }, root);
+    assert.deepEqual(plan.files, ['Heat (1995).mkv', 'Heat (1995) - Trailer-trailer.mkv']);
+    const audio = [{ index: 1, language: 'eng', codec: 'ac3', channels: 6 }];
+    const streams = [
+      { file: 'Heet (1995).mkv', audio, subtitles: [] },
+      { file: 'Heet (1995) - Trailer-trailer.mkv', audio: [], subtitles: [] },
+      { file: 'unrelated.mkv', audio: [], subtitles: [] },
+    ] as never[];
+    assert.deepEqual(
+      renamedStreams(streams, job.meta?.output_files ?? [], plan.files).map((s: { file: string }) => s.file),
+      ['Heat (1995).mkv', 'Heat (1995) - Trailer-trailer.mkv', 'unrelated.mkv'],
+    );
+    // A file below the folder, its entry named as the worker names it (its own name).
+    assert.deepEqual(renamedStreams([{ file: 'Heet (1995) - Extra.mkv', audio: [], subtitles: [] }], ['Extras/Heet (1995) - Extra.mkv'], ['Extras/Heat (1995) - Extra.mkv'])[0].file, 'Heat (1995) - Extra.mkv');
   });
 });

@@ -25,11 +25,19 @@ describe('library info per media-server profile', () => {
   it('gives Jellyfin, Emby and Kodi a movie description and Plex or no server nothing', () => {
     const meta = { year: 1995, poster_path: '/p.jpg', overview: 'Plot', tmdb_id: 949, imdb_id: 'tt0113277', disc_type: 'dvd' };
     for (const profile of ['jellyfin', 'emby', 'kodi']) {
-      assert.deepEqual(libraryInfo(job(meta), { mediaServerType: profile }, IMG), { profile, kind: 'movie', title: 'Heat', year: 1995, overview: 'Plot', poster_url: `${IMG}/p.jpg`, tmdb_id: 949, imdb_id: 'tt0113277' });
+      assert.deepEqual(libraryInfo(job(meta), { mediaServerType: profile }, IMG), { profile, kind: 'movie', title: 'Heat', year: 1995, overview: 'Plot', poster_url: `${IMG}/p.jpg`, poster_policy: null, tmdb_id: 949, imdb_id: 'tt0113277' });
     }
     assert.equal(libraryInfo(job(meta), { mediaServerType: 'plex' }, IMG), null);
     assert.equal(libraryInfo(job(meta), { mediaServerType: '' }, IMG), null);
     assert.equal(libraryInfo(job({ ...meta, disc_type: 'cd' }), { mediaServerType: 'kodi' }, IMG), null);
+  });
+
+  it('has a poster off the configured image server fetched under the webhook target rules, private addresses only with allowPrivateWebhooks (issue 42)', () => {
+    const elsewhere = job({ poster_path: 'http://nas.local:8080/p.jpg' });
+    assert.deepEqual(libraryInfo(elsewhere, { mediaServerType: 'kodi' }, IMG)?.poster_policy, { allow_private: false });
+    assert.deepEqual(libraryInfo(elsewhere, { mediaServerType: 'kodi', allowPrivateWebhooks: true }, IMG)?.poster_policy, { allow_private: true });
+    assert.equal(libraryInfo(job({ poster_path: 'https://image.tmdb.org/t/p/original/p.jpg' }), { mediaServerType: 'kodi' }, IMG)?.poster_policy, null, 'same origin as the image base');
+    assert.deepEqual(libraryInfo(job({ poster_path: 'https://image.tmdb.org.evil.example/p.jpg' }), { mediaServerType: 'kodi' }, IMG)?.poster_policy, { allow_private: false });
   });
 
   it('describes a series job by its series name, and survives corrupt meta', () => {

@@ -10,9 +10,10 @@ import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { TargetPolicy } from '../../../../coordinator/integrations/webhook-target.js';
-import { POSTER_MAX_BYTES, PosterCache, PosterError } from '../../../../coordinator/library/poster-cache.js';
+import { PosterCache, PosterError } from '../../../../coordinator/library/poster-cache.js';
 import { Logger } from '../../../../shared/log.js';
+import { POSTER_FETCH_FAILED, POSTER_MAX_BYTES } from '../../../../shared/poster-fetch.js';
+import type { TargetPolicy } from '../../../../shared/target-rules.js';
 
 const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46]);
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-posters-'));
@@ -133,6 +134,29 @@ describe('the poster cache (issue 42)', () => {
     const e = await refused.get(refused.register(`http://127.0.0.1:${port}/ok.jpg`) as string).catch((x: unknown) => x);
     outcomes.push(`${(e as PosterError).status} ${(e as PosterError).message}`);
     assert.deepEqual(new Set(outcomes), new Set(['502 the poster from 127.0.0.1 could not be fetched (the server is not reachable or refused, it has no such image, or the answer is no image of at most 10 MB)']));
+  });
+
+  it('logs every failed fetch in one wording: the log GET /logs serves tells no closed port from a 404, no image, a refused address or a timeout', async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const s = http.createServer();
+      s.listen(0, '127.0.0.1', () => {
+        const p = (s.address() as net.AddressInfo).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const lines: string[] = [];
+    const log = new Logger('posters', true);
+    // The sink the coordinator's log store (GET /logs) is fed by.
+    log.addSink((e) => void lines.push(`${e.level} ${e.message}`));
+    const make = (policy: TargetPolicy): PosterCache => new PosterCache(path.join(root, `posters-${++n}`), 10_000_000, 'https://image.invalid/t/p/w500', log, () => policy, { timeoutMs: 300 });
+    const lax = make({ allowPrivate: true, ownPort: null });
+    const urls = [`http://127.0.0.1:${closed}/x.jpg`, `http://127.0.0.1:${port}/missing.jpg`, `http://127.0.0.1:${port}/text.jpg`, `http://127.0.0.1:${port}/slow.jpg`, `http://127.0.0.1:${port}/huge.jpg`];
+    for (const url of urls) await lax.get(lax.register(url) as string).catch(() => undefined);
+    const refused = make(strict);
+    const refusedUrl = `http://127.0.0.1:${port}/ok.jpg`;
+    await refused.get(refused.register(refusedUrl) as string).catch(() => undefined);
+    assert.deepEqual(lines, [...urls, refusedUrl].map((url) => `warn poster ${url} not fetched (${POSTER_FETCH_FAILED})`));
+    assert.doesNotMatch(lines.join('\n'), /ECONNREFUSED|HTTP \d|timeout|loopback|allowPrivateWebhooks|bytes|declares|cut off/);
   });
 
   it('answers a slow poster server 502, not 500', async () => {

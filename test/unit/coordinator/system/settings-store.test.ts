@@ -26,6 +26,15 @@ function store(): SettingsStore {
   return new SettingsStore(openDatabase(path.join(root, `s-${++n}.sqlite`), coordinatorMigrations));
 }
 
+describe('validateSetting: mediaServerType', () => {
+  it('takes the product name in any case and stores the lower-case kind', () => {
+    assert.equal(validateSetting('mediaServerType', 'Jellyfin'), 'jellyfin');
+    assert.equal(validateSetting('mediaServerType', ' PLEX '), 'plex');
+    assert.equal(validateSetting('mediaServerType', ''), '');
+    assert.throws(() => validateSetting('mediaServerType', 3), SettingsError);
+  });
+});
+
 describe('SettingsStore', () => {
   it('answers the defaults for an empty table', () => {
     const s = store();

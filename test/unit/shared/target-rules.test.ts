@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { checkTarget, forbiddenKind, refusalFor, sendToTarget, TargetRefused, type TargetPolicy } from '../../../../coordinator/integrations/webhook-target.js';
+import { checkTarget, forbiddenKind, refusalFor, sendToTarget, TargetRefused, type TargetPolicy } from '../../../shared/target-rules.js';
 
 const OWN = ['127.0.0.1', '::1', '192.168.1.10', 'fe80::1'];
 const strict: TargetPolicy = { allowPrivate: false, ownPort: 8080, ownAddresses: OWN };
@@ -71,5 +71,12 @@ describe('sending to a target', () => {
     assert.equal(await sendToTarget({ url: `http://localhost:${port}/hook`, method: 'POST', headers: {}, body: 'x', timeoutMs: 2000 }, { ...lax, ownPort: 1 }), 204);
     assert.equal(await sendToTarget({ url: `http://127.0.0.1:${port}/moved`, method: 'POST', headers: {}, body: 'x', timeoutMs: 2000 }, { ...lax, ownPort: 1 }), 302);
     assert.deepEqual(hits, ['POST /hook', 'POST /moved']);
+  });
+
+  it('checks every send again: a kept-alive connection of a send allowed a moment ago does not carry one the rules now refuse', async () => {
+    hits.length = 0;
+    assert.equal(await sendToTarget({ url: `http://localhost:${port}/hook`, method: 'POST', headers: {}, body: 'x', timeoutMs: 2000 }, { ...lax, ownPort: 1 }), 204);
+    await assert.rejects(sendToTarget({ url: `http://localhost:${port}/hook`, method: 'POST', headers: {}, body: 'x', timeoutMs: 2000 }, strict), TargetRefused);
+    assert.deepEqual(hits, ['POST /hook']);
   });
 });

@@ -173,7 +173,8 @@ export function sendToTarget(req: TargetRequest, policy: TargetPolicy): Promise<
     }
     const client = u.protocol === 'https:' ? https : http;
     const signal = AbortSignal.timeout(req.timeoutMs);
-    const request = client.request(u, { method: req.method, headers: req.headers, lookup, signal }, (res) => {
+    // A connection of its own: a kept-alive socket would skip the checked lookup.
+    const request = client.request(u, { agent: false, method: req.method, headers: req.headers, lookup, signal }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
       res.on('error', reject);

@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { mayTake, queueView, workerJobs, type QueueCandidate } from '../../../../coordinator/workers/live-work.js';
+import { EncoderSpeeds } from '../../../../coordinator/jobs/encoder-speeds.js';
+import { TASKS } from '../../../../shared/protocol.js';
+import type { JobRow } from '../../../../coordinator/jobs/jobs-store.js';
+import type { OpenWork } from '../../../../coordinator/dispatch/commands.js';
+
+const T0 = Date.parse('2026-11-28T10:00:00.000Z');
+
+function row(id: string, over: Partial<JobRow> = {}): JobRow {
+  return {
+    id, title: `Film ${id}`, status: 'transcoding', progress: 0, output_path: null, target_dir: null, meta: null, device: null, node: 'keller@nas', transcode_node: null,
+    error: null, phase: 'transcode', eta_points: null, raw_state: null, raw_path: null, raw_size: null, raw_checked_at: null,
+    created_at: '2026-11-28T09:00:00.000Z', updated_at: '2026-11-28T09:00:00.000Z', finished_at: null, ...over,
+  };
+}
+
+const workers: QueueCandidate[] = [
+  { name: 'keller', node: 'keller@nas', online: true, encoders: 1 },
+  { name: 'buero', node: 'buero@pc', online: true, encoders: 2 },
+  { name: 'laufwerk', node: 'laufwerk@pi', online: true, encoders: 0 },
+  { name: 'weg', node: 'weg@nb', online: false, encoders: 1 },
+];
+
+describe('live worker view', () => {
+  it('lists a node\'s open work with progress, fps, elapsed and remaining time; a command sent ahead of its phase shows no progress yet', () => {
+    const points = JSON.stringify([{ t: T0 - 120_000, p: 10 }, { t: T0, p: 50 }]);
+    const jobs = new Map([
+      ['a', row('a', { progress: 50, eta_points: points })],
+      ['b', row('b', { status: 'running', phase: 'rip', progress: 70 })],
+    ]);
+    const running: OpenWork[] = [
+      { node: 'keller@nas', task: TASKS.transcodeFiles, job_id: 'a', created_at: new Date(T0 - 125_000).toISOString(), encoded: 0 },
+      { node: 'buero@pc', task: TASKS.transcodeFiles, job_id: 'b', created_at: new Date(T0 - 5_000).toISOString(), encoded: 0 },
+      { node: 'keller@nas', task: TASKS.ripDisc, job_id: 'gone', created_at: new Date(T0).toISOString(), encoded: 0 },
+    ];
+    const speeds = new EncoderSpeeds();
+    speeds.record('a', 'transcode', 87.5, T0);
+    const keller = workerJobs('keller@nas', running, (id) => jobs.get(id), speeds, T0);
+    assert.deepEqual(keller, [
+      { id: 'a', title: 'Film a', phase: 'transcode', status: 'transcoding', progress: 50, fps: 87.5, started_at: new Date(T0 - 125_000).toISOString(), elapsed_seconds: 125, eta_seconds: 150, encoded: false },
+    ]);
+    const buero = workerJobs('buero@pc', running, (id) => jobs.get(id), speeds, T0);
+    assert.equal(buero.length, 1);
+    assert.deepEqual({ progress: buero[0].progress, eta: buero[0].eta_seconds, fps: buero[0].fps, status: buero[0].status }, { progress: 0, eta: null, fps: null, status: 'processing' });
+  });
+
+  it('shows no speed for a transcode whose encoder has finished', () => {
+    const speeds = new EncoderSpeeds();
+    speeds.record('a', 'transcode', 60, T0);
+    const running: OpenWork[] = [{ node: 'keller@nas', task: TASKS.transcodeFiles, job_id: 'a', created_at: new Date(T0).toISOString(), encoded: 1 }];
+    const [job] = workerJobs('keller@nas', running, () => row('a', { progress: 100 }), speeds, T0);
+    assert.deepEqual({ fps: job.fps, encoded: job.encoded }, { fps: null, encoded: true });
+  });
+
+  it('says who may take a waiting transcode as the queue hands it out: its chosen worker while online, else every online worker with an encoder', () => {
+    assert.deepEqual(mayTake('buero@pc', workers), ['buero']);
+    assert.deepEqual(mayTake('weg@nb', workers), ['keller', 'buero']);
+    assert.deepEqual(mayTake('laufwerk@pi', workers), ['keller', 'buero']);
+    assert.deepEqual(mayTake(null, workers), ['keller', 'buero']);
+    assert.deepEqual(mayTake(null, []), []);
+  });
+
+  it('numbers the queue in its order, with titles and waiting time', () => {
+    const view = queueView(
+      [
+        { job_id: 'a', preferred_node: null, created_at: new Date(T0 - 60_000).toISOString() },
+        { job_id: 'x', preferred_node: 'buero@pc', created_at: new Date(T0 - 1_000).toISOString() },
+      ],
+      (id) => (id === 'a' ? row('a') : undefined),
+      workers,
+      T0,
+    );
+    assert.deepEqual(
+      view.map((q) => [q.position, q.job_id, q.title, q.waiting_seconds, q.may_take]),
+      [
+        [1, 'a', 'Film a', 60, ['keller', 'buero']],
+        [2, 'x', 'x', 1, ['buero']],
+      ],
+    );
+  });
+});

@@ -282,6 +282,7 @@ const transcodeArgsSchema = z.looseObject({
   extras_by_kind: z.optional(bool),
   redone: z.optional(bool),
   first_episode: z.optional(z.nullable(int(1, 10_000))),
+  chunking: z.optional(z.nullable(z.looseObject({ min_seconds: z.number().check(z.gt(0), z.lte(1e7)), agents: int(2, 10_000) }))),
 });
 
 export const commandSchema = z.discriminatedUnion('task', [

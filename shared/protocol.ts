@@ -451,6 +451,20 @@ export interface TranscodeArgs {
   extras_by_kind?: boolean;
   /** A disc of a box-set session: the episode number its first file continues with, where runtimes and TheDiscDB roles do not decide. */
   first_episode?: number | null;
+  /**
+   * Titles longer than `min_seconds` may be encoded in chunks by several agents (issue 41), this
+   * agent leading them; absent or null: every title whole on this agent (setting chunkMinMinutes 0,
+   * a chosen transcode node, no other agent with an encoder online, or an older coordinator).
+   */
+  chunking?: ChunkingArgs | null;
+}
+
+/** What the coordinator allows a transcode's lead for its long titles (coordinator/dispatch/chunk-decision.ts). */
+export interface ChunkingArgs {
+  /** A title longer than this (seconds) is chunked (setting chunkMinMinutes × 60). */
+  min_seconds: number;
+  /** The online agents with an encoder when the transcode was handed out, the lead included: the plan cuts for them (CHUNKS_PER_AGENT each). */
+  agents: number;
 }
 
 export interface StreamOptions {

@@ -9,6 +9,7 @@ import type { TitleRole } from '../../shared/disc-titles.js';
 import type { RippedTitle } from '../../shared/protocol.js';
 import type { CommandTable } from './commands.js';
 import type { JobJournal } from './job-journal.js';
+import { chunkingFor } from './chunk-decision.js';
 
 /** A worker that tells no slot count holds this many rips and transcodes at once. */
 const DEFAULT_SLOTS = 4;
@@ -127,7 +128,7 @@ export class TranscodeQueue {
           if (!node) continue;
           free.set(node, (free.get(node) ?? 0) - 1);
           left--;
-          this.assign(row, node);
+          this.assign(row, node, [...free.keys()]);
         }
       })();
       if (page.length < PUMP_PAGE) break;
@@ -150,8 +151,11 @@ export class TranscodeQueue {
     return best;
   }
 
-  private assign(row: QueuePageRow, node: string): void {
-    const args = JSON.parse((this.stmts.args.get(row.id) as { args: string }).args) as TranscodeArgs;
+  /** Sends the row's transcode to `node`, with the chunking its long titles may get from the other encoder nodes online (`encoderNodes`). */
+  private assign(row: QueuePageRow, node: string, encoderNodes: string[]): void {
+    const stored = JSON.parse((this.stmts.args.get(row.id) as { args: string }).args) as TranscodeArgs;
+    const chunking = chunkingFor({ chunkMinMinutes: this.settings.get('chunkMinMinutes'), chosenNode: row.preferred_node, leadNode: node, encoderNodes });
+    const args: TranscodeArgs = chunking ? { ...stored, chunking } : stored;
     this.stmts.assign.run(node, new Date().toISOString(), row.id);
     if (row.preferred_node && row.preferred_node !== node) this.journal.note(row.job_id, 'warn', `worker ${row.preferred_node} is offline; the transcode goes to ${node}`);
     this.jobs.update(row.job_id, { transcode_node: node });

@@ -280,6 +280,7 @@ export const de = {
   'setting.burnForcedSubtitles': 'Erzwungene Untertitel einbrennen',
   'setting.keepCommentary': 'Kommentarspuren behalten',
   'setting.keepAudioDescription': 'Audiodeskription (Hörfilm) behalten',
+  'setting.chunkMinMinutes': 'Titel länger als so viele Minuten auf alle freien Worker aufteilen (0 = nie)',
   'setting.minTitleSeconds': 'Kürzeste Titellänge ohne gewählte Titel (Sekunden)',
   'setting.maxSimilarTitles': 'Höchstens so viele Titel fast gleicher Länge automatisch rippen (verschleierte Playlists)',
   'setting.ripTitleKinds': 'Titel erkannter Discs',

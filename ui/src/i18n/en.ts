@@ -279,6 +279,7 @@ export const en: Record<MessageKey, string> = {
   'setting.burnForcedSubtitles': 'Burn in forced subtitles',
   'setting.keepCommentary': 'Keep commentary tracks',
   'setting.keepAudioDescription': 'Keep audio description tracks',
+  'setting.chunkMinMinutes': 'Split titles longer than this many minutes across all free workers (0 = never)',
   'setting.minTitleSeconds': 'Shortest title when no titles are chosen (seconds)',
   'setting.maxSimilarTitles': 'Rip at most this many titles of near-identical length automatically (obfuscated playlists)',
   'setting.ripTitleKinds': 'Titles of recognised discs',

@@ -1,3 +1,5 @@
+import posix from 'node:path/posix';
+
 /**
  * The setting that decides which titles are encoded in chunks by several agents (issue 41;
  * docs/scaling.md, "One title on several agents"): a title longer than `chunkMinMinutes` minutes.
@@ -9,3 +11,20 @@ export const DEFAULT_CHUNK_MIN_MINUTES = 20;
 
 /** The largest value taken: a day. Longer than any disc title. */
 export const CHUNK_MIN_MINUTES_MAX = 1440;
+
+/** A failed chunk encode is handed out again once; the second failure fails the job with its reason. */
+export const CHUNK_MAX_ATTEMPTS = 2;
+
+/**
+ * Where the chunks of a title are written, beside its raw data (container paths; every agent maps
+ * them through its path map): `<raw folder>/.ripwerk-chunks/<job id>/<title index>`. Removed after
+ * the join, and on cancel.
+ */
+export function chunkFolder(rawDir: string, jobId: string, title: number): string {
+  return posix.join(rawDir, '.ripwerk-chunks', jobId, String(title));
+}
+
+/** The file of one chunk in its folder: c00.mkv, c01.mkv, … (in join order). */
+export function chunkFileName(index: number): string {
+  return `c${String(index).padStart(2, '0')}.mkv`;
+}

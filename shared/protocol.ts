@@ -459,6 +459,18 @@ export interface TranscodeArgs {
   chunking?: ChunkingArgs | null;
 }
 
+/**
+ * One chunk of a title as the lead planned it (agent/tasks/chunk-plan.ts, in wire form): its frames
+ * among the title's, and HandBrake's cut on its 90 kHz clock (null: from the start, to the end).
+ */
+export interface ChunkCut {
+  index: number;
+  first_frame: number;
+  frames: number;
+  start_ticks: number | null;
+  duration_ticks: number | null;
+}
+
 /** What the coordinator allows a transcode's lead for its long titles (coordinator/dispatch/chunk-decision.ts). */
 export interface ChunkingArgs {
   /** A title longer than this (seconds) is chunked (setting chunkMinMinutes × 60). */

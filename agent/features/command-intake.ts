@@ -26,6 +26,13 @@ export class CommandIntake {
       this.runner.resumeRecovered(cmd.args.command_id, cmd.args.started_at);
       return;
     }
+    if (cmd.task === TASKS.encodeChunk || cmd.task === TASKS.joinChunks) {
+      // Issue 41: the coordinator hands chunks out only to a lead's plan, which this agent never makes yet.
+      const reason = `the worker ${ctx.config.workerName} does not encode chunks of a title (${cmd.task})`;
+      ctx.log.warn(`refused ${cmd.task} (command ${cmd.id}): ${reason}`, cmd.job_id);
+      ctx.emit({ type: 'rejected', command_id: cmd.id, job_id: cmd.job_id, reason });
+      return;
+    }
     if (cmd.task !== TASKS.ripDisc && cmd.task !== TASKS.transcodeFiles) {
       void this.driveCommands.handle(cmd);
       return;

@@ -142,6 +142,11 @@ export class ChunkBoard {
     return out;
   }
 
+  /** The chunk handed out under `commandId` (whatever its state now). */
+  byCommand(commandId: string): ChunkRow | undefined {
+    return this.stmts.byCommand.get(commandId);
+  }
+
   /** Running chunks per node: each takes one of its node's slots. */
   runningByNode(): Map<string, number> {
     return new Map(this.stmts.runningByNode.all().map((r) => [r.node, r.n]));

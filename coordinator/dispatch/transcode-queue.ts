@@ -10,6 +10,7 @@ import type { RippedTitle } from '../../shared/protocol.js';
 import type { CommandTable } from './commands.js';
 import type { JobJournal } from './job-journal.js';
 import { chunkingFor } from './chunk-decision.js';
+import type { ChunkIntake } from './chunk-intake.js';
 
 /** A worker that tells no slot count holds this many rips and transcodes at once. */
 const DEFAULT_SLOTS = 4;
@@ -51,6 +52,8 @@ export class TranscodeQueue {
     private readonly journal: JobJournal,
     /** The media-server files (nfo, poster) the agent writes for a job. */
     private readonly libraryFor: (job: JobRow) => LibraryInfo | null,
+    /** The chunks of long titles (issue 41): they take slots too, and are handed out before whole transcodes. Absent: none. */
+    private readonly chunks?: ChunkIntake,
   ) {
     this.stmts = {
       // Along the index (state, created_at), whose entries end in the rowid: a page costs its rows only.
@@ -116,6 +119,8 @@ export class TranscodeQueue {
    */
   pump(): void {
     const free = this.freeSlotsByNode();
+    // A title being encoded in chunks comes first: its lead waits for them, and the film is in the library sooner.
+    this.chunks?.handOut(free);
     let left = [...free.values()].reduce((a, n) => a + Math.max(0, n), 0);
     let after: { created_at: string; seq: number } = { created_at: '', seq: -1 };
     while (left > 0) {
@@ -171,6 +176,7 @@ export class TranscodeQueue {
    */
   private freeSlotsByNode(): Map<string, number> {
     const taken = new Map(this.commands.slotCountsByNode().map((r) => [r.node, r.n - r.ending]));
+    for (const [node, n] of this.chunks?.board.runningByNode() ?? []) taken.set(node, (taken.get(node) ?? 0) + n);
     const free = new Map<string, number>();
     for (const agent of this.fleet.online()) {
       if ((agent.status?.capabilities?.encoders.length ?? 0) === 0) continue;
@@ -192,11 +198,29 @@ export class TranscodeQueue {
   /** The job's transcode stage has ended (finished, failed, canceled or taken over): its rows leave the queue. */
   close(jobId: string): void {
     this.stmts.endOpen.run(jobId);
+    this.chunks?.stopChunks(jobId);
+  }
+
+  /** Whether the node is encoding a chunk. */
+  hasChunksOn(node: string): boolean {
+    return (this.chunks?.board.runningByNode().get(node) ?? 0) > 0;
+  }
+
+  /** A node was lost: the chunks it was encoding go back to the queue (handed out by the next pump). */
+  nodeLost(node: string): void {
+    this.chunks?.nodeLost(node);
+  }
+
+  /** The job's chunks stop (a cancel asked for): none is handed out any more, the running ones are told to stop. */
+  stopChunks(jobId: string): void {
+    this.chunks?.stopChunks(jobId);
   }
 
   /** A worker holding the job's transcode was lost: the transcode goes back to the shared queue (no preferred node). */
   requeue(jobId: string): void {
     this.stmts.requeue.run(jobId);
+    // The lead is gone: the title is encoded whole again by the next taker; chunks still running are stopped.
+    this.chunks?.stopChunks(jobId);
     this.jobs.update(jobId, { transcode_node: null });
   }
 

@@ -1,5 +1,3 @@
-import posix from 'node:path/posix';
-
 /**
  * The setting that decides which titles are encoded in chunks by several agents (issue 41;
  * docs/scaling.md, "One title on several agents"): a title longer than `chunkMinMinutes` minutes.
@@ -21,7 +19,8 @@ export const CHUNK_MAX_ATTEMPTS = 2;
  * the join, and on cancel.
  */
 export function chunkFolder(rawDir: string, jobId: string, title: number): string {
-  return posix.join(rawDir, '.ripwerk-chunks', jobId, String(title));
+  // Plain text, no node:path: the web UI's bundle imports this module for the setting's bounds.
+  return `${rawDir.replace(/\/+$/, '')}/.ripwerk-chunks/${jobId}/${title}`;
 }
 
 /** The file of one chunk in its folder: c00.mkv, c01.mkv, … (in join order). */

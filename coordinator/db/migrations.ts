@@ -267,6 +267,7 @@ export const coordinatorMigrations: Migration[] = [
       state TEXT NOT NULL,
       node TEXT,
       command_id TEXT,
+      handed_at TEXT,
       frames_done INTEGER NOT NULL DEFAULT 0,
       attempts INTEGER NOT NULL DEFAULT 0,
       reason TEXT,

@@ -41,6 +41,8 @@ export interface ChunkRow {
   state: ChunkState;
   node: string | null;
   command_id: string | null;
+  /** When it was handed to `node`. */
+  handed_at: string | null;
   frames_done: number;
   attempts: number;
   reason: string | null;
@@ -90,8 +92,8 @@ export class ChunkBoard {
       ),
       // The oldest title's chunks first, in order: a title is finished before the next one starts.
       queued: db.prepare<[], ChunkRow>(`SELECT * FROM transcode_chunks WHERE state = 'queued' ORDER BY created_at, job_id, title, idx`),
-      assign: db.prepare<[string, string, string, string, number, number]>(
-        `UPDATE transcode_chunks SET state = 'running', node = ?, command_id = ?, frames_done = 0, updated_at = ? WHERE job_id = ? AND title = ? AND idx = ? AND state = 'queued'`,
+      assign: db.prepare<[string, string, string, string, string, number, number]>(
+        `UPDATE transcode_chunks SET state = 'running', node = ?, command_id = ?, handed_at = ?, frames_done = 0, updated_at = ? WHERE job_id = ? AND title = ? AND idx = ? AND state = 'queued'`,
       ),
       byCommand: db.prepare<[string], ChunkRow>('SELECT * FROM transcode_chunks WHERE command_id = ?'),
       setFrames: db.prepare<[number, string, string]>('UPDATE transcode_chunks SET frames_done = ?, updated_at = ? WHERE command_id = ?'),
@@ -134,7 +136,7 @@ export class ChunkBoard {
         const node = freest(free);
         if (!node) break;
         const commandId = randomUUID();
-        this.stmts.assign.run(node, commandId, at, row.job_id, row.title, row.idx);
+        this.stmts.assign.run(node, commandId, at, at, row.job_id, row.title, row.idx);
         free.set(node, (free.get(node) ?? 0) - 1);
         out.push({ node, command_id: commandId, job_id: row.job_id, title: row.title, input: row.input, output: row.output, preset: row.preset, cut: JSON.parse(row.cut) as ChunkCut });
       }
@@ -202,6 +204,21 @@ export class ChunkBoard {
       for (const r of rows) if (r.command_id) this.stmts.requeue.run(r.attempts, r.reason, at, r.command_id);
     })();
     return rows;
+  }
+
+  /**
+   * The node's status lists the command ids it holds (`tasks`): a chunk handed to it before `before`
+   * that the list lacks is not there any more (the agent restarted and lost it) and goes back to the
+   * queue, like a lost agent's. Chunks handed out later may not have arrived yet and are left alone.
+   */
+  notHeld(node: string, tasks: readonly string[], before: string): ChunkRow[] {
+    const held = new Set(tasks);
+    const gone = this.stmts.runningOf.all(node).filter((r) => r.command_id && !held.has(r.command_id) && (r.handed_at ?? '') < before);
+    const at = this.now();
+    this.db.transaction(() => {
+      for (const r of gone) this.stmts.requeue.run(r.attempts, r.reason, at, r.command_id as string);
+    })();
+    return gone;
   }
 
   /**

@@ -139,6 +139,18 @@ export class ChunkIntake {
     return running;
   }
 
+  /**
+   * An online status of `node` listing the command ids it holds: its chunks handed out more than
+   * `settleMs` ago that it does not list (it restarted and lost them) go back to the queue.
+   */
+  notHeld(node: string, tasks: readonly string[], settleMs: number): void {
+    const before = new Date(Date.now() - settleMs).toISOString();
+    for (const r of this.p.board.notHeld(node, tasks, before)) {
+      this.p.journal.note(r.job_id, 'warn', `worker ${node} no longer holds chunk ${r.idx + 1} of title ${r.title + 1} (it restarted); the chunk goes to another worker`);
+      this.count(r.job_id);
+    }
+  }
+
   /** A node was lost: its chunks go back to the queue, said in each job's log. */
   nodeLost(node: string): void {
     for (const r of this.p.board.nodeLost(node)) {

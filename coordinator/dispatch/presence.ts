@@ -115,6 +115,8 @@ export class Presence {
     // Not only on the way back online: an agent that restarted before its last will was seen, or
     // whose answer was lost, asks again with every status until it has its answer.
     this.handshake.answerRecovered(status);
+    // A chunk the agent no longer lists (it restarted within its grace period) is handed out again.
+    if (status.tasks) this.queue.chunksNotHeld(status.node, status.tasks);
     this.queue.pump();
   }
 

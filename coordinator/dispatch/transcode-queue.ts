@@ -15,6 +15,12 @@ import type { ChunkIntake } from './chunk-intake.js';
 /** A worker that tells no slot count holds this many rips and transcodes at once. */
 const DEFAULT_SLOTS = 4;
 
+/**
+ * A chunk handed out this long ago must be in its agent's status `tasks`; one handed out later may
+ * not have reached the agent when it published the status.
+ */
+const CHUNK_SETTLE_MS = 30_000;
+
 /** Queued rows read per page while slots are free. */
 const PUMP_PAGE = 64;
 
@@ -204,6 +210,11 @@ export class TranscodeQueue {
   /** Whether the node is encoding a chunk. */
   hasChunksOn(node: string): boolean {
     return (this.chunks?.board.runningByNode().get(node) ?? 0) > 0;
+  }
+
+  /** An online status listing what the node holds: its chunks it no longer holds go back to the queue (handed out by the next pump). */
+  chunksNotHeld(node: string, tasks: readonly string[]): void {
+    this.chunks?.notHeld(node, tasks, CHUNK_SETTLE_MS);
   }
 
   /** A node was lost: the chunks it was encoding go back to the queue (handed out by the next pump). */

@@ -136,6 +136,20 @@ describe('ChunkBoard (issue 41)', () => {
     assert.deepEqual(b.ofJob('job1'), []);
   });
 
+  it('takes back the chunks a node no longer lists in its status, but not those handed out since', () => {
+    const b = board();
+    const t = title('job1', 3);
+    b.plan(t.title, t.cuts);
+    const [c0, c1] = b.handOut(free([['a@1', 2]]));
+    const cutoff = new Date(Date.parse(b.ofJob('job1')[1]!.handed_at!) + 500).toISOString();
+    const [c2] = b.handOut(free([['a@1', 1]]));
+    const gone = b.notHeld('a@1', [c1!.command_id], cutoff);
+    assert.deepEqual(gone.map((r) => r.idx), [0], 'chunk 0 is not listed; chunk 2 was handed out after the cutoff');
+    assert.deepEqual(b.ofJob('job1').map((r) => [r.idx, r.state]), [[0, 'queued'], [1, 'running'], [2, 'running']]);
+    assert.ok(!b.progress('a@1', c0!.command_id, 5).ok, 'the lost hand-out reports no more');
+    assert.ok(b.progress('a@1', c2!.command_id, 5).ok);
+  });
+
   it('replaces an earlier plan of the same title', () => {
     const b = board();
     const t = title('job1', 3);

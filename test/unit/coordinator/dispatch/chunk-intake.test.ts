@@ -107,6 +107,20 @@ describe('Chunks of a long title through the coordinator (issue 41)', () => {
     assert.equal(p.jobs.get(job.id)?.status, 'transcoding');
   });
 
+  it('hands out again a chunk an agent that restarted within its grace period no longer lists', () => {
+    const { p, job, handed } = chunkedTitle(2);
+    const [c0, c1] = handed();
+    assert.equal(c0!.node, 'wohnzimmer@pc');
+    const longAgo = new Date(Date.now() - 60_000).toISOString();
+    p.db.prepare('UPDATE transcode_chunks SET handed_at = ?').run(longAgo);
+    p.presence.onStatus(onlineStatus('wohnzimmer@pc', { slots: 2, tasks: [] }));
+    assert.ok(p.jobs.logs(job.id).some((l) => l.message === 'worker wohnzimmer@pc no longer holds chunk 1 of title 1 (it restarted); the chunk goes to another worker'));
+    const again = handed()[2];
+    assert.deepEqual([again?.index, again?.node], [0, 'wohnzimmer@pc'], 'handed out anew, under a new command id');
+    p.presence.onStatus(onlineStatus('keller@nas', { slots: 2, tasks: [p.link.of(TASKS.transcodeFiles)[0]!.id, c1!.id] }));
+    assert.equal(handed().length, 3, 'a node listing its chunk keeps it');
+  });
+
   it('fails the job with the reason when a chunk fails twice, and stops the lead and every running chunk', () => {
     const { p, job, lead, handed, cancels } = chunkedTitle(3);
     const [c0, c1] = handed();

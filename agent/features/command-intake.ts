@@ -4,6 +4,7 @@ import type { AgentContext } from '../agent-context.js';
 import type { DriveCommands } from './drive-commands.js';
 import type { JobRunner } from './job-runner.js';
 import type { JobCommand } from './job-work.js';
+import type { ChunkRunner } from './chunk-runner.js';
 
 /**
  * Every command from the coordinator comes in here: a job command is refused (`rejected` with the
@@ -16,6 +17,8 @@ export class CommandIntake {
     private readonly ctx: AgentContext,
     private readonly runner: Pick<JobRunner, 'submit' | 'abort' | 'resumeRecovered'>,
     private readonly driveCommands: Pick<DriveCommands, 'handle'>,
+    /** The chunks of long titles this agent encodes for a lead (issue 41); absent: encode_chunk is refused. */
+    private readonly chunks?: Pick<ChunkRunner, 'submit' | 'abort'>,
   ) {}
 
   onCommand(cmd: Command): void {
@@ -26,11 +29,16 @@ export class CommandIntake {
       this.runner.resumeRecovered(cmd.args.command_id, cmd.args.started_at);
       return;
     }
-    if (cmd.task === TASKS.encodeChunk || cmd.task === TASKS.joinChunks) {
-      // Issue 41: the coordinator hands chunks out only to a lead's plan, which this agent never makes yet.
-      const reason = `the worker ${ctx.config.workerName} does not encode chunks of a title (${cmd.task})`;
+    if (cmd.task === TASKS.encodeChunk) {
+      if (this.chunks) return this.chunks.submit(cmd);
+      const reason = `the worker ${ctx.config.workerName} does not encode chunks of a title`;
       ctx.log.warn(`refused ${cmd.task} (command ${cmd.id}): ${reason}`, cmd.job_id);
       ctx.emit({ type: 'rejected', command_id: cmd.id, job_id: cmd.job_id, reason });
+      return;
+    }
+    if (cmd.task === TASKS.joinChunks) {
+      // Sent only to a lead that planned chunks (chunk_plan), which this agent does not do yet (issue 41).
+      ctx.log.warn(`ignored ${cmd.task} (command ${cmd.id}): this worker leads no chunked title`, cmd.job_id);
       return;
     }
     if (cmd.task !== TASKS.ripDisc && cmd.task !== TASKS.transcodeFiles) {
@@ -53,6 +61,8 @@ export class CommandIntake {
   private cancel(cmd: Extract<Command, { task: typeof TASKS.cancel }>): void {
     const { ctx } = this;
     const target = cmd.args.command_id;
+    // A chunk's cancel: it stops quietly, the coordinator has ended it already.
+    if (this.chunks?.abort(target)) return;
     if (this.runner.abort(target)) return;
     const task = ctx.store.getTask(target);
     if (task && task.state !== 'waiting') return; // finished: its outcome is in the outbox already

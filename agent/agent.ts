@@ -12,6 +12,7 @@ import { DriveManager } from './drives/drive-manager.js';
 import { listPhysicalDrives } from './drives/physical-drive.js';
 import { CommandIntake } from './features/command-intake.js';
 import { ChunkRunner } from './features/chunk-runner.js';
+import { ChunkJoins } from './features/chunk-joins.js';
 import { DriveCommands } from './features/drive-commands.js';
 import { JobRunner } from './features/job-runner.js';
 import { handbrakeTranscoder, jobWork } from './features/job-work.js';
@@ -108,9 +109,10 @@ export async function startAgent(config: AgentConfig, log: Logger, openStore: Op
     stopping: false,
   };
   const keyMaterial = new KeyMaterial(ctx, keys);
-  const runner = new JobRunner(ctx, jobWork(ctx, handbrakeTranscoder(config)), () => keyMaterial.sendDumps(), startedAt);
+  const joins = new ChunkJoins();
+  const runner = new JobRunner(ctx, jobWork(ctx, handbrakeTranscoder(config), joins), () => keyMaterial.sendDumps(), startedAt);
   const chunks = new ChunkRunner(ctx);
-  const intake = new CommandIntake(ctx, runner, new DriveCommands(ctx), chunks);
+  const intake = new CommandIntake(ctx, runner, new DriveCommands(ctx), chunks, joins);
   const beacon = new StatusBeacon(ctx, startedAt, () => chunks.held());
   const features: AgentFeature[] = [runner, chunks, drives, link, beacon];
 

@@ -5,6 +5,7 @@ import type { DriveCommands } from './drive-commands.js';
 import type { JobRunner } from './job-runner.js';
 import type { JobCommand } from './job-work.js';
 import type { ChunkRunner } from './chunk-runner.js';
+import type { ChunkJoins } from './chunk-joins.js';
 
 /**
  * Every command from the coordinator comes in here: a job command is refused (`rejected` with the
@@ -19,6 +20,8 @@ export class CommandIntake {
     private readonly driveCommands: Pick<DriveCommands, 'handle'>,
     /** The chunks of long titles this agent encodes for a lead (issue 41); absent: encode_chunk is refused. */
     private readonly chunks?: Pick<ChunkRunner, 'submit' | 'abort'>,
+    /** A chunked title's lead waiting for join_chunks (issue 41). */
+    private readonly joins?: Pick<ChunkJoins, 'deliver'>,
   ) {}
 
   onCommand(cmd: Command): void {
@@ -37,8 +40,8 @@ export class CommandIntake {
       return;
     }
     if (cmd.task === TASKS.joinChunks) {
-      // Sent only to a lead that planned chunks (chunk_plan), which this agent does not do yet (issue 41).
-      ctx.log.warn(`ignored ${cmd.task} (command ${cmd.id}): this worker leads no chunked title`, cmd.job_id);
+      // A redelivery after the join, or the word for a transcode this agent no longer runs.
+      if (!this.joins?.deliver(cmd)) ctx.log.warn(`ignored ${cmd.task} (command ${cmd.id}): no transcode of this worker waits for the chunks of title ${cmd.args.title + 1}`, cmd.job_id);
       return;
     }
     if (cmd.task !== TASKS.ripDisc && cmd.task !== TASKS.transcodeFiles) {

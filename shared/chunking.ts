@@ -23,7 +23,12 @@ export function chunkFolder(rawDir: string, jobId: string, title: number): strin
   return `${rawDir.replace(/\/+$/, '')}/.ripwerk-chunks/${jobId}/${title}`;
 }
 
-/** The file of one chunk in its folder: c00.mkv, c01.mkv, … (in join order). */
-export function chunkFileName(index: number): string {
-  return `c${String(index).padStart(2, '0')}.mkv`;
+/**
+ * The file of one chunk in its folder: c00.mkv, c01.mkv, … (in join order); a hand-out's file adds
+ * the first 8 characters of its command id (c01-1f0e2a9b.mkv), so a chunk handed out again never
+ * shares its file with the encoder of a lost agent that may still be writing.
+ */
+export function chunkFileName(index: number, commandId?: string): string {
+  const n = String(index).padStart(2, '0');
+  return commandId ? `c${n}-${commandId.slice(0, 8)}.mkv` : `c${n}.mkv`;
 }

@@ -69,7 +69,7 @@ export class PathRoots {
    */
   chunkRefusal(input: string, output: string): string | null {
     if (!this.rootOf(input, true)) return `the raw file ${input.slice(0, 300)} is not inside this worker's folders (${this.roots.join(', ')}): refused`;
-    const chunkFile = /\/\.ripwerk-chunks\/(?:[^/]+\/)*c\d{2,}\.mkv$/.test(output);
+    const chunkFile = /\/\.ripwerk-chunks\/(?:[^/]+\/)*c\d{2,}(?:-[0-9a-f]{8})?\.mkv$/.test(output);
     if (!chunkFile || !this.rootOf(output, true)) return `the chunk file ${output.slice(0, 300)} is no cNN.mkv in a .ripwerk-chunks folder inside this worker's folders: refused`;
     return null;
   }

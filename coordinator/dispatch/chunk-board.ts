@@ -92,8 +92,8 @@ export class ChunkBoard {
       ),
       // The oldest title's chunks first, in order: a title is finished before the next one starts.
       queued: db.prepare<[], ChunkRow>(`SELECT * FROM transcode_chunks WHERE state = 'queued' ORDER BY created_at, job_id, title, idx`),
-      assign: db.prepare<[string, string, string, string, string, number, number]>(
-        `UPDATE transcode_chunks SET state = 'running', node = ?, command_id = ?, handed_at = ?, frames_done = 0, updated_at = ? WHERE job_id = ? AND title = ? AND idx = ? AND state = 'queued'`,
+      assign: db.prepare<[string, string, string, string, string, string, number, number]>(
+        `UPDATE transcode_chunks SET state = 'running', node = ?, command_id = ?, output = ?, handed_at = ?, frames_done = 0, updated_at = ? WHERE job_id = ? AND title = ? AND idx = ? AND state = 'queued'`,
       ),
       byCommand: db.prepare<[string], ChunkRow>('SELECT * FROM transcode_chunks WHERE command_id = ?'),
       setFrames: db.prepare<[number, string, string]>('UPDATE transcode_chunks SET frames_done = ?, updated_at = ? WHERE command_id = ?'),
@@ -136,9 +136,11 @@ export class ChunkBoard {
         const node = freest(free);
         if (!node) break;
         const commandId = randomUUID();
-        this.stmts.assign.run(node, commandId, at, at, row.job_id, row.title, row.idx);
+        // Each hand-out writes its own file: the encoder of an agent that was lost may still be writing the one before.
+        const output = posix.join(posix.dirname(row.output), chunkFileName(row.idx, commandId));
+        this.stmts.assign.run(node, commandId, output, at, at, row.job_id, row.title, row.idx);
         free.set(node, (free.get(node) ?? 0) - 1);
-        out.push({ node, command_id: commandId, job_id: row.job_id, title: row.title, input: row.input, output: row.output, preset: row.preset, cut: JSON.parse(row.cut) as ChunkCut });
+        out.push({ node, command_id: commandId, job_id: row.job_id, title: row.title, input: row.input, output, preset: row.preset, cut: JSON.parse(row.cut) as ChunkCut });
       }
     })();
     return out;

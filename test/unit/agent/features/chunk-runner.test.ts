@@ -66,7 +66,7 @@ function chunkCommand(raw: string, id: string, index = 1): EncodeChunkCommand {
     id,
     task: TASKS.encodeChunk,
     job_id: 'job1',
-    args: { input: path.join(rawDir, 'title_t00.mkv'), output: `${chunkFolder(rawDir, 'job1', 0)}/c0${index}.mkv`, preset: 'Fast 1080p30', cut: { index, first_frame: 100, frames: 200, start_ticks: 359_100, duration_ticks: 718_200 } },
+    args: { input: path.join(rawDir, 'title_t00.mkv'), output: `${chunkFolder(rawDir, 'job1', 0)}/c0${index}-1f0e2a9b.mkv`, preset: 'Fast 1080p30', cut: { index, first_frame: 100, frames: 200, start_ticks: 359_100, duration_ticks: 718_200 } },
   };
 }
 

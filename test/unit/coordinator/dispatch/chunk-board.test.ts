@@ -29,7 +29,7 @@ describe('ChunkBoard (issue 41)', () => {
     const first = b.handOut(slots);
     assert.deepEqual(first.map((h) => [h.cut.index, h.node]), [[0, 'wohnzimmer@pc'], [1, 'keller@nas'], [2, 'wohnzimmer@pc']]);
     assert.deepEqual([...slots.values()], [0, 0], 'the free slots are used up');
-    assert.equal(first[0]!.output, '/raw/job1/.ripwerk-chunks/job1/0/c00.mkv');
+    assert.equal(first[0]!.output, `/raw/job1/.ripwerk-chunks/job1/0/c00-${first[0]!.command_id.slice(0, 8)}.mkv`, 'each hand-out writes its own file');
     assert.equal(first[2]!.input, '/raw/job1/title_t00.mkv');
     assert.deepEqual(first[1]!.cut, t.cuts[1]);
     assert.equal(new Set(first.map((h) => h.command_id)).size, 3, 'each hand-out has its own command id');
@@ -97,6 +97,7 @@ describe('ChunkBoard (issue 41)', () => {
     const [again] = b.handOut(free([['b@1', 1]]));
     assert.deepEqual([again!.cut.index, again!.node], [0, 'b@1']);
     assert.notEqual(again!.command_id, c0!.command_id, 'a new hand-out, a new command id');
+    assert.notEqual(again!.output, c0!.output, 'and a new file: the lost agent\'s encoder may still write the old one');
     const done = b.done('b@1', again!.command_id);
     assert.ok(done.ok && done.value.titleDone);
     assert.equal(b.ofJob('job1')[0]!.attempts, 0);

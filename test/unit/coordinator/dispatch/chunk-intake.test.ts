@@ -42,7 +42,7 @@ describe('Chunks of a long title through the coordinator (issue 41)', () => {
   it('hands the lead\'s chunks to every free slot, the lead\'s own included, and tells the lead to join once all are encoded', () => {
     const { p, job, lead, handed } = chunkedTitle(4);
     assert.deepEqual(handed().map((h) => [h.index, h.node]), [[0, 'wohnzimmer@pc'], [1, 'keller@nas'], [2, 'wohnzimmer@pc']], 'three free slots: the fourth chunk waits');
-    assert.equal(handed()[0]!.output, `/raw/${job.id}/.ripwerk-chunks/${job.id}/0/c00.mkv`);
+    assert.equal(handed()[0]!.output, `/raw/${job.id}/.ripwerk-chunks/${job.id}/0/c00-${handed()[0]!.id.slice(0, 8)}.mkv`);
     assert.ok(p.jobs.logs(job.id).some((l) => l.message === 'title 1 (400 frames) split into 4 chunks for the free workers, led by keller@nas'));
     const [c0, c1, c2] = handed();
     p.intake.onEvent('wohnzimmer@pc', event('wohnzimmer@pc', 'chunk_progress', { command_id: c0!.id, job_id: job.id, frames_done: 50 }));
@@ -59,7 +59,7 @@ describe('Chunks of a long title through the coordinator (issue 41)', () => {
     const join = p.link.sent.filter((s) => s.cmd.task === TASKS.joinChunks);
     assert.equal(join.length, 1);
     assert.equal(join[0]!.node, 'keller@nas');
-    assert.deepEqual(join[0]!.cmd.args, { command_id: lead.id, title: 0, files: [0, 1, 2, 3].map((i) => `/raw/${job.id}/.ripwerk-chunks/${job.id}/0/c0${i}.mkv`) });
+    assert.deepEqual(join[0]!.cmd.args, { command_id: lead.id, title: 0, files: [c0, c1, c2, c3].map((c) => c!.output) }, 'the files in chunk order');
     assert.equal(p.jobs.get(job.id)?.progress, 100);
     assert.deepEqual(p.jobs.get(job.id)?.meta?.chunk_frames, { 'wohnzimmer@pc': 300, 'keller@nas': 100 }, 'the job says who encoded how much');
   });

@@ -195,6 +195,7 @@ export const de = {
   'jobs.none': 'Noch keine Aufträge. Lege eine Disc ein und starte unter „Laufwerke“ einen Rip.',
   'jobs.noFiles': 'keine Dateien',
   'jobs.progress': 'Fortschritt {title}',
+  'jobs.chunkShares': 'In Stücken komprimiert: {shares}',
   'jobs.transcodedOn': 'komprimiert auf {node}',
   'jobs.transcodeOn': 'wird auf {node} komprimiert',
   'jobs.cancel': 'Abbrechen',

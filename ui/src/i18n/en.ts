@@ -194,6 +194,7 @@ export const en: Record<MessageKey, string> = {
   'jobs.none': 'No jobs yet. Insert a disc and start a rip under “Drives”.',
   'jobs.noFiles': 'no files',
   'jobs.progress': 'Progress {title}',
+  'jobs.chunkShares': 'Compressed in chunks: {shares}',
   'jobs.transcodedOn': 'compressed on {node}',
   'jobs.transcodeOn': 'compressing on {node}',
   'jobs.cancel': 'Cancel',

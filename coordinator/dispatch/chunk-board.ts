@@ -111,9 +111,14 @@ export class ChunkBoard {
     };
   }
 
-  /** Enters the planned chunks of a title, all queued (a plan made again for the same title replaces the old one). */
-  plan(title: ChunkedTitle, cuts: readonly ChunkCut[]): void {
+  /**
+   * Enters the planned chunks of a title, all queued. A plan made again for the same title (its lead
+   * restarted and runs the transcode anew) replaces the old one: answers the old one's running
+   * chunks, whose agents are to be told to stop.
+   */
+  plan(title: ChunkedTitle, cuts: readonly ChunkCut[]): ChunkRow[] {
     const at = this.now();
+    const replaced = this.stmts.ofTitle.all(title.job_id, title.title).filter((r) => r.state === 'running');
     this.db.transaction(() => {
       this.stmts.dropTitle.run(title.job_id, title.title);
       for (const cut of cuts) {
@@ -121,6 +126,7 @@ export class ChunkBoard {
         this.stmts.insert.run(title.job_id, title.title, cut.index, title.lead_node, title.input, output, title.preset, JSON.stringify(cut), cut.frames, at, at);
       }
     })();
+    return replaced;
   }
 
   /**

@@ -73,7 +73,8 @@ export class ChunkIntake {
     const job = jobs.get(cmd.job_id);
     if (!job || job.status !== 'transcoding') return `chunk_plan from ${node} for job ${cmd.job_id}, which is not transcoding`;
     if (event.cuts.some((c, i) => c.index !== i)) return `chunk_plan from ${node} for job ${job.id}: the chunks are not numbered 0 to ${event.cuts.length - 1} in order`;
-    board.plan({ job_id: job.id, title: event.title, lead_node: node, input: event.input, folder: event.folder, preset: event.preset }, event.cuts);
+    const replaced = board.plan({ job_id: job.id, title: event.title, lead_node: node, input: event.input, folder: event.folder, preset: event.preset }, event.cuts);
+    for (const r of replaced) if (r.node && r.command_id) this.p.commands.sendCancel(r.node, job.id, r.command_id);
     const frames = event.cuts.reduce((n, c) => n + c.frames, 0);
     journal.note(job.id, 'info', `title ${event.title + 1} (${frames} frames) split into ${event.cuts.length} chunks for the free workers, led by ${node}`);
     this.count(job.id);

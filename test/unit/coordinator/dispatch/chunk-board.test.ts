@@ -151,11 +151,14 @@ describe('ChunkBoard (issue 41)', () => {
     assert.ok(b.progress('a@1', c2!.command_id, 5).ok);
   });
 
-  it('replaces an earlier plan of the same title', () => {
+  it('replaces an earlier plan of the same title, naming its running chunks to be stopped', () => {
     const b = board();
     const t = title('job1', 3);
     b.plan(t.title, t.cuts);
-    b.plan(t.title, title('job1', 2).cuts);
+    const [running] = b.handOut(free([['a@1', 1]]));
+    const replaced = b.plan(t.title, title('job1', 2).cuts);
+    assert.deepEqual(replaced.map((r) => [r.idx, r.node, r.command_id]), [[0, 'a@1', running!.command_id]]);
+    assert.ok(!b.done('a@1', running!.command_id).ok, 'the old plan\'s chunk reports nothing any more');
     assert.deepEqual(b.ofJob('job1').map((r) => [r.idx, r.state]), [[0, 'queued'], [1, 'queued']]);
     const other = title('job1', 2, 1);
     b.plan(other.title, other.cuts);

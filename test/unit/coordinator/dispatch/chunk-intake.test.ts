@@ -77,6 +77,16 @@ describe('Chunks of a long title through the coordinator (issue 41)', () => {
     assert.deepEqual(p.link.of(TASKS.joinChunks), []);
   });
 
+  it('stops the running chunks of a plan its lead replaces (the lead ran the transcode anew)', () => {
+    const { p, job, lead, handed, cancels } = chunkedTitle(2);
+    const old = handed();
+    assert.equal(old.length, 2);
+    p.intake.onEvent('keller@nas', event('keller@nas', 'chunk_plan', { command_id: lead.id, job_id: job.id, title: 0, input: `/raw/${job.id}/title_t00.mkv`, folder: chunkFolder(`/raw/${job.id}`, job.id, 0), preset: 'Fast 1080p30', cuts: cuts(2) }));
+    assert.deepEqual(cancels().sort(), old.map((h) => [h.node, h.id]).sort(), 'each old chunk is told to stop');
+    const fresh = handed().slice(2);
+    assert.deepEqual(fresh.map((h) => h.index), [0, 1], 'the new plan is handed out in the freed slots');
+  });
+
   it('refuses a plan whose chunks are not numbered in order', () => {
     const p = dispatchParts();
     p.presence.onStatus(onlineStatus('a@1'));

@@ -11,6 +11,8 @@ import { readDriveCdIdentity } from './cd/drive-cd-identity.js';
 import { DriveManager } from './drives/drive-manager.js';
 import { listPhysicalDrives } from './drives/physical-drive.js';
 import { CommandIntake } from './features/command-intake.js';
+import { ChunkRunner } from './features/chunk-runner.js';
+import { ChunkJoins } from './features/chunk-joins.js';
 import { DriveCommands } from './features/drive-commands.js';
 import { JobRunner } from './features/job-runner.js';
 import { handbrakeTranscoder, jobWork } from './features/job-work.js';
@@ -107,10 +109,12 @@ export async function startAgent(config: AgentConfig, log: Logger, openStore: Op
     stopping: false,
   };
   const keyMaterial = new KeyMaterial(ctx, keys);
-  const runner = new JobRunner(ctx, jobWork(ctx, handbrakeTranscoder(config)), () => keyMaterial.sendDumps(), startedAt);
-  const intake = new CommandIntake(ctx, runner, new DriveCommands(ctx));
-  const beacon = new StatusBeacon(ctx, startedAt);
-  const features: AgentFeature[] = [runner, drives, link, beacon];
+  const joins = new ChunkJoins();
+  const runner = new JobRunner(ctx, jobWork(ctx, handbrakeTranscoder(config), joins), () => keyMaterial.sendDumps(), startedAt);
+  const chunks = new ChunkRunner(ctx);
+  const intake = new CommandIntake(ctx, runner, new DriveCommands(ctx), chunks, joins);
+  const beacon = new StatusBeacon(ctx, startedAt, () => chunks.held());
+  const features: AgentFeature[] = [runner, chunks, drives, link, beacon];
 
   if (config.native) log.info(`native worker ${node} starting: transcode queue only, no drives, state in ${config.dataDir}, encoder ${capabilities.tools.HandBrakeCLI ?? `${config.handbrakeCli} not found`}`);
   log.info(`agent ${node} starting: rip backend ${capabilities.rip_backend}, ${specs.length} drive(s), ${config.slots} slots, broker ${config.mqttUrl}`);

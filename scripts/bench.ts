@@ -8,7 +8,7 @@
  * docs/benchmarks.md tells what each measure is, its reference and its target.
  *
  *   node dist/scripts/bench.js                      all measures
- *   node dist/scripts/bench.js latency joblist      some (transcode, latency, joblist, idle, download, rip, memory, scale)
+ *   node dist/scripts/bench.js latency joblist      some (transcode, latency, joblist, idle, download, rip, memory, scale, chunks)
  *   BENCH_KEEP=1 node dist/scripts/bench.js         keep the temp folders (printed at the end)
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -40,6 +40,7 @@ import { originalsDir } from '../shared/originals.js';
 import { download, rip } from './bench-files.js';
 import { memory } from './bench-memory.js';
 import { scale } from './bench-scale.js';
+import { chunks } from './bench-chunks.js';
 import { bareHttpServer, benchScript, cleanup, cpuBusy, expectStatus, failures, infoReplayBranch, logTime, logTimes, measures, median, ms, newWorld, pct, round, rssMb, timedRun, type Measure } from './bench-kit.js';
 
 const PRESET = 'Very Fast 480p30';
@@ -640,7 +641,7 @@ async function idle(): Promise<void> {
 
 // ------------------------------------------------------------------ main
 
-const ALL: Record<string, () => Promise<void>> = { transcode, latency, joblist, idle, download, rip, memory, scale };
+const ALL: Record<string, () => Promise<void>> = { transcode, latency, joblist, idle, download, rip, memory, scale, chunks };
 const wanted = process.argv.slice(2);
 for (const name of wanted) {
   if (!ALL[name]) {

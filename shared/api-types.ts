@@ -21,6 +21,11 @@ export type JobStatusName = 'pending' | 'processing' | 'transcoding' | 'cancelin
  * older or newer versions).
  */
 export interface JobMeta {
+  /**
+   * A title encoded in chunks by several agents (issue 41): the video frames each node has encoded
+   * (finished chunks and the running ones' last reports), by node name.
+   */
+  chunk_frames?: Record<string, number>;
   poster_path?: string;
   titles?: number[];
   transcode_node?: string;

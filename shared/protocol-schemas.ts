@@ -164,6 +164,17 @@ export function truncateLogMessage(message: string): string {
   return message.length > LOG_MESSAGE_LIMIT ? `${message.slice(0, LOG_MESSAGE_LIMIT - 20)} … (truncated)` : message;
 }
 
+/** A chunk's cut (ChunkCut); a plan's chunks are numbered 0, 1, … (checked where the plan is taken). */
+const chunkCutSchema = z.looseObject({
+  index: int(0, 9_999),
+  first_frame: count,
+  frames: int(1, Number.MAX_SAFE_INTEGER),
+  start_ticks: z.nullable(count),
+  duration_ticks: z.nullable(int(1, Number.MAX_SAFE_INTEGER)),
+});
+/** A chunked title has at most this many chunks. */
+export const CHUNKS_MAX = 1000;
+
 export const agentEventSchema = z.discriminatedUnion('type', [
   z.looseObject({ ...eventBase, type: z.literal('accepted') }),
   z.looseObject({ ...eventBase, type: z.literal('rejected'), reason: reasonText }),
@@ -193,6 +204,10 @@ export const agentEventSchema = z.discriminatedUnion('type', [
   z.looseObject({ ...eventBase, type: z.literal('command_failed'), reason: reasonText }),
   z.looseObject({ ...eventBase, type: z.literal('ejected'), drive: id }),
   z.looseObject({ ...eventBase, type: z.literal('pong'), capabilities: capabilitiesSchema }),
+  z.looseObject({ ...eventBase, command_id: id, job_id: id, type: z.literal('chunk_plan'), title: int(0, 10_000), input: pathText, folder: pathText, preset: shortText, cuts: list(chunkCutSchema, CHUNKS_MAX).check(z.minLength(1)) }),
+  z.looseObject({ ...eventBase, command_id: id, job_id: id, type: z.literal('chunk_progress'), frames_done: count }),
+  z.looseObject({ ...eventBase, command_id: id, job_id: id, type: z.literal('chunk_done') }),
+  z.looseObject({ ...eventBase, command_id: id, job_id: id, type: z.literal('chunk_failed'), reason: reasonText }),
   // A dump: a bare file name as MakeMKV writes it, base64 of at most DUMP_MQTT_LIMIT_BYTES.
   z.looseObject({
     ...eventBase,
@@ -282,6 +297,7 @@ const transcodeArgsSchema = z.looseObject({
   extras_by_kind: z.optional(bool),
   redone: z.optional(bool),
   first_episode: z.optional(z.nullable(int(1, 10_000))),
+  chunking: z.optional(z.nullable(z.looseObject({ min_seconds: z.number().check(z.gt(0), z.lte(1e7)), agents: int(2, 10_000) }))),
 });
 
 export const commandSchema = z.discriminatedUnion('task', [
@@ -292,6 +308,8 @@ export const commandSchema = z.discriminatedUnion('task', [
   z.looseObject({ id, task: z.literal('worker.tasks.cancel'), job_id: id, args: z.looseObject({ command_id: id }) }),
   z.looseObject({ id, task: z.literal('worker.tasks.resume'), job_id: id, args: z.looseObject({ command_id: id, started_at: timestamp }) }),
   z.looseObject({ id, task: z.literal('worker.tasks.eject'), args: z.looseObject({ drive: id }) }),
+  z.looseObject({ id, task: z.literal('worker.tasks.encode_chunk'), job_id: id, args: z.looseObject({ input: pathText, output: pathText, preset: shortText, cut: chunkCutSchema }) }),
+  z.looseObject({ id, task: z.literal('worker.tasks.join_chunks'), job_id: id, args: z.looseObject({ command_id: id, title: int(0, 10_000), files: list(pathText, CHUNKS_MAX).check(z.minLength(1)) }) }),
 ]);
 
 export const eventAckSchema = z.looseObject({ event_ids: list(id, 100_000) });

@@ -74,6 +74,10 @@ export const TASKS = {
   /** The coordinator's word that a task an agent recovered after a restart is still its own: run it again. */
   resume: 'worker.tasks.resume',
   eject: 'worker.tasks.eject',
+  /** One chunk of a long title, encoded video-only into a shared folder (issue 41). */
+  encodeChunk: 'worker.tasks.encode_chunk',
+  /** To a chunked title's lead: every chunk of the title is encoded, join them. */
+  joinChunks: 'worker.tasks.join_chunks',
 } as const;
 export type TaskName = (typeof TASKS)[keyof typeof TASKS];
 
@@ -451,6 +455,32 @@ export interface TranscodeArgs {
   extras_by_kind?: boolean;
   /** A disc of a box-set session: the episode number its first file continues with, where runtimes and TheDiscDB roles do not decide. */
   first_episode?: number | null;
+  /**
+   * Titles longer than `min_seconds` may be encoded in chunks by several agents (issue 41), this
+   * agent leading them; absent or null: every title whole on this agent (setting chunkMinMinutes 0,
+   * a chosen transcode node, no other agent with an encoder online, or an older coordinator).
+   */
+  chunking?: ChunkingArgs | null;
+}
+
+/**
+ * One chunk of a title as the lead planned it (agent/tasks/chunk-plan.ts, in wire form): its frames
+ * among the title's, and HandBrake's cut on its 90 kHz clock (null: from the start, to the end).
+ */
+export interface ChunkCut {
+  index: number;
+  first_frame: number;
+  frames: number;
+  start_ticks: number | null;
+  duration_ticks: number | null;
+}
+
+/** What the coordinator allows a transcode's lead for its long titles (coordinator/dispatch/chunk-decision.ts). */
+export interface ChunkingArgs {
+  /** A title longer than this (seconds) is chunked (setting chunkMinMinutes × 60). */
+  min_seconds: number;
+  /** The online agents with an encoder when the transcode was handed out, the lead included: the plan cuts for them (CHUNKS_PER_AGENT each). */
+  agents: number;
 }
 
 export interface StreamOptions {
@@ -483,7 +513,25 @@ export type Command =
   | { id: string; task: typeof TASKS.cancel; job_id: string; args: { command_id: string } }
   /** `started_at` echoes the status it answers: a resume meant for an earlier run of the agent is ignored. */
   | { id: string; task: typeof TASKS.resume; job_id: string; args: { command_id: string; started_at: string } }
-  | { id: string; task: typeof TASKS.eject; args: { drive: string } };
+  | { id: string; task: typeof TASKS.eject; args: { drive: string } }
+  | { id: string; task: typeof TASKS.encodeChunk; job_id: string; args: EncodeChunkArgs }
+  | { id: string; task: typeof TASKS.joinChunks; job_id: string; args: JoinChunksArgs };
+
+/** One chunk to encode: the raw file, the chunk file to write (container paths), the job's preset and the cut. */
+export interface EncodeChunkArgs {
+  input: string;
+  output: string;
+  preset: string;
+  cut: ChunkCut;
+}
+
+/** To the lead: the chunk files of its title `title` (the index among its transcode's files) in join order. */
+export interface JoinChunksArgs {
+  /** The lead's transcode command. */
+  command_id: string;
+  title: number;
+  files: string[];
+}
 
 export type Phase = 'rip' | 'transcode';
 
@@ -519,6 +567,15 @@ export type AgentEvent = EventBase &
     | { type: 'command_failed'; reason: string }
     | { type: 'ejected'; drive: string }
     | { type: 'pong'; capabilities: Capabilities }
+    /**
+     * A transcode's lead asks for help with a long title (command_id: its transcode command): the
+     * chunks it cut, to be handed to agents; `folder` is where their files go (shared/chunking.ts).
+     */
+    | { type: 'chunk_plan'; title: number; input: string; folder: string; preset: string; cuts: ChunkCut[] }
+    /** About the chunk handed out under command_id: frames encoded so far, done (its file written), or failed. */
+    | { type: 'chunk_progress'; frames_done: number }
+    | { type: 'chunk_done' }
+    | { type: 'chunk_failed'; reason: string }
     | { type: 'aacs_dump'; name: string; data_base64: string }
   );
 export type AgentEventType = AgentEvent['type'];

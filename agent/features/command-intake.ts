@@ -4,6 +4,8 @@ import type { AgentContext } from '../agent-context.js';
 import type { DriveCommands } from './drive-commands.js';
 import type { JobRunner } from './job-runner.js';
 import type { JobCommand } from './job-work.js';
+import type { ChunkRunner } from './chunk-runner.js';
+import type { ChunkJoins } from './chunk-joins.js';
 
 /**
  * Every command from the coordinator comes in here: a job command is refused (`rejected` with the
@@ -16,6 +18,10 @@ export class CommandIntake {
     private readonly ctx: AgentContext,
     private readonly runner: Pick<JobRunner, 'submit' | 'abort' | 'resumeRecovered'>,
     private readonly driveCommands: Pick<DriveCommands, 'handle'>,
+    /** The chunks of long titles this agent encodes for a lead (issue 41); absent: encode_chunk is refused. */
+    private readonly chunks?: Pick<ChunkRunner, 'submit' | 'abort'>,
+    /** A chunked title's lead waiting for join_chunks (issue 41). */
+    private readonly joins?: Pick<ChunkJoins, 'deliver'>,
   ) {}
 
   onCommand(cmd: Command): void {
@@ -24,6 +30,18 @@ export class CommandIntake {
     if (cmd.task === TASKS.cancel) return this.cancel(cmd);
     if (cmd.task === TASKS.resume) {
       this.runner.resumeRecovered(cmd.args.command_id, cmd.args.started_at);
+      return;
+    }
+    if (cmd.task === TASKS.encodeChunk) {
+      if (this.chunks) return this.chunks.submit(cmd);
+      const reason = `the worker ${ctx.config.workerName} does not encode chunks of a title`;
+      ctx.log.warn(`refused ${cmd.task} (command ${cmd.id}): ${reason}`, cmd.job_id);
+      ctx.emit({ type: 'rejected', command_id: cmd.id, job_id: cmd.job_id, reason });
+      return;
+    }
+    if (cmd.task === TASKS.joinChunks) {
+      // A redelivery after the join, or the word for a transcode this agent no longer runs.
+      if (!this.joins?.deliver(cmd)) ctx.log.warn(`ignored ${cmd.task} (command ${cmd.id}): no transcode of this worker waits for the chunks of title ${cmd.args.title + 1}`, cmd.job_id);
       return;
     }
     if (cmd.task !== TASKS.ripDisc && cmd.task !== TASKS.transcodeFiles) {
@@ -46,6 +64,8 @@ export class CommandIntake {
   private cancel(cmd: Extract<Command, { task: typeof TASKS.cancel }>): void {
     const { ctx } = this;
     const target = cmd.args.command_id;
+    // A chunk's cancel: it stops quietly, the coordinator has ended it already.
+    if (this.chunks?.abort(target)) return;
     if (this.runner.abort(target)) return;
     const task = ctx.store.getTask(target);
     if (task && task.state !== 'waiting') return; // finished: its outcome is in the outbox already

@@ -12,6 +12,9 @@ import { ffmpegDecodeSamples, ffmpegRealSeconds, ffmpegRemux } from '../tools/ff
 import { DECODE_SAMPLE_SECONDS, DECODE_SAMPLES } from '../output/output-proof.js';
 import { finishTranscode, runTranscode, type Transcoder, type TranscodeResult } from '../tasks/transcode-task.js';
 import { OutputLedger, outputLedgerFile, type EncodedOutputs } from '../output/output-folder.js';
+import { leadingTranscoder, leadTools, type AskForChunks } from '../tasks/chunk-lead.js';
+import { DEFAULT_CHUNK_BINS } from '../tasks/chunk-encode.js';
+import type { ChunkJoins } from './chunk-joins.js';
 
 /** A command that becomes a stored task in a slot: a rip or a transcode. */
 export type JobCommand = Extract<Command, { task: typeof TASKS.ripDisc | typeof TASKS.transcodeFiles }>;
@@ -76,7 +79,7 @@ export function handbrakeTranscoder(config: Pick<AgentConfig, 'handbrakeCli' | '
 }
 
 /** What a rip and a transcode do on this agent, with their progress and log lines sent as events. */
-export function jobWork(ctx: AgentContext, transcoder: Transcoder): JobWork {
+export function jobWork(ctx: AgentContext, transcoder: Transcoder, joins?: ChunkJoins): JobWork {
   const { config, drives, emit, toLocal, toShared } = ctx;
 
   const taskContext = (cmd: JobCommand, phase: Phase, signal: AbortSignal): TaskContext => ({
@@ -137,6 +140,17 @@ export function jobWork(ctx: AgentContext, transcoder: Transcoder): JobWork {
       },
     };
     const originals = { mediaRoot: config.mediaRoot };
+    // Issue 41: long titles encoded in chunks by the free agents, this one leading (chunk-lead.ts).
+    const chunking = cmd.args.chunking;
+    const ask: AskForChunks = async (plan, askSignal) => {
+      if (!joins) throw new TaskFailure('this worker cannot wait for chunks');
+      const files = joins.wait(cmd.id, plan.title, askSignal);
+      emit({ type: 'chunk_plan', command_id: cmd.id, job_id: cmd.job_id, title: plan.title, input: toShared(plan.input), folder: toShared(plan.folder), preset: plan.preset, cuts: plan.cuts });
+      return (await files).map(toLocal);
+    };
+    const encoder = chunking && joins && !encoded
+      ? leadingTranscoder(transcoder, { chunking, jobId: cmd.job_id, rawDir: args.raw_dir, files: args.files, ask, tools: leadTools({ ...DEFAULT_CHUNK_BINS, handbrake: config.handbrakeCli }), nice: config.encoderNice, log: (m) => tc.log('info', m) })
+      : transcoder;
     let result: TranscodeResult;
     if (encoded) {
       slot.started();
@@ -145,7 +159,7 @@ export function jobWork(ctx: AgentContext, transcoder: Transcoder): JobWork {
       tc.log('info', `the encode had ended before the worker restarted: finishing with ${encoded.files.length} file(s) in ${toShared(encoded.output_path)}`);
       result = await finishTranscode(args, encoded, transcoder, tc, originals, ledger, true);
     } else {
-      result = await runTranscode(args, transcoder, tc, originals, ledger);
+      result = await runTranscode(args, encoder, tc, originals, ledger);
     }
     emit({ type: 'job_done', command_id: cmd.id, job_id: cmd.job_id, output_path: toShared(result.output_path), files: result.files.map(toShared), raw_removed: result.raw_removed, ...(result.originals_dir ? { originals_dir: toShared(result.originals_dir) } : {}), streams: result.streams, episodes_guessed: result.episodes_guessed });
   }

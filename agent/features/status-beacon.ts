@@ -19,6 +19,8 @@ export class StatusBeacon implements AgentFeature {
   constructor(
     private readonly ctx: Pick<AgentContext, 'config' | 'node' | 'store' | 'capabilities' | 'link'>,
     private readonly startedAt: string,
+    /** Command ids held outside the task store: the chunks this agent encodes (chunk-runner.ts). */
+    private readonly otherTasks: () => string[] = () => [],
   ) {}
 
   status(): AgentStatus {
@@ -30,7 +32,7 @@ export class StatusBeacon implements AgentFeature {
       host: config.hostName,
       ip: localIp(),
       slots: config.slots,
-      tasks: store.heldTaskIds(),
+      tasks: [...store.heldTaskIds(), ...this.otherTasks()],
       capabilities,
       started_at: this.startedAt,
       last_seen: new Date().toISOString(),

@@ -63,6 +63,17 @@ export class PathRoots {
     return this.rootOf(p, true) ? null : `the raw folder ${p.slice(0, 300)} is not inside this worker's folders (${this.roots.join(', ')}): refused`;
   }
 
+  /**
+   * Why an encode_chunk command names paths this worker must not touch (issue 41), or null: the raw
+   * file strictly below a root, and the chunk file a `cNN.mkv` in a `.ripwerk-chunks` folder below one.
+   */
+  chunkRefusal(input: string, output: string): string | null {
+    if (!this.rootOf(input, true)) return `the raw file ${input.slice(0, 300)} is not inside this worker's folders (${this.roots.join(', ')}): refused`;
+    const chunkFile = /\/\.ripwerk-chunks\/(?:[^/]+\/)*c\d{2,}(?:-[0-9a-f]{8})?\.mkv$/.test(output);
+    if (!chunkFile || !this.rootOf(output, true)) return `the chunk file ${output.slice(0, 300)} is no cNN.mkv in a .ripwerk-chunks folder inside this worker's folders: refused`;
+    return null;
+  }
+
   /** Why a rip or transcode command names a path this worker must not touch, or null when all are inside its roots. */
   commandRefusal(cmd: Command): string | null {
     if (cmd.task !== TASKS.ripDisc && cmd.task !== TASKS.transcodeFiles) return null;

@@ -255,4 +255,34 @@ export const coordinatorMigrations: Migration[] = [
     name: 'mqtt_credentials: the node a worker credential is bound to',
     up: `ALTER TABLE mqtt_credentials ADD COLUMN node TEXT;`,
   },
+  {
+    version: 15,
+    // Issue 41: the chunks of a long title, encoded by several agents. A chunk row outlives a
+    // coordinator restart, so a chunk handed out before it is still known (and re-queued when its
+    // agent is lost); `attempts` counts failed encodes, `frames_done` the agent's last report.
+    name: 'transcode_chunks: the chunks of a title encoded by several agents',
+    up: `CREATE TABLE transcode_chunks (
+      job_id TEXT NOT NULL,
+      title INTEGER NOT NULL,
+      idx INTEGER NOT NULL,
+      lead_node TEXT NOT NULL,
+      input TEXT NOT NULL,
+      output TEXT NOT NULL,
+      preset TEXT NOT NULL,
+      cut TEXT NOT NULL,
+      frames INTEGER NOT NULL,
+      state TEXT NOT NULL,
+      node TEXT,
+      command_id TEXT,
+      handed_at TEXT,
+      frames_done INTEGER NOT NULL DEFAULT 0,
+      attempts INTEGER NOT NULL DEFAULT 0,
+      reason TEXT,
+      created_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL,
+      PRIMARY KEY (job_id, title, idx)
+    );
+    CREATE INDEX transcode_chunks_state ON transcode_chunks (state, created_at);
+    CREATE UNIQUE INDEX transcode_chunks_command ON transcode_chunks (command_id) WHERE command_id IS NOT NULL;`,
+  },
 ];

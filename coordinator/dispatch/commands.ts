@@ -130,6 +130,11 @@ export class CommandTable {
     this.link.sendCommand(node, cmd);
   }
 
+  /** Sends a chunk's command (issue 41): recorded by the chunk board (chunk-board.ts), not in this table. */
+  sendChunkCommand(node: string, cmd: Extract<Command, { task: typeof TASKS.encodeChunk | typeof TASKS.joinChunks }>): void {
+    this.link.sendCommand(node, cmd);
+  }
+
   /** Sends a recorded command again, as it was. */
   resend(cmd: CommandRow): void {
     this.link.sendCommand(cmd.node, JSON.parse(cmd.payload) as Command);

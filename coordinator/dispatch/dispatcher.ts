@@ -19,6 +19,8 @@ import { JobJournal } from './job-journal.js';
 import { recordFilesBytes } from '../jobs/job-sizes.js';
 import { CoordinatorLink } from './link.js';
 import { Presence, type PresenceTiming } from './presence.js';
+import { ChunkBoard } from './chunk-board.js';
+import { ChunkIntake } from './chunk-intake.js';
 import { TranscodeQueue, type WaitingTranscode } from './transcode-queue.js';
 
 export { DispatchError } from './dispatch-error.js';
@@ -82,11 +84,12 @@ export class Dispatcher {
     );
     this.commands = new CommandTable(db, this.link);
     this.journal = new JobJournal(db, jobs, log, (row) => this.onJobEnd(row));
-    this.queue = new TranscodeQueue(db, jobs, settings, fleet, this.commands, this.journal, (job) => this.libraryFor(job));
+    const chunks = new ChunkIntake({ board: new ChunkBoard(db), commands: this.commands, jobs, journal: this.journal });
+    this.queue = new TranscodeQueue(db, jobs, settings, fleet, this.commands, this.journal, (job) => this.libraryFor(job), chunks);
     const handshake = new Handshake(this.commands, fleet, jobs, this.journal, this.queue, log);
     this.presence = new Presence(this.link, fleet, jobs, this.commands, this.queue, this.journal, handshake, log, timing);
     this.requests = new DriveRequests(db, this.link, fleet, settings, log);
-    this.intake = new EventIntake(db, this.link, fleet, { jobs, commands: this.commands, queue: this.queue, journal: this.journal, beforeTranscode: (job, files, titles) => this.beforeTranscode(job, files, titles), mediaRoot: () => this.mediaRoot, measure: (jobId, key, files) => void recordFilesBytes(jobs, jobId, key, files, log) }, this.requests, () => this.keys, drops, log);
+    this.intake = new EventIntake(db, this.link, fleet, { jobs, commands: this.commands, queue: this.queue, journal: this.journal, chunks, beforeTranscode: (job, files, titles) => this.beforeTranscode(job, files, titles), mediaRoot: () => this.mediaRoot, measure: (jobId, key, files) => void recordFilesBytes(jobs, jobId, key, files, log) }, this.requests, () => this.keys, drops, log);
   }
 
   // ---------------------------------------------------------------- connection
@@ -186,9 +189,12 @@ export class Dispatcher {
       this.queue.close(job.id);
       this.journal.finish(job.id, 'canceled', {}, 'canceled before a worker started it');
     } else if (!this.fleet.get(cmd.node)?.online) {
+      this.queue.stopChunks(job.id);
       this.commands.setState(cmd.id, 'superseded');
       this.journal.finish(job.id, 'canceled', {}, `canceled (worker ${cmd.node} is offline; it is told when it returns)`);
     } else {
+      // The chunks of its title stop at once, on every agent running one; the lead removes their files.
+      this.queue.stopChunks(job.id);
       this.commands.sendCancel(cmd.node, job.id, cmd.id);
     }
     return this.jobs.get(job.id) as JobRow;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Db } from '../../shared/sqlite.js';
 import type { Logger } from '../../shared/log.js';
 import type { DropLog } from '../../shared/drop-log.js';
+import type { ChunkIntake } from './chunk-intake.js';
 import { TASKS, topics, type AgentEvent } from '../../shared/protocol.js';
 import type { Fleet } from '../workers/fleet.js';
 import type { KeyStore } from '../keys/key-store.js';
@@ -98,7 +99,13 @@ export class EventIntake {
       case 'ejected':
       case 'command_failed':
         return; // they answer a request only
+      case 'chunk_plan':
+      case 'chunk_progress':
+      case 'chunk_done':
+      case 'chunk_failed':
+        return this.applyChunk(node, event);
     }
+    if ((event.type === 'accepted' || event.type === 'rejected') && this.parts.chunks?.owns(event.command_id)) return this.applyChunk(node, event);
     if (!isJobEvent(event.type)) return;
     const { commands, jobs } = this.parts;
     const cmd = event.command_id ? commands.get(event.command_id) : undefined;
@@ -126,6 +133,15 @@ export class EventIntake {
       this.withdrawOthers(job.id, cmd.id, job.status === 'failed');
     }
     handleJobEvent(this.parts, { node, job, cmd, event });
+  }
+
+  /** An event about a chunk (chunk-intake.ts): refused ones are dropped with the reason; the chunks queued now are handed out. */
+  private applyChunk(node: string, event: Parameters<ChunkIntake['apply']>[1]): void {
+    const chunks = this.parts.chunks;
+    if (!chunks) return this.drops.drop(topics.event(node), `${event.type} from ${node}: this coordinator hands out no chunks`);
+    const refusal = chunks.apply(node, event);
+    if (refusal) return this.drops.drop(topics.event(node), refusal);
+    this.parts.queue.pump();
   }
 
   private failOutside(jobId: string, commandId: string, reason: string): void {

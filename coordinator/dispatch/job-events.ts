@@ -8,9 +8,13 @@ import type { CommandRow, CommandTable } from './commands.js';
 import type { JobJournal } from './job-journal.js';
 import type { TranscodeQueue } from './transcode-queue.js';
 import type { SizeKey } from '../jobs/job-sizes.js';
+import type { ChunkIntake } from './chunk-intake.js';
 
 /** The events of a job's rip or transcode command (the others, pong, tracks, …, are the node's; see event-intake.ts). */
-export type JobEventType = Exclude<AgentEventType, 'pong' | 'tracks' | 'aacs_dump' | 'ejected' | 'command_failed'>;
+export type JobEventType = Exclude<AgentEventType, 'pong' | 'tracks' | 'aacs_dump' | 'ejected' | 'command_failed' | ChunkEventType>;
+
+/** The events about the chunks of a long title (chunk-intake.ts). */
+export type ChunkEventType = 'chunk_plan' | 'chunk_progress' | 'chunk_done' | 'chunk_failed';
 
 /** What a job event's handler works with. */
 export interface JobEventParts {
@@ -22,6 +26,8 @@ export interface JobEventParts {
   beforeTranscode?: (job: JobRow, files: string[], titles: RippedTitle[] | undefined) => boolean;
   /** MEDIA_ROOT, where kept originals must lie to count as a job's raw data (unset: they never do). */
   mediaRoot?: () => string | null;
+  /** The chunks of long titles (issue 41); absent: chunk events are dropped. */
+  chunks?: ChunkIntake;
   /** Measures the named files after the event's transaction and records their bytes in the job's meta (job-sizes.ts). */
   measure?: (jobId: string, key: SizeKey, files: string[]) => void;
 }

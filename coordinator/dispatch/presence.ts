@@ -104,7 +104,7 @@ export class Presence {
     const { wasOnline } = this.fleet.applyStatus(status);
     if (status.state !== 'online') {
       if (wasOnline) this.log.warn(`worker ${status.node} went offline; its work waits ${Math.round(this.graceMs / 1000)} s for it`);
-      if (this.commands.nodesWithOpenWork().includes(status.node)) this.startGrace(status.node);
+      if (this.hasOpenWork(status.node)) this.startGrace(status.node);
       return;
     }
     this.clearGrace(status.node);
@@ -115,6 +115,8 @@ export class Presence {
     // Not only on the way back online: an agent that restarted before its last will was seen, or
     // whose answer was lost, asks again with every status until it has its answer.
     this.handshake.answerRecovered(status);
+    // A chunk the agent no longer lists (it restarted within its grace period) is handed out again.
+    if (status.tasks) this.queue.chunksNotHeld(status.node, status.tasks);
     this.queue.pump();
   }
 
@@ -139,9 +141,14 @@ export class Presence {
       if (connectedLongEnough && now - agent.lastContact > this.staleMs) {
         this.log.warn(`worker ${agent.node} has not answered for ${Math.round(this.staleMs / 1000)} s; treating it as offline`);
         this.fleet.markOffline(agent.node);
-        if (this.commands.nodesWithOpenWork().includes(agent.node)) this.startGrace(agent.node);
+        if (this.hasOpenWork(agent.node)) this.startGrace(agent.node);
       }
     }
+  }
+
+  /** Whether the node holds a rip, a transcode or a chunk (issue 41): its going away starts a grace period. */
+  private hasOpenWork(node: string): boolean {
+    return this.commands.nodesWithOpenWork().includes(node) || this.queue.hasChunksOn(node);
   }
 
   private startGrace(node: string): void {
@@ -222,6 +229,7 @@ export class Presence {
         this.journal.note(job.id, 'warn', `worker ${node} ${removed ? 'was removed' : 'went offline'} during the transcode; the transcode goes back to the shared queue`);
       }
     }
+    this.queue.nodeLost(node);
     if (encodedWaiting) this.wait(this.encodedTimers, node, this.encodedWaitMs, `the wait for the encoded transcodes of ${node}`, () => this.agentLost(node, true));
     this.queue.pump();
   }

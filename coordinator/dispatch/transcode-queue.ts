@@ -9,9 +9,17 @@ import type { TitleRole } from '../../shared/disc-titles.js';
 import type { RippedTitle } from '../../shared/protocol.js';
 import type { CommandTable } from './commands.js';
 import type { JobJournal } from './job-journal.js';
+import { chunkingFor } from './chunk-decision.js';
+import type { ChunkIntake } from './chunk-intake.js';
 
 /** A worker that tells no slot count holds this many rips and transcodes at once. */
 const DEFAULT_SLOTS = 4;
+
+/**
+ * A chunk handed out this long ago must be in its agent's status `tasks`; one handed out later may
+ * not have reached the agent when it published the status.
+ */
+const CHUNK_SETTLE_MS = 30_000;
 
 /** Queued rows read per page while slots are free. */
 const PUMP_PAGE = 64;
@@ -50,6 +58,8 @@ export class TranscodeQueue {
     private readonly journal: JobJournal,
     /** The media-server files (nfo, poster) the agent writes for a job. */
     private readonly libraryFor: (job: JobRow) => LibraryInfo | null,
+    /** The chunks of long titles (issue 41): they take slots too, and are handed out before whole transcodes. Absent: none. */
+    private readonly chunks?: ChunkIntake,
   ) {
     this.stmts = {
       // Along the index (state, created_at), whose entries end in the rowid: a page costs its rows only.
@@ -115,6 +125,8 @@ export class TranscodeQueue {
    */
   pump(): void {
     const free = this.freeSlotsByNode();
+    // A title being encoded in chunks comes first: its lead waits for them, and the film is in the library sooner.
+    this.chunks?.handOut(free);
     let left = [...free.values()].reduce((a, n) => a + Math.max(0, n), 0);
     let after: { created_at: string; seq: number } = { created_at: '', seq: -1 };
     while (left > 0) {
@@ -127,7 +139,7 @@ export class TranscodeQueue {
           if (!node) continue;
           free.set(node, (free.get(node) ?? 0) - 1);
           left--;
-          this.assign(row, node);
+          this.assign(row, node, [...free.keys()]);
         }
       })();
       if (page.length < PUMP_PAGE) break;
@@ -150,8 +162,11 @@ export class TranscodeQueue {
     return best;
   }
 
-  private assign(row: QueuePageRow, node: string): void {
-    const args = JSON.parse((this.stmts.args.get(row.id) as { args: string }).args) as TranscodeArgs;
+  /** Sends the row's transcode to `node`, with the chunking its long titles may get from the other encoder nodes online (`encoderNodes`). */
+  private assign(row: QueuePageRow, node: string, encoderNodes: string[]): void {
+    const stored = JSON.parse((this.stmts.args.get(row.id) as { args: string }).args) as TranscodeArgs;
+    const chunking = chunkingFor({ chunkMinMinutes: this.settings.get('chunkMinMinutes'), chosenNode: row.preferred_node, leadNode: node, encoderNodes });
+    const args: TranscodeArgs = chunking ? { ...stored, chunking } : stored;
     this.stmts.assign.run(node, new Date().toISOString(), row.id);
     if (row.preferred_node && row.preferred_node !== node) this.journal.note(row.job_id, 'warn', `worker ${row.preferred_node} is offline; the transcode goes to ${node}`);
     this.jobs.update(row.job_id, { transcode_node: node });
@@ -167,6 +182,7 @@ export class TranscodeQueue {
    */
   private freeSlotsByNode(): Map<string, number> {
     const taken = new Map(this.commands.slotCountsByNode().map((r) => [r.node, r.n - r.ending]));
+    for (const [node, n] of this.chunks?.board.runningByNode() ?? []) taken.set(node, (taken.get(node) ?? 0) + n);
     const free = new Map<string, number>();
     for (const agent of this.fleet.online()) {
       if ((agent.status?.capabilities?.encoders.length ?? 0) === 0) continue;
@@ -188,11 +204,34 @@ export class TranscodeQueue {
   /** The job's transcode stage has ended (finished, failed, canceled or taken over): its rows leave the queue. */
   close(jobId: string): void {
     this.stmts.endOpen.run(jobId);
+    this.chunks?.stopChunks(jobId);
+  }
+
+  /** Whether the node is encoding a chunk. */
+  hasChunksOn(node: string): boolean {
+    return (this.chunks?.board.runningByNode().get(node) ?? 0) > 0;
+  }
+
+  /** An online status listing what the node holds: its chunks it no longer holds go back to the queue (handed out by the next pump). */
+  chunksNotHeld(node: string, tasks: readonly string[]): void {
+    this.chunks?.notHeld(node, tasks, CHUNK_SETTLE_MS);
+  }
+
+  /** A node was lost: the chunks it was encoding go back to the queue (handed out by the next pump). */
+  nodeLost(node: string): void {
+    this.chunks?.nodeLost(node);
+  }
+
+  /** The job's chunks stop (a cancel asked for): none is handed out any more, the running ones are told to stop. */
+  stopChunks(jobId: string): void {
+    this.chunks?.stopChunks(jobId);
   }
 
   /** A worker holding the job's transcode was lost: the transcode goes back to the shared queue (no preferred node). */
   requeue(jobId: string): void {
     this.stmts.requeue.run(jobId);
+    // The lead is gone: the title is encoded whole again by the next taker; chunks still running are stopped.
+    this.chunks?.stopChunks(jobId);
     this.jobs.update(jobId, { transcode_node: null });
   }
 

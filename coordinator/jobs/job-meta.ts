@@ -65,8 +65,12 @@ const isRippedTitle = (v: unknown): v is RippedTitle =>
 
 const isStreams = (v: unknown): v is FileStreams => isObject(v) && typeof v.file === 'string' && Array.isArray(v.audio) && Array.isArray(v.subtitles);
 
+/** Frames by node name: every value a number of frames, else the whole record is dropped. */
+const framesByNode: Check<Record<string, number>> = (v) => (isObject(v) && Object.values(v).every((n) => isNumber(n) && n >= 0) ? (v as Record<string, number>) : undefined);
+
 /** One check per declared key of JobMeta: a key added to the type without a check here fails to compile. */
 const CHECKS: { readonly [K in keyof JobMeta]-?: Check<NonNullable<JobMeta[K]> | Extract<JobMeta[K], null>> } = {
+  chunk_frames: framesByNode,
   poster_path: text,
   titles: listOf(isNumber),
   transcode_node: text,

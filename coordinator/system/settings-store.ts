@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { parseLanguageList } from '../../shared/languages.js';
 import { RIP_TITLE_KINDS, type RipTitleKind } from '../../shared/disc-titles.js';
+import { CHUNK_MIN_MINUTES_MAX, DEFAULT_CHUNK_MIN_MINUTES } from '../../shared/chunking.js';
 import { DEFAULT_MAX_SIMILAR_TITLES, MAX_SIMILAR_TITLES_MAX, MAX_SIMILAR_TITLES_MIN } from '../../shared/main-feature.js';
 import type { Db } from '../../shared/sqlite.js';
 
@@ -55,6 +56,11 @@ export const SETTING_DEFAULTS = {
   thediscdbMirror: '',
   /** Which titles of a disc TheDiscDB recognised the automatic rip takes (and the dialog preselects): main_feature, episodes, extras. */
   ripTitleKinds: ['main_feature', 'episodes', 'extras'],
+  /**
+   * A title longer than this (minutes, decimals taken: 0.5 is 30 s) is encoded in chunks by every free
+   * agent that reads its raw file, unless the job chose its transcode node; 0: every title whole (issue 41).
+   */
+  chunkMinMinutes: DEFAULT_CHUNK_MIN_MINUTES,
 } as const;
 
 type SettingValue<T> = T extends boolean ? boolean : T extends readonly string[] ? readonly string[] : T extends number ? number : string;
@@ -167,6 +173,12 @@ export function validateSetting(name: string, value: unknown): Settings[SettingN
   if (name === 'maxSimilarTitles') {
     if (typeof value !== 'number' || !Number.isInteger(value) || value < MAX_SIMILAR_TITLES_MIN || value > MAX_SIMILAR_TITLES_MAX) {
       throw new SettingsError(`setting "maxSimilarTitles" must be a whole number of titles from ${MAX_SIMILAR_TITLES_MIN} to ${MAX_SIMILAR_TITLES_MAX}`);
+    }
+    return value;
+  }
+  if (name === 'chunkMinMinutes') {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > CHUNK_MIN_MINUTES_MAX) {
+      throw new SettingsError(`setting "chunkMinMinutes" must be a number of minutes from 0 (never split a title) to ${CHUNK_MIN_MINUTES_MAX}; decimals are taken (0.5 is 30 seconds)`);
     }
     return value;
   }

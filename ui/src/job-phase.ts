@@ -6,6 +6,7 @@
  * transcode was given); it is exact to the throttled report, not a guess.
  */
 import type { Job } from '../../shared/api-types.js';
+import { percent } from './i18n/index.js';
 
 export type Step = 'rip' | 'transcode' | 'file';
 export type StepState = 'done' | 'now' | 'next';
@@ -39,4 +40,19 @@ export function phaseLine(job: Pick<Job, 'status' | 'phase' | 'progress' | 'meta
     steps: order.map((step, i) => ({ step, state: i < at ? 'done' : i === at ? 'now' : 'next' })),
     file: now === 'transcode' ? transcodeFile(job.progress, job.meta?.raw_files?.length ?? 0) : null,
   };
+}
+
+/**
+ * Who encoded how much of a title encoded in chunks on several agents (issue 41, meta.chunk_frames):
+ * "keller@nas: 60 %, wohnzimmer@pc: 40 %", each node's share of the frames encoded so far, the
+ * largest first; null for a title encoded whole or before any frame is done.
+ */
+export function chunkSharesText(meta: Pick<NonNullable<Job['meta']>, 'chunk_frames'> | null | undefined): string | null {
+  const frames = Object.entries(meta?.chunk_frames ?? {}).filter(([, n]) => Number.isFinite(n) && n >= 0);
+  const total = frames.reduce((sum, [, n]) => sum + n, 0);
+  if (total <= 0) return null;
+  return frames
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([node, n]) => `${node}: ${percent((n / total) * 100)}`)
+    .join(', ');
 }

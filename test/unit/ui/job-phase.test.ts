@@ -52,4 +52,15 @@ describe('jobs page: an audio stream without a language tag', () => {
     m.setLang('en');
     assert.equal(m.languageName('und'), 'untagged');
   });
+
+  it('says who compressed how much of a title encoded in chunks, the largest share first (issue 41)', async () => {
+    const m = await uiModules();
+    m.setLang('en');
+    assert.equal(m.chunkSharesText({ chunk_frames: { 'wohnzimmer@pc': 2000, 'keller@nas': 3000 } }), 'keller@nas: 60%, wohnzimmer@pc: 40%');
+    m.setLang('de');
+    assert.equal(m.chunkSharesText({ chunk_frames: { 'wohnzimmer@pc': 2000, 'keller@nas': 3000 } }), 'keller@nas: 60\u00a0%, wohnzimmer@pc: 40\u00a0%', 'a German percent keeps its number');
+    assert.equal(m.chunkSharesText({ chunk_frames: { 'keller@nas': 0, 'wohnzimmer@pc': 0 } }), null, 'nothing done yet');
+    assert.equal(m.chunkSharesText({}), null, 'a title encoded whole');
+    assert.equal(m.chunkSharesText(null), null);
+  });
 });

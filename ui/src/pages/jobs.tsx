@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { API, del, get, post, type AudioStream, type FileStreams, type Job, type JobDetail } from '../api.js';
-import { phaseLine } from '../job-phase.js';
+import { chunkSharesText, phaseLine } from '../job-phase.js';
 import { Action, Dialog, Empty, PathText, Progress, Section } from '../components.js';
 import { useMediaRoot } from '../media-path.js';
 import { bytes, statusText, when } from '../format.js';
@@ -238,6 +238,11 @@ function JobRow({ job, refresh }: { job: Job; refresh(): void }) {
           .filter(Boolean)
           .join(' · ')}
       </p>
+      {chunkSharesText(job.meta) && (
+        <p class="muted" data-testid="job-chunks">
+          {t('jobs.chunkShares', { shares: chunkSharesText(job.meta) ?? '' })}
+        </p>
+      )}
       {job.error && <JobError job={job} />}
       {readErrors > 0 && (
         <p class="muted" data-testid="job-read-errors">

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { get, put } from '../api.js';
 import { RIP_TITLE_KINDS } from '../../../shared/disc-titles.js';
 import { MAX_SIMILAR_TITLES_MAX, MAX_SIMILAR_TITLES_MIN } from '../../../shared/main-feature.js';
+import { CHUNK_MIN_MINUTES_MAX } from '../../../shared/chunking.js';
 import { toggleChoice } from '../disc-titles.js';
 import { languageName, t, tKnown, type MessageKey } from '../i18n/index.js';
 
@@ -25,8 +26,11 @@ export function settingLabel(name: string): string {
  */
 const CHOICES: Record<string, readonly string[]> = { ripTitleKinds: RIP_TITLE_KINDS };
 
-/** Number settings that are no seconds: their bounds (the server checks them too). */
-const NUMBER_BOUNDS: Record<string, { min: number; max: number }> = { maxSimilarTitles: { min: MAX_SIMILAR_TITLES_MIN, max: MAX_SIMILAR_TITLES_MAX } };
+/** Number settings that are no seconds: their bounds, and a step where decimals are taken (the server checks them too). */
+const NUMBER_BOUNDS: Record<string, { min: number; max: number; step?: string }> = {
+  maxSimilarTitles: { min: MAX_SIMILAR_TITLES_MIN, max: MAX_SIMILAR_TITLES_MAX },
+  chunkMinMinutes: { min: 0, max: CHUNK_MIN_MINUTES_MAX, step: 'any' },
+};
 
 const MASK = '********';
 const SECRET = new Set(['ripperAppKey', 'mediaServerKey', 'webhookUrl', 'tmdbApiKey', 'omdbApiKey']);
@@ -232,7 +236,7 @@ export function SettingsForm({ only, onSaved, submitLabel, groups, hide, warnUns
         ) : typeof stored[n] === 'number' ? (
           <label key={n}>
             {settingLabel(n)}
-            <input name={n} type="number" min={NUMBER_BOUNDS[n]?.min ?? 0} max={NUMBER_BOUNDS[n]?.max} value={values[n] as number} onInput={(e) => setValues({ ...values, [n]: Number((e.target as HTMLInputElement).value) })} />
+            <input name={n} type="number" min={NUMBER_BOUNDS[n]?.min ?? 0} max={NUMBER_BOUNDS[n]?.max} step={NUMBER_BOUNDS[n]?.step} value={values[n] as number} onInput={(e) => setValues({ ...values, [n]: Number((e.target as HTMLInputElement).value) })} />
           </label>
         ) : (
           <label key={n}>

@@ -15,7 +15,7 @@ import { SettingsForm, type SettingsGroup } from './settings-form.js';
 const SETTINGS_GROUPS: SettingsGroup[] = [
   { title: 'settings.group.library', names: ['quickPickMovies', 'quickPickSeries', 'quickPickMusic', 'mediaServerType', 'mediaServerUrl', 'mediaServerKey', 'tmdbApiKey', 'omdbApiKey'] },
   { title: 'settings.group.ripping', names: ['autoRipStart', 'autoEject', 'mainFeatureOnly', 'ripTitleKinds', 'minTitleSeconds', 'keepOriginal', 'ripperAppKey'] },
-  { title: 'settings.group.compress', names: ['transcodeEnabled', 'transcodePreset', 'audioLanguages', 'subtitleLanguages', 'keepSurround', 'stereoCompanion', 'originalLanguage', 'burnForcedSubtitles', 'keepCommentary', 'keepAudioDescription'] },
+  { title: 'settings.group.compress', names: ['transcodeEnabled', 'transcodePreset', 'audioLanguages', 'subtitleLanguages', 'keepSurround', 'stereoCompanion', 'originalLanguage', 'burnForcedSubtitles', 'keepCommentary', 'keepAudioDescription', 'chunkMinMinutes'] },
   { title: 'settings.group.notify', names: ['webhookUrl', 'webhookKind', 'homeAssistantDiscovery'] },
   { title: 'settings.group.advanced', names: [], collapsed: true },
 ];

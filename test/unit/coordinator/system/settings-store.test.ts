@@ -233,3 +233,26 @@ describe('the setting ripTitleKinds', () => {
     assert.deepEqual(s.get('ripTitleKinds'), ['episodes', 'extras']);
   });
 });
+
+describe('the setting chunkMinMinutes (issue 41)', () => {
+  it('splits titles longer than 20 minutes by default', () => {
+    assert.equal(SETTING_DEFAULTS.chunkMinMinutes, 20);
+  });
+
+  it('takes minutes with decimals from 0 (never) to a day', () => {
+    assert.equal(validateSetting('chunkMinMinutes', 0), 0);
+    assert.equal(validateSetting('chunkMinMinutes', 0.5), 0.5);
+    assert.equal(validateSetting('chunkMinMinutes', 45), 45);
+    assert.equal(validateSetting('chunkMinMinutes', 1440), 1440);
+  });
+
+  it('refuses a negative, too large or non-number value, saying what it takes', () => {
+    for (const bad of [-0.1, 1440.5, Number.NaN, Number.POSITIVE_INFINITY, '20', null, true]) {
+      assert.throws(
+        () => validateSetting('chunkMinMinutes', bad),
+        (err: Error) => err instanceof SettingsError && err.message === 'setting "chunkMinMinutes" must be a number of minutes from 0 (never split a title) to 1440; decimals are taken (0.5 is 30 seconds)',
+        String(bad),
+      );
+    }
+  });
+});

@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { api, dvdImage, fileTree, insertDisc, job, startAgent, startCoordinator, stopAll, waitFor, waitForDisc, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type Job, type World } from './harness.js';
+
+interface LogLine { level: string; message: string }
+
+/** Video frames of a file's first video stream (demuxed). */
+function videoFrames(file: string): number {
+  return Number(execFileSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-count_packets', '-show_entries', 'stream=nb_read_packets', '-of', 'csv=p=0', file], { encoding: 'utf8' }).trim().replace(/,$/, ''));
+}
+
+function seconds(file: string): number {
+  return Number(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', file], { encoding: 'utf8' }).trim());
+}
+
+/** Processes whose command line mentions the text (the encoders of chunks). */
+function processesMentioning(text: string): number[] {
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+describe('one title on two agents (issue 41, real HandBrakeCLI)', () => {
+  let w: World;
+  let c: CoordinatorHandle;
+  let keller: AgentHandle;
+  let wohnzimmer: AgentHandle;
+
+  before(async () => {
+    w = world();
+    c = await startCoordinator(w);
+    // 1 minute: a 185 s title is cut into three chunks of at least 60 s (CHUNK_MIN_SECONDS).
+    const set = await api(c.url, 'PUT', '/settings', { transcodePreset: 'Very Fast 480p30', chunkMinMinutes: 1 });
+    assert.equal(set.status, 200, set.text);
+    keller = await startAgent(w, c.mqttUrl, 'keller');
+    wohnzimmer = await startAgent(w, c.mqttUrl, 'wohnzimmer', { drive: false });
+  });
+
+  after(stopAll);
+
+  /** Rips a 185 s DVD title on keller (the lead: the names decide between equally free workers) and answers the job with the raw title's frames. */
+  async function longTitle(label: string, body: Record<string, unknown> = {}): Promise<{ id: string; rawFrames: number }> {
+    insertDisc(keller.driveDir, dvdImage(label, [185]));
+    const device = await waitForDisc(c.url, keller);
+    const created = await api<Job>(c.url, 'POST', '/jobs', { device, ...body });
+    assert.equal(created.status, 201, created.text);
+    // The raw title's frames, read while it is there (the transcode removes it).
+    let rawFrames = 0;
+    const rawFile = path.join(w.raw, created.body.id, 'title_t01.mkv');
+    for (let i = 0; i < 600 && !rawFrames; i++) {
+      const j = await job(c.url, created.body.id);
+      if (j.status === 'transcoding' && fs.existsSync(rawFile)) rawFrames = videoFrames(rawFile);
+      else if (j.status === 'completed' || j.status === 'failed') break;
+      else await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.ok(rawFrames > 4000, `the raw title has ${rawFrames} frames`);
+    return { id: created.body.id, rawFrames };
+  }
+
+  const jobLogs = async (id: string): Promise<LogLine[]> => (await api<{ logs: LogLine[] }>(c.url, 'GET', `/jobs/${id}/detail`)).body.logs;
+
+  it('splits a long title into chunks, both agents encode some, and the joined film has every frame of the title', async () => {
+    const { id, rawFrames } = await longTitle('LANGER_FILM');
+    const created = { body: { id } };
+    const done = await waitForStatus(c.url, created.body.id, ['completed', 'failed'], 240_000);
+    const logs = (await api<{ logs: LogLine[] }>(c.url, 'GET', `/jobs/${done.id}/detail`)).body.logs;
+    assert.equal(done.status, 'completed', `${done.error ?? ''}\n${logs.map((l) => l.message).join('\n')}`);
+    assert.ok(logs.some((l) => /^title 1 \(\d+ frames\) split into 3 chunks for the free workers, led by keller@/.test(l.message)), 'the title was split');
+    assert.ok(logs.some((l) => l.message === 'all 3 chunks of title 1 are encoded: ' + keller.node + ' joins them'));
+    const byNode = done.meta?.chunk_frames ?? {};
+    assert.deepEqual(Object.keys(byNode).sort(), [keller.node, wohnzimmer.node].sort(), 'both agents encoded chunks');
+    assert.equal(Object.values(byNode).reduce((a, b) => a + b, 0), rawFrames, 'every frame encoded once');
+    const film = path.join(done.output_path ?? '', 'Langer Film.mkv');
+    assert.ok(fs.existsSync(film), JSON.stringify(fileTree(w.media)));
+    assert.equal(videoFrames(film), rawFrames, 'the joined film has every frame of the title');
+    assert.ok(Math.abs(seconds(film) - 185) < 1, `length ${seconds(film)} s`);
+    assert.ok(execFileSync('ffprobe', ['-v', 'error', '-select_streams', 'a', '-show_entries', 'stream=index', '-of', 'csv=p=0', film], { encoding: 'utf8' }).trim().length > 0, 'it has the audio');
+    assert.deepEqual(fileTree(w.raw).filter((f) => f.includes('.ripwerk-chunks')), [], 'no chunk file is left');
+  });
+
+  it('keeps the whole title on the chosen node', async () => {
+    const { id, rawFrames } = await longTitle('GEWAEHLT', { transcode_node: wohnzimmer.node });
+    const done = await waitForStatus(c.url, id, ['completed', 'failed'], 240_000);
+    const logs = await jobLogs(id);
+    assert.equal(done.status, 'completed', done.error ?? '');
+    assert.equal(done.transcode_node, wohnzimmer.node);
+    assert.equal(logs.some((l) => l.message.includes('split into')), false, 'not split');
+    assert.equal(done.meta?.chunk_frames, undefined);
+    assert.equal(videoFrames(path.join(done.output_path ?? '', 'Gewaehlt.mkv')), rawFrames);
+  });
+
+  it('cancel with chunks running on both agents stops every chunk and leaves no chunk file', async () => {
+    const { id } = await longTitle('ABGEBROCHEN');
+    await waitFor('chunks running on both agents', async () => Object.keys((await job(c.url, id)).meta?.chunk_frames ?? {}).length === 2, 120_000, 100);
+    assert.equal((await api(c.url, 'POST', `/jobs/${id}/cancel`)).status, 200);
+    const canceled = await waitForStatus(c.url, id, ['canceled', 'failed', 'completed'], 60_000);
+    assert.equal(canceled.status, 'canceled');
+    await waitFor('no chunk encoder running', async () => processesMentioning(`.ripwerk-chunks/${id}`).length === 0, 20_000, 100);
+    await waitFor('no chunk file', async () => !fileTree(w.raw).some((f) => f.includes('.ripwerk-chunks')), 20_000, 100);
+    assert.ok(fs.existsSync(path.join(w.raw, id, 'title_t01.mkv')), 'the raw data is kept');
+  });
+
+  it('gives the chunk of an agent killed mid-chunk to the other agent, and the film still has every frame', async () => {
+    const { id, rawFrames } = await longTitle('ABGESTUERZT');
+    await waitFor('wohnzimmer encoding a chunk', async () => ((await job(c.url, id)).meta?.chunk_frames?.[wohnzimmer.node] ?? 0) > 0, 120_000, 100);
+    await wohnzimmer.proc.kill('SIGKILL');
+    const done = await waitForStatus(c.url, id, ['completed', 'failed'], 240_000);
+    // The killed agent's encoders ran on without it: they are ended here (they wrote files of their own hand-outs).
+    for (const pid of processesMentioning('.ripwerk-chunks')) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // ended meanwhile
+      }
+    }
+    const logs = await jobLogs(id);
+    assert.equal(done.status, 'completed', `${done.error ?? ''}\n${logs.map((l) => l.message).join('\n')}`);
+    assert.ok(logs.some((l) => new RegExp(`^worker ${wohnzimmer.node.replace(/[.]/g, '\\.')} went offline while encoding chunk \\d of title 1; the chunk goes to another worker$`).test(l.message)), logs.map((l) => l.message).join('\n'));
+    assert.equal(videoFrames(path.join(done.output_path ?? '', 'Abgestuerzt.mkv')), rawFrames, 'every frame, the re-run chunk included');
+    assert.ok((done.meta?.chunk_frames?.[keller.node] ?? 0) > 0);
+  });
+});

@@ -156,14 +156,15 @@ describe('system: info, updates, supplies, first-run setup, routes that must not
   });
 
   it('lists each worker\'s real HandBrake presets with a recommendation and its reason', async () => {
-    const r = await api<{ current: string; workers: { name: string; encoders: string[]; categories: { name: string; presets: string[] }[]; recommendation: { preset: string; reason: string }; recommendations: Record<string, { preset: string }> }[] }>(c.url, 'GET', '/presets');
+    const r = await api<{ current: string; workers: { name: string; encoders: string[]; categories: { name: string; presets: string[] }[]; recommendation: { preset: string; reason: string; reason_code: string; reason_params: Record<string, string> }; recommendations: Record<string, { preset: string }> }[] }>(c.url, 'GET', '/presets');
     assert.equal(r.status, 200);
     assert.equal(r.body.current, 'Fast 1080p30');
     const keller = r.body.workers.find((x) => x.name === 'keller')!;
     assert.deepEqual(keller.encoders, ['software']);
     assert.ok(keller.categories.find((x) => x.name === 'General')?.presets.includes('Fast 1080p30'));
     assert.ok(keller.categories.find((x) => x.name === 'Hardware')?.presets.includes('H.265 NVENC 1080p'), 'the Hardware category is listed');
-    assert.deepEqual(keller.recommendation, { preset: 'H.265 MKV 1080p30', reason: 'software encoding: the worker reports no hardware encoder family' });
+    // The reason in English, and as a code with parameters the web UI words in its language (issue 38).
+    assert.deepEqual(keller.recommendation, { preset: 'H.265 MKV 1080p30', reason: 'software encoding: the worker reports no hardware encoder family', reason_code: 'presetWhySoftware', reason_params: { family: '', skipped: '' } });
     assert.deepEqual([keller.recommendations.dvd.preset, keller.recommendations.uhd.preset], ['H.265 MKV 1080p30', 'H.265 MKV 2160p60 4K']);
   });
 

@@ -39,7 +39,7 @@ describe('one title on two agents (issue 41, real HandBrakeCLI)', () => {
   before(async () => {
     w = world();
     c = await startCoordinator(w);
-    // 1 minute: a 185 s title is cut into three chunks of at least 60 s (CHUNK_MIN_SECONDS).
+    // 1 minute: a 185 s title is cut into three tapering chunks (82, 62 and 41 s: none below CHUNK_MIN_SECONDS, 30 s).
     const set = await api(c.url, 'PUT', '/settings', { transcodePreset: 'Very Fast 480p30', chunkMinMinutes: 1 });
     assert.equal(set.status, 200, set.text);
     keller = await startAgent(w, c.mqttUrl, 'keller');

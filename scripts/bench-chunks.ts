@@ -71,10 +71,10 @@ export async function chunks(): Promise<void> {
   const plan = planChunks(await probeVideoPackets('ffprobe', source), CHUNKS_PER_AGENT * AGENTS);
   const chunkFile = (c: Chunk): string => path.join(dir, `chunk-${c.index}.mkv`);
   const streams = path.join(dir, 'streams.mkv');
-  // The chunks in order, the streams pass last: the smallest piece of work ends the queue.
+  // As the lead does it (agent/tasks/chunk-lead.ts): the streams pass at once, the chunks, longest first, to whichever encoder frees up.
   const work: (() => (bins: ChunkBins) => Promise<void>)[] = [
-    ...plan.chunks.map((c) => () => (bins: ChunkBins) => encodeChunk(bins, source, chunkFile(c), PRESET, c)),
     () => (bins: ChunkBins) => encodeStreams(bins, source, streams, PRESET, []),
+    ...plan.chunks.map((c) => () => (bins: ChunkBins) => encodeChunk(bins, source, chunkFile(c), PRESET, c)),
   ];
   const taken: number[][] = Array.from({ length: AGENTS }, () => []);
   let next = 0;

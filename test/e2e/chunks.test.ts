@@ -12,6 +12,25 @@ function videoFrames(file: string): number {
   return Number(execFileSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-count_packets', '-show_entries', 'stream=nb_read_packets', '-of', 'csv=p=0', file], { encoding: 'utf8' }).trim().replace(/,$/, ''));
 }
 
+/** Chapter start times of a file, to the hundredth of a second. */
+function chapterStarts(file: string): string[] {
+  const out = JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-show_chapters', '-of', 'json', file], { encoding: 'utf8' })) as { chapters: { start_time: string }[] };
+  return out.chapters.map((ch) => Number(ch.start_time).toFixed(2));
+}
+
+/** The stream list as ffprobe names it: type, codec, channels, language. */
+function streamList(file: string): string {
+  return execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_type,codec_name,channels:stream_tags=language', '-of', 'compact', file], { encoding: 'utf8' });
+}
+
+/** SSIM of each frame of `a` against the frame of `b` at the same position (ffmpeg's ssim filter). */
+function ssimPerFrame(a: string, b: string, stats: string): number[] {
+  execFileSync('ffmpeg', ['-v', 'error', '-nostdin', '-i', a, '-i', b, '-lavfi', `[0:v]settb=AVTB,setpts=N/FRAME_RATE/TB[a];[1:v]settb=AVTB,setpts=N/FRAME_RATE/TB[b];[a][b]ssim=stats_file=${stats}`, '-f', 'null', '-']);
+  return fs.readFileSync(stats, 'utf8').split('\n').filter(Boolean).map((l) => Number(/All:([\d.]+)/.exec(l)?.[1]));
+}
+
+const mean = (v: number[]): number => v.reduce((a, b) => a + b, 0) / v.length;
+
 function seconds(file: string): number {
   return Number(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', file], { encoding: 'utf8' }).trim());
 }
@@ -39,7 +58,7 @@ describe('one title on two agents (issue 41, real HandBrakeCLI)', () => {
   before(async () => {
     w = world();
     c = await startCoordinator(w);
-    // 1 minute: a 185 s title is cut into three chunks of at least 60 s (CHUNK_MIN_SECONDS).
+    // 1 minute: a 185 s title is cut into three tapering chunks (82, 62 and 41 s: none below CHUNK_MIN_SECONDS, 30 s).
     const set = await api(c.url, 'PUT', '/settings', { transcodePreset: 'Very Fast 480p30', chunkMinMinutes: 1 });
     assert.equal(set.status, 200, set.text);
     keller = await startAgent(w, c.mqttUrl, 'keller');
@@ -67,6 +86,9 @@ describe('one title on two agents (issue 41, real HandBrakeCLI)', () => {
     return { id: created.body.id, rawFrames };
   }
 
+  /** The film test 1 encoded in chunks, compared in test 2 with the whole encode of the same title. */
+  let chunkedFilm: string | undefined;
+
   const jobLogs = async (id: string): Promise<LogLine[]> => (await api<{ logs: LogLine[] }>(c.url, 'GET', `/jobs/${id}/detail`)).body.logs;
 
   it('splits a long title into chunks, both agents encode some, and the joined film has every frame of the title', async () => {
@@ -86,9 +108,10 @@ describe('one title on two agents (issue 41, real HandBrakeCLI)', () => {
     assert.ok(Math.abs(seconds(film) - 185) < 1, `length ${seconds(film)} s`);
     assert.ok(execFileSync('ffprobe', ['-v', 'error', '-select_streams', 'a', '-show_entries', 'stream=index', '-of', 'csv=p=0', film], { encoding: 'utf8' }).trim().length > 0, 'it has the audio');
     assert.deepEqual(fileTree(w.raw).filter((f) => f.includes('.ripwerk-chunks')), [], 'no chunk file is left');
+    chunkedFilm = film;
   });
 
-  it('keeps the whole title on the chosen node', async () => {
+  it('keeps the whole title on the chosen node; that whole encode and the chunked film have the same chapters and streams, and SSIM at least 0.99, the seams included', async () => {
     const { id, rawFrames } = await longTitle('GEWAEHLT', { transcode_node: wohnzimmer.node });
     const done = await waitForStatus(c.url, id, ['completed', 'failed'], 240_000);
     const logs = await jobLogs(id);
@@ -96,7 +119,23 @@ describe('one title on two agents (issue 41, real HandBrakeCLI)', () => {
     assert.equal(done.transcode_node, wohnzimmer.node);
     assert.equal(logs.some((l) => l.message.includes('split into')), false, 'not split');
     assert.equal(done.meta?.chunk_frames, undefined);
-    assert.equal(videoFrames(path.join(done.output_path ?? '', 'Gewaehlt.mkv')), rawFrames);
+    const whole = path.join(done.output_path ?? '', 'Gewaehlt.mkv');
+    assert.equal(videoFrames(whole), rawFrames);
+    // The same title (the images differ only in their label) and settings as test 1's film, encoded whole:
+    // the chunked film has its chapters and streams, and looks like it, the seams included.
+    assert.ok(chunkedFilm, 'test 1 made the chunked film');
+    assert.ok(chapterStarts(whole).length > 10, `chapters ${chapterStarts(whole).join(' ')}`);
+    assert.deepEqual(chapterStarts(chunkedFilm), chapterStarts(whole));
+    assert.equal(streamList(chunkedFilm), streamList(whole));
+    const ssim = ssimPerFrame(chunkedFilm, whole, path.join(w.root, 'ssim.txt'));
+    assert.equal(ssim.length, rawFrames);
+    const all = mean(ssim);
+    assert.ok(all >= 0.99, `SSIM ${all.toFixed(4)} against the whole encode`);
+    // Three tapering chunks (4:3:2) meet near 4/9 and 7/9 of the title, within a GOP of the keyframe there.
+    for (const at of [(rawFrames * 4) / 9, (rawFrames * 7) / 9].map(Math.round)) {
+      const seam = mean(ssim.slice(at - 15, at + 16));
+      assert.ok(seam >= all - 0.01, `SSIM around frame ${at} ${seam.toFixed(4)}, the film's ${all.toFixed(4)}`);
+    }
   });
 
   it('cancel with chunks running on both agents stops every chunk and leaves no chunk file', async () => {

@@ -107,16 +107,17 @@ describe('a title encoded in chunks and joined is the whole encode (real HandBra
   });
 
   it('stops a chunk of a long title before the next keyframe (HandBrake counts the duration from the chunk first frame)', async () => {
-    // A 600 s title in six chunks: its third chunk (200.205 to 299.805 s) got the frame at 299.805 s as
-    // well when the duration was counted from the asked start (2389 frames for 2388).
+    // A 600 s title in six chunks: with equal parts its third chunk (200.205 to 299.805 s) got the frame
+    // at 299.805 s as well when the duration was counted from the asked start (2389 frames for 2388).
+    // Tapered (7:6:5:4:3:2), the third chunk runs from 288.794 to 399.905 s.
     const long = path.join(dir, 'long.mkv');
     execFileSync('ffmpeg', ['-v', 'error', '-nostdin', '-f', 'lavfi', '-i', 'testsrc2=size=160x120:rate=24000/1001', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000', '-t', '600', '-c:v', 'mpeg2video', '-g', '12', '-bf', '2', '-b:v', '300k', '-c:a', 'ac3', '-y', long]);
     const longPlan = planChunks(await probeVideoPackets(BINS.ffprobe, long), 6);
     const third = longPlan.chunks[2];
-    assert.deepEqual([third.startSeconds, third.endSeconds, third.frames], [200.205, 299.805, 2388]);
+    assert.deepEqual([third.startSeconds, third.endSeconds, third.frames], [288.794, 399.905, 2664]);
     const out = path.join(dir, 'long-chunk-2.mkv');
     await encodeChunk(BINS, long, out, PRESET, third);
-    assert.equal(videoTimes(out).length, 2388);
+    assert.equal(videoTimes(out).length, 2664);
   });
 
   it('appends the chunks in order and takes all but the video from the streams file', () => {

@@ -3,6 +3,7 @@ import posix from 'node:path/posix';
 import type { Db } from '../../shared/sqlite.js';
 import { CHUNK_MAX_ATTEMPTS, chunkFileName } from '../../shared/chunking.js';
 import type { ChunkCut } from '../../shared/protocol.js';
+import { freestNode } from './freest-node.js';
 
 /**
  * The chunks of long titles encoded by several agents (issue 41; docs/scaling.md, "One title on
@@ -139,7 +140,7 @@ export class ChunkBoard {
     const at = this.now();
     this.db.transaction(() => {
       for (const row of this.stmts.queued.all()) {
-        const node = freest(free);
+        const node = freestNode(free);
         if (!node) break;
         const commandId = randomUUID();
         // Each hand-out writes its own file: the encoder of an agent that was lost may still be writing the one before.
@@ -265,17 +266,4 @@ export class ChunkBoard {
     }
     return tally;
   }
-}
-
-/** The node with the most free slots (the name decides a tie); null when none is free. */
-function freest(free: Map<string, number>): string | null {
-  let best: string | null = null;
-  let bestFree = 0;
-  for (const [node, n] of free) {
-    if (n > bestFree || (n === bestFree && n > 0 && best !== null && node < best)) {
-      best = node;
-      bestFree = n;
-    }
-  }
-  return best;
 }

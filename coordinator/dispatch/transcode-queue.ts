@@ -10,6 +10,7 @@ import type { RippedTitle } from '../../shared/protocol.js';
 import type { CommandTable } from './commands.js';
 import type { JobJournal } from './job-journal.js';
 import { chunkingFor } from './chunk-decision.js';
+import { freestNode } from './freest-node.js';
 import type { ChunkIntake } from './chunk-intake.js';
 
 /** A worker that tells no slot count holds this many rips and transcodes at once. */
@@ -151,15 +152,7 @@ export class TranscodeQueue {
   /** The node a queued transcode goes to now: its chosen node while that one is online (or null while it is busy), else the freest worker. */
   private chooseNode(row: QueuePageRow, free: Map<string, number>): string | null {
     if (row.preferred_node && free.has(row.preferred_node)) return (free.get(row.preferred_node) ?? 0) > 0 ? row.preferred_node : null;
-    let best: string | null = null;
-    let bestFree = 0;
-    for (const [node, n] of free) {
-      if (n > bestFree || (n === bestFree && n > 0 && best !== null && node < best)) {
-        best = node;
-        bestFree = n;
-      }
-    }
-    return best;
+    return freestNode(free);
   }
 
   /** Sends the row's transcode to `node`, with the chunking its long titles may get from the other encoder nodes online (`encoderNodes`). */

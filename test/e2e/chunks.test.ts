@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { api, dvdImage, fileTree, insertDisc, job, startAgent, startCoordinator, stopAll, waitFor, waitForDisc, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type Job, type World } from './harness.js';
+import { api, dvdImage, fileTree, insertDisc, processesMentioning, job, startAgent, startCoordinator, stopAll, waitFor, waitForDisc, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type Job, type World } from './harness.js';
 
 interface LogLine { level: string; message: string }
 
@@ -33,20 +33,6 @@ const mean = (v: number[]): number => v.reduce((a, b) => a + b, 0) / v.length;
 
 function seconds(file: string): number {
   return Number(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', file], { encoding: 'utf8' }).trim());
-}
-
-/** Processes whose command line mentions the text (the encoders of chunks). */
-function processesMentioning(text: string): number[] {
-  const pids: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
 }
 
 describe('one title on two agents (issue 41, real HandBrakeCLI)', () => {

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { chromium } from 'playwright-core';
 import { FIXTURES_DIR } from '../fixtures/tools-samples.js';
 import {
-  api, dvdImage, freePort, insertDisc, job, Proc, restartAgent, sleep, slowHandbrake, smallMkv, startAgent, startCoordinator, stopAll, waitFor, waitForDisc,
+  api, dvdImage, freePort, insertDisc, job, Proc, processesMentioning, restartAgent, sleep, slowHandbrake, smallMkv, startAgent, startCoordinator, stopAll, waitFor, waitForDisc,
   waitForStatus, world, type Job,
 } from './harness.js';
 
@@ -17,20 +17,6 @@ interface LogLine { level: string; message: string }
 async function jobLogs(base: string, id: string): Promise<LogLine[]> {
   const r = await api<{ logs: LogLine[] }>(base, 'GET', `/jobs/${id}/detail`);
   return r.body.logs;
-}
-
-/** Processes whose command line mentions the given text (leftover tools of a killed agent). */
-function processesMentioning(text: string): number[] {
-  const pids: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
 }
 
 function mosquittoBin(): string {

@@ -32,3 +32,11 @@ export function chunkFileName(index: number, commandId?: string): string {
   const n = String(index).padStart(2, '0');
   return commandId ? `c${n}-${commandId.slice(0, 8)}.mkv` : `c${n}.mkv`;
 }
+
+/**
+ * Whether a path is a chunk's file as chunkFolder and chunkFileName make it: the only files an agent
+ * writes or removes for chunks. `windows`: a native worker's local path, with either separator.
+ */
+export function isChunkFile(p: string, windows = false): boolean {
+  return /\/\.ripwerk-chunks\/(?:[^/]+\/)*c\d{2,}(?:-[0-9a-f]{8})?\.mkv$/.test(windows ? p.replace(/\\/g, '/') : p);
+}

@@ -90,7 +90,7 @@ function toolName(bin: string): string {
   return path.basename(bin);
 }
 
-function groupAlive(pid: number): boolean {
+export function groupAlive(pid: number): boolean {
   try {
     process.kill(-pid, 0);
     return true;

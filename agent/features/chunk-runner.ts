@@ -6,6 +6,7 @@ import type { AgentContext, AgentFeature } from '../agent-context.js';
 import type { Chunk } from '../tasks/chunk-plan.js';
 import { DEFAULT_CHUNK_BINS, encodeChunk, type ChunkRunHooks } from '../tasks/chunk-encode.js';
 import { ProgressThrottle } from '../tasks/progress-throttle.js';
+import { ChunkEncoderLedger, chunkEncodersFile } from './chunk-leftovers.js';
 
 export type EncodeChunkCommand = Extract<Command, { task: typeof TASKS.encodeChunk }>;
 
@@ -24,14 +25,26 @@ export function chunkOfCut(cut: ChunkCut): Chunk {
  * `chunk_done` or `chunk_failed`. A chunk is no stored task: an agent that restarts has lost it, and
  * the coordinator, which finds its id missing from the status `tasks` (held()), hands it out again.
  * A cancel stops it; its partial file is removed and nothing is reported (the coordinator ended it).
+ * The encoders run are kept in a ledger (chunk-leftovers.ts): at its start the agent ends those a
+ * killed run of it left encoding, and removes their files.
  */
 export class ChunkRunner implements AgentFeature {
   private readonly running = new Map<string, AbortController>();
+  private readonly ledger: ChunkEncoderLedger;
 
   constructor(
     private readonly ctx: AgentContext,
     private readonly encode: ChunkEncoder = (input, output, preset, chunk, hooks) => encodeChunk({ ...DEFAULT_CHUNK_BINS, handbrake: ctx.config.handbrakeCli }, input, output, preset, chunk, hooks),
-  ) {}
+  ) {
+    this.ledger = new ChunkEncoderLedger(chunkEncodersFile(ctx.config.dataDir, ctx.config.workerName));
+  }
+
+  /** Ends the chunk encoders a killed run of this agent left running, before any new chunk comes in. */
+  async start(): Promise<void> {
+    const { ended, gone } = await this.ledger.endLeftovers();
+    for (const e of ended) this.ctx.log.warn(`a chunk encoder (pid ${e.pid}) of a run that did not end was still writing ${e.output}: stopped, and its file removed (the coordinator hands the chunk out again)`);
+    for (const e of gone) this.ctx.log.info(`the chunk file ${e.output} of a run that did not end is removed`);
+  }
 
   /** The command ids of the chunks this agent holds (running or waiting for a slot), for its status. */
   held(): string[] {
@@ -82,7 +95,12 @@ export class ChunkRunner implements AgentFeature {
       release = await ctx.pool.take(cmd.id, signal);
       await fs.mkdir(path.dirname(output), { recursive: true });
       ctx.log.info(`encoding chunk ${cut.index + 1} (${cut.frames} frames) of ${path.basename(input)} with preset "${preset}" to ${output}`, cmd.job_id);
-      await this.encode(input, output, preset, chunkOfCut(cut), { signal, nice: ctx.config.encoderNice, onProgress: (pct) => throttle.update(pct) });
+      await this.encode(input, output, preset, chunkOfCut(cut), {
+        signal,
+        nice: ctx.config.encoderNice,
+        onSpawn: (pid) => this.ledger.started(cmd.id, pid, output),
+        onProgress: (pct) => throttle.update(pct),
+      });
       throttle.flush();
       ctx.emit({ type: 'chunk_done', ...base });
     } catch (err) {
@@ -95,6 +113,7 @@ export class ChunkRunner implements AgentFeature {
       ctx.log.warn(`chunk ${cut.index + 1} failed: ${reason}`, cmd.job_id);
       ctx.emit({ type: 'chunk_failed', ...base, reason });
     } finally {
+      this.ledger.ended(cmd.id);
       release?.();
     }
   }

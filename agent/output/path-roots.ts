@@ -3,6 +3,7 @@ import path from 'node:path';
 import { checkMediaPath } from '../../shared/media-paths.js';
 import { mapPath, type PathMapEntry } from '../../shared/path-map.js';
 import { TASKS, type Command } from '../../shared/protocol.js';
+import { isChunkFile } from '../../shared/chunking.js';
 
 /**
  * The folders an agent reads, writes and deletes in, whoever sends the command: its MEDIA_ROOT and
@@ -69,8 +70,7 @@ export class PathRoots {
    */
   chunkRefusal(input: string, output: string): string | null {
     if (!this.rootOf(input, true)) return `the raw file ${input.slice(0, 300)} is not inside this worker's folders (${this.roots.join(', ')}): refused`;
-    const chunkFile = /\/\.ripwerk-chunks\/(?:[^/]+\/)*c\d{2,}(?:-[0-9a-f]{8})?\.mkv$/.test(output);
-    if (!chunkFile || !this.rootOf(output, true)) return `the chunk file ${output.slice(0, 300)} is no cNN.mkv in a .ripwerk-chunks folder inside this worker's folders: refused`;
+    if (!isChunkFile(output) || !this.rootOf(output, true)) return `the chunk file ${output.slice(0, 300)} is no cNN.mkv in a .ripwerk-chunks folder inside this worker's folders: refused`;
     return null;
   }
 

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { api, dvdImage, fileTree, insertDisc, processesMentioning, job, startAgent, startCoordinator, stopAll, waitFor, waitForDisc, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type Job, type World } from './harness.js';
+import { api, dvdImage, fileTree, insertDisc, processesMentioning, job, restartAgent, slowHandbrake, startAgent, startCoordinator, stopAll, waitFor, waitForDisc, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type Job, type World } from './harness.js';
 
 interface LogLine { level: string; message: string }
 
@@ -135,23 +135,27 @@ describe('one title on two agents (issue 41, real HandBrakeCLI)', () => {
     assert.ok(fs.existsSync(path.join(w.raw, id, 'title_t01.mkv')), 'the raw data is kept');
   });
 
-  it('gives the chunk of an agent killed mid-chunk to the other agent, and the film still has every frame', async () => {
+  it('gives the chunk of an agent killed mid-chunk to the other agent, and the film still has every frame; started again, that agent stops the encoder it left running', async () => {
+    // wohnzimmer's encoder now waits 300 s before it encodes: its chunk's encoder is still running when
+    // the agent is killed, and still when the agent is started again after the job.
+    await wohnzimmer.proc.kill('SIGTERM');
+    wohnzimmer = await startAgent(w, c.mqttUrl, 'wohnzimmer', { drive: false, extra: { HANDBRAKE_CLI: slowHandbrake(300) } });
     const { id, rawFrames } = await longTitle('ABGESTUERZT');
-    await waitFor('wohnzimmer encoding a chunk', async () => ((await job(c.url, id)).meta?.chunk_frames?.[wohnzimmer.node] ?? 0) > 0, 120_000, 100);
+    const ledger = path.join(wohnzimmer.env.DATA_DIR, 'chunk-encoders-wohnzimmer.json');
+    const left = await waitFor('wohnzimmer encoding a chunk', async () => fs.existsSync(ledger) && (JSON.parse(fs.readFileSync(ledger, 'utf8')) as { pid: number; output: string }[])[0], 120_000, 100);
     await wohnzimmer.proc.kill('SIGKILL');
+    assert.ok(processesMentioning(left.output).includes(left.pid), 'the encoder runs on without its agent');
     const done = await waitForStatus(c.url, id, ['completed', 'failed'], 240_000);
-    // The killed agent's encoders ran on without it: they are ended here (they wrote files of their own hand-outs).
-    for (const pid of processesMentioning('.ripwerk-chunks')) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // ended meanwhile
-      }
-    }
     const logs = await jobLogs(id);
     assert.equal(done.status, 'completed', `${done.error ?? ''}\n${logs.map((l) => l.message).join('\n')}`);
     assert.ok(logs.some((l) => new RegExp(`^worker ${wohnzimmer.node.replace(/[.]/g, '\\.')} went offline while encoding chunk \\d of title 1; the chunk goes to another worker$`).test(l.message)), logs.map((l) => l.message).join('\n'));
     assert.equal(videoFrames(path.join(done.output_path ?? '', 'Abgestuerzt.mkv')), rawFrames, 'every frame, the re-run chunk included');
-    assert.ok((done.meta?.chunk_frames?.[keller.node] ?? 0) > 0);
+    assert.equal(done.meta?.chunk_frames?.[keller.node], rawFrames, 'keller encoded them all');
+    assert.ok(processesMentioning(left.output).includes(left.pid), 'the leftover encoder still runs');
+    // Started again, the agent ends what its killed run left encoding, before it takes work.
+    wohnzimmer = await restartAgent(wohnzimmer);
+    await waitFor('the leftover encoder stopped', async () => processesMentioning(left.output).length === 0, 15_000, 100);
+    await wohnzimmer.proc.waitForLine(new RegExp(`a chunk encoder \\(pid ${left.pid}\\) of a run that did not end was still writing .*\\.ripwerk-chunks/${id}/\\d+/c\\d{2}-[0-9a-f]{8}\\.mkv: stopped`));
+    assert.equal(fs.existsSync(ledger), false, 'nothing left to end');
   });
 });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,6 +7,8 @@ import { after, describe, it } from 'node:test';
 import type { AgentContext } from '../../../../agent/agent-context.js';
 import { DEFAULT_AUDIO_CD_TOOLS } from '../../../../agent/tasks/audio-cd-ripper.js';
 import { ChunkRunner, type ChunkEncoder, type EncodeChunkCommand } from '../../../../agent/features/chunk-runner.js';
+import { chunkEncodersFile } from '../../../../agent/features/chunk-leftovers.js';
+import { groupAlive } from '../../../../shared/process.js';
 import { CommandIntake } from '../../../../agent/features/command-intake.js';
 import { StatusBeacon } from '../../../../agent/features/status-beacon.js';
 import { JsonTaskStore } from '../../../../agent/store/json-task-store.js';
@@ -149,6 +152,30 @@ describe('agent feature: chunk runner (issue 41)', () => {
     assert.deepEqual(ofType(h.events, 'chunk_done', 'chunk_failed', 'job_canceled', 'rejected'), [], 'the coordinator ended them: nothing to report');
     assert.deepEqual(runner.held(), []);
     assert.equal(h.ctx.pool.busy, 0);
+  });
+
+  it('keeps its running encoders in a ledger: the next start of a killed agent ends the one still running and removes its file', async () => {
+    const h = harness();
+    const cmd = chunkCommand(h.raw, 'c7');
+    let encoderPid = 0;
+    // An encoder in a process group of its own with the chunk's file on its command line, as HandBrakeCLI runs.
+    const encode: ChunkEncoder = (_input, output, _preset, _chunk, hooks) =>
+      new Promise<void>(() => {
+        fs.writeFileSync(output, 'partial');
+        const child = spawn('bash', ['-c', 'sleep 60; : "$0"', output], { detached: true, stdio: 'ignore' });
+        encoderPid = child.pid as number;
+        hooks.onSpawn?.(encoderPid);
+      });
+    new ChunkRunner(h.ctx, encode).submit(cmd);
+    await until(() => encoderPid > 0 && fs.existsSync(chunkEncodersFile(h.ctx.config.dataDir, 'wohnzimmer')));
+    // The agent dies without stopping its features; the encoder runs on. Its next run starts:
+    const warned: string[] = [];
+    const next = new ChunkRunner({ ...h.ctx, log: Object.assign(new Logger('test', true), { warn: (m: string) => void warned.push(m) }) }, fakeEncoder().encode);
+    await next.start();
+    await until(() => !groupAlive(encoderPid));
+    assert.equal(groupAlive(encoderPid), false, 'the leftover encoder is stopped');
+    assert.equal(fs.existsSync(cmd.args.output), false, 'its partial file is removed');
+    assert.match(warned.join('\n'), new RegExp(`a chunk encoder \\(pid ${encoderPid}\\) of a run that did not end was still writing .*c01-1f0e2a9b\\.mkv: stopped`));
   });
 
   it('refuses a chunk whose files lie outside its folders or that is no chunk file, and one it cannot encode', () => {

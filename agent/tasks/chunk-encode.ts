@@ -138,6 +138,19 @@ export function joinArgs(chunkFiles: string[], streamsFile: string, output: stri
   ];
 }
 
+/**
+ * The joined video has other frames than the stand-in: a chunk lost or repeated frames, or the preset
+ * makes frames of its own (bob deinterlacing, a frame per field). The lead encodes such a title whole.
+ */
+export class JoinFrameMismatch extends ToolError {
+  constructor(
+    readonly frames: number,
+    readonly want: number,
+  ) {
+    super('mkvmerge', `The joined video has ${frames} frames where the title has ${want}: a chunk lost or repeated frames, or the preset makes frames of its own (bob deinterlacing)`);
+  }
+}
+
 export interface JoinResult {
   /** Video frames of the joined file, equal to the stand-in's. */
   frames: number;
@@ -157,7 +170,7 @@ export async function joinChunks(bins: ChunkBins, chunkFiles: string[], streamsF
     // mkvmerge: exit 1 is "finished with warnings".
     if (result.exitCode !== 0 && result.exitCode !== 1) throw new ToolError('mkvmerge', `Joining the chunks failed: ${mkvtoolnixError(`${result.stdout}\n${result.stderr}`, result.exitCode)}`, { exitCode: result.exitCode ?? undefined });
     const frames = await countVideoFrames(bins.ffprobe, output, signal);
-    if (frames !== want) throw new ToolError('mkvmerge', `The joined video has ${frames} frames where the title has ${want}: a chunk lost or repeated frames`);
+    if (frames !== want) throw new JoinFrameMismatch(frames, want);
     return { frames, videoOffsetMs };
   } catch (err) {
     await fs.rm(output, { force: true });

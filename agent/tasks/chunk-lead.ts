@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { ChunkCut, ChunkingArgs } from '../../shared/protocol.js';
 import { chunkFolder } from '../../shared/chunking.js';
 import { CHUNK_MIN_SECONDS, CHUNKS_PER_AGENT, planChunks, type ChunkPlan, type VideoPackets } from './chunk-plan.js';
-import { DEFAULT_CHUNK_BINS, encodeStreams, joinChunks, probeVideoPackets, type ChunkBins, type ChunkRunHooks } from './chunk-encode.js';
+import { DEFAULT_CHUNK_BINS, encodeStreams, JoinFrameMismatch, joinChunks, probeVideoPackets, type ChunkBins, type ChunkRunHooks } from './chunk-encode.js';
 import type { Transcoder } from './transcode-task.js';
 
 /** The coordinator's help with one title: sends the plan and resolves with the chunk files (local paths, in order) once all are encoded. */
@@ -71,6 +71,7 @@ export function leadingTranscoder(base: Transcoder, opts: LeadOptions): Transcod
       if (plan.chunks.length < 2) return base.transcode(input, output, preset, hooks);
       const folder = chunkFolder(opts.rawDir, opts.jobId, title);
       await fs.mkdir(folder, { recursive: true });
+      let mismatch: JoinFrameMismatch | null = null;
       try {
         opts.log?.(`${path.basename(input)}: ${plan.frames} frames in ${plan.chunks.length} chunks for the free workers; this worker runs the streams pass and joins`);
         const chunks = opts.ask({ title, input, folder, preset, cuts: planCuts(plan) }, hooks.signal);
@@ -80,12 +81,22 @@ export function leadingTranscoder(base: Transcoder, opts: LeadOptions): Transcod
         const streamsFile = path.join(folder, 'streams.mkv');
         await tools.streams(input, streamsFile, preset, hooks.streamArgs, { signal: hooks.signal, onSpawn: hooks.onSpawn, nice: opts.nice });
         const files = await chunks;
-        await tools.join(files, streamsFile, output, hooks.signal);
-        hooks.onExit?.();
+        try {
+          await tools.join(files, streamsFile, output, hooks.signal);
+          hooks.onExit?.();
+        } catch (err) {
+          if (!(err instanceof JoinFrameMismatch) || hooks.signal?.aborted) throw err;
+          mismatch = err;
+        }
       } finally {
         await fs.rm(folder, { recursive: true, force: true });
         // The job's and the raw folder's chunk folders, once empty (another title's may still be in use).
         for (const dir of [path.dirname(folder), path.dirname(path.dirname(folder))]) await fs.rmdir(dir).catch(() => undefined);
+      }
+      if (mismatch) {
+        // The chunks cannot make this title (the preset adds frames): it is encoded whole after all.
+        opts.log?.(`${path.basename(input)}: the joined chunks have ${mismatch.frames} frames where the title has ${mismatch.want} (the preset makes frames of its own, bob deinterlacing say): the title is encoded whole on this worker`);
+        return base.transcode(input, output, preset, hooks);
       }
     },
   };

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { leadingTranscoder, type AskForChunks } from '../../../../agent/tasks/chunk-lead.js';
+import { leadingTranscoder, leadTools, type AskForChunks } from '../../../../agent/tasks/chunk-lead.js';
 import { DEFAULT_CHUNK_BINS as BINS, encodeChunk } from '../../../../agent/tasks/chunk-encode.js';
 import { chunkOfCut } from '../../../../agent/features/chunk-runner.js';
 import type { Transcoder, TranscodeHooks } from '../../../../agent/tasks/transcode-task.js';
@@ -88,6 +88,27 @@ describe('the lead of a chunked title (real HandBrakeCLI, mkvmerge, ffprobe; iss
     assert.equal(frames(output), frames(source), 'the joined file has every frame of the title');
     assert.equal(frames(output, 'a:0') > 0, true, 'with the audio of the streams pass');
     assert.deepEqual([seen.spawned >= 1, seen.exited], [true, 1]);
+    assert.equal(fs.existsSync(path.join(raw, '.ripwerk-chunks')), false, 'the chunk folders are gone');
+  });
+
+  it('encodes the title whole when the joined chunks have other frames than the title (a preset that deinterlaces in bob mode), and says why', async () => {
+    // A user's preset that deinterlaces every frame in bob mode: HandBrake makes frames of its own in each chunk.
+    const bob = path.join(dir, 'HandBrakeCLI-bob');
+    fs.writeFileSync(bob, '#!/bin/sh\ncase " $* " in *" -a none "*) exec HandBrakeCLI "$@" --comb-detect=off --deinterlace=bob;; esac\nexec HandBrakeCLI "$@"\n', { mode: 0o755 });
+    const bins = { ...BINS, handbrake: bob };
+    const ask: AskForChunks = async (plan) => {
+      const files = plan.cuts.map((c) => path.join(plan.folder, `c${String(c.index).padStart(2, '0')}.mkv`));
+      await Promise.all(plan.cuts.map((c) => encodeChunk(bins, plan.input, files[c.index]!, plan.preset, chunkOfCut(c))));
+      return files;
+    };
+    const whole: string[] = [];
+    const said: string[] = [];
+    const lead = leadingTranscoder(baseTranscoder(24, whole), { chunking: { min_seconds: 15, agents: 2 }, jobId: 'job1', rawDir: raw, files: [source], ask, tools: leadTools(bins), minChunkSeconds: 5, log: (m) => said.push(m) });
+    const output = path.join(dir, 'bob.mkv');
+    await lead.transcode(source, output, PRESET, { signal: new AbortController().signal, onProgress: () => undefined, onSpawn: () => undefined, streamArgs: [] });
+    assert.deepEqual(whole, [source], 'encoded whole after all');
+    assert.equal(fs.readFileSync(output, 'utf8'), 'whole', 'the whole encode\'s output, not the join\'s');
+    assert.match(said.at(-1) ?? '', new RegExp(`^title_t00\\.mkv: the joined chunks have \\d+ frames where the title has ${frames(source)} \\(the preset makes frames of its own, bob deinterlacing say\\): the title is encoded whole on this worker$`));
     assert.equal(fs.existsSync(path.join(raw, '.ripwerk-chunks')), false, 'the chunk folders are gone');
   });
 

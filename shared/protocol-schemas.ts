@@ -207,7 +207,7 @@ export const agentEventSchema = z.discriminatedUnion('type', [
   z.looseObject({ ...eventBase, command_id: id, job_id: id, type: z.literal('chunk_plan'), title: int(0, 10_000), input: pathText, folder: pathText, preset: shortText, cuts: list(chunkCutSchema, CHUNKS_MAX).check(z.minLength(1)) }),
   z.looseObject({ ...eventBase, command_id: id, job_id: id, type: z.literal('chunk_progress'), frames_done: count }),
   z.looseObject({ ...eventBase, command_id: id, job_id: id, type: z.literal('chunk_done') }),
-  z.looseObject({ ...eventBase, command_id: id, job_id: id, type: z.literal('chunk_failed'), reason: reasonText }),
+  z.looseObject({ ...eventBase, command_id: id, job_id: id, type: z.literal('chunk_failed'), reason: reasonText, unreadable: z.optional(z.boolean()) }),
   // A dump: a bare file name as MakeMKV writes it, base64 of at most DUMP_MQTT_LIMIT_BYTES.
   z.looseObject({
     ...eventBase,

@@ -575,7 +575,8 @@ export type AgentEvent = EventBase &
     /** About the chunk handed out under command_id: frames encoded so far, done (its file written), or failed. */
     | { type: 'chunk_progress'; frames_done: number }
     | { type: 'chunk_done' }
-    | { type: 'chunk_failed'; reason: string }
+    /** `unreadable`: this agent cannot read the chunk's raw file (it lies on another host's own disk): not the chunk's failure. */
+    | { type: 'chunk_failed'; reason: string; unreadable?: boolean }
     | { type: 'aacs_dump'; name: string; data_base64: string }
   );
 export type AgentEventType = AgentEvent['type'];

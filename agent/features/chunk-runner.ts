@@ -1,3 +1,4 @@
+import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { TASKS, type ChunkCut, type Command } from '../../shared/protocol.js';
@@ -55,7 +56,7 @@ export class ChunkRunner implements AgentFeature {
   submit(cmd: EncodeChunkCommand): void {
     const { ctx } = this;
     if (this.running.has(cmd.id)) return; // a redelivery
-    const refusal = ctx.capabilities.tools.HandBrakeCLI === null ? `the worker ${ctx.config.workerName} cannot encode: ${ctx.config.handbrakeCli} was not found` : ctx.roots.chunkRefusal(cmd.args.input, cmd.args.output);
+    const refusal = ctx.capabilities.tools.HandBrakeCLI === null ? `the worker ${ctx.config.workerName} cannot encode: ${ctx.config.handbrakeCli} was not found` : ctx.roots.chunkOutputRefusal(cmd.args.output);
     if (refusal) {
       ctx.log.warn(`refused ${cmd.task} (command ${cmd.id}): ${refusal}`, cmd.job_id);
       ctx.emit({ type: 'rejected', command_id: cmd.id, job_id: cmd.job_id, reason: refusal });
@@ -83,6 +84,18 @@ export class ChunkRunner implements AgentFeature {
     for (const id of [...this.running.keys()]) this.abort(id);
   }
 
+  /** Why this worker cannot read the chunk's raw file (`shared`: its path as the coordinator sent it, `local`: mapped), or null. */
+  private async unreadable(shared: string, local: string): Promise<string | null> {
+    const outside = this.ctx.roots.chunkInputRefusal(shared);
+    if (outside) return outside;
+    try {
+      await fs.access(local, fsConstants.R_OK);
+      return null;
+    } catch {
+      return `the raw file ${local.slice(0, 300)} is not readable on ${this.ctx.config.workerName} (is RAW_DIR shared storage, or mapped with RIPWERK_PATH_MAP?)`;
+    }
+  }
+
   private async run(cmd: EncodeChunkCommand, signal: AbortSignal): Promise<void> {
     const { ctx } = this;
     const { cut, preset } = cmd.args;
@@ -91,6 +104,13 @@ export class ChunkRunner implements AgentFeature {
     const base = { command_id: cmd.id, job_id: cmd.job_id };
     const throttle = new ProgressThrottle((pct) => ctx.emit({ type: 'chunk_progress', ...base, frames_done: Math.floor((pct / 100) * cut.frames) }, `chunk:${cmd.id}`));
     let release: (() => void) | null = null;
+    // A raw file this worker cannot read (it lies on the lead's own disk): not the chunk's failure, the coordinator gives it to another worker.
+    const unreadable = await this.unreadable(cmd.args.input, input);
+    if (unreadable) {
+      ctx.log.warn(`chunk ${cut.index + 1} not taken: ${unreadable}`, cmd.job_id);
+      ctx.emit({ type: 'chunk_failed', ...base, reason: unreadable, unreadable: true });
+      return;
+    }
     try {
       release = await ctx.pool.take(cmd.id, signal);
       await fs.mkdir(path.dirname(output), { recursive: true });

@@ -65,13 +65,16 @@ export class PathRoots {
   }
 
   /**
-   * Why an encode_chunk command names paths this worker must not touch (issue 41), or null: the raw
-   * file strictly below a root, and the chunk file a `cNN.mkv` in a `.ripwerk-chunks` folder below one.
+   * Why this worker does not read an encode_chunk command's raw file (issue 41), or null: it must lie
+   * strictly below a root. Outside, it is not this worker's to read (another host's own disk, say).
    */
-  chunkRefusal(input: string, output: string): string | null {
-    if (!this.rootOf(input, true)) return `the raw file ${input.slice(0, 300)} is not inside this worker's folders (${this.roots.join(', ')}): refused`;
-    if (!isChunkFile(output) || !this.rootOf(output, true)) return `the chunk file ${output.slice(0, 300)} is no cNN.mkv in a .ripwerk-chunks folder inside this worker's folders: refused`;
-    return null;
+  chunkInputRefusal(input: string): string | null {
+    return this.rootOf(input, true) ? null : `the raw file ${input.slice(0, 300)} is not inside this worker's folders (${this.roots.join(', ')})`;
+  }
+
+  /** Why an encode_chunk command's output is a path this worker must not write, or null: a `cNN.mkv` in a `.ripwerk-chunks` folder strictly below a root. */
+  chunkOutputRefusal(output: string): string | null {
+    return isChunkFile(output) && this.rootOf(output, true) ? null : `the chunk file ${output.slice(0, 300)} is no cNN.mkv in a .ripwerk-chunks folder inside this worker's folders: refused`;
   }
 
   /** Why a rip or transcode command names a path this worker must not touch, or null when all are inside its roots. */

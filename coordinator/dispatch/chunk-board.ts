@@ -66,8 +66,11 @@ export interface ChunkHandOut {
 /** An agent's report about a chunk, or why it is refused (the event is dropped with this reason). */
 export type ChunkReport<T> = { ok: true; value: T } | { ok: false; refusal: string };
 
-/** What a failed chunk leads to: handed out again, or the job fails with the reason. */
-export type ChunkFailure = { verdict: 'requeued'; row: ChunkRow } | { verdict: 'job_failed'; row: ChunkRow; reason: string };
+/**
+ * What a failed chunk leads to: handed out again, or the job fails with the reason; `unreadable`: its
+ * agent cannot read the raw file, and the job's chunks go to the others (no attempt counted).
+ */
+export type ChunkFailure = { verdict: 'requeued'; row: ChunkRow } | { verdict: 'unreadable'; row: ChunkRow } | { verdict: 'job_failed'; row: ChunkRow; reason: string };
 
 /** Frames encoded over all chunks of a job, and how many frames each node encoded. */
 export interface ChunkTally {
@@ -80,6 +83,11 @@ const OPEN: ChunkState[] = ['queued', 'running'];
 
 export class ChunkBoard {
   private readonly stmts;
+  /**
+   * Per job, the nodes that cannot read its raw files (they reported a chunk `unreadable`): none of
+   * its chunks goes to them again. Kept in memory: after a restart such a node says so once more.
+   */
+  private readonly cannotRead = new Map<string, Set<string>>();
 
   constructor(
     private readonly db: Db,
@@ -140,8 +148,12 @@ export class ChunkBoard {
     const at = this.now();
     this.db.transaction(() => {
       for (const row of this.stmts.queued.all()) {
-        const node = freestNode(free);
-        if (!node) break;
+        const excluded = this.cannotRead.get(row.job_id);
+        const node = freestNode(excluded ? new Map([...free].filter(([n]) => !excluded.has(n))) : free);
+        if (!node) {
+          if (excluded) continue; // the nodes that could take it have no slot free; another job's chunk may fit
+          break;
+        }
         const commandId = randomUUID();
         // Each hand-out writes its own file: the encoder of an agent that was lost may still be writing the one before.
         const output = posix.join(posix.dirname(row.output), chunkFileName(row.idx, commandId));
@@ -190,12 +202,23 @@ export class ChunkBoard {
     return { ok: true, value: { row: { ...held.value, state: 'done', frames_done: held.value.frames }, titleDone: rows.every((r) => r.state === 'done') } };
   }
 
-  /** An agent's chunk encode failed: the chunk is handed out again, or, at its CHUNK_MAX_ATTEMPTS-th failure, the job fails with the reason. */
-  failed(node: string, commandId: string, reason: string): ChunkReport<ChunkFailure> {
+  /**
+   * An agent's chunk encode failed: the chunk is handed out again, or, at its CHUNK_MAX_ATTEMPTS-th
+   * failure, the job fails with the reason. `unreadable` (the agent cannot read the raw file): the
+   * chunk goes back to the queue uncounted and no chunk of the job goes to that node again; the lead,
+   * which holds the raw file, is never counted out.
+   */
+  failed(node: string, commandId: string, reason: string, unreadable = false): ChunkReport<ChunkFailure> {
     const held = this.held(node, commandId);
     if (!held.ok) return held;
-    const attempts = held.value.attempts + 1;
     const why = `chunk ${held.value.idx + 1} on ${node}: ${reason}`;
+    if (unreadable && node !== held.value.lead_node) {
+      const set = this.cannotRead.get(held.value.job_id) ?? new Set<string>();
+      this.cannotRead.set(held.value.job_id, set.add(node));
+      this.stmts.requeue.run(held.value.attempts, held.value.reason, this.now(), commandId);
+      return { ok: true, value: { verdict: 'unreadable', row: { ...held.value, state: 'queued', node: null, command_id: null, frames_done: 0, reason: why } } };
+    }
+    const attempts = held.value.attempts + 1;
     if (attempts < CHUNK_MAX_ATTEMPTS) {
       this.stmts.requeue.run(attempts, why, this.now(), commandId);
       return { ok: true, value: { verdict: 'requeued', row: { ...held.value, attempts, reason: why } } };
@@ -242,6 +265,7 @@ export class ChunkBoard {
 
   /** Forgets the job's chunks (after the join, or once they are ended and their files removed). */
   forget(jobId: string): void {
+    this.cannotRead.delete(jobId);
     this.stmts.dropJob.run(jobId);
   }
 

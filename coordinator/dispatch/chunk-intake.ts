@@ -56,6 +56,7 @@ export class ChunkIntake {
       case 'chunk_done':
         return this.done(node, event.command_id ?? '');
       case 'chunk_failed':
+        return this.failed(node, event.command_id ?? '', event.reason, event.unreadable === true);
       case 'rejected':
         return this.failed(node, event.command_id ?? '', event.reason);
       case 'accepted':
@@ -97,8 +98,8 @@ export class ChunkIntake {
     return null;
   }
 
-  private failed(node: string, commandId: string, reason: string): string | null {
-    const r = this.p.board.failed(node, commandId, reason);
+  private failed(node: string, commandId: string, reason: string, unreadable = false): string | null {
+    const r = this.p.board.failed(node, commandId, reason, unreadable);
     if (!r.ok) return r.refusal;
     this.afterFailure(r.value);
     return null;
@@ -107,6 +108,10 @@ export class ChunkIntake {
   private afterFailure(f: ChunkFailure): void {
     const { journal, commands, jobs } = this.p;
     const jobId = f.row.job_id;
+    if (f.verdict === 'unreadable') {
+      journal.note(jobId, 'warn', `${f.row.reason ?? ''}: the chunks of this job go to the other workers`);
+      return;
+    }
     if (f.verdict === 'requeued') {
       journal.note(jobId, 'warn', `${f.row.reason ?? `chunk ${f.row.idx + 1} failed`}: it is handed out once more`);
       return;

@@ -63,8 +63,11 @@ function harness(options: { slots?: number; handbrake?: string | null } = {}) {
   return { ctx, events, raw, statuses: () => statuses };
 }
 
+/** The command of a chunk of the raw file `raw/job1/title_t00.mkv` (made here, as the rip left it). */
 function chunkCommand(raw: string, id: string, index = 1): EncodeChunkCommand {
   const rawDir = path.join(raw, 'job1');
+  fs.mkdirSync(rawDir, { recursive: true });
+  fs.writeFileSync(path.join(rawDir, 'title_t00.mkv'), 'raw');
   return {
     id,
     task: TASKS.encodeChunk,
@@ -178,15 +181,24 @@ describe('agent feature: chunk runner (issue 41)', () => {
     assert.match(warned.join('\n'), new RegExp(`a chunk encoder \\(pid ${encoderPid}\\) of a run that did not end was still writing .*c01-1f0e2a9b\\.mkv: stopped`));
   });
 
-  it('refuses a chunk whose files lie outside its folders or that is no chunk file, and one it cannot encode', () => {
-    const h = harness();
-    const runner = new ChunkRunner(h.ctx, fakeEncoder().encode);
+  it('refuses a chunk whose file is no chunk file inside its folders, and one it cannot encode; a raw file it cannot read is reported unreadable, without taking a slot or starting the encoder', async () => {
+    const h = harness({ slots: 1 });
+    const enc = fakeEncoder();
+    const runner = new ChunkRunner(h.ctx, enc.encode);
     const ok = chunkCommand(h.raw, 'c5');
-    runner.submit({ ...ok, id: 'bad-in', args: { ...ok.args, input: '/etc/passwd' } });
     runner.submit({ ...ok, id: 'bad-out', args: { ...ok.args, output: path.join(h.raw, 'job1', 'title_t00.mkv') } });
     runner.submit({ ...ok, id: 'escape', args: { ...ok.args, output: `${h.raw}/../.ripwerk-chunks/c01.mkv` } });
-    assert.deepEqual(ofType(h.events, 'rejected').map((e) => e.command_id), ['bad-in', 'bad-out', 'escape']);
-    assert.match((ofType(h.events, 'rejected')[1] as { reason: string }).reason, /is no cNN\.mkv in a \.ripwerk-chunks folder/);
+    assert.deepEqual(ofType(h.events, 'rejected').map((e) => e.command_id), ['bad-out', 'escape']);
+    assert.match((ofType(h.events, 'rejected')[0] as { reason: string }).reason, /is no cNN\.mkv in a \.ripwerk-chunks folder/);
+    // Outside its folders, or inside but not there (the lead's own disk): not this worker's to read.
+    runner.submit({ ...ok, id: 'bad-in', args: { ...ok.args, input: '/etc/passwd' } });
+    runner.submit({ ...ok, id: 'elsewhere', args: { ...ok.args, input: path.join(h.raw, 'job1', 'title_t01.mkv') } });
+    await until(() => runner.held().length === 0);
+    const unreadable = ofType(h.events, 'chunk_failed') as { command_id?: string; reason: string; unreadable?: boolean }[];
+    assert.deepEqual(unreadable.map((e) => [e.command_id, e.unreadable]), [['bad-in', true], ['elsewhere', true]]);
+    assert.match(unreadable[0]!.reason, /^the raw file \/etc\/passwd is not inside this worker's folders/);
+    assert.match(unreadable[1]!.reason, /title_t01\.mkv is not readable on wohnzimmer \(is RAW_DIR shared storage, or mapped with RIPWERK_PATH_MAP\?\)$/);
+    assert.deepEqual([enc.calls.length, h.ctx.pool.busy], [0, 0], 'no encoder started, no slot taken');
     const none = harness({ handbrake: null });
     new ChunkRunner(none.ctx, fakeEncoder().encode).submit(chunkCommand(none.raw, 'c6'));
     assert.match((ofType(none.events, 'rejected')[0] as { reason: string }).reason, /cannot encode: HandBrakeCLI was not found/);

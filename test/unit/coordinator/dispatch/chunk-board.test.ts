@@ -119,6 +119,28 @@ describe('ChunkBoard (issue 41)', () => {
     assert.deepEqual(b.handOut(free([['a@1', 1]])).map((h) => h.cut.index), [1], 'the job is the caller\'s to end; only its other chunk is still queued');
   });
 
+  it('gives no more chunks of a job to a node that cannot read its raw file, without counting a failure; other jobs and the lead are not affected', () => {
+    const b = board();
+    const one = title('job1', 4);
+    const two = title('job2', 2);
+    b.plan(one.title, one.cuts);
+    const [c0, c1] = b.handOut(free([['keller@nas', 1], ['wohnzimmer@pc', 1]]));
+    assert.deepEqual([c0!.node, c1!.node], ['keller@nas', 'wohnzimmer@pc']);
+    const r = b.failed('wohnzimmer@pc', c1!.command_id, 'the raw file /raw/job1/title_t00.mkv is not readable on wohnzimmer', true);
+    assert.ok(r.ok && r.value.verdict === 'unreadable');
+    assert.equal(r.ok && r.value.row.reason, 'chunk 2 on wohnzimmer@pc: the raw file /raw/job1/title_t00.mkv is not readable on wohnzimmer');
+    assert.deepEqual(b.ofJob('job1').map((c) => [c.idx, c.state, c.attempts]), [[0, 'running', 0], [1, 'queued', 0], [2, 'queued', 0], [3, 'queued', 0]], 'back in the queue, no attempt counted');
+    assert.deepEqual(b.handOut(free([['wohnzimmer@pc', 3]])), [], 'wohnzimmer gets none of job1 again');
+    b.plan(two.title, two.cuts);
+    assert.deepEqual(b.handOut(free([['wohnzimmer@pc', 3]])).map((h) => [h.job_id, h.cut.index]), [['job2', 0], ['job2', 1]], 'but it takes another job\'s chunks');
+    assert.deepEqual(b.handOut(free([['keller@nas', 2], ['wohnzimmer@pc', 2]])).map((h) => [h.cut.index, h.node]), [[1, 'keller@nas'], [2, 'keller@nas']], 'the lead takes job1\'s rest as its slots free');
+    // The lead holds the raw file: a lead saying otherwise is a failure of the chunk like any other.
+    const lead = b.ofJob('job1').find((c) => c.idx === 1)!;
+    const f = b.failed('keller@nas', lead.command_id!, 'not readable', true);
+    assert.ok(f.ok && f.value.verdict === 'requeued');
+    assert.equal(b.ofJob('job1').find((c) => c.idx === 1)!.attempts, 1);
+  });
+
   it('ends a job: nothing more is handed out, and the running chunks are named for their cancel', () => {
     const b = board();
     const one = title('job1', 4);

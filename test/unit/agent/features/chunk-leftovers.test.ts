@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ChunkEncoderLedger, chunkEncodersFile, isStillTheEncoder, type ChunkEncoderEntry } from '../../../../agent/features/chunk-leftovers.js';
 import { chunkFolder, chunkFileName } from '../../../../shared/chunking.js';
+import { groupAlive } from '../../../../shared/process.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ripwerk-chunk-leftovers-'));
 const children: ChildProcess[] = [];
@@ -30,14 +31,6 @@ function encoderLike(mentions: string): number {
   return child.pid as number;
 }
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 const until = async (cond: () => boolean): Promise<void> => {
   for (let i = 0; i < 300 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
 };
@@ -53,8 +46,8 @@ describe('agent: chunk encoders a killed agent left running (issue 41)', () => {
     const found = await new ChunkEncoderLedger(file).endLeftovers();
     assert.deepEqual(found.ended.map((e) => [e.command_id, e.pid, e.output]), [['cmd-1', pid, output]]);
     assert.deepEqual(found.gone, []);
-    await until(() => !alive(pid));
-    assert.equal(alive(pid), false, 'the encoder was stopped');
+    await until(() => !groupAlive(pid));
+    assert.equal(groupAlive(pid), false, 'the encoder was stopped');
     assert.equal(fs.existsSync(output), false, 'its partial file is removed');
     assert.equal(fs.existsSync(file), false, 'nothing left to remember');
   });
@@ -67,7 +60,7 @@ describe('agent: chunk encoders a killed agent left running (issue 41)', () => {
     const found = await new ChunkEncoderLedger(file).endLeftovers();
     assert.deepEqual(found.ended, []);
     assert.deepEqual(found.gone.map((e) => e.command_id), ['cmd-2']);
-    assert.equal(alive(stranger), true, 'not touched');
+    assert.equal(groupAlive(stranger), true, 'not touched');
     assert.equal(fs.existsSync(output), false);
   });
 
@@ -96,7 +89,7 @@ describe('agent: chunk encoders a killed agent left running (issue 41)', () => {
     const found = await new ChunkEncoderLedger(file).endLeftovers();
     assert.deepEqual([found.ended, found.gone], [[], []]);
     assert.equal(fs.existsSync(precious), true);
-    assert.equal(alive(victim), true);
+    assert.equal(groupAlive(victim), true);
     // An unreadable ledger is an empty one.
     fs.writeFileSync(file, '{not json');
     assert.deepEqual(await new ChunkEncoderLedger(file).endLeftovers(), { ended: [], gone: [] });

@@ -70,7 +70,7 @@ export type ChunkReport<T> = { ok: true; value: T } | { ok: false; refusal: stri
  * What a failed chunk leads to: handed out again, or the job fails with the reason; `unreadable`: its
  * agent cannot read the raw file, and the job's chunks go to the others (no attempt counted).
  */
-export type ChunkFailure = { verdict: 'requeued'; row: ChunkRow } | { verdict: 'unreadable'; row: ChunkRow } | { verdict: 'job_failed'; row: ChunkRow; reason: string };
+export type ChunkFailure = { verdict: 'requeued'; row: ChunkRow } | { verdict: 'unreadable'; row: ChunkRow; first: boolean } | { verdict: 'job_failed'; row: ChunkRow; reason: string };
 
 /** Frames encoded over all chunks of a job, and how many frames each node encoded. */
 export interface ChunkTally {
@@ -214,9 +214,10 @@ export class ChunkBoard {
     const why = `chunk ${held.value.idx + 1} on ${node}: ${reason}`;
     if (unreadable && node !== held.value.lead_node) {
       const set = this.cannotRead.get(held.value.job_id) ?? new Set<string>();
+      const first = !set.has(node);
       this.cannotRead.set(held.value.job_id, set.add(node));
       this.stmts.requeue.run(held.value.attempts, held.value.reason, this.now(), commandId);
-      return { ok: true, value: { verdict: 'unreadable', row: { ...held.value, state: 'queued', node: null, command_id: null, frames_done: 0, reason: why } } };
+      return { ok: true, value: { verdict: 'unreadable', first, row: { ...held.value, state: 'queued', node: null, command_id: null, frames_done: 0, reason: why } } };
     }
     const attempts = held.value.attempts + 1;
     if (attempts < CHUNK_MAX_ATTEMPTS) {

@@ -109,7 +109,8 @@ export class ChunkIntake {
     const { journal, commands, jobs } = this.p;
     const jobId = f.row.job_id;
     if (f.verdict === 'unreadable') {
-      journal.note(jobId, 'warn', `${f.row.reason ?? ''}: the chunks of this job go to the other workers`);
+      // Said once per worker: the chunks it held at that moment all come back the same way.
+      if (f.first) journal.note(jobId, 'warn', `${f.row.reason ?? ''}: the chunks of this job go to the other workers`);
       return;
     }
     if (f.verdict === 'requeued') {

@@ -127,7 +127,7 @@ describe('ChunkBoard (issue 41)', () => {
     const [c0, c1] = b.handOut(free([['keller@nas', 1], ['wohnzimmer@pc', 1]]));
     assert.deepEqual([c0!.node, c1!.node], ['keller@nas', 'wohnzimmer@pc']);
     const r = b.failed('wohnzimmer@pc', c1!.command_id, 'the raw file /raw/job1/title_t00.mkv is not readable on wohnzimmer', true);
-    assert.ok(r.ok && r.value.verdict === 'unreadable');
+    assert.ok(r.ok && r.value.verdict === 'unreadable' && r.value.first);
     assert.equal(r.ok && r.value.row.reason, 'chunk 2 on wohnzimmer@pc: the raw file /raw/job1/title_t00.mkv is not readable on wohnzimmer');
     assert.deepEqual(b.ofJob('job1').map((c) => [c.idx, c.state, c.attempts]), [[0, 'running', 0], [1, 'queued', 0], [2, 'queued', 0], [3, 'queued', 0]], 'back in the queue, no attempt counted');
     assert.deepEqual(b.handOut(free([['wohnzimmer@pc', 3]])), [], 'wohnzimmer gets none of job1 again');

@@ -158,15 +158,15 @@ describe('Chunks of a long title through the coordinator (issue 41)', () => {
     assert.equal(p.commandState(p.link.of(TASKS.transcodeFiles)[0]!.id), 'accepted', 'the lead\'s transcode is untouched');
   });
 
-  it('gives the chunks an agent cannot read (the raw file on the lead\'s own disk) to the lead, says so once, and the job goes on', () => {
+  it('gives the chunks an agent cannot read (the raw file on the lead\'s own disk) to the lead, says so once for that agent, and the job goes on', () => {
     const { p, job, handed } = chunkedTitle(4);
     const first = handed();
     const theirs = first.filter((h) => h.node === 'wohnzimmer@pc');
-    assert.ok(theirs.length > 0, 'wohnzimmer was handed chunks');
+    assert.ok(theirs.length > 1, 'wohnzimmer was handed chunks');
     for (const c of theirs) p.intake.onEvent('wohnzimmer@pc', event('wohnzimmer@pc', 'chunk_failed', { command_id: c.id, job_id: job.id, reason: `the raw file /raw/${job.id}/title_t00.mkv is not readable on wohnzimmer`, unreadable: true }));
     assert.equal(p.jobs.get(job.id)?.status, 'transcoding');
     const notes = p.jobs.logs(job.id).filter((l) => l.level === 'warn' && l.message.endsWith(': the chunks of this job go to the other workers'));
-    assert.equal(notes.length, theirs.length);
+    assert.equal(notes.length, 1, 'said once for the worker');
     assert.match(notes[0]!.message, /^chunk \d on wohnzimmer@pc: the raw file \/raw\/.*\/title_t00\.mkv is not readable on wohnzimmer: the chunks/);
     // keller finishes its chunks; everything left goes to keller, none to wohnzimmer again.
     for (let round = 0; round < 8 && p.board.hasOpen(job.id); round++) {

@@ -168,10 +168,15 @@ describe('one title on two agents (issue 41, real HandBrakeCLI)', () => {
   }
 
   it('cancel with chunks running on both agents stops every chunk and leaves no chunk file', async () => {
-    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
-    const { id } = await longTitle('ABGEBROCHEN');
-    await waitFor('chunks running on both agents', async () => Object.keys((await job(c.url, id)).meta?.chunk_frames ?? {}).length === 2, 120_000, 100);
+    // Chromium starts while the disc is ripped.
+    const launching = chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+    const { id } = await longTitle('ABGEBROCHEN').catch(async (e: unknown) => {
+      await (await launching.catch(() => null))?.close();
+      throw e;
+    });
+    const browser = await launching;
     try {
+      await waitFor('chunks running on both agents', async () => Object.keys((await job(c.url, id)).meta?.chunk_frames ?? {}).length === 2, 120_000, 100);
       await chunkIsListed(browser, id);
     } finally {
       await browser.close();

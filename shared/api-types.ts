@@ -324,23 +324,37 @@ export interface Worker {
   jobs: WorkerJob[];
 }
 
-/** One rip or transcode a worker runs now (GET /capabilities, `jobs`). */
+/** One rip or transcode a worker runs now, or one chunk of a long title it encodes (GET /capabilities, `jobs`). */
 export interface WorkerJob {
   id: string;
   title: string;
   phase: Phase;
   status: JobStatusName;
-  /** Percent of the phase, 0..100. */
+  /** Percent of the phase, 0..100; of a chunk: percent of the chunk's frames. */
   progress: number;
-  /** The encoder's speed in frames per second (HandBrake's rate), null when the tool does not tell it or has not measured it yet. */
+  /** The encoder's speed in frames per second (HandBrake's rate), null when the tool does not tell it or has not measured it yet; of a chunk: its frames done over the time since it was handed out. */
   fps: number | null;
-  /** When the coordinator sent it to the worker. */
+  /** When the coordinator sent it to the worker (a chunk: when it was handed out). */
   started_at: string;
   elapsed_seconds: number;
-  /** Remaining seconds of the phase (as the job's eta_sekunden), null without an honest estimate. */
+  /** Remaining seconds of the phase (as the job's eta_sekunden), null without an honest estimate; of a chunk: its frames left at its rate, null before 60 s or its first frames. */
   eta_seconds: number | null;
   /** A transcode whose encoder has finished: it checks its output, and its slot is free. */
   encoded: boolean;
+  /** Present when this is one chunk of a title encoded on several workers (issue 41): which of the title's chunks, and its frames. */
+  chunk?: WorkerChunk;
+}
+
+/** The chunk a worker encodes (WorkerJob.chunk). */
+export interface WorkerChunk {
+  /** The chunk's place in its title, 1 = the first. */
+  number: number;
+  /** How many chunks the title was cut into. */
+  of: number;
+  /** The index of the title among the job's files (0 = the first), for a job with several titles. */
+  title_index: number;
+  frames: number;
+  frames_done: number;
 }
 
 /** GET /transcode-queue: one transcode that waits for a worker, in the order they are handed out. */

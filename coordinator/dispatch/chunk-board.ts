@@ -79,6 +79,11 @@ export interface ChunkTally {
   by_node: Record<string, number>;
 }
 
+/** A running chunk with the number of chunks its title was cut into (the live worker view). */
+export interface RunningChunk extends ChunkRow {
+  of: number;
+}
+
 const OPEN: ChunkState[] = ['queued', 'running'];
 
 export class ChunkBoard {
@@ -112,6 +117,10 @@ export class ChunkBoard {
       ),
       setFailed: db.prepare<[number, string, string, string]>(`UPDATE transcode_chunks SET state = 'failed', attempts = ?, reason = ?, updated_at = ? WHERE command_id = ?`),
       runningOf: db.prepare<[string], ChunkRow>(`SELECT * FROM transcode_chunks WHERE node = ? AND state = 'running'`),
+      running: db.prepare<[], RunningChunk>(
+        `SELECT c.*, (SELECT COUNT(*) FROM transcode_chunks t WHERE t.job_id = c.job_id AND t.title = c.title) AS "of"
+         FROM transcode_chunks c WHERE c.state = 'running' ORDER BY c.handed_at, c.job_id, c.title, c.idx`,
+      ),
       runningByNode: db.prepare<[], { node: string; n: number }>(`SELECT node, COUNT(*) AS n FROM transcode_chunks WHERE state = 'running' GROUP BY node`),
       ofJob: db.prepare<[string], ChunkRow>('SELECT * FROM transcode_chunks WHERE job_id = ? ORDER BY title, idx'),
       ofTitle: db.prepare<[string, number], ChunkRow>('SELECT * FROM transcode_chunks WHERE job_id = ? AND title = ? ORDER BY idx'),
@@ -173,6 +182,11 @@ export class ChunkBoard {
   /** Running chunks per node: each takes one of its node's slots. */
   runningByNode(): Map<string, number> {
     return new Map(this.stmts.runningByNode.all().map((r) => [r.node, r.n]));
+  }
+
+  /** Every running chunk, the earliest handed out first, each with its title's chunk count (GET /capabilities). */
+  running(): RunningChunk[] {
+    return this.stmts.running.all();
   }
 
   /** The chunk `node` holds under `commandId`, or why a report about it is refused. */

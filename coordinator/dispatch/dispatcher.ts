@@ -19,7 +19,7 @@ import { JobJournal } from './job-journal.js';
 import { recordFilesBytes } from '../jobs/job-sizes.js';
 import { CoordinatorLink } from './link.js';
 import { Presence, type PresenceTiming } from './presence.js';
-import { ChunkBoard } from './chunk-board.js';
+import { ChunkBoard, type RunningChunk } from './chunk-board.js';
 import { ChunkIntake } from './chunk-intake.js';
 import { TranscodeQueue, type WaitingTranscode } from './transcode-queue.js';
 
@@ -167,9 +167,9 @@ export class Dispatcher {
     this.presence.removed(node);
   }
 
-  /** The open rips and transcodes of every worker and the transcodes waiting for one (the live worker view). */
-  liveWork(queueLimit: number): { running: OpenWork[]; waiting: WaitingTranscode[] } {
-    return { running: this.commands.openWork(), waiting: this.queue.waiting(queueLimit) };
+  /** The open rips and transcodes of every worker, the chunks they encode, and the transcodes waiting for one (the live worker view). */
+  liveWork(queueLimit: number): { running: OpenWork[]; chunks: RunningChunk[]; waiting: WaitingTranscode[] } {
+    return { running: this.commands.openWork(), chunks: this.queue.runningChunks(), waiting: this.queue.waiting(queueLimit) };
   }
 
   /** Hands queued transcodes to workers, oldest first. */

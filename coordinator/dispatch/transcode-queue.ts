@@ -12,6 +12,7 @@ import type { JobJournal } from './job-journal.js';
 import { chunkingFor } from './chunk-decision.js';
 import { freestNode } from './freest-node.js';
 import type { ChunkIntake } from './chunk-intake.js';
+import type { RunningChunk } from './chunk-board.js';
 
 /** A worker that tells no slot count holds this many rips and transcodes at once. */
 const DEFAULT_SLOTS = 4;
@@ -198,6 +199,11 @@ export class TranscodeQueue {
   close(jobId: string): void {
     this.stmts.endOpen.run(jobId);
     this.chunks?.stopChunks(jobId);
+  }
+
+  /** The chunks being encoded now, on any node (none without chunking). */
+  runningChunks(): RunningChunk[] {
+    return this.chunks?.board.running() ?? [];
   }
 
   /** Whether the node is encoding a chunk. */

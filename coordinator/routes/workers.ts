@@ -32,12 +32,12 @@ export function workersRouter(ctx: AppContext): Router {
     // Served from the background ping (every 5 s); when that is older than 30 s, one ping now.
     const now = Date.now();
     if (fleet.online().some((a) => a.lastPing === null || now - a.lastPing > PING_STALE_MS)) await ctx.dispatcher.pingNow(SYNC_PING_TIMEOUT_MS);
-    const { running } = ctx.dispatcher.liveWork(0);
+    const { running, chunks } = ctx.dispatcher.liveWork(0);
     const at = Date.now();
     const jobOf = cachedJobs(ctx);
     res.json(
       fleet.list().map((a): Worker => {
-        const jobs = workerJobs(a.node, running, jobOf, ctx.jobs.speeds, at);
+        const jobs = workerJobs(a.node, running, chunks, jobOf, ctx.jobs.speeds, at);
         const row = extra.get(a.node);
         let caps: unknown = a.status?.capabilities ?? null;
         if (!caps && row?.capabilities) caps = JSON.parse(row.capabilities) as unknown;
@@ -59,6 +59,7 @@ export function workersRouter(ctx: AppContext): Router {
           disc_kinds: workerDiscKinds(fleet, a.node, caps as Capabilities | null),
           last_seen: a.status?.last_seen ?? row?.last_seen ?? null,
           last_ping: row?.last_ping ?? null,
+          // Each running chunk takes a slot, as the hand-out counts it (ChunkBoard.runningByNode).
           slots_used: jobs.filter((j) => !j.encoded).length,
           jobs,
         };

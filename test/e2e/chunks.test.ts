@@ -3,9 +3,14 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { chromium, type Browser } from 'playwright-core';
+import type { Worker } from '../../shared/api-types.js';
+import { REPO_DIR } from '../fixtures/tools-samples.js';
 import { api, dvdImage, fileTree, insertDisc, processesMentioning, job, restartAgent, slowHandbrake, startAgent, startCoordinator, stopAll, waitFor, waitForDisc, waitForStatus, world, type AgentHandle, type CoordinatorHandle, type Job, type World } from './harness.js';
 
 interface LogLine { level: string; message: string }
+
+const SHOTS = path.join(REPO_DIR, 'test-output', 'screenshots');
 
 /** Video frames of a file's first video stream (demuxed). */
 function videoFrames(file: string): number {
@@ -124,9 +129,58 @@ describe('one title on two agents (issue 41, real HandBrakeCLI)', () => {
     }
   });
 
+  /**
+   * GET /capabilities lists a chunk of the job running on the agent that is not its lead, and the
+   * Workers page shows it on a phone, in German (the screenshot goes to test-output/screenshots).
+   */
+  async function chunkIsListed(browser: Browser, id: string): Promise<void> {
+    const seen = await waitFor('a chunk of the job on wohnzimmer in GET /capabilities', async () => {
+      const w = (await api<Worker[]>(c.url, 'GET', '/capabilities')).body.find((x) => x.node === wohnzimmer.node);
+      const chunk = w?.jobs.find((j) => j.id === id && j.chunk);
+      return chunk && w ? { w, chunk } : undefined;
+    }, 30_000, 100);
+    const { w: worker, chunk } = seen;
+    assert.equal(chunk.title, 'Abgebrochen');
+    assert.equal(chunk.phase, 'transcode');
+    assert.equal(chunk.encoded, false);
+    const part = chunk.chunk!;
+    assert.equal(part.of, 3, 'the title was cut into three chunks');
+    assert.ok(part.number >= 1 && part.number <= 3 && part.title_index === 0, JSON.stringify(part));
+    assert.ok(part.frames > 1000 && part.frames_done >= 0 && part.frames_done <= part.frames, JSON.stringify(part));
+    assert.ok(Math.abs(chunk.progress - (100 * part.frames_done) / part.frames) <= 0.1, `progress ${chunk.progress} of ${JSON.stringify(part)}`);
+    assert.ok(chunk.elapsed_seconds >= 0 && Date.parse(chunk.started_at) <= Date.now());
+    assert.ok(worker.slots_used >= 1, 'the chunk takes one of its slots');
+    assert.equal(worker.jobs.some((j) => j.id === id && !j.chunk), false, 'wohnzimmer does not lead the job');
+    fs.mkdirSync(SHOTS, { recursive: true });
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'de-DE' });
+    try {
+      const page = await context.newPage();
+      await page.goto(`http://127.0.0.1:${c.port}/#/worker`);
+      const line = page.getByTestId(`worker-now-${wohnzimmer.name}`).locator(`[data-job="${id}"][data-chunk]`).first();
+      await line.waitFor({ timeout: 15_000 });
+      const text = await line.innerText();
+      assert.match(text, /^Stück [1-3] von 3: Abgebrochen\s+wird komprimiert/);
+      assert.match(text, /\d+(,\d)?\u00a0% · [\d.]+ von [\d.]+ Bildern · .*läuft seit \d+:\d\d min/);
+      await page.screenshot({ path: path.join(SHOTS, 'de-workers-chunk-phone.png'), fullPage: true });
+    } finally {
+      await context.close();
+    }
+  }
+
   it('cancel with chunks running on both agents stops every chunk and leaves no chunk file', async () => {
-    const { id } = await longTitle('ABGEBROCHEN');
-    await waitFor('chunks running on both agents', async () => Object.keys((await job(c.url, id)).meta?.chunk_frames ?? {}).length === 2, 120_000, 100);
+    // Chromium starts while the disc is ripped.
+    const launching = chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+    const { id } = await longTitle('ABGEBROCHEN').catch(async (e: unknown) => {
+      await (await launching.catch(() => null))?.close();
+      throw e;
+    });
+    const browser = await launching;
+    try {
+      await waitFor('chunks running on both agents', async () => Object.keys((await job(c.url, id)).meta?.chunk_frames ?? {}).length === 2, 120_000, 100);
+      await chunkIsListed(browser, id);
+    } finally {
+      await browser.close();
+    }
     assert.equal((await api(c.url, 'POST', `/jobs/${id}/cancel`)).status, 200);
     const canceled = await waitForStatus(c.url, id, ['canceled', 'failed', 'completed'], 60_000);
     assert.equal(canceled.status, 'canceled');

@@ -453,6 +453,8 @@ export const de = {
   'workers.phase.transcode': 'wird komprimiert',
   'workers.fps': '{n} Bilder/s',
   'workers.elapsed': 'läuft seit {time}',
+  'workers.chunk': 'Stück {n} von {of}: {title}',
+  'workers.chunkFrames': '{done} von {frames} Bildern',
   'workers.encoded': 'Ausgabe wird geprüft',
   'workers.jobProgress': 'Fortschritt von {title} auf {worker}',
   'workers.queueTitle': 'Warteschlange zum Komprimieren',

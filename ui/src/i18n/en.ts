@@ -452,6 +452,8 @@ export const en: Record<MessageKey, string> = {
   'workers.phase.transcode': 'being compressed',
   'workers.fps': '{n} fps',
   'workers.elapsed': 'running for {time}',
+  'workers.chunk': 'Chunk {n} of {of}: {title}',
+  'workers.chunkFrames': '{done} of {frames} frames',
   'workers.encoded': 'checking the output',
   'workers.jobProgress': 'Progress of {title} on {worker}',
   'workers.queueTitle': 'Waiting to be compressed',

@@ -10,23 +10,28 @@ import { FAST_MS, SLOW_MS, usePoll } from '../poll.js';
 const DEFAULT_SLOTS = 4;
 
 /**
- * One running rip or transcode of a worker: title, phase, bar, percent, fps, elapsed and remaining time.
+ * One running rip or transcode of a worker, or a chunk of a long title it encodes ("Stück 2 von 6:
+ * title", its frames): title, phase, bar, percent, fps, elapsed and remaining time.
  * The worker list comes every 12 s; its progress and time left are taken from the job list, polled
  * every 4 s meanwhile (`fresh`), and the time running counts on from the browser's clock.
  */
 function LiveJob({ job: w, fresh, worker }: { job: WorkerJob; fresh: Job | undefined; worker: string }) {
-  const own = fresh && fresh.phase === w.phase && !w.encoded;
+  // The job list's progress is the whole job's: a chunk keeps its own.
+  const own = fresh && fresh.phase === w.phase && !w.encoded && !w.chunk;
   const job = own ? { ...w, progress: fresh.progress, eta_seconds: fresh.eta_sekunden } : w;
   const elapsed = Math.max(w.elapsed_seconds, Math.round((Date.now() - Date.parse(w.started_at)) / 1000) || 0);
+  const chunk = job.chunk;
+  const name = chunk ? t('workers.chunk', { n: chunk.number, of: chunk.of, title: job.title }) : job.title;
   return (
-    <li data-testid="worker-job" data-job={job.id}>
+    <li data-testid="worker-job" data-job={job.id} data-chunk={chunk ? `${chunk.number}/${chunk.of}` : undefined}>
       <div class="worker-job-head">
-        <strong>{job.title}</strong> <span class={`badge badge-${job.status}`}>{job.encoded ? t('workers.encoded') : t(job.phase === 'rip' ? 'workers.phase.rip' : 'workers.phase.transcode')}</span>
+        <strong>{name}</strong> <span class={`badge badge-${job.status}`}>{job.encoded ? t('workers.encoded') : t(job.phase === 'rip' ? 'workers.phase.rip' : 'workers.phase.transcode')}</span>
       </div>
-      <Progress value={job.progress} label={t('workers.jobProgress', { title: job.title, worker })} />
+      <Progress value={job.progress} label={t('workers.jobProgress', { title: name, worker })} />
       <p class="muted">
         {[
           percent(job.progress, job.progress < 10 ? 1 : 0),
+          chunk && t('workers.chunkFrames', { done: number(chunk.frames_done), frames: number(chunk.frames) }),
           job.fps !== null && t('workers.fps', { n: number(job.fps, job.fps < 10 ? 1 : 0) }),
           t('workers.elapsed', { time: duration(elapsed) }),
           etaText(job.eta_seconds),
@@ -51,7 +56,7 @@ function WorkerNow({ w, jobs: fresh }: { w: Worker; jobs: Map<string, Job> }) {
       ) : (
         <ul class="worker-jobs">
           {jobs.map((j) => (
-            <LiveJob key={`${j.id}-${j.phase}`} job={j} fresh={fresh.get(j.id)} worker={w.name} />
+            <LiveJob key={`${j.id}-${j.phase}-${j.chunk ? `${j.chunk.title_index}.${j.chunk.number}` : ''}`} job={j} fresh={fresh.get(j.id)} worker={w.name} />
           ))}
         </ul>
       )}

@@ -1,10 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { mayTake, queueView, workerJobs, type QueueCandidate } from '../../../../coordinator/workers/live-work.js';
+import { chunkEtaSeconds, mayTake, queueView, workerJobs, type QueueCandidate } from '../../../../coordinator/workers/live-work.js';
 import { EncoderSpeeds } from '../../../../coordinator/jobs/encoder-speeds.js';
 import { TASKS } from '../../../../shared/protocol.js';
 import type { JobRow } from '../../../../coordinator/jobs/jobs-store.js';
 import type { OpenWork } from '../../../../coordinator/dispatch/commands.js';
+import { ChunkBoard } from '../../../../coordinator/dispatch/chunk-board.js';
+import { coordinatorMigrations } from '../../../../coordinator/db/migrations.js';
+import { chunkFolder } from '../../../../shared/chunking.js';
+import type { ChunkCut } from '../../../../shared/protocol.js';
+import { memoryDatabase } from '../../../../shared/sqlite.js';
 
 const T0 = Date.parse('2026-11-28T10:00:00.000Z');
 
@@ -37,11 +42,11 @@ describe('live worker view', () => {
     ];
     const speeds = new EncoderSpeeds();
     speeds.record('a', 'transcode', 87.5, T0);
-    const keller = workerJobs('keller@nas', running, (id) => jobs.get(id), speeds, T0);
+    const keller = workerJobs('keller@nas', running, [], (id) => jobs.get(id), speeds, T0);
     assert.deepEqual(keller, [
       { id: 'a', title: 'Film a', phase: 'transcode', status: 'transcoding', progress: 50, fps: 87.5, started_at: new Date(T0 - 125_000).toISOString(), elapsed_seconds: 125, eta_seconds: 150, encoded: false },
     ]);
-    const buero = workerJobs('buero@pc', running, (id) => jobs.get(id), speeds, T0);
+    const buero = workerJobs('buero@pc', running, [], (id) => jobs.get(id), speeds, T0);
     assert.equal(buero.length, 1);
     assert.deepEqual({ progress: buero[0].progress, eta: buero[0].eta_seconds, fps: buero[0].fps, status: buero[0].status }, { progress: 0, eta: null, fps: null, status: 'processing' });
   });
@@ -50,8 +55,45 @@ describe('live worker view', () => {
     const speeds = new EncoderSpeeds();
     speeds.record('a', 'transcode', 60, T0);
     const running: OpenWork[] = [{ node: 'keller@nas', task: TASKS.transcodeFiles, job_id: 'a', created_at: new Date(T0).toISOString(), encoded: 1 }];
-    const [job] = workerJobs('keller@nas', running, () => row('a', { progress: 100 }), speeds, T0);
+    const [job] = workerJobs('keller@nas', running, [], () => row('a', { progress: 100 }), speeds, T0);
     assert.deepEqual({ fps: job.fps, encoded: job.encoded }, { fps: null, encoded: true });
+  });
+
+  it('lists the chunks a node encodes of another node\'s job: which of how many, its frames, percent, rate and estimate; each takes a slot (issue 41)', () => {
+    // The board hands out at T0 - 90 s; the lead keller@nas holds the job's transcode since T0 - 100 s.
+    const handedAt = T0 - 90_000;
+    const b = new ChunkBoard(memoryDatabase(coordinatorMigrations), () => new Date(handedAt).toISOString());
+    const cuts: ChunkCut[] = Array.from({ length: 6 }, (_, i) => ({ index: i, first_frame: i * 1000, frames: 1000, start_ticks: null, duration_ticks: null }));
+    b.plan({ job_id: 'a', title: 0, lead_node: 'keller@nas', input: '/raw/a/t00.mkv', folder: chunkFolder('/raw/a', 'a', 0), preset: 'Fast 1080p30' }, cuts);
+    const handed = b.handOut(new Map([['keller@nas', 1], ['buero@pc', 2]]));
+    assert.deepEqual(handed.map((h) => [h.cut.index, h.node]), [[0, 'buero@pc'], [1, 'buero@pc'], [2, 'keller@nas']], 'a tie goes to the first name');
+    assert.ok(b.progress('buero@pc', handed[1]!.command_id, 450).ok);
+    const jobs = new Map([['a', row('a', { title: 'Langer Film', progress: 7 })]]);
+    const running: OpenWork[] = [{ node: 'keller@nas', task: TASKS.transcodeFiles, job_id: 'a', created_at: new Date(T0 - 100_000).toISOString(), encoded: 0 }];
+    const speeds = new EncoderSpeeds();
+
+    const buero = workerJobs('buero@pc', running, b.running(), (id) => jobs.get(id), speeds, T0);
+    assert.equal(buero.length, 2, 'a worker encoding chunks of another agent\'s job is not idle');
+    assert.deepEqual(buero[1], {
+      id: 'a', title: 'Langer Film', phase: 'transcode', status: 'transcoding', progress: 45, fps: 5, started_at: new Date(handedAt).toISOString(), elapsed_seconds: 90,
+      // 550 frames left at 450 frames in 90 s.
+      eta_seconds: 110, encoded: false, chunk: { number: 2, of: 6, title_index: 0, frames: 1000, frames_done: 450 },
+    });
+    assert.deepEqual(buero[0]!.chunk, { number: 1, of: 6, title_index: 0, frames: 1000, frames_done: 0 });
+    assert.deepEqual([buero[0]!.progress, buero[0]!.fps, buero[0]!.eta_seconds], [0, null, null], 'no frames yet: no rate and no estimate');
+    assert.equal(buero.filter((j) => !j.encoded).length, b.runningByNode().get('buero@pc'), 'slots_used counts the chunks as the hand-out does');
+
+    const keller = workerJobs('keller@nas', running, b.running(), (id) => jobs.get(id), speeds, T0);
+    assert.deepEqual(keller.map((j) => [j.chunk?.number ?? null, j.progress]), [[null, 7], [3, 0]], 'the lead shows the job\'s transcode first, then its own chunk');
+    assert.deepEqual(workerJobs('buero@pc', running, b.running(), () => undefined, speeds, T0), [], 'a chunk whose job row is gone is left out');
+  });
+
+  it('estimates a chunk only from its first frames and 60 s of running, and lets a standstill lengthen the estimate', () => {
+    assert.equal(chunkEtaSeconds(1000, 0, 120_000), null);
+    assert.equal(chunkEtaSeconds(1000, 500, 59_999), null);
+    assert.equal(chunkEtaSeconds(1000, 500, 60_000), 60);
+    assert.equal(chunkEtaSeconds(1000, 500, 120_000), 120, 'no new frames for a minute: the rate halves');
+    assert.equal(chunkEtaSeconds(1000, 1000, 60_000), 0);
   });
 
   it('says who may take a waiting transcode as the queue hands it out: its chosen worker while online, else every online worker with an encoder', () => {

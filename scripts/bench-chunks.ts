@@ -26,7 +26,7 @@ import { CHUNK_MIN_SECONDS, CHUNKS_PER_AGENT, planChunks } from '../agent/tasks/
 import { probeVideoPackets } from '../agent/tasks/chunk-encode.js';
 import type { Job, Worker } from '../shared/api-types.js';
 import { api, startAgent, startCoordinator, stopAll, waitFor, type AgentHandle, type CoordinatorHandle, type World } from '../test/e2e/harness.js';
-import { benchScript, expectStatus, measures, newWorld } from './bench-kit.js';
+import { benchScript, expectStatus, logTimes, measures, newWorld } from './bench-kit.js';
 
 const PRESET = 'Fast 720p30';
 const SECONDS = Number(process.env.BENCH_CHUNK_SECONDS) || 600;
@@ -93,8 +93,9 @@ async function onlineWorkers(c: CoordinatorHandle, n: number): Promise<void> {
 }
 
 /** Transcodes the stored job again and answers the wall time to completed, the job and its log. */
-async function transcode(c: CoordinatorHandle, id: string): Promise<{ ms: number; job: Job; logs: string[] }> {
+async function transcode(c: CoordinatorHandle, id: string): Promise<{ ms: number; job: Job; logs: string[]; steps: string }> {
   const t0 = performance.now();
+  const wall0 = Date.now();
   expectStatus(await api(c.url, 'POST', `/jobs/${id}/retry-transcode`), 202, `retry-transcode ${id}`);
   let done: Job | undefined;
   while (!done) {
@@ -103,9 +104,16 @@ async function transcode(c: CoordinatorHandle, id: string): Promise<{ ms: number
     else await new Promise((r) => setTimeout(r, 250));
   }
   const ms = performance.now() - t0;
-  const logs = (await api<{ logs: { message: string }[] }>(c.url, 'GET', `/jobs/${id}/detail`)).body.logs.map((l) => l.message);
+  const timed = await logTimes(c.url, id);
+  const logs = timed.map((l) => l.message);
   if (done.status !== 'completed') throw new Error(`job ${id} ended ${done.status}: ${done.error ?? ''} | ${logs.slice(-8).join(' | ')}`);
-  return { ms, job: done, logs };
+  // Where the time went, from the job log: seconds from the request to each step.
+  const at = (re: RegExp): string => {
+    const hit = timed.filter((l) => l.ts >= wall0 - 1000).find((l) => re.test(l.message));
+    return hit ? `${((hit.ts - wall0) / 1000).toFixed(1)}` : '-';
+  };
+  const steps = `accepted ${at(/accepted the transcode/)} s, split ${at(/split into \d+ chunks/)} s, chunks encoded ${at(/^all \d+ chunks of title/)} s, proven ${at(/: proven: /)} s, completed ${(ms / 1000).toFixed(1)} s`;
+  return { ms, job: done, logs, steps };
 }
 
 function filedFilm(job: Job): string {
@@ -169,6 +177,7 @@ export async function chunks(): Promise<void> {
       target: CHUNKS_TARGET,
       detail:
         `retry-transcode to completed: ${(chunked.ms / 1000).toFixed(1)} s on two agents against ${(whole.ms / 1000).toFixed(1)} s on one; ` +
+        `steps on two agents: ${chunked.steps}; on one: ${whole.steps}; ` +
         `frames encoded ${keller.node} ${shares[0]}, ${wohnzimmer.node} ${shares[1]} (keller also ran the streams pass and the join); ` +
         `${plan.frames} frames in both films, worst frame time ${(worst * 1000).toFixed(1)} ms off (one audio frame ${(AUDIO_FRAME_SECONDS * 1000).toFixed(1)} ms), ` +
         `SSIM against the one-agent film ${all.toFixed(4)}, around the seams ${Math.min(...seams).toFixed(4)} at worst`,

@@ -10,6 +10,14 @@ export const DEFAULT_CHUNK_MIN_MINUTES = 20;
 /** The largest value taken: a day. Longer than any disc title. */
 export const CHUNK_MIN_MINUTES_MAX = 1440;
 
+/**
+ * Chunks an agent encodes at once: one. HandBrakeCLI alone uses every core of its host, and an agent
+ * that takes the next chunk only when its last one is done takes more of a title the faster it is.
+ * With a chunk per free slot (4), the bench's two one-core agents took 0.64 of one agent's time: the
+ * title was split between them the moment it was planned, and three encoders shared each core.
+ */
+export const CHUNKS_AT_ONCE_PER_AGENT = 1;
+
 /** A failed chunk encode is handed out again once; the second failure fails the job with its reason. */
 export const CHUNK_MAX_ATTEMPTS = 2;
 

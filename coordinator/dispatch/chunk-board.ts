@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import posix from 'node:path/posix';
 import type { Db } from '../../shared/sqlite.js';
-import { CHUNK_MAX_ATTEMPTS, chunkFileName } from '../../shared/chunking.js';
+import { CHUNK_MAX_ATTEMPTS, CHUNKS_AT_ONCE_PER_AGENT, chunkFileName } from '../../shared/chunking.js';
 import type { ChunkCut } from '../../shared/protocol.js';
 import { freestNode } from './freest-node.js';
 
@@ -149,18 +149,21 @@ export class ChunkBoard {
 
   /**
    * Hands queued chunks to the nodes with free slots (`free`: node → free slots, lowered for each
-   * hand-out), oldest title first and in order, each to the node with the most free slots (the
-   * name decides a tie). Answers the hand-outs for their encode_chunk commands.
+   * hand-out) that run fewer than CHUNKS_AT_ONCE_PER_AGENT chunks, oldest title first and in order,
+   * each to the node with the most free slots (the name decides a tie). Answers the hand-outs for
+   * their encode_chunk commands.
    */
   handOut(free: Map<string, number>): ChunkHandOut[] {
     const out: ChunkHandOut[] = [];
     const at = this.now();
+    const running = this.runningByNode();
     this.db.transaction(() => {
       for (const row of this.stmts.queued.all()) {
         const excluded = this.cannotRead.get(row.job_id);
-        const node = freestNode(excluded ? new Map([...free].filter(([n]) => !excluded.has(n))) : free);
+        const takers = new Map([...free].filter(([n]) => !excluded?.has(n) && (running.get(n) ?? 0) < CHUNKS_AT_ONCE_PER_AGENT));
+        const node = freestNode(takers);
         if (!node) {
-          if (excluded) continue; // the nodes that could take it have no slot free; another job's chunk may fit
+          if (excluded) continue; // the nodes that could take it are busy; another job's chunk may fit
           break;
         }
         const commandId = randomUUID();
@@ -168,6 +171,7 @@ export class ChunkBoard {
         const output = posix.join(posix.dirname(row.output), chunkFileName(row.idx, commandId));
         this.stmts.assign.run(node, commandId, output, at, at, row.job_id, row.title, row.idx);
         free.set(node, (free.get(node) ?? 0) - 1);
+        running.set(node, (running.get(node) ?? 0) + 1);
         out.push({ node, command_id: commandId, job_id: row.job_id, title: row.title, input: row.input, output, preset: row.preset, cut: JSON.parse(row.cut) as ChunkCut });
       }
     })();

@@ -21,39 +21,46 @@ function title(jobId: string, n: number, index = 0): { title: ChunkedTitle; cuts
 const free = (entries: [string, number][]) => new Map(entries);
 
 describe('ChunkBoard (issue 41)', () => {
-  it('hands the chunks out in order to the freest nodes, each once, as many as slots are free', () => {
+  it('hands the chunks out in order to the freest nodes, each once, one at a time per node: a node takes the next when its last is done', () => {
     const b = board();
     const t = title('job1', 5);
     b.plan(t.title, t.cuts);
-    const slots = free([['keller@nas', 1], ['wohnzimmer@pc', 2]]);
+    const slots = free([['keller@nas', 1], ['wohnzimmer@pc', 2], ['dachboden@pi', 0]]);
     const first = b.handOut(slots);
-    assert.deepEqual(first.map((h) => [h.cut.index, h.node]), [[0, 'wohnzimmer@pc'], [1, 'keller@nas'], [2, 'wohnzimmer@pc']]);
-    assert.deepEqual([...slots.values()], [0, 0], 'the free slots are used up');
+    assert.deepEqual(first.map((h) => [h.cut.index, h.node]), [[0, 'wohnzimmer@pc'], [1, 'keller@nas']], 'one chunk per node, and only where a slot is free');
+    assert.deepEqual([...slots.values()], [0, 1, 0], 'a slot each is taken');
     assert.equal(first[0]!.output, `/raw/job1/.ripwerk-chunks/job1/0/c00-${first[0]!.command_id.slice(0, 8)}.mkv`, 'each hand-out writes its own file');
-    assert.equal(first[2]!.input, '/raw/job1/title_t00.mkv');
+    assert.equal(first[1]!.input, '/raw/job1/title_t00.mkv');
     assert.deepEqual(first[1]!.cut, t.cuts[1]);
-    assert.equal(new Set(first.map((h) => h.command_id)).size, 3, 'each hand-out has its own command id');
+    assert.notEqual(first[0]!.command_id, first[1]!.command_id, 'each hand-out has its own command id');
     assert.deepEqual(b.handOut(free([['keller@nas', 0]])), [], 'no free slot: nothing handed out');
-    assert.deepEqual(Object.fromEntries(b.runningByNode()), { 'keller@nas': 1, 'wohnzimmer@pc': 2 });
-    const next = b.handOut(free([['keller@nas', 4]]));
-    assert.deepEqual(next.map((h) => [h.cut.index, h.node]), [[3, 'keller@nas'], [4, 'keller@nas']], 'a free node takes the rest: a fast one takes more of the title');
+    assert.deepEqual(b.handOut(free([['keller@nas', 4], ['wohnzimmer@pc', 4]])), [], 'free slots, but each node has its chunk');
+    assert.deepEqual(Object.fromEntries(b.runningByNode()), { 'keller@nas': 1, 'wohnzimmer@pc': 1 });
+    // keller is the faster: each time it is done first, it takes the next.
+    for (const [i, c] of [[2, first[1]!], [3, undefined], [4, undefined]] as const) {
+      const mine = c ?? b.ofJob('job1').find((r) => r.node === 'keller@nas' && r.state === 'running')!;
+      assert.ok(b.done('keller@nas', 'command_id' in mine ? mine.command_id! : '').ok);
+      assert.deepEqual(b.handOut(free([['keller@nas', 4], ['wohnzimmer@pc', 4]])).map((h) => [h.cut.index, h.node]), [[i, 'keller@nas']]);
+    }
+    assert.deepEqual(b.tally('job1').by_node, { 'keller@nas': 300, 'wohnzimmer@pc': 0 }, 'a fast node takes more of the title');
   });
 
   it('says when the last chunk of a title is encoded, and counts frames over all chunks and by node', () => {
     const b = board();
     const t = title('job1', 3);
     b.plan(t.title, t.cuts);
-    const [c0, c1, c2] = b.handOut(free([['keller@nas', 2], ['wohnzimmer@pc', 1]]));
+    const [c0, c1, c2] = [...b.handOut(free([['keller@nas', 2], ['wohnzimmer@pc', 1]])), ...b.handOut(free([['x@1', 1]]))];
+    assert.deepEqual([c0, c1, c2].map((c) => c!.node), ['keller@nas', 'wohnzimmer@pc', 'x@1']);
     assert.ok(b.progress(c0!.node, c0!.command_id, 40).ok);
     assert.ok(b.progress(c1!.node, c1!.command_id, 250).ok, 'more frames than the chunk has are taken as all');
-    assert.deepEqual(b.tally('job1'), { frames: 300, done: 140, by_node: { 'keller@nas': 140, 'wohnzimmer@pc': 0 } });
+    assert.deepEqual(b.tally('job1'), { frames: 300, done: 140, by_node: { 'keller@nas': 40, 'wohnzimmer@pc': 100, 'x@1': 0 } });
     const r0 = b.done(c0!.node, c0!.command_id);
     assert.ok(r0.ok && !r0.value.titleDone);
     const r1 = b.done(c1!.node, c1!.command_id);
     assert.ok(r1.ok && !r1.value.titleDone);
     const r2 = b.done(c2!.node, c2!.command_id);
     assert.ok(r2.ok && r2.value.titleDone, 'all three encoded: the lead may join');
-    assert.deepEqual(b.tally('job1'), { frames: 300, done: 300, by_node: { 'keller@nas': 200, 'wohnzimmer@pc': 100 } });
+    assert.deepEqual(b.tally('job1'), { frames: 300, done: 300, by_node: { 'keller@nas': 100, 'wohnzimmer@pc': 100, 'x@1': 100 } });
     assert.equal(b.hasOpen('job1'), false);
   });
 
@@ -132,8 +139,9 @@ describe('ChunkBoard (issue 41)', () => {
     assert.deepEqual(b.ofJob('job1').map((c) => [c.idx, c.state, c.attempts]), [[0, 'running', 0], [1, 'queued', 0], [2, 'queued', 0], [3, 'queued', 0]], 'back in the queue, no attempt counted');
     assert.deepEqual(b.handOut(free([['wohnzimmer@pc', 3]])), [], 'wohnzimmer gets none of job1 again');
     b.plan(two.title, two.cuts);
-    assert.deepEqual(b.handOut(free([['wohnzimmer@pc', 3]])).map((h) => [h.job_id, h.cut.index]), [['job2', 0], ['job2', 1]], 'but it takes another job\'s chunks');
-    assert.deepEqual(b.handOut(free([['keller@nas', 2], ['wohnzimmer@pc', 2]])).map((h) => [h.cut.index, h.node]), [[1, 'keller@nas'], [2, 'keller@nas']], 'the lead takes job1\'s rest as its slots free');
+    assert.deepEqual(b.handOut(free([['wohnzimmer@pc', 3]])).map((h) => [h.job_id, h.cut.index]), [['job2', 0]], 'but it takes another job\'s chunk');
+    assert.ok(b.done('keller@nas', c0!.command_id).ok);
+    assert.deepEqual(b.handOut(free([['keller@nas', 2], ['wohnzimmer@pc', 2]])).map((h) => [h.job_id, h.cut.index, h.node]), [['job1', 1, 'keller@nas']], 'the lead takes job1\'s next chunk as it is done with its last');
     // The lead holds the raw file: a lead saying otherwise is a failure of the chunk like any other.
     const lead = b.ofJob('job1').find((c) => c.idx === 1)!;
     const f = b.failed('keller@nas', lead.command_id!, 'not readable', true);
@@ -163,14 +171,16 @@ describe('ChunkBoard (issue 41)', () => {
     const b = board();
     const t = title('job1', 3);
     b.plan(t.title, t.cuts);
-    const [c0, c1] = b.handOut(free([['a@1', 2]]));
-    const cutoff = new Date(Date.parse(b.ofJob('job1')[1]!.handed_at!) + 500).toISOString();
-    const [c2] = b.handOut(free([['a@1', 1]]));
-    const gone = b.notHeld('a@1', [c1!.command_id], cutoff);
-    assert.deepEqual(gone.map((r) => r.idx), [0], 'chunk 0 is not listed; chunk 2 was handed out after the cutoff');
-    assert.deepEqual(b.ofJob('job1').map((r) => [r.idx, r.state]), [[0, 'queued'], [1, 'running'], [2, 'running']]);
+    const [c0] = b.handOut(free([['a@1', 2]]));
+    const cutoff = new Date(Date.parse(b.ofJob('job1')[0]!.handed_at!) + 500).toISOString();
+    const gone = b.notHeld('a@1', [], cutoff);
+    assert.deepEqual(gone.map((r) => r.idx), [0], 'chunk 0, handed out before the cutoff, is not listed');
+    assert.deepEqual(b.ofJob('job1').map((r) => [r.idx, r.state]), [[0, 'queued'], [1, 'queued'], [2, 'queued']]);
     assert.ok(!b.progress('a@1', c0!.command_id, 5).ok, 'the lost hand-out reports no more');
-    assert.ok(b.progress('a@1', c2!.command_id, 5).ok);
+    const [again] = b.handOut(free([['a@1', 2]]));
+    assert.equal(again!.cut.index, 0);
+    assert.deepEqual(b.notHeld('a@1', [], cutoff), [], 'handed out after the cutoff: it may not have arrived yet');
+    assert.ok(b.progress('a@1', again!.command_id, 5).ok);
   });
 
   it('replaces an earlier plan of the same title, naming its running chunks to be stopped', () => {

@@ -66,25 +66,26 @@ describe('live worker view', () => {
     const cuts: ChunkCut[] = Array.from({ length: 6 }, (_, i) => ({ index: i, first_frame: i * 1000, frames: 1000, start_ticks: null, duration_ticks: null }));
     b.plan({ job_id: 'a', title: 0, lead_node: 'keller@nas', input: '/raw/a/t00.mkv', folder: chunkFolder('/raw/a', 'a', 0), preset: 'Fast 1080p30' }, cuts);
     const handed = b.handOut(new Map([['keller@nas', 1], ['buero@pc', 2]]));
-    assert.deepEqual(handed.map((h) => [h.cut.index, h.node]), [[0, 'buero@pc'], [1, 'buero@pc'], [2, 'keller@nas']], 'a tie goes to the first name');
-    assert.ok(b.progress('buero@pc', handed[1]!.command_id, 450).ok);
+    assert.deepEqual(handed.map((h) => [h.cut.index, h.node]), [[0, 'buero@pc'], [1, 'keller@nas']], 'a chunk each, the freest first');
     const jobs = new Map([['a', row('a', { title: 'Langer Film', progress: 7 })]]);
     const running: OpenWork[] = [{ node: 'keller@nas', task: TASKS.transcodeFiles, job_id: 'a', created_at: new Date(T0 - 100_000).toISOString(), encoded: 0 }];
     const speeds = new EncoderSpeeds();
 
+    const fresh = workerJobs('buero@pc', running, b.running(), (id) => jobs.get(id), speeds, T0);
+    assert.deepEqual(fresh[0]!.chunk, { number: 1, of: 6, title_index: 0, frames: 1000, frames_done: 0 });
+    assert.deepEqual([fresh[0]!.progress, fresh[0]!.fps, fresh[0]!.eta_seconds], [0, null, null], 'no frames yet: no rate and no estimate');
+    assert.ok(b.progress('buero@pc', handed[0]!.command_id, 450).ok);
     const buero = workerJobs('buero@pc', running, b.running(), (id) => jobs.get(id), speeds, T0);
-    assert.equal(buero.length, 2, 'a worker encoding chunks of another agent\'s job is not idle');
-    assert.deepEqual(buero[1], {
+    assert.equal(buero.length, 1, 'a worker encoding a chunk of another agent\'s job is not idle');
+    assert.deepEqual(buero[0], {
       id: 'a', title: 'Langer Film', phase: 'transcode', status: 'transcoding', progress: 45, fps: 5, started_at: new Date(handedAt).toISOString(), elapsed_seconds: 90,
       // 550 frames left at 450 frames in 90 s.
-      eta_seconds: 110, encoded: false, chunk: { number: 2, of: 6, title_index: 0, frames: 1000, frames_done: 450 },
+      eta_seconds: 110, encoded: false, chunk: { number: 1, of: 6, title_index: 0, frames: 1000, frames_done: 450 },
     });
-    assert.deepEqual(buero[0]!.chunk, { number: 1, of: 6, title_index: 0, frames: 1000, frames_done: 0 });
-    assert.deepEqual([buero[0]!.progress, buero[0]!.fps, buero[0]!.eta_seconds], [0, null, null], 'no frames yet: no rate and no estimate');
     assert.equal(buero.filter((j) => !j.encoded).length, b.runningByNode().get('buero@pc'), 'slots_used counts the chunks as the hand-out does');
 
     const keller = workerJobs('keller@nas', running, b.running(), (id) => jobs.get(id), speeds, T0);
-    assert.deepEqual(keller.map((j) => [j.chunk?.number ?? null, j.progress]), [[null, 7], [3, 0]], 'the lead shows the job\'s transcode first, then its own chunk');
+    assert.deepEqual(keller.map((j) => [j.chunk?.number ?? null, j.progress]), [[null, 7], [2, 0]], 'the lead shows the job\'s transcode first, then its own chunk');
     assert.deepEqual(workerJobs('buero@pc', running, b.running(), () => undefined, speeds, T0), [], 'a chunk whose job row is gone is left out');
   });
 
